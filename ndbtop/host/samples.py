@@ -1,0 +1,115 @@
+"""Raw host samples: cumulative OS counters, stamped with a monotonic time.
+
+A sample holds counters exactly as the kernel reports them (through psutil);
+nothing here is a rate. Rates are pure functions of two samples
+(:mod:`ndbtop.host.rates`), so a recorded sequence of samples replays to the
+same figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SECTOR_SIZE = 512
+"""Bytes per sector in ``/proc/diskstats``: always 512, whatever the device's block size."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiskCounters:
+    """Cumulative I/O counters of one block device since boot (``/proc/diskstats`` on Linux).
+
+    ``read_bytes``/``write_bytes`` are sectors times :data:`SECTOR_SIZE`. Times are in
+    milliseconds: ``read_time_ms``/``write_time_ms`` sum the time every request of that
+    kind spent queued and in service; ``busy_time_ms`` is the wall time the device had at
+    least one request in flight. Fields a platform does not report are ``None``.
+    """
+
+    name: str
+    reads: int
+    writes: int
+    read_bytes: int
+    write_bytes: int
+    read_time_ms: int
+    write_time_ms: int
+    busy_time_ms: int | None = None
+    read_merged: int | None = None
+    write_merged: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CpuTimes:
+    """Cumulative host CPU time in seconds, summed over all CPUs (``/proc/stat``).
+
+    On Linux ``user`` already includes ``guest`` and ``nice`` includes ``guest_nice``.
+    Fields a platform does not report are 0.
+    """
+
+    user: float = 0.0
+    nice: float = 0.0
+    system: float = 0.0
+    idle: float = 0.0
+    iowait: float = 0.0
+    irq: float = 0.0
+    softirq: float = 0.0
+    steal: float = 0.0
+    guest: float = 0.0
+    guest_nice: float = 0.0
+
+    @property
+    def total(self) -> float:
+        """All CPU time, counting guest time once (it is already part of user and nice)."""
+        return (
+            self.user
+            + self.nice
+            + self.system
+            + self.idle
+            + self.iowait
+            + self.irq
+            + self.softirq
+            + self.steal
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadSample:
+    """Cumulative CPU time of one thread of a local data node process.
+
+    ``node_id`` comes from the process's command line and is ``None`` when it does not
+    say; ``thread_name`` is the kernel's ``comm`` of the thread (``None`` if unreadable).
+    """
+
+    pid: int
+    node_id: int | None
+    process_name: str
+    tid: int
+    thread_name: str | None
+    user_s: float
+    system_s: float
+
+    @property
+    def cpu_s(self) -> float:
+        """User plus system CPU seconds."""
+        return self.user_s + self.system_s
+
+
+@dataclass(frozen=True, slots=True)
+class HostSample:
+    """One reading of the host: every disk, the CPU times and the data node threads.
+
+    ``monotonic`` is ``time.monotonic()`` when the reading started. ``disks`` lists every
+    device the OS reports (loop devices and partitions included; see
+    :func:`ndbtop.host.devices.block_devices`). ``cpu`` is ``None`` when it could not be
+    read. ``threads`` is empty on a host without local data node processes.
+    """
+
+    monotonic: float
+    disks: tuple[DiskCounters, ...] = ()
+    cpu: CpuTimes | None = None
+    threads: tuple[ThreadSample, ...] = ()
+
+    def disk(self, name: str) -> DiskCounters | None:
+        """The counters of device ``name``, or ``None`` if this sample does not have it."""
+        for d in self.disks:
+            if d.name == name:
+                return d
+        return None

@@ -1,0 +1,65 @@
+"""The host as ndbtop shows it: rates between the last two samples."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ndbtop.host.devices import block_devices
+from ndbtop.host.rates import (
+    CpuPercent,
+    DiskRates,
+    ThreadRates,
+    cpu_percent,
+    disk_rates,
+    thread_rates,
+)
+from ndbtop.host.samples import HostSample
+
+
+@dataclass(frozen=True, slots=True)
+class HostView:
+    """Disk, CPU and data node thread rates over one interval.
+
+    ``interval_s`` is ``None`` for the first sample (no rates yet: every disk and
+    thread is listed with ``None`` figures). ``disks`` holds the block devices only
+    (:func:`ndbtop.host.devices.block_devices`); ``threads`` is empty on a host
+    without local data node processes.
+    """
+
+    monotonic: float
+    interval_s: float | None
+    disks: tuple[DiskRates, ...]
+    cpu: CpuPercent | None
+    threads: tuple[ThreadRates, ...]
+
+    @property
+    def node_ids(self) -> tuple[int, ...]:
+        """The data node ids of the local threads whose node id is known, ascending."""
+        return tuple(sorted({t.node_id for t in self.threads if t.node_id is not None}))
+
+    def disk(self, name: str) -> DiskRates | None:
+        """The rates of disk ``name``, or ``None`` if it is not shown."""
+        for d in self.disks:
+            if d.name == name:
+                return d
+        return None
+
+
+def host_view(prev: HostSample | None, cur: HostSample) -> HostView:
+    """The rates between ``prev`` and ``cur`` (``prev`` ``None``: the first sample)."""
+    elapsed: float | None = None
+    if prev is not None:
+        elapsed = cur.monotonic - prev.monotonic
+        if elapsed <= 0:
+            elapsed = None
+    prev_disks = {d.name: d for d in prev.disks} if prev is not None and elapsed else {}
+    shown = set(block_devices(d.name for d in cur.disks))
+    disks = tuple(
+        disk_rates(prev_disks.get(d.name), d, elapsed) for d in cur.disks if d.name in shown
+    )
+    cpu = None
+    if elapsed and prev is not None and prev.cpu is not None and cur.cpu is not None:
+        cpu = cpu_percent(prev.cpu, cur.cpu)
+    prev_threads = {(t.pid, t.tid): t for t in prev.threads} if prev is not None and elapsed else {}
+    threads = tuple(thread_rates(prev_threads.get((t.pid, t.tid)), t, elapsed) for t in cur.threads)
+    return HostView(cur.monotonic, elapsed, disks, cpu, threads)

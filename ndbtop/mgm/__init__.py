@@ -1,0 +1,1 @@
+"""The ndb_mgmd text protocol: framing, replies, events and an asyncio client."""

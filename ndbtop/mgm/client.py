@@ -1,0 +1,329 @@
+"""Asyncio client for ndb_mgmd: the commands ndbtop uses, with typed results.
+
+The client keeps one session open. Like mgmapi, an established session never
+fails over by itself: when a call fails the session is closed and the next call
+connects again, trying the connect string's servers in order. Read-only calls
+that fail on a session that was already open are retried once on a fresh
+connection (the server may have restarted in between); commands that change the
+cluster are never retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ndbtop.errors import MgmCommandError, MgmDisconnected, MgmError, MgmProtocolError, MgmTimeout
+from ndbtop.mgm.connectstring import ConnectString, MgmAddress
+from ndbtop.mgm.session import MgmSession, open_first
+from ndbtop.mgm.status import NodeStatus, parse_status_reply
+from ndbtop.mgm.version import make_version
+from ndbtop.mgm.wire import EventStreamParser, RawEvent, Reply
+
+CONNECT_TIMEOUT = 3.0
+CALL_TIMEOUT = 5.0
+SLOW_CALL_TIMEOUT = 300.0
+"""Stop and restart replies come only after the nodes stopped (mgmapi allows 5 minutes)."""
+
+CLIENT_VERSION = (8, 4, 3)
+"""The version announced with ``set clientversion`` (>= 8.0.22 unlocks ``is_single_user``)."""
+
+CLUSTER_LOGLEVEL_NAMES = (
+    "startup",
+    "shutdown",
+    "statistics",
+    "checkpoint",
+    "noderestart",
+    "connection",
+    "info",
+    "warning",
+    "error",
+    "congestion",
+    "debug",
+    "backup",
+    "schema",
+)
+"""``get cluster loglevel`` names, in the order of categories 250..262."""
+
+SEVERITY_NAMES = ("enabled", "debug", "info", "warning", "error", "critical", "alert")
+"""``get info clusterlog`` names, in the order of severities 0..6."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerVersion:
+    """What ``get version`` says about the management server."""
+
+    id: int
+    major: int
+    minor: int
+    build: int
+    string: str
+
+    @property
+    def text(self) -> str:
+        """``8.4.3``."""
+        return f"{self.major}.{self.minor}.{self.build}"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeControlResult:
+    """Reply to restart/stop/start: how many nodes the server acted on, verbatim result."""
+
+    command: str
+    node_ids: tuple[int, ...]
+    result: str
+    count: int
+    disconnect: bool
+
+
+def _node_list(node_ids: Sequence[int]) -> str:
+    if not node_ids:
+        raise ValueError("no node ids given")
+    for n in node_ids:
+        if not 1 <= n <= 255:
+            raise ValueError(f"node id {n} out of range (1-255)")
+    return " ".join(str(n) for n in node_ids)
+
+
+class MgmClient:
+    """A management-server client over one connect string."""
+
+    def __init__(
+        self,
+        connectstring: ConnectString,
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        timeout: float = CALL_TIMEOUT,
+    ) -> None:
+        self.connectstring = connectstring
+        self.connect_timeout = connect_timeout
+        self.timeout = timeout
+        self._session: MgmSession | None = None
+        self._lock = asyncio.Lock()
+        self.server_version: ServerVersion | None = None
+
+    @property
+    def address(self) -> MgmAddress | None:
+        """The management server of the open session, if any."""
+        s = self._session
+        return s.address if s is not None and not s.closed else None
+
+    async def connect(self) -> MgmAddress:
+        """Open a session (first server that accepts) and announce the client version."""
+        async with self._lock:
+            await self._ensure_session()
+        assert self._session is not None
+        return self._session.address
+
+    async def _ensure_session(self) -> MgmSession:
+        if self._session is not None and not self._session.closed:
+            return self._session
+        session = await open_first(self.connectstring.addresses, self.connect_timeout)
+        try:
+            version = _parse_version(await session.request("get version", [], self.timeout))
+            if (version.major, version.minor, version.build) >= (8, 0, 20):
+                major, minor, build = CLIENT_VERSION
+                reply = await session.request(
+                    "set clientversion",
+                    [("major", major), ("minor", minor), ("build", build)],
+                    self.timeout,
+                )
+                _expect_ok(reply, "set clientversion reply", "set clientversion")
+        except BaseException:
+            await session.aclose()
+            raise
+        self._session = session
+        self.server_version = version
+        return session
+
+    async def close(self) -> None:
+        """Close the session."""
+        session, self._session = self._session, None
+        if session is not None:
+            await session.aclose()
+
+    async def _call(
+        self,
+        command: str,
+        args: list[tuple[str, str | int]] | None = None,
+        *,
+        timeout: float | None = None,
+        retry: bool = True,
+    ) -> Reply:
+        """Run one command; with ``retry``, once more on a fresh session if the old one was stale."""
+        async with self._lock:
+            reused = self._session is not None and not self._session.closed
+            session = await self._ensure_session()
+            try:
+                return await session.request(command, args or [], timeout or self.timeout)
+            except (MgmDisconnected, MgmTimeout, MgmProtocolError):
+                if not (retry and reused):
+                    raise
+            session = await self._ensure_session()
+            return await session.request(command, args or [], timeout or self.timeout)
+
+    # Session and identity
+
+    async def get_version(self) -> ServerVersion:
+        """``get version``."""
+        version = _parse_version(await self._call("get version"))
+        self.server_version = version
+        return version
+
+    async def check_connection(self) -> None:
+        """``check connection``: raises unless the server answers ``result: Ok``."""
+        _expect_ok(
+            await self._call("check connection"), "check connection reply", "check connection"
+        )
+
+    async def get_mgmd_nodeid(self) -> int:
+        """``get mgmd nodeid``: the node id of the connected management server."""
+        reply = await self._call("get mgmd nodeid")
+        _expect_header(reply, "get mgmd nodeid reply")
+        return reply.require_int("nodeid")
+
+    # Status
+
+    async def get_status(self, types: Sequence[str] | None = None) -> tuple[NodeStatus, ...]:
+        """``get status``: every configured node of the given types (all types by default)."""
+        args: list[tuple[str, str | int]] = []
+        if types:
+            args.append(("types", " ".join(types)))
+        return parse_status_reply(await self._call("get status", args))
+
+    # Node control (never retried)
+
+    async def restart_nodes(
+        self,
+        node_ids: Sequence[int],
+        *,
+        initial: bool = False,
+        nostart: bool = False,
+        abort: bool = False,
+        force: bool = False,
+    ) -> NodeControlResult:
+        """``restart node v2`` (``N RESTART [-i] [-n] [-a] [-f]``)."""
+        args: list[tuple[str, str | int]] = [
+            ("node", _node_list(node_ids)),
+            ("abort", int(abort)),
+            ("initialstart", int(initial)),
+            ("nostart", int(nostart)),
+            ("force", int(force)),
+        ]
+        reply = await self._call("restart node v2", args, timeout=SLOW_CALL_TIMEOUT, retry=False)
+        return _control_result(reply, "restart reply", "restart", "restarted", node_ids)
+
+    async def stop_nodes(
+        self, node_ids: Sequence[int], *, abort: bool = False, force: bool = False
+    ) -> NodeControlResult:
+        """``stop v2`` (``N STOP [-a] [-f]``)."""
+        args: list[tuple[str, str | int]] = [
+            ("node", _node_list(node_ids)),
+            ("abort", int(abort)),
+            ("force", int(force)),
+        ]
+        reply = await self._call("stop v2", args, timeout=SLOW_CALL_TIMEOUT, retry=False)
+        return _control_result(reply, "stop reply", "stop", "stopped", node_ids)
+
+    async def start_node(self, node_id: int) -> NodeControlResult:
+        """``start`` (``N START``): start a data node left NOT_STARTED."""
+        _node_list([node_id])
+        reply = await self._call("start", [("node", node_id)], retry=False)
+        return _control_result(reply, "start reply", "start", None, [node_id])
+
+    # Log levels
+
+    async def set_cluster_loglevel(self, node_id: int, category: int, level: int) -> None:
+        """``set cluster loglevel`` (what ``N CLUSTERLOG CAT=LEVEL`` sends)."""
+        args: list[tuple[str, str | int]] = [
+            ("node", node_id),
+            ("category", category),
+            ("level", level),
+        ]
+        reply = await self._call("set cluster loglevel", args, retry=False)
+        _expect_ok(reply, "set cluster loglevel reply", "set cluster loglevel", (node_id,))
+
+    async def get_cluster_loglevel(self) -> dict[str, int]:
+        """``get cluster loglevel``: level per category name (``startup`` ... ``schema``)."""
+        reply = await self._call("get cluster loglevel")
+        _expect_header(reply, "get cluster loglevel")
+        return {k: reply.require_int(k) for k, _ in reply.fields}
+
+    async def get_info_clusterlog(self) -> dict[str, int]:
+        """``get info clusterlog``: the severity filter (``enabled``, ``debug`` ... ``alert``)."""
+        reply = await self._call("get info clusterlog")
+        _expect_header(reply, "clusterlog")
+        return {k: reply.require_int(k) for k, _ in reply.fields}
+
+    # Reports
+
+    async def dump_events(
+        self, event_type: int, node_ids: Sequence[int] | None = None
+    ) -> tuple[RawEvent, ...]:
+        """``dump events`` (``REPORT MEMORY`` is type 50): the event blocks the nodes report."""
+        args: list[tuple[str, str | int]] = [("type", event_type)]
+        if node_ids:
+            args.append(("nodes", ",".join(str(n) for n in node_ids)))
+        async with self._lock:
+            session = await self._ensure_session()
+            reply = await session.request("dump events", args, self.timeout)
+            _expect_ok(reply, "dump events reply", "dump events", tuple(node_ids or ()))
+            count = reply.require_int("events")
+            return await _read_event_blocks(session, count, self.timeout)
+
+
+async def _read_event_blocks(
+    session: MgmSession, count: int, timeout: float
+) -> tuple[RawEvent, ...]:
+    parser = EventStreamParser()
+    events: list[RawEvent] = []
+    while len(events) < count:
+        item = parser.feed(await session.read_line(timeout))
+        if isinstance(item, RawEvent):
+            events.append(item)
+        elif item is not None:
+            session.close()
+            raise MgmProtocolError(f"unexpected line in dump events reply: {item!r}")
+    return tuple(events)
+
+
+def _expect_header(reply: Reply, header: str) -> None:
+    if reply.header != header:
+        raise MgmProtocolError(f"expected '{header}', got {reply.header[:60]!r}")
+
+
+def _expect_ok(reply: Reply, header: str, command: str, node_ids: tuple[int, ...] = ()) -> None:
+    _expect_header(reply, header)
+    result = reply.require("result")
+    if result != "Ok":
+        raise MgmCommandError(command, result, node_ids)
+
+
+def _control_result(
+    reply: Reply, header: str, command: str, count_key: str | None, node_ids: Sequence[int]
+) -> NodeControlResult:
+    _expect_header(reply, header)
+    result = reply.require("result")
+    ids = tuple(node_ids)
+    if result != "Ok":
+        raise MgmCommandError(command, result, ids)
+    count = reply.require_int(count_key) if count_key else len(ids)
+    disconnect = reply.get("disconnect", "0") not in ("0", None)
+    return NodeControlResult(command, ids, result, count, disconnect)
+
+
+def _parse_version(reply: Reply) -> ServerVersion:
+    _expect_header(reply, "version")
+    major, minor, build = (reply.require_int(k) for k in ("major", "minor", "build"))
+    vid = reply.get("id")
+    return ServerVersion(
+        id=int(vid) if vid and vid.isdigit() else make_version(major, minor, build),
+        major=major,
+        minor=minor,
+        build=build,
+        string=reply.get("string") or "",
+    )
+
+
+__all__ = ["MgmClient", "MgmError", "NodeControlResult", "ServerVersion"]

@@ -1,0 +1,173 @@
+"""One TCP session with one management server: send a request, read its reply.
+
+A session is owned by one task at a time (callers serialise with a lock). Any
+failure that leaves the byte stream in an unknown state (timeout, closed
+socket, malformed reply, or a parser error whose leftover lines the server is
+still answering) closes the session; the caller decides whether to reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+
+from ndbtop.errors import (
+    MgmAuthError,
+    MgmConnectError,
+    MgmDisconnected,
+    MgmError,
+    MgmParserError,
+    MgmProtocolError,
+    MgmTimeout,
+)
+from ndbtop.mgm.connectstring import MgmAddress
+from ndbtop.mgm.wire import (
+    AuthFailureReply,
+    LineBuffer,
+    ParserErrorReply,
+    Reply,
+    ReplyParser,
+    encode_request,
+)
+
+READ_CHUNK = 65536
+
+
+class MgmSession:
+    """An open connection to one management server."""
+
+    def __init__(
+        self, address: MgmAddress, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.address = address
+        self._reader = reader
+        self._writer = writer
+        self._lines = LineBuffer()
+        self._pending: list[str] = []
+        self._closed = False
+
+    @classmethod
+    async def open(cls, address: MgmAddress, timeout: float) -> MgmSession:
+        """Connect to ``address`` within ``timeout`` seconds."""
+        local = (address.bind_address, 0) if address.bind_address else None
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(address.host, address.port, local_addr=local),
+                timeout,
+            )
+        except asyncio.TimeoutError:
+            raise MgmConnectError(f"{address}: connect timed out after {timeout:g} s") from None
+        except socket.gaierror as exc:
+            raise MgmConnectError(f"{address}: cannot resolve host ({exc.strerror})") from None
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise MgmConnectError(f"{address}: {reason.lower()}") from None
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return cls(address, reader, writer)
+
+    @property
+    def closed(self) -> bool:
+        """True once the session can no longer be used."""
+        return self._closed
+
+    async def send(self, data: bytes, timeout: float) -> None:
+        """Write bytes and wait until they are handed to the kernel."""
+        if self._closed:
+            raise MgmDisconnected(f"{self.address}: session closed")
+        try:
+            self._writer.write(data)
+            await asyncio.wait_for(self._writer.drain(), timeout)
+        except asyncio.TimeoutError:
+            self.close()
+            raise MgmTimeout(f"{self.address}: timed out sending a request") from None
+        except OSError as exc:
+            self.close()
+            raise MgmDisconnected(f"{self.address}: {exc.strerror or exc}") from None
+
+    async def read_line(self, timeout: float) -> str:
+        """The next line from the server; closes the session on any failure."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self._pending:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                self.close()
+                raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s")
+            try:
+                chunk = await asyncio.wait_for(self._reader.read(READ_CHUNK), remaining)
+            except asyncio.TimeoutError:
+                self.close()
+                raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s") from None
+            except OSError as exc:
+                self.close()
+                raise MgmDisconnected(f"{self.address}: {exc.strerror or exc}") from None
+            if not chunk:
+                self.close()
+                raise MgmDisconnected(f"{self.address}: connection closed by the server")
+            try:
+                self._pending.extend(self._lines.feed(chunk))
+            except MgmProtocolError:
+                self.close()
+                raise
+        return self._pending.pop(0)
+
+    async def request(
+        self, command: str, args: list[tuple[str, str | int]], timeout: float
+    ) -> Reply:
+        """Send one request and read its reply block.
+
+        Raises :class:`MgmParserError` (session closed: the server is now
+        answering the leftover lines), :class:`MgmAuthError` (session kept),
+        or a transport/protocol error (session closed).
+        """
+        await self.send(encode_request(command, args), timeout)
+        reply = await self.read_reply(timeout)
+        if isinstance(reply, ParserErrorReply):
+            self.close()
+            raise MgmParserError(reply.message, reply.token)
+        if isinstance(reply, AuthFailureReply):
+            raise MgmAuthError(reply.reason)
+        return reply
+
+    async def read_reply(self, timeout: float) -> Reply | ParserErrorReply | AuthFailureReply:
+        """Read lines until one reply block is complete."""
+        parser = ReplyParser()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            line = await self.read_line(max(deadline - loop.time(), 0.0))
+            try:
+                reply = parser.feed(line)
+            except MgmProtocolError:
+                self.close()
+                raise
+            if reply is not None:
+                return reply
+
+    def close(self) -> None:
+        """Close the socket (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            with contextlib.suppress(Exception):
+                self._writer.close()
+
+    async def aclose(self) -> None:
+        """Close the socket and wait for it to be released."""
+        self.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._writer.wait_closed(), 1.0)
+
+
+async def open_first(addresses: tuple[MgmAddress, ...], timeout: float) -> MgmSession:
+    """Connect to the first address that accepts, trying them in order (mgmapi's failover)."""
+    failures: list[str] = []
+    for address in addresses:
+        try:
+            return await MgmSession.open(address, timeout)
+        except MgmError as exc:
+            failures.append(str(exc))
+    raise MgmConnectError("cannot connect to a management server: " + "; ".join(failures))

@@ -1,0 +1,348 @@
+"""Framing of the ndb_mgmd text protocol: pure functions and incremental parsers.
+
+Nothing here touches a socket. Bytes go in, typed values come out, and every
+malformed input raises a :class:`~ndbtop.errors.MgmProtocolError` subclass.
+
+Requests are a command line, ``name: value`` argument lines and an empty line.
+Replies are a header line, ``key: value`` lines and an empty line. The server
+reads lines into a 512-byte buffer, so a line holds at most 510 characters
+before its ``\\n``; the same bound applies to what the client accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ndbtop.errors import MgmLineTooLong, MgmProtocolError
+
+MAX_LINE_CHARS = 510
+"""Longest line (without its ``\\n``) the server's parser accepts."""
+
+ENCODING = "utf-8"
+
+PARSER_MESSAGES = (
+    "Unknown command",
+    "Unknown argument",
+    "Type mismatch",
+    "Invalid arg. format",
+    "Unknown argument type",
+    "Argument given twice",
+    "Missing arg.",
+)
+"""The texts the server's request parser answers with (``result: <msg>, '<token>'``)."""
+
+_PARSER_ERROR = re.compile(
+    r"^result: (" + "|".join(re.escape(m) for m in PARSER_MESSAGES) + r"), '(.*)'$"
+)
+_MISSING_ARG_HEAD = "result: Missing arg., '"
+
+PING = "<PING>"
+EVENT_HEADER = "log event reply"
+
+
+def encode_request(command: str, args: Iterable[tuple[str, str | int]] = ()) -> bytes:
+    """Encode one request: the command line, one line per argument, an empty line.
+
+    Raises ``ValueError`` for a value that would break the framing (a line
+    break, a line longer than the server reads) or a repeated argument name
+    (a repeated string argument can crash a real server).
+    """
+    _check_line(command, "command")
+    lines = [command]
+    seen: set[str] = set()
+    for name, value in args:
+        if not name or any(c in name for c in ":=\n\r"):
+            raise ValueError(f"invalid argument name {name!r}")
+        if name in seen:
+            raise ValueError(f"argument {name!r} given twice")
+        seen.add(name)
+        line = f"{name}: {value}"
+        _check_line(line, name)
+        lines.append(line)
+    return ("\n".join(lines) + "\n\n").encode(ENCODING)
+
+
+def _check_line(line: str, what: str) -> None:
+    if "\n" in line or "\r" in line:
+        raise ValueError(f"line break in {what}")
+    if len(line.encode(ENCODING)) > MAX_LINE_CHARS:
+        raise ValueError(f"line length exceeded due to argument: {what}")
+
+
+def format_block(header: str, fields: Sequence[tuple[str, object]] = ()) -> bytes:
+    """Format a reply block as the server prints it: header, ``key: value`` lines, empty line."""
+    out = [header]
+    out.extend(f"{k}: {v}" for k, v in fields)
+    return ("\n".join(out) + "\n\n").encode(ENCODING)
+
+
+class LineBuffer:
+    """Split a byte stream into lines, as the server's line reader does.
+
+    ``\\r\\n`` becomes ``\\n``. A line longer than ``max_chars`` raises
+    :class:`MgmLineTooLong` as soon as it is known to be too long.
+    """
+
+    __slots__ = ("_buf", "max_chars")
+
+    def __init__(self, max_chars: int = MAX_LINE_CHARS) -> None:
+        self._buf = bytearray()
+        self.max_chars = max_chars
+
+    def feed(self, data: bytes) -> list[str]:
+        """Add bytes; return the complete lines they finish, without line ends."""
+        self._buf += data
+        lines: list[str] = []
+        start = 0
+        while True:
+            nl = self._buf.find(b"\n", start)
+            if nl < 0:
+                break
+            raw = bytes(self._buf[start:nl])
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if len(raw) > self.max_chars:
+                raise MgmLineTooLong(
+                    f"line of {len(raw)} bytes from the server (limit {self.max_chars})"
+                )
+            lines.append(raw.decode(ENCODING, errors="replace"))
+            start = nl + 1
+        del self._buf[:start]
+        if len(self._buf) > self.max_chars + 1:
+            raise MgmLineTooLong(f"line longer than {self.max_chars} bytes from the server")
+        return lines
+
+    @property
+    def pending(self) -> int:
+        """Bytes received that do not yet form a complete line."""
+        return len(self._buf)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One reply block: its header line and its ``key: value`` lines in order."""
+
+    header: str
+    fields: tuple[tuple[str, str], ...]
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        """The value of the first line named ``key``."""
+        for k, v in self.fields:
+            if k == key:
+                return v
+        return default
+
+    def require(self, key: str) -> str:
+        """The value of ``key``; a protocol error if the server left it out."""
+        value = self.get(key)
+        if value is None:
+            raise MgmProtocolError(f"reply '{self.header}' has no '{key}' line")
+        return value
+
+    def require_int(self, key: str) -> int:
+        """The value of ``key`` as an integer; a protocol error if it is not one."""
+        return parse_int(self.require(key), f"{self.header}/{key}")
+
+    def as_dict(self) -> dict[str, str]:
+        """Fields as a dict (the first line of each name wins)."""
+        out: dict[str, str] = {}
+        for k, v in self.fields:
+            out.setdefault(k, v)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ParserErrorReply:
+    """The server's request parser refused the request (``result: <message>, '<token>'``)."""
+
+    message: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuthFailureReply:
+    """``Authorization failed`` / ``Error: <reason>``: the command was not run."""
+
+    reason: str
+
+
+AnyReply = Reply | ParserErrorReply | AuthFailureReply
+
+
+def parse_int(text: str, what: str = "value") -> int:
+    """Parse a ``%d``/``%u`` printed integer; a protocol error for anything else."""
+    t = text.strip()
+    if not re.fullmatch(r"-?\d{1,20}", t):
+        raise MgmProtocolError(f"expected a number for {what}, got {text[:40]!r}")
+    return int(t)
+
+
+def split_field(line: str, separators: str = ":") -> tuple[str, str]:
+    """Split ``key: value`` at the first separator; one space after it is dropped."""
+    idx = min((i for i in (line.find(s) for s in separators) if i >= 0), default=-1)
+    if idx <= 0:
+        raise MgmProtocolError(f"malformed line {line[:60]!r}")
+    key = line[:idx]
+    value = line[idx + 1 :]
+    if value.startswith(" "):
+        value = value[1:]
+    return key, value
+
+
+class ReplyParser:
+    """Assemble reply blocks from lines.
+
+    Feed lines one at a time; a finished block comes back from :meth:`feed`.
+    Parser errors and authorization failures are recognised from their first
+    line, including the split ``Missing arg.`` form whose token is a newline.
+    """
+
+    __slots__ = ("_fields", "_header", "_missing_arg")
+
+    def __init__(self) -> None:
+        self._header: str | None = None
+        self._fields: list[tuple[str, str]] = []
+        self._missing_arg = False
+
+    @property
+    def idle(self) -> bool:
+        """True between blocks."""
+        return self._header is None and not self._missing_arg
+
+    def feed(self, line: str) -> AnyReply | None:
+        """Consume one line; return a reply when it completes one."""
+        if self._missing_arg:
+            if line == "'":
+                self._header = "\x00missing"
+                self._missing_arg = False
+                return None
+            raise MgmProtocolError(f"unexpected line after Missing arg.: {line[:60]!r}")
+        if self._header is None:
+            if line == "":
+                return None
+            if line == _MISSING_ARG_HEAD:
+                self._missing_arg = True
+                return None
+            self._header = line
+            self._fields = []
+            return None
+        if line != "":
+            self._fields.append(split_field(line))
+            return None
+        header, fields = self._header, tuple(self._fields)
+        self._header = None
+        self._fields = []
+        return _classify(header, fields)
+
+
+def _classify(header: str, fields: tuple[tuple[str, str], ...]) -> AnyReply:
+    if header == "\x00missing":
+        if fields:
+            raise MgmProtocolError("Missing arg. reply with extra lines")
+        return ParserErrorReply("Missing arg.", "\n")
+    m = _PARSER_ERROR.match(header)
+    if m and not fields:
+        return ParserErrorReply(m.group(1), m.group(2))
+    if header == "Authorization failed":
+        reason = dict(fields).get("Error", "")
+        return AuthFailureReply(reason)
+    if header.startswith("result: "):
+        raise MgmProtocolError(f"unrecognised reply {header[:80]!r}")
+    return Reply(header, fields)
+
+
+def parse_replies(data: bytes) -> list[AnyReply]:
+    """Parse every complete reply block in ``data`` (for tests and tools)."""
+    lines = LineBuffer().feed(data)
+    parser = ReplyParser()
+    out: list[AnyReply] = []
+    for line in lines:
+        reply = parser.feed(line)
+        if reply is not None:
+            out.append(reply)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """A parsable event block before decoding: ``type``, ``time``, source and body lines."""
+
+    type: int
+    time: int
+    source_nodeid: int
+    body: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TextEventLine:
+    """One event of a text-mode listener: ``Node <id>: <text>``."""
+
+    line: str
+
+
+class EventStreamParser:
+    """Assemble what a ``listen event`` socket carries after its reply.
+
+    Returns ``PING`` for keep-alives, :class:`RawEvent` for each parsable block,
+    and :class:`TextEventLine` for any other line outside a block (text mode).
+    Inside a block, lines are ``key=value`` (or ``key:value``).
+    """
+
+    __slots__ = ("_body", "_in_block")
+
+    def __init__(self) -> None:
+        self._in_block = False
+        self._body: list[tuple[str, str]] = []
+
+    def feed(self, line: str) -> str | RawEvent | TextEventLine | None:
+        """Consume one line; return what it completes."""
+        if not self._in_block:
+            if line == PING:
+                return PING
+            if line == EVENT_HEADER:
+                self._in_block = True
+                self._body = []
+                return None
+            if line == "":
+                return None
+            return TextEventLine(line)
+        if line != "":
+            key, value = _split_event_field(line)
+            self._body.append((key, value))
+            return None
+        self._in_block = False
+        return _raw_event(tuple(self._body))
+
+
+def _split_event_field(line: str) -> tuple[str, str]:
+    eq = line.find("=")
+    colon = line.find(":")
+    idx = min(i for i in (eq, colon, len(line)) if i >= 0)
+    if idx <= 0 or idx == len(line):
+        raise MgmProtocolError(f"malformed event line {line[:60]!r}")
+    return line[:idx], line[idx + 1 :]
+
+
+def _raw_event(lines: tuple[tuple[str, str], ...]) -> RawEvent:
+    head: dict[str, int] = {}
+    body: list[tuple[str, str]] = []
+    for key, value in lines:
+        if key in ("type", "time", "source_nodeid") and key not in head:
+            head[key] = parse_int(value, f"event {key}")
+        else:
+            body.append((key, value))
+    for key in ("type", "time", "source_nodeid"):
+        if key not in head:
+            raise MgmProtocolError(f"event block without '{key}'")
+    return RawEvent(head["type"], head["time"], head["source_nodeid"], tuple(body))
+
+
+def format_event_block(
+    event_type: int, source_nodeid: int, body: Sequence[tuple[str, object]], time: int = 0
+) -> bytes:
+    """Format a parsable event block exactly as the server's ``logevent2str`` does."""
+    lines = [EVENT_HEADER, f"type={event_type}", f"time={time}", f"source_nodeid={source_nodeid}"]
+    lines.extend(f"{k}={v}" for k, v in body)
+    return ("\n".join(lines) + "\n\n").encode(ENCODING)

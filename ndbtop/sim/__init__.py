@@ -1,0 +1,1 @@
+"""A simulated MySQL NDB Cluster for tests, demos and benchmarks."""

@@ -1,0 +1,543 @@
+"""A simulated ndb_mgmd: the management protocol served from a :class:`SimCluster`.
+
+Replies follow Services.cpp byte for byte, including the parser's error
+replies and their desynchronisation. A ``listen event`` session becomes an
+event stream with a ``<PING>`` every 500 ms. Requests that stop or restart
+nodes reply only once the nodes have stopped, as the real server does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from ndbtop.errors import MgmLineTooLong
+from ndbtop.mgm import errorcodes as ec
+from ndbtop.mgm.client import CLUSTER_LOGLEVEL_NAMES, SEVERITY_NAMES
+from ndbtop.mgm.events.encode import encode_parsable, encode_text
+from ndbtop.mgm.events.filters import FilterRejected, parse_filter
+from ndbtop.mgm.status import NODE_TYPES, format_status_reply, parse_types_argument
+from ndbtop.mgm.version import split_version, version_string
+from ndbtop.mgm.wire import LineBuffer, format_block
+from ndbtop.sim.cluster import ControlOutcome, SimCluster
+from ndbtop.sim.datanode import STARTED
+from ndbtop.sim.eventbus import SimEvent, Subscription
+from ndbtop.sim.mgmd.parser import (
+    BOOTSTRAP,
+    COMMANDS,
+    ParseFailure,
+    Request,
+    RequestParser,
+    format_failure,
+)
+
+SOCKET_TIMEOUT = 30.0
+"""Seconds the server waits for the rest of a line or request (Services.hpp)."""
+PING_INTERVAL = 0.5
+LISTENER_QUEUE = 10000
+RESTART_TIMEOUT = 132.0
+"""Simulated seconds a restart may take to reach NOT_STARTED (12 s + 120 s)."""
+
+
+class SimRuntime(Protocol):
+    """What the server needs from whoever drives the simulation."""
+
+    cluster: SimCluster
+
+    def sync(self) -> None:
+        """Bring the model up to the current simulated time."""
+
+    async def wait_for(self, predicate: Callable[[], bool], sim_timeout: float) -> bool:
+        """Wait until ``predicate`` holds; False after ``sim_timeout`` simulated seconds."""
+
+
+class _Session:
+    def __init__(self, sid: int, writer: asyncio.StreamWriter) -> None:
+        self.id = sid
+        self.writer = writer
+        self.client_version: tuple[int, int, int] | None = None
+
+
+class MgmdServer:
+    """One simulated management server (node ``node_id``) on a loopback port."""
+
+    def __init__(
+        self,
+        runtime: SimRuntime,
+        node_id: int,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        require_tls: bool = False,
+    ) -> None:
+        self.runtime = runtime
+        self.node_id = node_id
+        self.host = host
+        self.port = port
+        self.require_tls = require_tls
+        self._server: asyncio.base_events.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._session_ids = itertools.count(1)
+        self.requests = 0
+        self.stall: bool = False
+        """When set, sessions accept bytes but never answer (a hung server)."""
+
+    @property
+    def cluster(self) -> SimCluster:
+        """The simulated cluster this server reports on."""
+        return self.runtime.cluster
+
+    async def start(self) -> int:
+        """Listen; returns the port (a free one when constructed with 0)."""
+        self._server = await asyncio.start_server(self._accept, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self.port
+
+    async def close(self) -> None:
+        """Stop listening and drop every session and listener."""
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for writer in list(self._writers):
+            with contextlib.suppress(Exception):
+                writer.close()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+
+    @property
+    def listening(self) -> bool:
+        """True while the server accepts connections."""
+        return self._server is not None
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        await self._run_session(reader, writer)
+
+    async def _run_session(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        session = _Session(next(self._session_ids), writer)
+        self._writers.add(writer)
+        lines = LineBuffer()
+        parser = RequestParser(COMMANDS)
+        try:
+            while True:
+                timeout = SOCKET_TIMEOUT if (parser.in_request or lines.pending) else None
+                try:
+                    data = await asyncio.wait_for(reader.read(4096), timeout)
+                except asyncio.TimeoutError:
+                    if lines.pending:
+                        return
+                    handed_off = await self._handle(session, parser.finish(), reader)
+                    if handed_off:
+                        return
+                    continue
+                if not data:
+                    return
+                try:
+                    batch = lines.feed(data)
+                except MgmLineTooLong:
+                    return
+                for line in batch:
+                    item = parser.feed(line)
+                    if item is None:
+                        continue
+                    if await self._handle(session, item, reader):
+                        return
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self._writers.discard(writer)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _handle(
+        self, session: _Session, item: Request | ParseFailure, reader: asyncio.StreamReader
+    ) -> bool:
+        """Answer one request; True when the session ends or becomes an event stream."""
+        self.requests += 1
+        if self.stall:
+            await asyncio.Event().wait()
+        if isinstance(item, ParseFailure):
+            await self._send(session, format_failure(item))
+            return False
+        if self.require_tls and item.command not in BOOTSTRAP:
+            await self._send(session, b"Authorization failed\nError: Requires TLS\n\n")
+            return False
+        self.runtime.sync()
+        if item.command == "bye":
+            return True
+        if item.command == "end session":
+            await self._send(session, b"end session reply\n")
+            return False
+        if item.command == "listen event":
+            return await self._listen(session, item, reader)
+        handler = _HANDLERS[item.command]
+        reply = await handler(self, session, item.args)
+        await self._send(session, reply)
+        return False
+
+    async def _send(self, session: _Session, data: bytes) -> None:
+        session.writer.write(data)
+        await session.writer.drain()
+
+    # Commands
+
+    async def _get_version(self, session: _Session, args: dict) -> bytes:
+        v = self.cluster.config.ndb_version
+        major, minor, build = split_version(v)
+        return format_block(
+            "version",
+            [
+                ("id", v),
+                ("major", major),
+                ("minor", minor),
+                ("build", build),
+                ("string", version_string(v, v)),
+                ("mysql_major", major),
+                ("mysql_minor", minor),
+                ("mysql_build", build),
+            ],
+        )
+
+    async def _set_clientversion(self, session: _Session, args: dict) -> bytes:
+        session.client_version = (args["major"], args["minor"], args["build"])
+        return format_block("set clientversion reply", [("result", "Ok")])
+
+    async def _check_connection(self, session: _Session, args: dict) -> bytes:
+        return format_block("check connection reply", [("result", "Ok")])
+
+    async def _get_mgmd_nodeid(self, session: _Session, args: dict) -> bytes:
+        return f"get mgmd nodeid reply\nnodeid:{self.node_id}\n\n".encode()
+
+    async def _get_session_id(self, session: _Session, args: dict) -> bytes:
+        return format_block("get session id reply", [("id", session.id)])
+
+    async def _get_status(self, session: _Session, args: dict) -> bytes:
+        types = parse_types_argument(str(args["types"])) if "types" in args else NODE_TYPES
+        single_user = session.client_version is not None and session.client_version >= (8, 0, 22)
+        nodes = self.cluster.node_statuses(self.node_id)
+        return format_status_reply(nodes, types, single_user)
+
+    async def _get_info_clusterlog(self, session: _Session, args: dict) -> bytes:
+        f = self.cluster.log_filter
+        return format_block("clusterlog", [(name, f[i]) for i, name in enumerate(SEVERITY_NAMES)])
+
+    async def _get_cluster_loglevel(self, session: _Session, args: dict) -> bytes:
+        levels = self.cluster.bus.cluster_log_levels
+        return format_block(
+            "get cluster loglevel",
+            [(name, levels[250 + i]) for i, name in enumerate(CLUSTER_LOGLEVEL_NAMES)],
+        )
+
+    async def _set_cluster_loglevel(self, session: _Session, args: dict) -> bytes:
+        category, level = int(args["category"]), int(args["level"])
+        if not 250 <= category <= 262:
+            result = f"Invalid category {category - 250}"
+        elif level > 15:
+            result = f"Invalid loglevel {level}"
+        else:
+            self.cluster.set_cluster_loglevel(category, level)
+            result = "Ok"
+        return format_block("set cluster loglevel reply", [("result", result)])
+
+    async def _set_loglevel(self, session: _Session, args: dict) -> bytes:
+        level = int(args["level"])
+        result = "Ok" if level <= 15 else "Invalid loglevel: "
+        return format_block("set loglevel reply", [("result", result)])
+
+    async def _set_logfilter(self, session: _Session, args: dict) -> bytes:
+        severity, enable = int(args["level"]), int(args["enable"])
+        f = self.cluster.log_filter
+        if severity in f:
+            if enable >= 0x80000000:
+                f[severity] = 0 if f[severity] else 1
+            else:
+                f[severity] = 1 if enable > 0 else 0
+            state = f[severity]
+        else:
+            state = 0
+        return format_block("set logfilter reply", [("result", state)])
+
+    async def _restart(self, session: _Session, args: dict, version: int) -> bytes:
+        ids = _node_ids(str(args["node"]))
+        outcome = self.cluster.restart_nodes(
+            ids,
+            initial=bool(args.get("initialstart", 0)),
+            nostart=bool(args.get("nostart", 0)),
+            abort=bool(args.get("abort", 0)),
+            force=bool(args.get("force", 0)),
+        )
+        count, error = await self._complete(outcome)
+        fields: list[tuple[str, object]] = [
+            ("result", "Ok" if error is None else f"{error[0]}-{error[1]}"),
+            ("restarted", count),
+        ]
+        if version > 1:
+            fields.append(("disconnect", 0))
+        return format_block("restart reply", fields)
+
+    async def _restart_v1(self, session: _Session, args: dict) -> bytes:
+        return await self._restart(session, args, 1)
+
+    async def _restart_v2(self, session: _Session, args: dict) -> bytes:
+        return await self._restart(session, args, 2)
+
+    async def _restart_all(self, session: _Session, args: dict) -> bytes:
+        outcome = self.cluster.restart_all(
+            initial=bool(args.get("initialstart", 0)),
+            nostart=bool(args.get("nostart", 0)),
+            abort=bool(args.get("abort", 0)),
+        )
+        count, error = await self._complete(outcome)
+        result = "Ok" if error is None else f"{error[0]}-{error[1]}"
+        return format_block("restart reply", [("result", result), ("restarted", count)])
+
+    async def _stop(self, session: _Session, args: dict, version: int) -> bytes:
+        ids = _node_ids(str(args["node"]))
+        if not ids:
+            return format_block("stop reply", [("result", "empty node list")])
+        outcome = self.cluster.stop_nodes(
+            ids, abort=bool(args.get("abort", 0)), force=bool(args.get("force", 0))
+        )
+        count, error = await self._complete(outcome)
+        fields: list[tuple[str, object]] = [
+            ("result", "Ok" if error is None else error[1]),
+            ("stopped", count),
+        ]
+        if version > 1:
+            fields.append(("disconnect", 0))
+        return format_block("stop reply", fields)
+
+    async def _stop_v1(self, session: _Session, args: dict) -> bytes:
+        return await self._stop(session, args, 1)
+
+    async def _stop_v2(self, session: _Session, args: dict) -> bytes:
+        return await self._stop(session, args, 2)
+
+    async def _stop_all(self, session: _Session, args: dict) -> bytes:
+        tostop = str(args.get("stop", "db"))
+        count, error = 0, None
+        if "db" in tostop:
+            count, error = await self._complete(self.cluster.stop_all(abort=bool(args["abort"])))
+        fields: list[tuple[str, object]] = [
+            ("result", "Ok" if error is None else error[1]),
+            ("stopped", count),
+        ]
+        if "stop" in args:
+            fields.append(("disconnect", 1 if "mgm" in tostop else 0))
+        return format_block("stop reply", fields)
+
+    async def _start(self, session: _Session, args: dict) -> bytes:
+        outcome = self.cluster.start_node(int(args["node"]))
+        result = "Ok" if outcome.ok else outcome.error[1]  # type: ignore[index]
+        return format_block("start reply", [("result", result)])
+
+    async def _start_all(self, session: _Session, args: dict) -> bytes:
+        outcome = self.cluster.start_all()
+        return format_block("start reply", [("result", "Ok"), ("started", len(outcome.nodes))])
+
+    async def _enter_single_user(self, session: _Session, args: dict) -> bytes:
+        outcome = self.cluster.enter_single_user(int(args["nodeId"]))
+        result = "Ok" if outcome.ok else outcome.error[1]  # type: ignore[index]
+        return format_block("enter single user reply", [("result", result)])
+
+    async def _exit_single_user(self, session: _Session, args: dict) -> bytes:
+        self.cluster.exit_single_user()
+        return format_block("exit single user reply", [("result", "Ok")])
+
+    async def _dump_events(self, session: _Session, args: dict) -> bytes:
+        event_type = int(args["type"])
+        if event_type not in (50, 62, 81):
+            return format_block(
+                "dump events reply", [("result", f"ndb_logevent_type {event_type} not supported")]
+            )
+        wanted: set[int] | None = None
+        if "nodes" in args:
+            text = str(args["nodes"])
+            try:
+                wanted = {int(p) for p in text.split(",") if p.strip()}
+            except ValueError:
+                return format_block("dump events reply", [("result", f"invalid nodes: '{text}'")])
+        blocks: list[bytes] = []
+        for node in self.cluster.data_nodes.values():
+            if not node.serving or (wanted is not None and node.node_id not in wanted):
+                continue
+            if event_type == 50:
+                for words in self.cluster.memory_usage_words(node):
+                    blocks.append(encode_parsable(50, node.node_id, words))
+            elif event_type == 62:
+                blocks.append(encode_parsable(62, node.node_id, (0,) * 10))
+        head = format_block("dump events reply", [("result", "Ok"), ("events", len(blocks))])
+        return head + b"".join(blocks)
+
+    async def _dump_state(self, session: _Session, args: dict) -> bytes:
+        node_id = int(args["node"])
+        words = str(args["args"]).split()
+        node = self.cluster.data_nodes.get(node_id)
+        if node is None or not node.alive:
+            result = ec.ndb_error_string(ec.NO_CONTACT_WITH_PROCESS)
+        elif len(words) > 25 or any(len(w) > 12 for w in words):
+            result = ec.UNKNOWN_ERROR_TEXT
+        else:
+            if words and words[0] == "1000" and node.state == STARTED:
+                for w in self.cluster.memory_usage_words(node):
+                    self.cluster.emit(50, node_id, *w)
+            result = "Ok"
+        return format_block("dump state reply", [("result", result)])
+
+    async def _report_event(self, session: _Session, args: dict) -> bytes:
+        words = [int(w) & 0xFFFFFFFF for w in str(args["data"]).split()]
+        if words:
+            header = words[0]
+            self.cluster.emit(header & 0xFFFF, header >> 16, *words[1:])
+        return format_block("report event reply", [("result", "ok")])
+
+    async def _create_nodegroup(self, session: _Session, args: dict) -> bytes:
+        group = self.cluster.create_nodegroup(_node_ids(str(args["nodes"])))
+        return format_block("create nodegroup reply", [("ng", group), ("result", "Ok")])
+
+    async def _start_tls(self, session: _Session, args: dict) -> bytes:
+        return format_block("start tls reply", [("result", "Failed")])
+
+    async def _get_session(self, session: _Session, args: dict) -> bytes:
+        return format_block("get session reply", [("id", 0)])
+
+    async def _list_sessions(self, session: _Session, args: dict) -> bytes:
+        return b"\n"
+
+    async def _purge_stale_sessions(self, session: _Session, args: dict) -> bytes:
+        return format_block("purge stale sessions reply", [("result", "Ok")])
+
+    async def _complete(self, outcome: ControlOutcome) -> tuple[int, tuple[int, str] | None]:
+        if outcome.error is not None:
+            return 0, outcome.error
+        if outcome.done is not None:
+            reached = await self.runtime.wait_for(outcome.done, RESTART_TIMEOUT)
+            if not reached:
+                code = ec.NODE_SHUTDOWN_IN_PROGRESS
+                return 0, (code, ec.ndb_error_string(code))
+        return len(outcome.nodes), None
+
+    # Event listeners
+
+    async def _listen(
+        self, session: _Session, request: Request, reader: asyncio.StreamReader
+    ) -> bool:
+        parsed = parse_filter(str(request.args["filter"]))
+        if isinstance(parsed, FilterRejected):
+            reply = format_block("listen event", [("result", -1), ("msg", parsed.message)])
+            await self._send(session, reply)
+            return False
+        levels = {int(category): level for category, level in parsed.levels}
+        await self._send(session, format_block("listen event", [("result", 0)]))
+        parsable = bool(request.args.get("parsable", 0))
+        queue: asyncio.Queue[SimEvent | None] = asyncio.Queue(LISTENER_QUEUE)
+
+        def deliver(event: SimEvent) -> None:
+            try:
+                queue.put_nowait(event)
+            except asyncio.QueueFull:
+                # A listener that cannot keep up is dropped, as the real server does.
+                self.cluster.bus.unsubscribe(subscription)
+
+        subscription = self.cluster.bus.subscribe(levels, deliver)
+        try:
+            await self._stream(session, queue, parsable, subscription, reader)
+        finally:
+            self.cluster.bus.unsubscribe(subscription)
+        return True
+
+    async def _stream(
+        self,
+        session: _Session,
+        queue: asyncio.Queue[SimEvent | None],
+        parsable: bool,
+        subscription: Subscription,
+        reader: asyncio.StreamReader,
+    ) -> None:
+        writer = session.writer
+        loop = asyncio.get_running_loop()
+        next_ping = loop.time()
+        closed = asyncio.ensure_future(_drain_until_eof(reader))
+        try:
+            while not closed.done():
+                if subscription not in self.cluster.bus.subscriptions:
+                    return
+                now = loop.time()
+                if now >= next_ping:
+                    writer.write(b"<PING>\n")
+                    next_ping = now + PING_INTERVAL
+                    await asyncio.wait_for(writer.drain(), 1.0)
+                try:
+                    event = await asyncio.wait_for(queue.get(), max(next_ping - loop.time(), 0))
+                except asyncio.TimeoutError:
+                    continue
+                if event is None:
+                    return
+                encode = encode_parsable if parsable else encode_text
+                writer.write(encode(event.type, event.source, event.words))
+                await asyncio.wait_for(writer.drain(), 1.0)
+        except (ConnectionError, asyncio.TimeoutError):
+            return
+        finally:
+            closed.cancel()
+
+
+async def _drain_until_eof(reader: asyncio.StreamReader) -> None:
+    while await reader.read(4096):
+        pass
+
+
+def _node_ids(text: str) -> tuple[int, ...]:
+    out = []
+    for part in text.split():
+        try:
+            out.append(int(part))
+        except ValueError:
+            out.append(0)
+    return tuple(out)
+
+
+_Handler = Callable[[MgmdServer, _Session, dict], Awaitable[bytes]]
+_HANDLERS: dict[str, _Handler] = {
+    "get version": MgmdServer._get_version,
+    "set clientversion": MgmdServer._set_clientversion,
+    "check connection": MgmdServer._check_connection,
+    "get mgmd nodeid": MgmdServer._get_mgmd_nodeid,
+    "get session id": MgmdServer._get_session_id,
+    "get session": MgmdServer._get_session,
+    "list sessions": MgmdServer._list_sessions,
+    "purge stale sessions": MgmdServer._purge_stale_sessions,
+    "get status": MgmdServer._get_status,
+    "get info clusterlog": MgmdServer._get_info_clusterlog,
+    "get cluster loglevel": MgmdServer._get_cluster_loglevel,
+    "set cluster loglevel": MgmdServer._set_cluster_loglevel,
+    "set loglevel": MgmdServer._set_loglevel,
+    "set logfilter": MgmdServer._set_logfilter,
+    "restart node": MgmdServer._restart_v1,
+    "restart node v2": MgmdServer._restart_v2,
+    "restart all": MgmdServer._restart_all,
+    "stop": MgmdServer._stop_v1,
+    "stop v2": MgmdServer._stop_v2,
+    "stop all": MgmdServer._stop_all,
+    "start": MgmdServer._start,
+    "start all": MgmdServer._start_all,
+    "enter single user": MgmdServer._enter_single_user,
+    "exit single user": MgmdServer._exit_single_user,
+    "dump events": MgmdServer._dump_events,
+    "dump state": MgmdServer._dump_state,
+    "report event": MgmdServer._report_event,
+    "create nodegroup": MgmdServer._create_nodegroup,
+    "start tls": MgmdServer._start_tls,
+}

@@ -1,0 +1,123 @@
+"""Run a simulated cluster in real time and serve it on loopback ports."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from ndbtop.sim.clock import SimClock
+from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.mgmd.server import MgmdServer
+from ndbtop.sim.ndbinfo_rows import SimNdbinfo
+
+DRIVER_INTERVAL = 0.05
+"""Real seconds between two advances of the model."""
+
+
+class Simulator:
+    """A cluster, its clock, one simulated ndb_mgmd per management node and a SQL node."""
+
+    def __init__(self, cluster: SimCluster, clock: SimClock, host: str = "127.0.0.1") -> None:
+        self.cluster = cluster
+        self.clock = clock
+        self.host = host
+        self.mgmds: dict[int, MgmdServer] = {}
+        self.sql_server: Any = None
+        self.ndbinfo = SimNdbinfo(cluster, self.sync)
+        self._driver: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+
+    @property
+    def mgm_ports(self) -> dict[int, int]:
+        """Port of each management server, by node id."""
+        return {node_id: server.port for node_id, server in self.mgmds.items()}
+
+    @property
+    def connectstring(self) -> str:
+        """A connect string listing every simulated management server."""
+        return ",".join(f"{self.host}:{s.port}" for s in self.mgmds.values())
+
+    @property
+    def sql_port(self) -> int | None:
+        """Port of the simulated SQL node, if it runs."""
+        return None if self.sql_server is None else int(self.sql_server.port)
+
+    async def start(
+        self,
+        mgm_ports: dict[int, int] | None = None,
+        sql_port: int | None = 0,
+        require_tls: bool = False,
+    ) -> None:
+        """Start the model's driver and the servers (port 0 picks a free one)."""
+        self.sync()
+        self._driver = asyncio.create_task(self._drive())
+        ports = mgm_ports or {}
+        for slot in self.cluster.config.mgm_nodes:
+            server = MgmdServer(
+                self,
+                slot.node_id,
+                host=self.host,
+                port=ports.get(slot.node_id, 0),
+                require_tls=require_tls,
+            )
+            await server.start()
+            self.mgmds[slot.node_id] = server
+        if sql_port is not None:
+            from ndbtop.sim.sqlnode import start_sql_node
+
+            self.sql_server = await start_sql_node(self.ndbinfo, host=self.host, port=sql_port)
+
+    async def close(self) -> None:
+        """Stop the servers and the driver."""
+        for server in self.mgmds.values():
+            await server.close()
+        if self.sql_server is not None:
+            await self.sql_server.close()
+            self.sql_server = None
+        if self._driver is not None:
+            self._driver.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._driver
+            self._driver = None
+
+    async def __aenter__(self) -> Simulator:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def sync(self) -> None:
+        """Bring the model up to the clock's current simulated time."""
+        self.cluster.advance_to(self.clock.now())
+
+    async def _drive(self) -> None:
+        while True:
+            self.sync()
+            self._changed.set()
+            self._changed = asyncio.Event()
+            await asyncio.sleep(DRIVER_INTERVAL)
+
+    async def wait_for(self, predicate: Callable[[], bool], sim_timeout: float) -> bool:
+        """Wait until ``predicate`` holds; False after ``sim_timeout`` simulated seconds."""
+        deadline = self.clock.now() + sim_timeout
+        while True:
+            self.sync()
+            if predicate():
+                return True
+            if self.clock.now() >= deadline:
+                return False
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), DRIVER_INTERVAL * 4)
+
+    async def stop_mgmd(self, node_id: int) -> None:
+        """Kill one management server (its port stops answering)."""
+        await self.mgmds[node_id].close()
+        self.cluster.mgmd_alive[node_id] = False
+
+    async def start_mgmd(self, node_id: int) -> None:
+        """Bring a killed management server back on its old port."""
+        server = self.mgmds[node_id]
+        await server.start()
+        self.cluster.mgmd_alive[node_id] = True

@@ -1,0 +1,400 @@
+"""The field scenarios the simulator plays, with the figures users reported.
+
+Each scenario builds a :class:`SimCluster` and schedules what happens to it
+in simulated time. Requests from clients (restart, stop, start, log levels)
+change the cluster in every scenario, with the real refusals.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ndbtop.mgm.version import make_version, parse_version_text
+from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.config import ClusterConfig, DataNodeConfig, NodeSlot, simple_config
+from ndbtop.sim.datanode import STARTED
+from ndbtop.sim.startplan import NDB_7_5_PROFILE, NDB_7_6_PROFILE, RestartProfile
+from ndbtop.sim.threads import auto_layout
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioOptions:
+    """Choices a user can make when starting a scenario."""
+
+    seed: int = 1
+    fast_redo: bool = False
+    ndb_version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A named scenario: what it shows, how fast the demo plays it, and how to build it."""
+
+    name: str
+    summary: str
+    demo_speed: float
+    build: Callable[[ScenarioOptions], SimCluster]
+
+
+def _when(
+    cluster: SimCluster,
+    predicate: Callable[[], bool],
+    action: Callable[[], None],
+    every: float = 2.0,
+) -> None:
+    """Run ``action`` once ``predicate`` holds, checking every ``every`` simulated seconds."""
+
+    def check() -> None:
+        if predicate():
+            action()
+        else:
+            cluster.after(every, check)
+
+    cluster.after(every, check)
+
+
+def _started(cluster: SimCluster, *node_ids: int) -> Callable[[], bool]:
+    return lambda: all(cluster.data_nodes[n].state == STARTED for n in node_ids)
+
+
+def _version(options: ScenarioOptions, default: int) -> int:
+    return parse_version_text(options.ndb_version) if options.ndb_version else default
+
+
+# S1: the --initial start that takes an hour.
+
+FAST_REDO_TOTAL = 312.0
+"""Seconds the same initial start took once redo pages were no longer synced one by one."""
+
+
+def _initial_start(options: ScenarioOptions) -> SimCluster:
+    config = simple_config(
+        "initial-start",
+        ((10, "192.168.0.10", 0), (11, "192.168.0.11", 0)),
+        mgm=((1, "192.168.0.1"),),
+        api=tuple((i, None) for i in range(20, 25)),
+        max_exec_threads=4,
+        ndb_version=_version(options, make_version(8, 4, 3)),
+        data_memory_mb=12000,
+        index_memory_mb=2000,
+        fragment_log_file_size_mb=256,
+        no_of_fragment_log_files=42,
+        sql_node_id=20,
+        connected_api=(21,),
+    )
+    if options.fast_redo:
+        config = replace(config, redo_init_mb_per_sec=config.redo_log_mb / (FAST_REDO_TOTAL - 8))
+    else:
+        # Phase 4 took 38 min 47 s for 43,008 MB of redo log per node.
+        config = replace(config, redo_init_mb_per_sec=config.redo_log_mb / (38 * 60 + 47))
+    cluster = SimCluster(config, options.seed)
+    cluster.disk_profile = "fast_redo" if options.fast_redo else "synced_redo"
+    cluster.at(2.0, lambda: cluster.launch((10, 11), initial=True))
+    _when(cluster, _started(cluster, 10, 11), lambda: setattr(cluster.workload, "tps", 850.0))
+    return cluster
+
+
+# S2: node restart, phase by phase.
+
+
+def _node_restart(options: ScenarioOptions) -> SimCluster:
+    version = _version(options, make_version(7, 6, 6))
+    profile = NDB_7_5_PROFILE if version < make_version(7, 6, 0) else NDB_7_6_PROFILE
+    config = simple_config(
+        "node-restart",
+        ((2, "192.168.0.2", 0), (3, "192.168.0.3", 0)),
+        api=tuple((i, None) for i in range(4, 8)),
+        max_exec_threads=8,
+        ndb_version=version,
+        data_memory_mb=65536,
+        sql_node_id=4,
+        connected_api=(5, 6),
+        restart_profile=profile,
+        host_cpus=16,
+    )
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started(data_fraction=60 / 64)
+    cluster.workload.tps = 4000.0
+    cluster.workload.ops_per_txn = 12.0
+    cluster.at(60.0, lambda: cluster.restart_nodes((3,)))
+    return cluster
+
+
+# S3: online add node and REORGANIZE PARTITION.
+
+S3_PROFILE = RestartProfile(
+    alloc_memory=8,
+    meta_data=2,
+    restore_fragments=60,
+    exec_redo_log=20,
+    index_rebuild=40,
+    synchronize=10,
+    wait_lcp=240,
+    subscription_handover=5,
+)
+REORG_SECONDS = 4 * 60 + 8
+
+
+def _add_node(options: ScenarioOptions) -> SimCluster:
+    config = simple_config(
+        "add-node",
+        (
+            (3, "192.168.0.3", 0),
+            (4, "192.168.0.4", 0),
+            (5, "192.168.0.5", None),
+            (6, "192.168.0.6", None),
+        ),
+        api=tuple((i, None) for i in range(10, 14)),
+        max_exec_threads=8,
+        ndb_version=_version(options, make_version(8, 4, 3)),
+        data_memory_mb=4096,
+        fragment_log_file_size_mb=64,
+        no_of_fragment_log_files=8,
+        sql_node_id=10,
+        connected_api=(11,),
+        restart_profile=S3_PROFILE,
+        redo_init_mb_per_sec=30.0,
+        host_cpus=8,
+    )
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started((3, 4), data_fraction=0.5)
+    cluster.workload.tps = 1500.0
+    cluster.at(60.0, lambda: cluster.restart_nodes((3,)))
+    _when(
+        cluster,
+        lambda: cluster.now > 90 and _started(cluster, 3)(),
+        lambda: cluster.restart_nodes((4,)),
+    )
+    _when(
+        cluster,
+        lambda: cluster.now > 200 and _started(cluster, 3, 4)() and cluster.data_nodes[4].stops > 0,
+        lambda: cluster.launch((5, 6), initial=True),
+    )
+
+    def reorganise() -> None:
+        cluster.create_nodegroup((5, 6))
+        cluster.after(30.0, start_reorg)
+
+    def start_reorg() -> None:
+        cluster.workload.reorg = True
+        cluster.emit(75, 3, 14, 2, 2, 3)
+        cluster.after(REORG_SECONDS, stop_reorg)
+
+    def stop_reorg() -> None:
+        cluster.workload.reorg = False
+        cluster.emit(75, 3, 14, 3, 2, 3)
+
+    _when(cluster, _started(cluster, 5, 6), reorganise)
+    return cluster
+
+
+# S4: DiskPageBufferMemory warm-up and hit ratio.
+
+S4_RESTART = RestartProfile(
+    alloc_memory=3,
+    meta_data=1,
+    restore_fragments=15,
+    exec_redo_log=5,
+    index_rebuild=6,
+    synchronize=3,
+    wait_lcp=20,
+    subscription_handover=2,
+)
+S4_CHANGE_AT = 900.0
+S4_PAGE_REQUESTS_PER_TXN = 12.0
+
+
+def s4_tps(miss_pct: float) -> float:
+    """Throughput of the one-thread random-read benchmark at a given miss ratio (percent)."""
+    return 1886.0 / (miss_pct + 0.41)
+
+
+def _disk_buffer(options: ScenarioOptions) -> SimCluster:
+    config = simple_config(
+        "disk-buffer",
+        ((3, "192.168.0.3", 0), (4, "192.168.0.4", 0)),
+        api=tuple((i, None) for i in range(10, 14)),
+        max_exec_threads=8,
+        ndb_version=_version(options, make_version(8, 4, 3)),
+        disk_page_buffer_mb=64,
+        sql_node_id=10,
+        restart_profile=S4_RESTART,
+    )
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started(uptime=3600.0)
+    steady = {3: 93.4, 4: 93.7}
+    warm = {3: (99.8, 1.75), 4: (99.95, 1.45)}
+    big_buffer: set[int] = set()
+
+    def hit_ratio(node_id: int, since: float) -> float:
+        alone = [n for n in cluster.data_nodes.values() if n.serving]
+        if node_id in big_buffer:
+            top, gap = warm[node_id]
+            value = top - gap * math.exp(-since / 2000.0)
+        else:
+            value = steady[node_id]
+        if len(alone) == 1:
+            value -= 2.3
+        return value
+
+    def retune() -> None:
+        serving = [n.node_id for n in cluster.data_nodes.values() if n.serving]
+        if serving:
+            miss = sum(100.0 - hit_ratio(n, _since(cluster, n)) for n in serving) / len(serving)
+            cluster.workload.tps = s4_tps(miss) * (len(serving) / 2) ** 0.3
+        cluster.after(5.0, retune)
+
+    cluster.workload.hit_ratio = hit_ratio
+    cluster.workload.page_requests_per_txn = S4_PAGE_REQUESTS_PER_TXN
+    cluster.workload.ops_per_txn = 1.0
+    cluster.workload.read_share = 1.0
+    _prewarm(cluster, 3600.0, steady)
+    retune()
+
+    def upgrade(node_id: int) -> Callable[[], None]:
+        def go() -> None:
+            big_buffer.add(node_id)
+            cluster.restart_nodes((node_id,))
+
+        return go
+
+    cluster.at(S4_CHANGE_AT, upgrade(3))
+    _when(
+        cluster,
+        lambda: 3 in big_buffer and _started(cluster, 3)() and cluster.data_nodes[3].stops > 0,
+        upgrade(4),
+    )
+    return cluster
+
+
+def _since(cluster: SimCluster, node_id: int) -> float:
+    node = cluster.data_nodes[node_id]
+    return cluster.now - node.started_at if node.started_at is not None else 0.0
+
+
+def _prewarm(cluster: SimCluster, seconds: float, hit: dict[int, float]) -> None:
+    """Counters of nodes that ran ``seconds`` before the simulation began."""
+    requests = s4_tps(100 - sum(hit.values()) / len(hit)) * S4_PAGE_REQUESTS_PER_TXN * seconds / 2
+    for node in cluster.data_nodes.values():
+        instances = node.pgman[:-1] or node.pgman
+        for inst in instances:
+            d = node.dpb[inst]
+            share = requests / len(instances)
+            d["page_requests_direct_return"] += share * hit[node.node_id] / 100
+            d["page_requests_wait_io"] += share * (100 - hit[node.node_id]) / 100
+            d["pages_read"] += share * (100 - hit[node.node_id]) / 100
+
+
+# S5: multi-threaded data nodes with one hot thread.
+
+
+def _threads(options: ScenarioOptions) -> SimCluster:
+    config = simple_config(
+        "threads",
+        ((2, "192.168.0.2", 0), (3, "192.168.0.3", 0)),
+        api=tuple((i, None) for i in range(4, 8)),
+        max_exec_threads=8,
+        ndb_version=_version(options, make_version(8, 4, 3)),
+        sql_node_id=4,
+        connected_api=(5,),
+    )
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started(uptime=7200.0)
+    cluster.workload.tps = 18000.0
+    cluster.workload.hot[(2, 3)] = 58.0
+    return cluster
+
+
+# Scale: large and max.
+
+
+def _scale(name: str, data_nodes: int, api_nodes: int, options: ScenarioOptions) -> SimCluster:
+    layout = auto_layout(32)
+    data = tuple(
+        DataNodeConfig(i, f"10.1.{i // 250}.{i % 250}", (i - 1) // 2, layout)
+        for i in range(1, data_nodes + 1)
+    )
+    mgm_ids = (data_nodes + 1, data_nodes + 2)
+    first_api = data_nodes + 3
+    api_ids = tuple(range(first_api, min(first_api + api_nodes, 256)))
+    config = ClusterConfig(
+        name=name,
+        mgm_nodes=tuple(NodeSlot(i, f"10.2.0.{k + 1}") for k, i in enumerate(mgm_ids)),
+        data_nodes=data,
+        api_nodes=tuple(NodeSlot(i, f"10.3.{i // 250}.{i % 250}") for i in api_ids),
+        ndb_version=_version(options, make_version(8, 4, 3)),
+        data_memory_mb=262144,
+        sql_node_id=api_ids[0],
+        connected_api=api_ids[1 : len(api_ids) * 2 // 3],
+        host_cpus=36,
+    )
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started(uptime=86400.0)
+    cluster.workload.tps = 2500.0 * data_nodes
+    return cluster
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "initial-start",
+            "S1: --initial start of 2 data nodes; phase 4 creates 43,008 MB of redo log "
+            "per node with small synced writes (38 min 47 s); --fast-redo: 5 min 12 s",
+            30.0,
+            _initial_start,
+        ),
+        Scenario(
+            "node-restart",
+            "S2: node restart of one of 2 loaded data nodes (60 GB each), 7.6 phase "
+            "durations (6 min 49 s); --ndb-version 7.5.10 for 19 min 11 s",
+            5.0,
+            _node_restart,
+        ),
+        Scenario(
+            "add-node",
+            "S3: 2 data nodes grow to 4: rolling restart, new nodes start, new node "
+            "group, then REORGANIZE PARTITION with busy LDM threads for 4 min 8 s",
+            10.0,
+            _add_node,
+        ),
+        Scenario(
+            "disk-buffer",
+            "S4: disk data reads; hit ratio 93.4%/93.7% at 64M, rolling restart to "
+            "512M, then warming from 98% towards 99.5% as throughput climbs",
+            60.0,
+            _disk_buffer,
+        ),
+        Scenario(
+            "threads",
+            "S5: ndbmtd with MaxNoOfExecutionThreads=8 and one hot LDM thread; "
+            "CLUSTERLOG STATISTICS=15 turns on the statistics events",
+            1.0,
+            _threads,
+        ),
+        Scenario(
+            "large",
+            "48 data nodes in 24 node groups, 32 threads each, 2 management servers, "
+            "100 API nodes (for benchmarks)",
+            1.0,
+            lambda o: _scale("large", 48, 100, o),
+        ),
+        Scenario(
+            "max",
+            "144 data nodes (the protocol's limit), 2 management servers, the remaining "
+            "ids as API nodes",
+            1.0,
+            lambda o: _scale("max", 144, 200, o),
+        ),
+    )
+}
+"""Every scenario by name."""
+
+DEFAULT_SCENARIO = "initial-start"
+
+
+def build_scenario(name: str, options: ScenarioOptions | None = None) -> SimCluster:
+    """Build a scenario's cluster; ``KeyError`` names the unknown scenario."""
+    return SCENARIOS[name].build(options or ScenarioOptions())
