@@ -151,7 +151,7 @@ class MgmClient:
         timeout: float | None = None,
         retry: bool = True,
     ) -> Reply:
-        """Run one command; with ``retry``, once more on a fresh session if the old one was stale."""
+        """Run one command; with ``retry``, once more on a new session if the old one was stale."""
         async with self._lock:
             reused = self._session is not None and not self._session.closed
             session = await self._ensure_session()
