@@ -13,6 +13,7 @@ directory, then ``localhost:1186``.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,6 +72,12 @@ def split_host_port(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, i
         return host, _port(port.strip(), text)
     if t.count(":") > 1:
         # A bare IPv6 address without brackets and without a port.
+        try:
+            ipaddress.IPv6Address(t)
+        except ValueError:
+            raise ConnectStringError(
+                f"invalid address {text!r} (write IPv6 addresses as [addr]:port)"
+            ) from None
         return t, default_port
     host, sep, port = t.partition(":")
     if not host:

@@ -8,7 +8,7 @@ than ``idle_timeout`` is considered dead.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 
 from ndbtop.errors import MgmCommandError
 from ndbtop.mgm.connectstring import MgmAddress
@@ -59,10 +59,14 @@ class EventListener:
         self._session = session
         self.last_ping = time.monotonic()
 
-    async def items(self) -> AsyncIterator[RawEvent | TextEventLine]:
+    async def items(
+        self, stop: Callable[[], bool] | None = None
+    ) -> AsyncIterator[RawEvent | TextEventLine]:
         """Events as they arrive; pings only refresh :attr:`last_ping`.
 
-        Ends by raising the transport error (timeout, closed socket, garbage).
+        Ends when ``stop()`` turns true (checked after every line, pings
+        included), or by raising the transport error (timeout, closed socket,
+        garbage).
         """
         session = self._session
         if session is None:
@@ -71,14 +75,14 @@ class EventListener:
         while True:
             line = await session.read_line(self.idle_timeout)
             item = parser.feed(line)
-            if item is None:
-                continue
             if item == PING:
                 self.last_ping = time.monotonic()
-                continue
-            assert not isinstance(item, str)
-            self.last_ping = time.monotonic()
-            yield item
+            elif item is not None:
+                assert not isinstance(item, str)
+                self.last_ping = time.monotonic()
+                yield item
+            if stop is not None and stop():
+                return
 
     async def close(self) -> None:
         """Close the subscription's socket."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 
 from ndbtop.errors import (
@@ -61,7 +62,7 @@ class MgmSession:
         except socket.gaierror as exc:
             raise MgmConnectError(f"{address}: cannot resolve host ({exc.strerror})") from None
         except OSError as exc:
-            reason = exc.strerror or str(exc)
+            reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or str(exc))
             raise MgmConnectError(f"{address}: {reason.lower()}") from None
         sock = writer.get_extra_info("socket")
         if sock is not None:

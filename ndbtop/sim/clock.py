@@ -10,7 +10,9 @@ class SimClock:
     """Seconds since the simulation began, and the matching wall-clock time.
 
     ``speed`` 60 makes one simulated minute pass per real second. The speed can
-    change while running without a jump in simulated time.
+    change while running without a jump in simulated time. ``start_at`` starts
+    the clock at a later simulated time; the wall clock then reads the real
+    time at that moment.
     """
 
     def __init__(
@@ -18,14 +20,15 @@ class SimClock:
         speed: float = 1.0,
         epoch: float | None = None,
         real: Callable[[], float] = time.monotonic,
+        start_at: float = 0.0,
     ) -> None:
         if speed <= 0:
             raise ValueError("speed must be positive")
         self._real = real
         self._speed = speed
         self._base_real = real()
-        self._base_sim = 0.0
-        self.epoch = time.time() if epoch is None else epoch
+        self._base_sim = start_at
+        self.epoch = (time.time() - start_at) if epoch is None else epoch
 
     @property
     def speed(self) -> float:

@@ -1,0 +1,48 @@
+"""``ndbtop``: the command-line entry point.
+
+Every error a user can cause ends in one line on stderr and exit status 2;
+Ctrl-C ends with status 130.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ndbtop.cli.parser import build_parser
+from ndbtop.errors import NdbtopError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ndbtop with ``argv`` (default: the process arguments); returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _dispatch(args)
+    except NdbtopError as exc:
+        sys.stderr.write(f"ndbtop: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if getattr(args, "debug", False):
+            raise
+        sys.stderr.write(
+            f"ndbtop: internal error: {type(exc).__name__}: {exc} (run with --debug for details)\n"
+        )
+        return 70
+
+
+def _dispatch(args: object) -> int:
+    command = getattr(args, "command", None)
+    if command == "demo":
+        from ndbtop.cli.demo import run_demo
+
+        return run_demo(args)
+    if command == "sim":
+        from ndbtop.cli.sim import run_sim
+
+        return run_sim(args)
+    from ndbtop.cli.monitor import run_monitor
+
+    return run_monitor(args)

@@ -1,0 +1,48 @@
+"""``ndbtop`` against a real cluster: the live view, or one report with ``--once``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.collect.hub import Hub
+from ndbtop.errors import UsageError
+from ndbtop.mgm.connectstring import resolve_connectstring
+from ndbtop.model.clock import RealClock
+from ndbtop.report.render import report_json, report_text
+
+
+def run_monitor(args: argparse.Namespace) -> int:
+    """Open the live view, or print one report."""
+    if args.json and not args.once:
+        raise UsageError("--json needs --once")
+    connectstring = resolve_connectstring(args.connectstring)
+    hub = Hub(
+        connectstring,
+        RealClock(),
+        args.interval,
+        ndbinfo=ndbinfo_reader(args),
+        host=host_reader(args),
+        events=not args.once,
+    )
+    if args.once:
+        return asyncio.run(print_once(hub, args.json))
+    from ndbtop.tui.launch import run_tui
+
+    return run_tui(hub, args)
+
+
+async def print_once(hub: Hub, as_json: bool) -> int:
+    """Collect once and print the report; the management server must answer."""
+    try:
+        snapshot = await hub.collect_once()
+    finally:
+        await hub.stop()
+    if as_json:
+        sys.stdout.write(json.dumps(report_json(snapshot), indent=2) + "\n")
+    else:
+        sys.stdout.write(report_text(snapshot))
+    return 0

@@ -1,0 +1,214 @@
+"""The command line: every command and option, with their help texts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from ndbtop import __version__
+from ndbtop.sim.scenarios import DEFAULT_SCENARIO
+
+PROMPT = object()
+"""Value of ``--mysql-password`` given without a password: ask for it."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``ndbtop: error: <message>`` and exit 2."""
+        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        sys.exit(2)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r} (0-65535)")
+    return int(text)
+
+
+def _interval(text: str) -> float:
+    value = _positive(text)
+    if value < 0.1:
+        raise argparse.ArgumentTypeError("the refresh interval must be at least 0.1 s")
+    return value
+
+
+def add_cluster_options(p: argparse.ArgumentParser) -> None:
+    """Where the management server and the SQL node are."""
+    g = p.add_argument_group("management server")
+    g.add_argument(
+        "-c",
+        "--ndb-connectstring",
+        "--connect-string",
+        dest="connectstring",
+        metavar="CONNECTSTRING",
+        help="management servers, as NDB tools take them (host[:port],... ; "
+        "nodeid=, host=, [ipv6]:port); default: $NDB_CONNECTSTRING, Ndb.cfg, "
+        "localhost:1186",
+    )
+    s = p.add_argument_group("SQL node (ndbinfo)")
+    s.add_argument(
+        "--no-sql",
+        action="store_true",
+        help="do not use a SQL node; everything from the management server only",
+    )
+    s.add_argument("--mysql-host", metavar="HOST", help="SQL node host (default localhost)")
+    s.add_argument("--mysql-port", metavar="PORT", type=_port, help="SQL node port (3306)")
+    s.add_argument("--mysql-user", metavar="USER", help="SQL user (default: your login name)")
+    s.add_argument(
+        "-p",
+        "--mysql-password",
+        metavar="PASSWORD",
+        nargs="?",
+        const=PROMPT,
+        help="password; without a value, ask for it (also: $MYSQL_PWD, option files)",
+    )
+    s.add_argument("--mysql-socket", metavar="PATH", help="Unix socket of the SQL node")
+    s.add_argument(
+        "--defaults-file",
+        metavar="FILE",
+        help="read options from FILE instead of ~/.my.cnf ([client] and [ndbtop])",
+    )
+    s.add_argument("--ssl-ca", metavar="FILE", help="CA certificate for TLS to the SQL node")
+    s.add_argument("--ssl-cert", metavar="FILE", help="client certificate for TLS")
+    s.add_argument("--ssl-key", metavar="FILE", help="client key for TLS")
+    h = p.add_argument_group("host")
+    h.add_argument(
+        "--no-host", action="store_true", help="do not read this host's disks and data node threads"
+    )
+
+
+def add_view_options(p: argparse.ArgumentParser) -> None:
+    """How ndbtop shows and refreshes."""
+    g = p.add_argument_group("display")
+    g.add_argument(
+        "--once",
+        action="store_true",
+        help="print one report and exit (two samples --interval apart for rates)",
+    )
+    g.add_argument("--json", action="store_true", help="with --once: print JSON")
+    g.add_argument(
+        "--interval",
+        type=_interval,
+        default=1.0,
+        metavar="SECONDS",
+        help="refresh interval (default 1)",
+    )
+    g.add_argument(
+        "--read-only",
+        action="store_true",
+        help="no action that changes the cluster (restart, stop, start, log levels)",
+    )
+    g.add_argument("--no-color", action="store_true", help="no colours (also: $NO_COLOR)")
+    g.add_argument(
+        "--audit-log",
+        metavar="FILE",
+        help="where actions are logged (default ~/.local/state/ndbtop/audit.log)",
+    )
+    g.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+
+def add_scenario_options(p: argparse.ArgumentParser) -> None:
+    """Which simulated scenario to play, and how."""
+    g = p.add_argument_group("scenario")
+    g.add_argument(
+        "--scenario",
+        default=DEFAULT_SCENARIO,
+        metavar="NAME",
+        help=f"scenario to play (default {DEFAULT_SCENARIO}; --list shows all)",
+    )
+    g.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    g.add_argument(
+        "--speed",
+        type=_positive,
+        metavar="X",
+        help="simulated seconds per real second (default: the scenario's own)",
+    )
+    g.add_argument("--seed", type=int, default=1, help="random seed (same seed, same run)")
+    g.add_argument(
+        "--fast-redo",
+        action="store_true",
+        help="initial-start: redo log files created without a sync per page",
+    )
+    g.add_argument("--ndb-version", metavar="X.Y.Z", help="simulated NDB version (8.4.3)")
+    g.add_argument(
+        "--at",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="start the scenario this many simulated seconds in",
+    )
+
+
+def build_parser() -> Parser:
+    """The ``ndbtop`` parser with its commands."""
+    p = Parser(
+        prog="ndbtop",
+        description="Live view of a MySQL NDB Cluster: nodes and start phases, threads, "
+        "disks, events; with guarded restart/start/stop actions.",
+        epilog="Without a command, ndbtop opens the live view of the cluster at "
+        "CONNECTSTRING. Try 'ndbtop demo' for a simulated cluster.",
+    )
+    p.add_argument("--version", action="version", version=f"ndbtop {__version__}")
+    add_cluster_options(p)
+    add_view_options(p)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    demo = sub.add_parser(
+        "demo",
+        help="watch a simulated cluster (no server needed)",
+        description="Start a simulated cluster on loopback ports and watch it with ndbtop.",
+    )
+    add_scenario_options(demo)
+    add_view_options(demo)
+    demo.add_argument(
+        "--no-sql",
+        action="store_true",
+        help="simulate no SQL node: everything from the management server only",
+    )
+
+    sim = sub.add_parser(
+        "sim",
+        help="run a simulated cluster for other clients",
+        description="Serve a simulated ndb_mgmd and SQL node on loopback ports until interrupted.",
+    )
+    add_scenario_options(sim)
+    sim.add_argument(
+        "--mgm-port",
+        type=_port,
+        action="append",
+        metavar="PORT",
+        help="port of a management server (repeat for several; 0 or absent: free)",
+    )
+    sim.add_argument(
+        "--sql-port",
+        type=_port,
+        default=0,
+        metavar="PORT",
+        help="port of the SQL node (0: a free one)",
+    )
+    sim.add_argument("--no-sql", action="store_true", help="no SQL node")
+    sim.add_argument(
+        "--bind",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="address to listen on (default 127.0.0.1)",
+    )
+    sim.add_argument(
+        "--require-tls",
+        action="store_true",
+        help="answer like a management server with RequireTls=true",
+    )
+    return p

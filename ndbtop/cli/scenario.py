@@ -1,0 +1,39 @@
+"""Building a simulated cluster from the scenario options of ``demo`` and ``sim``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ndbtop.errors import UsageError
+from ndbtop.sim.clock import SimClock
+from ndbtop.sim.runtime import Simulator
+from ndbtop.sim.scenarios import SCENARIOS, ScenarioOptions, build_scenario
+
+
+def scenario_list() -> str:
+    """The scenarios, one per line, with their default speed."""
+    width = max(len(name) for name in SCENARIOS)
+    return (
+        "\n".join(
+            f"{s.name.ljust(width)}  x{s.demo_speed:g}  {s.summary}" for s in SCENARIOS.values()
+        )
+        + "\n"
+    )
+
+
+def make_simulator(args: argparse.Namespace, host: str = "127.0.0.1") -> Simulator:
+    """The simulator the options describe (not started yet)."""
+    name = args.scenario
+    if name not in SCENARIOS:
+        raise UsageError(f"unknown scenario {name!r} (choose from {', '.join(SCENARIOS)})")
+    options = ScenarioOptions(
+        seed=args.seed, fast_redo=args.fast_redo, ndb_version=args.ndb_version
+    )
+    try:
+        cluster = build_scenario(name, options)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    speed = args.speed or SCENARIOS[name].demo_speed
+    start_at = getattr(args, "at", 0.0) or 0.0
+    cluster.advance_to(start_at)
+    return Simulator(cluster, SimClock(speed=speed, start_at=start_at), host=host)

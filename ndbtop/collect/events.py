@@ -1,0 +1,96 @@
+"""The cluster's events, from a ``listen event`` subscription on its own connection.
+
+ndbtop listens at the cluster log's own levels. Data nodes report at the
+maximum level over every listener and the cluster log, so a listener that
+asks for no more than the cluster log already gets adds no load to the
+cluster. When the levels change (for example after CLUSTERLOG STATISTICS=15),
+the subscription is renewed with the new levels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ndbtop.collect.health import Health
+from ndbtop.errors import MgmError
+from ndbtop.mgm.connectstring import MgmAddress
+from ndbtop.mgm.events.catalogue import CLUSTER_LOG_DEFAULT_LEVELS, Category
+from ndbtop.mgm.events.decode import Event, decode_event, decode_text_line
+from ndbtop.mgm.listener import EventListener
+from ndbtop.mgm.wire import RawEvent
+from ndbtop.model.clock import Clock
+from ndbtop.model.sources import SourceState, SourceStatus
+
+_NAME_TO_CATEGORY = {c.loglevel_name: int(c) for c in Category}
+
+
+def levels_from_names(names: dict[str, int] | None) -> dict[int, int]:
+    """Listen levels (category number -> level) from ``get cluster loglevel`` names."""
+    levels = {int(c): level for c, level in CLUSTER_LOG_DEFAULT_LEVELS.items()}
+    for name, level in (names or {}).items():
+        if name in _NAME_TO_CATEGORY:
+            levels[_NAME_TO_CATEGORY[name]] = level
+    return levels
+
+
+class EventSource:
+    """Subscribes to events from the management server ``address()`` names."""
+
+    name = "events"
+
+    def __init__(
+        self,
+        address: Callable[[], MgmAddress | None],
+        levels: Callable[[], dict[str, int] | None],
+        clock: Clock,
+        on_event: Callable[[Event], None],
+        on_update: Callable[[], None],
+    ) -> None:
+        self.address = address
+        self.levels = levels
+        self.clock = clock
+        self.on_event = on_event
+        self.on_update = on_update
+        self.health = Health(self.name)
+        self.listening_levels: dict[int, int] | None = None
+
+    @property
+    def status(self) -> SourceStatus:
+        """The source's current state."""
+        return self.health.status
+
+    async def run(self) -> None:
+        """Listen until cancelled, reconnecting with backoff."""
+        while True:
+            address = self.address()
+            if address is None:
+                self.health.set_state(SourceState.CONNECTING, "waiting for the management server")
+                await self.health.sleep(0.5)
+                continue
+            wanted = levels_from_names(self.levels())
+            listener = EventListener(address, wanted)
+            try:
+                await listener.open()
+                self.listening_levels = wanted
+                self.health.ok(str(address))
+                self.on_update()
+
+                def changed(wanted: dict[int, int] = wanted) -> bool:
+                    return levels_from_names(self.levels()) != wanted
+
+                async for item in listener.items(stop=changed):
+                    self.health.ok()
+                    self.on_event(self._decode(item))
+            except MgmError as exc:
+                delay = self.health.failed(str(exc))
+                self.on_update()
+                await listener.close()
+                await self.health.sleep(delay)
+                continue
+            await listener.close()
+
+    def _decode(self, item: RawEvent | object) -> Event:
+        at = self.clock.wall()
+        if isinstance(item, RawEvent):
+            return decode_event(item, at)
+        return decode_text_line(getattr(item, "line", str(item)), at)

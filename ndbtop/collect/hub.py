@@ -1,0 +1,221 @@
+"""The hub: runs every source in the background and builds snapshots from their results.
+
+One task per source, each re-armed only after its previous poll finished, so
+polls never overlap. Results arrive on the event loop; :meth:`Hub.snapshot`
+folds the latest of each into an immutable :class:`ClusterSnapshot` (cached
+until something changes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable
+
+from ndbtop.collect.events import EventSource
+from ndbtop.collect.host import HostReader, HostSource
+from ndbtop.collect.mgm import MgmSource
+from ndbtop.collect.sql import NdbinfoReader, SqlSource
+from ndbtop.errors import SqlError
+from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.mgm.events.decode import Event
+from ndbtop.model.clock import Clock
+from ndbtop.model.derive import HitRatio, LinkRate, hit_ratios, link_rates
+from ndbtop.model.ndbinfo import NdbinfoSample, Transporter
+from ndbtop.model.phases import StartTimeline, apply_event, apply_status
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.model.statistics import NodeStatistics, apply_statistics
+
+EVENT_HISTORY = 2000
+"""Events kept for the Events view."""
+
+
+class Hub:
+    """Owns the sources and the state derived from them."""
+
+    def __init__(
+        self,
+        connectstring: ConnectString,
+        clock: Clock,
+        interval: float = 1.0,
+        *,
+        ndbinfo: tuple[NdbinfoReader, str] | None = None,
+        host: HostReader | None = None,
+        host_blocking: bool = True,
+        events: bool = True,
+        sql_disabled_reason: str = "disabled with --no-sql",
+    ) -> None:
+        self.clock = clock
+        self.interval = interval
+        self.connectstring = connectstring
+        self._version = 0
+        self._cached: ClusterSnapshot | None = None
+        self._listeners: list[Callable[[], None]] = []
+        self.mgm = MgmSource(connectstring, clock, interval, self._on_mgm)
+        self.events: EventSource | None = None
+        if events:
+            self.events = EventSource(
+                lambda: self.mgm.client.address if self.mgm.reading else None,
+                lambda: self.mgm.log_levels,
+                clock,
+                self._on_event,
+                self._changed,
+            )
+        self.sql: SqlSource | None = None
+        if ndbinfo is not None:
+            reader, target = ndbinfo
+            self.sql = SqlSource(reader, target, interval, self._on_sample, self._changed)
+        self._sql_disabled = sql_disabled_reason
+        self.host: HostSource | None = None
+        if host is not None:
+            self.host = HostSource(host, interval, self._changed, blocking=host_blocking)
+        self._events: deque[Event] = deque(maxlen=EVENT_HISTORY)
+        self._events_total = 0
+        self._timelines: dict[int, StartTimeline] = {}
+        self._statistics: dict[int, NodeStatistics] = {}
+        self._ndbinfo: NdbinfoSample | None = None
+        self._hit_ratios: tuple[HitRatio, ...] = ()
+        self._link_rates: tuple[LinkRate, ...] = ()
+        self._links: tuple[tuple[Transporter, ...], float] = ((), 0.0)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def add_listener(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (on the event loop) whenever new data arrived."""
+        self._listeners.append(callback)
+
+    def _changed(self) -> None:
+        self._version += 1
+        self._cached = None
+        for callback in self._listeners:
+            callback()
+
+    def _on_mgm(self) -> None:
+        reading = self.mgm.reading
+        if reading is not None and self.mgm.status.state is SourceState.CONNECTED:
+            self._timelines = apply_status(self._timelines, reading.nodes, reading.wall)
+        self._changed()
+
+    def _on_event(self, event: Event) -> None:
+        self._events.append(event)
+        self._events_total += 1
+        self._timelines = apply_event(self._timelines, event)
+        self._statistics = apply_statistics(self._statistics, event)
+        self._changed()
+
+    def _on_sample(self, sample: NdbinfoSample) -> None:
+        previous = self._ndbinfo
+        seconds = sample.taken_at - previous.taken_at if previous is not None else 0.0
+        before = previous.disk_page_buffer if previous is not None else None
+        self._hit_ratios = hit_ratios(before, sample.disk_page_buffer, seconds)
+        if sample.transporters != self._links[0]:
+            # Transporters are read every few refreshes: rate over the time between readings.
+            links, at = self._links
+            self._link_rates = link_rates(links or None, sample.transporters, sample.taken_at - at)
+            self._links = (sample.transporters, sample.taken_at)
+        self._ndbinfo = sample
+
+    async def start(self) -> None:
+        """Start one task per source."""
+        sources: list[MgmSource | EventSource | SqlSource | HostSource | None] = [
+            self.mgm,
+            self.events,
+            self.sql,
+            self.host,
+        ]
+        for source in sources:
+            if source is not None:
+                self._tasks.append(asyncio.create_task(source.run(), name=f"source-{source.name}"))
+
+    async def stop(self) -> None:
+        """Cancel the sources and close their connections."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+        await self.mgm.close()
+        if self.sql is not None:
+            await self.sql.close()
+
+    async def collect_once(self) -> ClusterSnapshot:
+        """Read every source without background tasks: the management server once, ndbinfo
+        and the host twice ``interval`` apart so rates are real.
+
+        A management server that cannot be reached raises its error; the other
+        sources only record theirs in the snapshot.
+        """
+        reading = await self.mgm.poll_once()
+        self.mgm.health.ok(reading.address)
+        self._on_mgm()
+
+        async def sample(source: SqlSource | HostSource | None, error: type[Exception]) -> None:
+            if source is None:
+                return
+            for i in range(2):
+                try:
+                    await source.poll_once()
+                except error as exc:
+                    source.health.failed(str(exc))
+                    return
+                source.health.ok()
+                if i == 0:
+                    await asyncio.sleep(self.interval)
+
+        await asyncio.gather(sample(self.sql, SqlError), sample(self.host, OSError))
+        self._changed()
+        return self.snapshot()
+
+    def refresh_now(self) -> None:
+        """Ask every polling source for a new sample without waiting for the interval."""
+        for source in (self.mgm, self.sql, self.host):
+            if source is not None:
+                source.health.wake.set()
+
+    def source_statuses(self) -> tuple[SourceStatus, ...]:
+        """The status of every source, disabled ones included."""
+        out = [self.mgm.status]
+        out.append(
+            self.events.status if self.events else SourceStatus("events", SourceState.DISABLED)
+        )
+        out.append(
+            self.sql.status
+            if self.sql
+            else SourceStatus("ndbinfo", SourceState.DISABLED, error=self._sql_disabled)
+        )
+        out.append(
+            self.host.status
+            if self.host
+            else SourceStatus("host", SourceState.DISABLED, error="no local data node host")
+        )
+        return tuple(out)
+
+    def snapshot(self) -> ClusterSnapshot:
+        """The current picture of the cluster."""
+        if self._cached is not None:
+            return self._cached
+        reading = self.mgm.reading
+        levels = self.mgm.log_levels or {}
+        snap = ClusterSnapshot(
+            taken_at=time.monotonic(),
+            wall=self.clock.wall(),
+            interval=self.interval,
+            sources=self.source_statuses(),
+            mgm_address=reading.address if reading else None,
+            mgm_version=reading.version if reading else None,
+            nodes=reading.nodes if reading else (),
+            cluster_log_levels=tuple(levels.items()),
+            events=tuple(self._events),
+            events_total=self._events_total,
+            timelines=tuple(self._timelines[k] for k in sorted(self._timelines)),
+            statistics=tuple(self._statistics[k] for k in sorted(self._statistics)),
+            ndbinfo=self._ndbinfo,
+            hit_ratios=self._hit_ratios,
+            link_rates=self._link_rates,
+            host=self.host.view if self.host else None,
+        )
+        self._cached = snap
+        return snap

@@ -1,0 +1,107 @@
+"""Polling the management server: node status every refresh, log levels now and then."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ndbtop.collect.health import Health
+from ndbtop.errors import MgmError
+from ndbtop.mgm.client import MgmClient
+from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.clock import Clock
+from ndbtop.model.sources import SourceStatus
+
+LOGLEVEL_EVERY = 10
+"""Refreshes between two reads of the cluster-log levels."""
+
+
+@dataclass(frozen=True, slots=True)
+class MgmReading:
+    """One good answer of the management server."""
+
+    taken_at: float
+    wall: float
+    address: str
+    version: str | None
+    nodes: tuple[NodeStatus, ...]
+
+
+class MgmSource:
+    """Keeps a session to the management server and reads ``get status`` each refresh.
+
+    Freshness and retry times are real monotonic seconds; ``clock`` only
+    provides the wall time the cluster's own timeline is shown in.
+
+    A failure closes the session; the next attempt connects again from the
+    first server of the connect string, after a backoff delay.
+    """
+
+    name = "mgm"
+
+    def __init__(
+        self,
+        connectstring: ConnectString,
+        clock: Clock,
+        interval: float,
+        on_update: Callable[[], None],
+        *,
+        timeout: float | None = None,
+    ) -> None:
+        self.client = MgmClient(
+            connectstring,
+            connect_timeout=min(3.0, max(interval, 1.0)),
+            timeout=timeout or max(2.0, 2 * interval),
+        )
+        self.clock = clock
+        self.interval = interval
+        self.on_update = on_update
+        self.reading: MgmReading | None = None
+        self.log_levels: dict[str, int] | None = None
+        self.health = Health(self.name, str(connectstring))
+        self._polls = 0
+
+    @property
+    def status(self) -> SourceStatus:
+        """The source's current state."""
+        return self.health.status
+
+    async def poll_once(self) -> MgmReading:
+        """Read the status once (connecting if needed); raises :class:`MgmError`."""
+        nodes = await self.client.get_status()
+        if self._polls % LOGLEVEL_EVERY == 0 or self.log_levels is None:
+            self.log_levels = await self.client.get_cluster_loglevel()
+        self._polls += 1
+        version = self.client.server_version
+        address = self.client.address
+        reading = MgmReading(
+            time.monotonic(),
+            self.clock.wall(),
+            str(address) if address else "",
+            version.text if version else None,
+            nodes,
+        )
+        self.reading = reading
+        return reading
+
+    async def run(self) -> None:
+        """Poll until cancelled; never raises for a server problem."""
+        while True:
+            started = time.monotonic()
+            try:
+                reading = await self.poll_once()
+            except MgmError as exc:
+                await self.client.close()
+                delay = self.health.failed(str(exc))
+                self.on_update()
+                await self.health.sleep(delay)
+                continue
+            self.health.ok(reading.address)
+            self.on_update()
+            await self.health.sleep(self.interval - (time.monotonic() - started))
+
+    async def close(self) -> None:
+        """Close the session."""
+        await self.client.close()

@@ -1,0 +1,103 @@
+"""Values derived from two samples: rates, deltas and ratios, as pure functions.
+
+Counters reset when a data node restarts (its ``nodes.uptime`` goes back) and
+transporter counters reset when a link reconnects (``connect_count`` changes);
+a delta across a reset is unknown (None), never negative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ndbtop.model.ndbinfo import DiskPageBuffer, Transporter
+
+
+def counter_delta(previous: int | float | None, current: int | float | None) -> float | None:
+    """``current - previous``, or None when either is missing or the counter went back."""
+    if previous is None or current is None or current < previous:
+        return None
+    return float(current - previous)
+
+
+def rate(previous: int | float | None, current: int | float | None, seconds: float) -> float | None:
+    """Per-second rate of a counter over ``seconds``; None across a reset or a zero interval."""
+    delta = counter_delta(previous, current)
+    if delta is None or seconds <= 0:
+        return None
+    return delta / seconds
+
+
+def hit_ratio(direct_return: float, wait_io: float) -> float | None:
+    """``100 * direct / (direct + wait_io)``: undefined (None) without requests, never 100%."""
+    total = direct_return + wait_io
+    if total <= 0:
+        return None
+    return 100.0 * direct_return / total
+
+
+@dataclass(frozen=True, slots=True)
+class HitRatio:
+    """A node's disk page buffer hit ratio since it started and over the last interval."""
+
+    node_id: int
+    since_start_pct: float | None
+    interval_pct: float | None
+    requests_per_s: float | None
+
+
+def hit_ratios(
+    previous: tuple[DiskPageBuffer, ...] | None,
+    current: tuple[DiskPageBuffer, ...],
+    seconds: float,
+) -> tuple[HitRatio, ...]:
+    """Hit ratio per node from two ``diskpagebuffer`` samples ``seconds`` apart."""
+    before = {p.node_id: p for p in previous or ()}
+    out = []
+    for cur in current:
+        prev = before.get(cur.node_id)
+        interval = requests = None
+        if prev is not None:
+            d_direct = counter_delta(
+                prev.page_requests_direct_return, cur.page_requests_direct_return
+            )
+            d_wait = counter_delta(prev.page_requests_wait_io, cur.page_requests_wait_io)
+            if d_direct is not None and d_wait is not None:
+                interval = hit_ratio(d_direct, d_wait)
+                requests = (d_direct + d_wait) / seconds if seconds > 0 else None
+        since = hit_ratio(cur.page_requests_direct_return, cur.page_requests_wait_io)
+        out.append(HitRatio(cur.node_id, since, interval, requests))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRate:
+    """Bytes per second on one transporter link over the last interval."""
+
+    node_id: int
+    remote_node_id: int
+    sent_per_s: float | None
+    received_per_s: float | None
+
+
+def link_rates(
+    previous: tuple[Transporter, ...] | None,
+    current: tuple[Transporter, ...],
+    seconds: float,
+) -> tuple[LinkRate, ...]:
+    """Transporter throughput; a changed ``connect_count`` means the counters restarted."""
+    before = {(t.node_id, t.remote_node_id): t for t in previous or ()}
+    out = []
+    for cur in current:
+        prev = before.get((cur.node_id, cur.remote_node_id))
+        if prev is None or prev.connect_count != cur.connect_count:
+            out.append(LinkRate(cur.node_id, cur.remote_node_id, None, None))
+            continue
+        out.append(
+            LinkRate(
+                cur.node_id,
+                cur.remote_node_id,
+                rate(prev.bytes_sent, cur.bytes_sent, seconds),
+                rate(prev.bytes_received, cur.bytes_received, seconds),
+            )
+        )
+    return tuple(out)

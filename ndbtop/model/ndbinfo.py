@@ -1,0 +1,181 @@
+"""What one ``ndbinfo`` sample holds: frozen values, one type per panel.
+
+Counters are kept raw (as the data nodes report them); rates and ratios over
+an interval are computed from two samples by :mod:`ndbtop.model.derive`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class NdbinfoNode:
+    """A row of ``ndbinfo.nodes``: a started data node's uptime and state."""
+
+    node_id: int
+    uptime_s: int
+    status: str
+    start_phase: int
+    config_generation: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadCpu:
+    """One data-node thread: name, blocks and its CPU over the last second (``cpustat``).
+
+    OS figures are percentages reported by the OS; ``exec_pct`` ... ``buffer_full_pct`` are
+    measured by the thread itself (None where the version has no ``cpustat``, in which case
+    the OS figures come from ``threadstat`` deltas).
+    """
+
+    node_id: int
+    thr_no: int
+    thread_name: str
+    blocks: tuple[str, ...] = ()
+    os_user_pct: float | None = None
+    os_system_pct: float | None = None
+    os_idle_pct: float | None = None
+    exec_pct: float | None = None
+    sleep_pct: float | None = None
+    spin_pct: float | None = None
+    send_pct: float | None = None
+    buffer_full_pct: float | None = None
+    os_tid: int | None = None
+
+    @property
+    def cpu_pct(self) -> float:
+        """Busy percentage as ndb_top ranks threads: max(thread-measured, OS-measured)."""
+        measured = sum(
+            v or 0.0 for v in (self.exec_pct, self.send_pct, self.buffer_full_pct, self.spin_pct)
+        )
+        os_busy = (self.os_user_pct or 0.0) + (self.os_system_pct or 0.0)
+        return max(measured, os_busy)
+
+
+@dataclass(frozen=True, slots=True)
+class DiskPageBuffer:
+    """``diskpagebuffer`` summed over a node's PGMAN instances (counters since node start)."""
+
+    node_id: int
+    page_requests_direct_return: int
+    page_requests_wait_queue: int
+    page_requests_wait_io: int
+    pages_read: int
+    pages_written: int
+    pages_written_lcp: int
+    log_waits: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiskWriteSpeed:
+    """``disk_write_speed_aggregate_node``: bytes/s written for LCP+backup and redo."""
+
+    node_id: int
+    backup_lcp_last_sec: int
+    redo_last_sec: int
+    backup_lcp_last_10sec: int
+    redo_last_10sec: int
+    backup_lcp_last_60sec: int
+    redo_last_60sec: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiskStat:
+    """``diskstat`` summed per node: disk data page I/O per second over the last second."""
+
+    node_id: int
+    reads_completed: int
+    writes_completed: int
+    log_writes_completed: int
+    get_page_reqs_issued: int
+
+
+@dataclass(frozen=True, slots=True)
+class LogSpace:
+    """``logspaces``/``logbuffers``: one redo log part or undo log group (bytes)."""
+
+    node_id: int
+    log_type: str
+    log_id: int
+    log_part: int
+    total: int
+    used: int
+
+    @property
+    def used_pct(self) -> float | None:
+        """Percent used; None when the total is unknown."""
+        return None if self.total <= 0 else 100.0 * self.used / self.total
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryUse:
+    """``memoryusage``: one memory type of one node (bytes and pages)."""
+
+    node_id: int
+    memory_type: str
+    used: int
+    used_pages: int
+    total: int
+    total_pages: int
+
+    @property
+    def used_pct(self) -> float | None:
+        """Percent used; None when the total is unknown."""
+        return None if self.total <= 0 else 100.0 * self.used / self.total
+
+
+@dataclass(frozen=True, slots=True)
+class RestartInfo:
+    """``restart_info``: the phase durations of a node's last restart (seconds)."""
+
+    node_id: int
+    status: str
+    status_int: int
+    phases: tuple[tuple[str, int], ...]
+    """(column name, seconds) for every ``secs_*`` column except the total, in table order."""
+    total_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class Transporter:
+    """``transporters``: one link of one data node (bytes since the link connected)."""
+
+    node_id: int
+    remote_node_id: int
+    status: str
+    remote_address: str
+    bytes_sent: int
+    bytes_received: int
+    connect_count: int
+    overloaded: bool = False
+    slowdown: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NdbinfoSample:
+    """Everything read from ``ndbinfo`` in one refresh, stamped with a monotonic time.
+
+    A panel whose table could not be read (missing privilege, missing table in this
+    version) is absent from its tuple and named in ``unavailable`` with the reason.
+    Panels not refreshed this time keep the values of the previous sample.
+    """
+
+    taken_at: float
+    ndb_version: int | None
+    nodes: tuple[NdbinfoNode, ...] = ()
+    threads: tuple[ThreadCpu, ...] = ()
+    disk_page_buffer: tuple[DiskPageBuffer, ...] = ()
+    disk_write_speed: tuple[DiskWriteSpeed, ...] = ()
+    disk_stat: tuple[DiskStat, ...] = ()
+    log_spaces: tuple[LogSpace, ...] = ()
+    log_buffers: tuple[LogSpace, ...] = ()
+    memory: tuple[MemoryUse, ...] = ()
+    restart_info: tuple[RestartInfo, ...] = ()
+    transporters: tuple[Transporter, ...] = ()
+    unavailable: tuple[tuple[str, str], ...] = field(default=())
+    """(panel, reason) for every panel that could not be read."""
+    queries: int = 0
+    """Queries this refresh sent (each one scans every data node)."""
+    rows: int = 0
+    """Rows those queries returned."""

@@ -1,0 +1,267 @@
+"""Start-phase timelines: where each starting data node is, and how long each phase took.
+
+A timeline is rebuilt from what the management server says: events
+(``NDBStartStarted``, ``StartPhaseCompleted``, ``NDBStartCompleted``,
+``LogFileInitStatus``) when the listener saw them, and ``get status``
+transitions otherwise; durations taken from status polls are marked
+approximate. ``get status`` reports the *last completed* phase, so the phase in
+progress is the next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from ndbtop.mgm.events.decode import Event, LogFileInit, log_file_init, start_phase
+from ndbtop.mgm.status import NodeStatus
+
+PHASE_ORDER = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101)
+"""Start phases in the order a data node goes through them (0: before phase 1 completes)."""
+
+INITIAL_START = 0
+SYSTEM_RESTART = 1
+NODE_RESTART = 2
+INITIAL_NODE_RESTART = 3
+
+START_TYPE_SHORT = {
+    0: "initial start",
+    1: "system restart",
+    2: "node restart",
+    3: "initial node restart",
+}
+
+_NAMES: dict[int, str] = {
+    0: "allocate memory",
+    1: "connect, heartbeats",
+    2: "arbitrator",
+    3: "init variables",
+    4: "redo init or restore",
+    5: "sync data",
+    6: "update variables",
+    7: "update variables",
+    8: "update variables",
+    9: "update variables",
+    100: "API connect",
+    101: "hand-over",
+}
+_NAMES_BY_TYPE: dict[tuple[int, int], str] = {
+    (4, INITIAL_START): "redo log init",
+    (4, INITIAL_NODE_RESTART): "redo log init",
+    (4, NODE_RESTART): "find redo end",
+    (4, SYSTEM_RESTART): "restore LCP, redo",
+    (5, INITIAL_START): "system tables",
+    (5, NODE_RESTART): "copy data, wait LCP",
+    (5, INITIAL_NODE_RESTART): "copy data, wait LCP",
+    (8, SYSTEM_RESTART): "rebuild indexes",
+    (101, NODE_RESTART): "subscription hand-over",
+    (101, INITIAL_NODE_RESTART): "subscription hand-over",
+}
+
+TYPICAL_DISK_MB_PER_S = 50.0
+"""Disk speed assumed for the typical length of redo-log initialisation."""
+
+
+def phase_name(phase: int, start_type: int | None) -> str:
+    """Short name of a start phase for a start type (``4 redo log init``)."""
+    if start_type is not None and (phase, start_type) in _NAMES_BY_TYPE:
+        return _NAMES_BY_TYPE[(phase, start_type)]
+    return _NAMES.get(phase, f"phase {phase}")
+
+
+def next_phase(completed: int) -> int | None:
+    """The phase that runs after ``completed`` (None after the last one)."""
+    if completed not in PHASE_ORDER:
+        later = [p for p in PHASE_ORDER if p > completed]
+        return later[0] if later else None
+    i = PHASE_ORDER.index(completed)
+    return PHASE_ORDER[i + 1] if i + 1 < len(PHASE_ORDER) else None
+
+
+def typical_seconds(phase: int, start_type: int | None, redo_total_mb: int | None) -> float | None:
+    """A normal duration for a phase, where one can be given without knowing the data size.
+
+    Redo-log initialisation writes the whole redo log once, so its normal
+    duration is the log size at :data:`TYPICAL_DISK_MB_PER_S`. Phases that
+    restore or copy data depend on the data size and have no fixed norm.
+    """
+    if phase == 4 and start_type in (INITIAL_START, INITIAL_NODE_RESTART):
+        return redo_total_mb / TYPICAL_DISK_MB_PER_S if redo_total_mb else None
+    if phase in (1, 2, 3, 6, 7, 9, 100):
+        return 10.0
+    if phase == 0:
+        return 60.0
+    if phase == 101:
+        return 30.0
+    if phase == 4 and start_type == NODE_RESTART:
+        return 10.0
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseRecord:
+    """One completed phase: when it began, how long it took, and whether that is exact."""
+
+    phase: int
+    began_at: float
+    seconds: float
+    exact: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RedoProgress:
+    """Redo-log initialisation as the last ``LogFileInitStatus`` reports told it."""
+
+    total_files: int
+    files_done: int
+    total_mb: int
+    mb_done: int
+    at: float
+    mb_per_s: float | None = None
+    completed: bool = False
+
+    @property
+    def fraction(self) -> float:
+        """Share of the megabytes done (0..1)."""
+        return min(self.mb_done / self.total_mb, 1.0) if self.total_mb else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the current speed, None until the speed is known."""
+        if self.completed:
+            return 0.0
+        if not self.mb_per_s:
+            return None
+        return max(self.total_mb - self.mb_done, 0) / self.mb_per_s
+
+
+@dataclass(frozen=True, slots=True)
+class StartTimeline:
+    """One start of one data node, phase by phase (times are wall-clock epoch seconds)."""
+
+    node_id: int
+    start_type: int | None
+    began_at: float
+    began_exact: bool
+    completed: tuple[PhaseRecord, ...] = ()
+    current_phase: int | None = 0
+    current_since: float = 0.0
+    current_exact: bool = True
+    finished_at: float | None = None
+    aborted: bool = False
+    redo: RedoProgress | None = None
+
+    @property
+    def active(self) -> bool:
+        """True while the node is still starting."""
+        return self.finished_at is None and not self.aborted
+
+    def in_phase_s(self, now: float) -> float | None:
+        """Seconds spent so far in the phase in progress."""
+        if not self.active or self.current_phase is None:
+            return None
+        return max(now - self.current_since, 0.0)
+
+    def elapsed_s(self, now: float) -> float:
+        """Seconds since the start began (until it finished)."""
+        end = self.finished_at if self.finished_at is not None else now
+        return max(end - self.began_at, 0.0)
+
+    @property
+    def last_completed(self) -> int | None:
+        """The last completed phase, if any."""
+        return self.completed[-1].phase if self.completed else None
+
+
+def _complete(t: StartTimeline, phase: int, at: float, exact: bool) -> StartTimeline:
+    if any(r.phase == phase for r in t.completed):
+        return t
+    begin = t.current_since if t.current_phase == phase else at
+    record = PhaseRecord(phase, begin, max(at - begin, 0.0), exact and t.current_exact)
+    return replace(
+        t,
+        completed=(*t.completed, record),
+        current_phase=next_phase(phase),
+        current_since=at,
+        current_exact=exact,
+    )
+
+
+def apply_event(timelines: Mapping[int, StartTimeline], event: Event) -> dict[int, StartTimeline]:
+    """Fold one management-server event into the timelines."""
+    out = dict(timelines)
+    node = event.source_node
+    at = event.received_at
+    current = out.get(node)
+    if event.type == 10:
+        out[node] = StartTimeline(node, None, at, True, current_since=at)
+    elif (sp := start_phase(event)) is not None:
+        if current is None or not current.active:
+            current = StartTimeline(
+                node,
+                sp.start_type,
+                at,
+                False,
+                current_phase=sp.phase,
+                current_since=at,
+                current_exact=False,
+            )
+        if current.start_type is None:
+            current = replace(current, start_type=sp.start_type)
+        out[node] = _complete(current, sp.phase, at, True)
+    elif event.type == 11 and current is not None and current.active:
+        if current.current_phase == 101:
+            current = _complete(current, 101, at, True)
+        out[node] = replace(current, finished_at=at, current_phase=None)
+    elif (init := log_file_init(event)) is not None:
+        target = init.node_id or node
+        timeline = out.get(target)
+        if timeline is not None and timeline.active:
+            out[target] = replace(timeline, redo=_redo(timeline.redo, init, at, init.completed))
+    return out
+
+
+def _redo(previous: RedoProgress | None, init: LogFileInit, at: float, done: bool) -> RedoProgress:
+    total_files, files_done = init.total_files, init.files_done
+    total_mb, mb_done = init.total_mbytes, init.mbytes_done
+    speed = previous.mb_per_s if previous else None
+    if previous is not None and at > previous.at and mb_done >= previous.mb_done:
+        speed = (mb_done - previous.mb_done) / (at - previous.at)
+    return RedoProgress(
+        total_files,
+        files_done,
+        total_mb,
+        mb_done,
+        at,
+        speed,
+        done or (total_mb > 0 and mb_done >= total_mb),
+    )
+
+
+def apply_status(
+    timelines: Mapping[int, StartTimeline], nodes: Iterable[NodeStatus], now: float
+) -> dict[int, StartTimeline]:
+    """Fold one ``get status`` answer into the timelines (for what events did not tell)."""
+    out = dict(timelines)
+    for n in nodes:
+        if n.type != "NDB":
+            continue
+        t = out.get(n.node_id)
+        if n.status == "STARTING":
+            if t is None or not t.active:
+                t = StartTimeline(
+                    n.node_id, None, now, False, current_since=now, current_exact=False
+                )
+            last = t.last_completed
+            for phase in PHASE_ORDER[1:]:
+                if phase > n.start_phase:
+                    break
+                if last is None or phase > last:
+                    t = _complete(t, phase, now, False)
+            out[n.node_id] = t
+        elif t is not None and t.active:
+            if n.status == "STARTED":
+                out[n.node_id] = replace(t, finished_at=now, current_phase=None)
+            elif n.status in ("NO_CONTACT", "NOT_STARTED", "SHUTTING_DOWN", "UNKNOWN"):
+                out[n.node_id] = replace(t, aborted=True, current_phase=None)
+    return out

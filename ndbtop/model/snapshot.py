@@ -1,0 +1,68 @@
+"""The immutable picture of the cluster that every view renders.
+
+The TUI, the ``--once`` report, the recorder and the wait command consume the
+same :class:`ClusterSnapshot`; nothing in it holds a socket or changes after
+it is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ndbtop.host.view import HostView
+from ndbtop.mgm.events.decode import Event
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.derive import HitRatio, LinkRate
+from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.model.phases import StartTimeline
+from ndbtop.model.sources import SourceStatus
+from ndbtop.model.statistics import NodeStatistics
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSnapshot:
+    """Everything known about the cluster at one moment.
+
+    ``taken_at`` is monotonic (for ages and rates), ``wall`` the matching
+    epoch time (for display). ``events`` are the most recent events, oldest
+    first; ``events_total`` counts every event received so far, so a view can
+    tell which ones it has not shown yet.
+    """
+
+    taken_at: float
+    wall: float
+    interval: float
+    sources: tuple[SourceStatus, ...]
+    mgm_address: str | None = None
+    mgm_version: str | None = None
+    nodes: tuple[NodeStatus, ...] = ()
+    cluster_log_levels: tuple[tuple[str, int], ...] = ()
+    events: tuple[Event, ...] = ()
+    events_total: int = 0
+    timelines: tuple[StartTimeline, ...] = ()
+    statistics: tuple[NodeStatistics, ...] = ()
+    ndbinfo: NdbinfoSample | None = None
+    hit_ratios: tuple[HitRatio, ...] = ()
+    link_rates: tuple[LinkRate, ...] = ()
+    host: HostView | None = None
+
+    def source(self, name: str) -> SourceStatus | None:
+        """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""
+        return next((s for s in self.sources if s.name == name), None)
+
+    def node(self, node_id: int) -> NodeStatus | None:
+        """The ``get status`` entry of a node."""
+        return next((n for n in self.nodes if n.node_id == node_id), None)
+
+    def data_nodes(self) -> tuple[NodeStatus, ...]:
+        """The data nodes, by id."""
+        return tuple(sorted((n for n in self.nodes if n.type == "NDB"), key=lambda n: n.node_id))
+
+    def timeline(self, node_id: int) -> StartTimeline | None:
+        """The current or last start of a data node."""
+        return next((t for t in self.timelines if t.node_id == node_id), None)
+
+    @property
+    def cluster_log_level(self) -> dict[str, int]:
+        """Cluster-log level per category name (empty until read)."""
+        return dict(self.cluster_log_levels)

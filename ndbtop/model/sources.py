@@ -1,0 +1,71 @@
+"""The state of each data source, always visible to the user."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class SourceState(Enum):
+    """Where a source stands."""
+
+    DISABLED = "disabled"
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    RETRYING = "retrying"
+    UNAVAILABLE = "unavailable"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceStatus:
+    """One source's state, its last error, and when it last produced good data.
+
+    ``last_ok`` is a monotonic time; ``retry_at`` the monotonic time of the
+    next attempt while retrying.
+    """
+
+    name: str
+    state: SourceState
+    target: str = ""
+    error: str | None = None
+    last_ok: float | None = None
+    retry_at: float | None = None
+
+    def age(self, now: float) -> float | None:
+        """Seconds since the last good data, or None if there never was any."""
+        return None if self.last_ok is None else max(now - self.last_ok, 0.0)
+
+    def stale(self, now: float, interval: float) -> bool:
+        """True when the last good data is older than three refresh intervals."""
+        age = self.age(now)
+        return age is None or age > 3 * interval
+
+    def as_json(self, now: float) -> dict[str, object]:
+        """The ``sources`` entry of the JSON report."""
+        age = self.age(now)
+        return {
+            "name": self.name,
+            "state": self.state.value,
+            "target": self.target,
+            "error": self.error,
+            "age_s": None if age is None else round(age, 3),
+        }
+
+
+class Backoff:
+    """Reconnect delays: 0.5 s doubling up to ``cap`` seconds, reset on success."""
+
+    def __init__(self, first: float = 0.5, cap: float = 10.0) -> None:
+        self.first = first
+        self.cap = cap
+        self._next = first
+
+    def next_delay(self) -> float:
+        """The delay before the next attempt; each call doubles the one after."""
+        delay = self._next
+        self._next = min(self._next * 2, self.cap)
+        return delay
+
+    def reset(self) -> None:
+        """Back to the first delay after a success."""
+        self._next = self.first

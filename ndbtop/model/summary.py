@@ -1,0 +1,59 @@
+"""The one-line summary of a cluster's health, from ``get status`` alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ndbtop.mgm.status import NodeStatus
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSummary:
+    """Data nodes started, node groups missing a node, API slots in use, and the master."""
+
+    data_nodes: int
+    data_started: int
+    groups: tuple[int, ...]
+    groups_missing: tuple[int, ...]
+    groups_down: tuple[int, ...]
+    api_slots: int
+    api_connected: int
+    master: int | None
+
+    @property
+    def all_started(self) -> bool:
+        """True when every configured data node is started."""
+        return self.data_nodes > 0 and self.data_started == self.data_nodes
+
+
+def summarize(nodes: Iterable[NodeStatus]) -> ClusterSummary:
+    """Summarise a ``get status`` answer.
+
+    A node group is *missing a node* when one of its members is not started,
+    and *down* when none is: the cluster cannot serve its data then.
+    The master is the started data node with the lowest dynamic id.
+    """
+    nodes = tuple(nodes)
+    data = [n for n in nodes if n.type == "NDB"]
+    started = [n for n in data if n.status in ("STARTED", "SINGLE USER MODE")]
+    members: dict[int, list[NodeStatus]] = {}
+    for n in data:
+        if n.node_group is not None:
+            members.setdefault(n.node_group, []).append(n)
+    up = {n.node_id for n in started}
+    missing = tuple(g for g, ms in sorted(members.items()) if any(m.node_id not in up for m in ms))
+    down = tuple(g for g, ms in sorted(members.items()) if all(m.node_id not in up for m in ms))
+    api = [n for n in nodes if n.type == "API"]
+    candidates = [n for n in started if n.dynamic_id]
+    master = min(candidates, key=lambda n: n.dynamic_id).node_id if candidates else None
+    return ClusterSummary(
+        data_nodes=len(data),
+        data_started=len(started),
+        groups=tuple(sorted(members)),
+        groups_missing=missing,
+        groups_down=down,
+        api_slots=len(api),
+        api_connected=sum(1 for n in api if n.status == "CONNECTED"),
+        master=master,
+    )

@@ -1,0 +1,1 @@
+"""One-shot reports of the cluster: collected once, printed as text or JSON."""

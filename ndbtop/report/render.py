@@ -1,0 +1,405 @@
+"""The ``--once`` report of a snapshot, as a JSON object or as readable tables.
+
+JSON field names are a public interface: later versions add fields, never
+rename them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from ndbtop.model.phases import phase_name
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.summary import summarize
+from ndbtop.report.tables import duration, format_table, human_bytes
+
+
+def _iso(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
+    """Every panel of the snapshot as plain JSON-ready values."""
+    s = summarize(snap.nodes)
+    out: dict[str, Any] = {
+        "time": _iso(snap.wall),
+        "mgm": {"address": snap.mgm_address, "version": snap.mgm_version},
+        "summary": {
+            "data_nodes": s.data_nodes,
+            "data_nodes_started": s.data_started,
+            "node_groups_missing_node": list(s.groups_missing),
+            "node_groups_down": list(s.groups_down),
+            "api_slots": s.api_slots,
+            "api_connected": s.api_connected,
+            "master": s.master,
+        },
+        "nodes": [
+            {
+                "node_id": n.node_id,
+                "type": n.type,
+                "status": n.status,
+                "start_phase": n.start_phase,
+                "version": n.version_text,
+                "node_group": n.node_group,
+                "address": n.address,
+                "dynamic_id": n.dynamic_id,
+                "connect_count": n.connect_count,
+            }
+            for n in snap.nodes
+        ],
+        "sources": [src.as_json(snap.taken_at) for src in snap.sources],
+        "start_timelines": [_timeline_json(t, snap.wall) for t in snap.timelines],
+        "cluster_log_levels": dict(snap.cluster_log_levels),
+    }
+    out.update(_ndbinfo_json(snap))
+    out["host"] = _host_json(snap)
+    return out
+
+
+def _timeline_json(t: Any, now: float) -> dict[str, Any]:
+    redo = t.redo
+    return {
+        "node_id": t.node_id,
+        "start_type": t.start_type,
+        "active": t.active,
+        "phase_in_progress": t.current_phase,
+        "in_phase_s": t.in_phase_s(now),
+        "elapsed_s": round(t.elapsed_s(now), 3),
+        "completed": [
+            {"phase": r.phase, "seconds": round(r.seconds, 3), "exact": r.exact}
+            for r in t.completed
+        ],
+        "redo_init": None
+        if redo is None
+        else {
+            "total_mb": redo.total_mb,
+            "mb_done": redo.mb_done,
+            "total_files": redo.total_files,
+            "files_done": redo.files_done,
+            "mb_per_s": redo.mb_per_s,
+            "eta_s": redo.eta_s,
+        },
+    }
+
+
+def _ndbinfo_json(snap: ClusterSnapshot) -> dict[str, Any]:
+    ni = snap.ndbinfo
+    if ni is None:
+        return {
+            "threads": [],
+            "disk_page_buffer": [],
+            "disk_io": {"write_speed": [], "diskstat": []},
+            "memory": [],
+            "redo_log": [],
+            "restart_info": [],
+            "unavailable": [],
+        }
+    ratios = {h.node_id: h for h in snap.hit_ratios}
+    return {
+        "ndb_version": ni.ndb_version,
+        "threads": [
+            {
+                "node_id": t.node_id,
+                "thr_no": t.thr_no,
+                "thread_name": t.thread_name,
+                "cpu_pct": round(t.cpu_pct, 1),
+                "os_user_pct": t.os_user_pct,
+                "os_system_pct": t.os_system_pct,
+                "exec_pct": t.exec_pct,
+                "send_pct": t.send_pct,
+                "spin_pct": t.spin_pct,
+                "blocks": list(t.blocks),
+                "os_tid": t.os_tid,
+            }
+            for t in ni.threads
+        ],
+        "disk_page_buffer": [
+            {
+                "node_id": d.node_id,
+                "hit_ratio_pct": _round(
+                    ratios[d.node_id].since_start_pct if d.node_id in ratios else None
+                ),
+                "hit_ratio_interval_pct": _round(
+                    ratios[d.node_id].interval_pct if d.node_id in ratios else None
+                ),
+                "page_requests_direct_return": d.page_requests_direct_return,
+                "page_requests_wait_io": d.page_requests_wait_io,
+                "pages_read": d.pages_read,
+            }
+            for d in ni.disk_page_buffer
+        ],
+        "disk_io": {
+            "write_speed": [
+                {
+                    "node_id": w.node_id,
+                    "redo_bytes_per_s": w.redo_last_sec,
+                    "lcp_bytes_per_s": w.backup_lcp_last_sec,
+                    "redo_bytes_per_s_10s": w.redo_last_10sec,
+                    "lcp_bytes_per_s_10s": w.backup_lcp_last_10sec,
+                }
+                for w in ni.disk_write_speed
+            ],
+            "diskstat": [
+                {
+                    "node_id": d.node_id,
+                    "reads_per_s": d.reads_completed,
+                    "writes_per_s": d.writes_completed,
+                    "log_writes_per_s": d.log_writes_completed,
+                    "page_requests_per_s": d.get_page_reqs_issued,
+                }
+                for d in ni.disk_stat
+            ],
+        },
+        "memory": [
+            {
+                "node_id": m.node_id,
+                "memory_type": m.memory_type,
+                "used": m.used,
+                "total": m.total,
+                "used_pct": _round(m.used_pct),
+            }
+            for m in ni.memory
+        ],
+        "redo_log": [
+            {
+                "node_id": r.node_id,
+                "log_type": r.log_type,
+                "log_part": r.log_part,
+                "total": r.total,
+                "used": r.used,
+                "used_pct": _round(r.used_pct),
+            }
+            for r in ni.log_spaces
+        ],
+        "restart_info": [
+            {
+                "node_id": r.node_id,
+                "status": r.status,
+                "status_int": r.status_int,
+                "total_s": r.total_s,
+                "phases": dict(r.phases),
+            }
+            for r in ni.restart_info
+        ],
+        "unavailable": [{"panel": p, "reason": why} for p, why in ni.unavailable],
+    }
+
+
+def _host_json(snap: ClusterSnapshot) -> dict[str, Any] | None:
+    h = snap.host
+    if h is None:
+        return None
+    return {
+        "interval_s": h.interval_s,
+        "disks": [
+            {
+                "disk": d.name,
+                "r_s": d.r_s,
+                "w_s": d.w_s,
+                "rkb_s": d.rkb_s,
+                "wkb_s": d.wkb_s,
+                "wareq_kb": d.wareq_kb,
+                "await_ms": d.await_ms,
+                "util_pct": d.util_pct,
+            }
+            for d in h.disks
+        ],
+        "cpu": None
+        if h.cpu is None
+        else {
+            "user": h.cpu.user,
+            "system": h.cpu.system,
+            "iowait": h.cpu.iowait,
+            "idle": h.cpu.idle,
+        },
+        "threads": [
+            {"node_id": t.node_id, "tid": t.tid, "thread_name": t.thread_name, "cpu_pct": t.cpu_pct}
+            for t in h.threads
+        ],
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def report_text(snap: ClusterSnapshot) -> str:
+    """The snapshot as sections of plain tables."""
+    s = summarize(snap.nodes)
+    when = dt.datetime.fromtimestamp(snap.wall).strftime("%Y-%m-%d %H:%M:%S")
+    where = snap.mgm_address or "(no management server)"
+    lines = [
+        f"Cluster at {where}, NDB {snap.mgm_version or '?'}, {when}",
+        f"Data nodes started {s.data_started}/{s.data_nodes}; node groups missing a node: "
+        f"{', '.join(f'#{g}' for g in s.groups_missing) or 'none'}; API slots connected "
+        f"{s.api_connected}/{s.api_slots}",
+        "",
+    ]
+    timelines = {t.node_id: t for t in snap.timelines}
+    rows = []
+    for n in snap.nodes:
+        phase = "-"
+        t = timelines.get(n.node_id)
+        if n.status == "STARTING":
+            current = t.current_phase if t and t.active else None
+            phase = (
+                f"{current} {phase_name(current, t.start_type if t else None)}"
+                if current is not None
+                else f"done {n.start_phase}"
+            )
+            if t and t.active and (secs := t.in_phase_s(snap.wall)) is not None:
+                phase += f" ({duration(secs)})"
+        elif n.status == "SHUTTING_DOWN":
+            phase = f"stopping level {n.start_phase}"
+        group = "" if n.type != "NDB" else ("none" if n.node_group is None else n.node_group)
+        rows.append((n.node_id, n.type, n.status, phase, group, n.version_text, n.address or ""))
+    lines.append(
+        format_table(
+            ("id", "type", "status", "phase", "group", "version", "address"), rows, right=(0,)
+        )
+    )
+    for t in snap.timelines:
+        if t.redo is not None and t.active:
+            r = t.redo
+            speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
+            lines.append(
+                f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
+                f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
+            )
+    lines += ["", "Sources:"]
+    for src in snap.sources:
+        age = src.age(snap.taken_at)
+        state = src.state.value + (f" ({src.error})" if src.error else "")
+        lines.append(f"  {src.name:8} {state}" + (f", {age:.1f} s old" if age is not None else ""))
+    lines += _ndbinfo_text(snap)
+    lines += _host_text(snap)
+    return "\n".join(lines) + "\n"
+
+
+def _ndbinfo_text(snap: ClusterSnapshot) -> list[str]:
+    ni = snap.ndbinfo
+    if ni is None:
+        return []
+    out: list[str] = []
+    if ni.threads:
+        rows = sorted(ni.threads, key=lambda t: (t.node_id, t.thr_no))
+        out += [
+            "",
+            "Threads (cpu %, last second):",
+            format_table(
+                ("node", "thr", "name", "cpu", "user", "sys", "exec", "send", "blocks"),
+                [
+                    (
+                        t.node_id,
+                        t.thr_no,
+                        t.thread_name,
+                        t.cpu_pct,
+                        t.os_user_pct,
+                        t.os_system_pct,
+                        t.exec_pct,
+                        t.send_pct,
+                        " ".join(t.blocks[:6]),
+                    )
+                    for t in rows
+                ],
+                right=(0, 1, 3, 4, 5, 6, 7),
+            ),
+        ]
+    if snap.hit_ratios:
+        out += [
+            "",
+            "Disk page buffer hit ratio:",
+            format_table(
+                ("node", "since start %", "last interval %", "requests/s"),
+                [
+                    (h.node_id, h.since_start_pct, h.interval_pct, h.requests_per_s)
+                    for h in snap.hit_ratios
+                ],
+                right=(0, 1, 2, 3),
+            ),
+        ]
+    if ni.memory:
+        out += [
+            "",
+            "Memory:",
+            format_table(
+                ("node", "type", "used", "total", "used %"),
+                [
+                    (
+                        m.node_id,
+                        m.memory_type,
+                        human_bytes(m.used),
+                        human_bytes(m.total),
+                        m.used_pct,
+                    )
+                    for m in ni.memory
+                ],
+                right=(0, 2, 3, 4),
+            ),
+        ]
+    if ni.log_spaces:
+        out += [
+            "",
+            "Redo log:",
+            format_table(
+                ("node", "type", "part", "used", "total", "used %"),
+                [
+                    (
+                        r.node_id,
+                        r.log_type,
+                        r.log_part,
+                        human_bytes(r.used),
+                        human_bytes(r.total),
+                        r.used_pct,
+                    )
+                    for r in ni.log_spaces
+                ],
+                right=(0, 2, 3, 4, 5),
+            ),
+        ]
+    if ni.disk_write_speed:
+        out += [
+            "",
+            "Disk write speed (last second):",
+            format_table(
+                ("node", "redo", "LCP+backup"),
+                [
+                    (
+                        w.node_id,
+                        human_bytes(w.redo_last_sec) + "/s",
+                        human_bytes(w.backup_lcp_last_sec) + "/s",
+                    )
+                    for w in ni.disk_write_speed
+                ],
+                right=(0, 1, 2),
+            ),
+        ]
+    for r in ni.restart_info:
+        phases = ", ".join(f"{k.removeprefix('secs_')} {duration(v)}" for k, v in r.phases if v)
+        out += [
+            "",
+            f"Last restart of node {r.node_id}: {r.status}, {duration(r.total_s)} "
+            f"total" + (f" ({phases})" if phases else ""),
+        ]
+    for panel, why in ni.unavailable:
+        out.append(f"  {panel}: unavailable ({why})")
+    return out
+
+
+def _host_text(snap: ClusterSnapshot) -> list[str]:
+    h = snap.host
+    if h is None or not h.disks:
+        return []
+    return [
+        "",
+        "Host disks (iostat -x):",
+        format_table(
+            ("disk", "r/s", "w/s", "rkB/s", "wkB/s", "wareq-kB", "await ms", "%util"),
+            [
+                (d.name, d.r_s, d.w_s, d.rkb_s, d.wkb_s, d.wareq_kb, d.await_ms, d.util_pct)
+                for d in h.disks
+            ],
+            right=(1, 2, 3, 4, 5, 6, 7),
+        ),
+    ]

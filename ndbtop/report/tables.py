@@ -1,0 +1,59 @@
+"""Plain-text tables for terminal reports (no colours, no dependencies)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def format_table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()
+) -> str:
+    """Columns padded to their widest cell; columns listed in ``right`` align right."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        for i, value in enumerate(row):
+            widths[i] = max(widths[i], len(value))
+    lines = [_line(headers, widths, right), _line(["-" * w for w in widths], widths, ())]
+    lines += [_line(row, widths, right) for row in cells]
+    return "\n".join(lines)
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)
+
+
+def _line(values: Sequence[str], widths: Sequence[int], right: Sequence[int]) -> str:
+    parts = [
+        v.rjust(w) if i in right else v.ljust(w)
+        for i, (v, w) in enumerate(zip(values, widths, strict=False))
+    ]
+    return "  ".join(parts).rstrip()
+
+
+def human_bytes(n: float | None) -> str:
+    """``1.5 GiB``-style size (binary units)."""
+    if n is None:
+        return "-"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def duration(seconds: float | None) -> str:
+    """``38m47s``, ``1h02m``, ``12s``."""
+    if seconds is None:
+        return "-"
+    s = round(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{(s % 3600) // 60:02d}m"

@@ -1,0 +1,145 @@
+"""The host a simulated data node runs on: its disks, its CPUs and the node's threads.
+
+It offers the same ``sample()``/``view()`` pair as the live host collector, so
+the same rate functions turn its counters into an iostat-like view. Samples
+are stamped in simulated seconds: rates are per simulated second, as they
+would be on the real host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ndbtop.host.samples import CpuTimes, DiskCounters, HostSample, ThreadSample
+from ndbtop.host.view import HostView, host_view
+from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.ndbinfo_rows import process_id, thread_tid
+from ndbtop.sim.workload import noise
+
+
+@dataclass(frozen=True, slots=True)
+class DiskLoad:
+    """What a disk is doing: requests and kilobytes per second, latency and busy share."""
+
+    reads: float = 0.0
+    read_kb: float = 0.0
+    writes: float = 0.0
+    write_kb: float = 0.0
+    await_ms: float = 0.5
+    util: float = 0.0
+    iowait_pct: float = 0.2
+
+
+SYNCED_REDO = DiskLoad(writes=50.0, write_kb=1025.0, await_ms=36.5, util=1.0, iowait_pct=18.5)
+"""S1: a 32 KB page written at each MB of each redo file, each followed by an fsync."""
+FAST_REDO = DiskLoad(writes=860.0, write_kb=110_000.0, await_ms=4.6, util=0.74, iowait_pct=6.0)
+"""The same initialisation without a sync per page."""
+
+
+class SimHost:
+    """Counters of one simulated data-node host, grown in simulated time."""
+
+    def __init__(self, cluster: SimCluster, node_id: int | None = None) -> None:
+        self.cluster = cluster
+        self.node_id = node_id if node_id is not None else next(iter(cluster.data_nodes))
+        self.cpus = cluster.config.host_cpus
+        self._last = cluster.now
+        self._disks = {
+            "sda": [0.0] * 7,
+            "sdb": [0.0] * 7,
+        }
+        self._cpu = {"user": 0.0, "system": 0.0, "iowait": 0.0, "idle": 0.0}
+        self._prev: HostSample | None = None
+        self._cur: HostSample | None = None
+
+    def _load(self) -> tuple[DiskLoad, float]:
+        node = self.cluster.data_nodes[self.node_id]
+        busy = sum(node.loads) / 100.0
+        if node.activity() == "redo_init":
+            profile = self.cluster.disk_profile
+            return (FAST_REDO if profile == "fast_redo" else SYNCED_REDO), busy
+        if not node.serving:
+            return DiskLoad(writes=0.4, write_kb=6.0, util=0.002), busy
+        redo_kb = node.redo_write_bps / 1024.0
+        lcp_kb = node.lcp_write_bps / 1024.0
+        write_kb = redo_kb + lcp_kb
+        writes = max(write_kb / 64.0, 1.0)
+        rates = list(node.dpb_rate.values())
+        page_reads = sum(r["pages_read"] for r in rates)
+        util = min(0.02 + writes * 0.0015 + page_reads * 0.004, 0.97)
+        return DiskLoad(
+            reads=page_reads,
+            read_kb=page_reads * 32.0,
+            writes=writes,
+            write_kb=write_kb,
+            await_ms=0.9 + page_reads * 0.01,
+            util=util,
+            iowait_pct=min(page_reads * 0.05, 15.0),
+        ), busy
+
+    def _grow(self) -> None:
+        now = self.cluster.now
+        dt = now - self._last
+        self._last = now
+        if dt <= 0:
+            return
+        load, busy_cpus = self._load()
+        jitter = 1.0 + 0.04 * noise(self.cluster.seed, int(now), self.node_id, 7)
+        data = self._disks["sdb"]
+        data[0] += load.reads * dt * jitter
+        data[1] += load.writes * dt * jitter
+        data[2] += load.read_kb * 1024 * dt * jitter
+        data[3] += load.write_kb * 1024 * dt * jitter
+        data[4] += load.reads * dt * load.await_ms
+        data[5] += load.writes * dt * load.await_ms * jitter
+        data[6] += min(load.util * jitter, 1.0) * dt * 1000
+        system = self._disks["sda"]
+        system[1] += 1.5 * dt
+        system[3] += 24 * 1024 * dt
+        system[5] += 1.5 * dt * 0.4
+        system[6] += 0.004 * dt * 1000
+        total = self.cpus * dt
+        iowait = total * load.iowait_pct / 100.0
+        user = min(busy_cpus * 0.84 * dt, total - iowait)
+        sys_ = min(busy_cpus * 0.16 * dt + 0.01 * total, total - iowait - user)
+        self._cpu["user"] += user
+        self._cpu["system"] += sys_
+        self._cpu["iowait"] += iowait
+        self._cpu["idle"] += max(total - user - sys_ - iowait, 0.0)
+
+    def sample(self) -> HostSample:
+        """The host's counters now (disks, CPU times, the data node's threads)."""
+        self._grow()
+        disks = tuple(
+            DiskCounters(
+                name, int(c[0]), int(c[1]), int(c[2]), int(c[3]), int(c[4]), int(c[5]), int(c[6])
+            )
+            for name, c in self._disks.items()
+        )
+        c = self._cpu
+        cpu = CpuTimes(c["user"], 0.0, c["system"], c["idle"], c["iowait"], 0.0, 0.0, 0.0, 0.0, 0.0)
+        node = self.cluster.data_nodes[self.node_id]
+        threads: tuple[ThreadSample, ...] = ()
+        if node.alive:
+            pid = process_id(node.node_id)
+            threads = tuple(
+                ThreadSample(
+                    pid,
+                    node.node_id,
+                    "ndbmtd",
+                    thread_tid(node.node_id, t.thr_no),
+                    t.name,
+                    node.cpu_user_us[i] / 1e6,
+                    node.cpu_sys_us[i] / 1e6,
+                )
+                for i, t in enumerate(node.threads)
+            )
+        sample = HostSample(self.cluster.now, disks, cpu, threads)
+        self._prev, self._cur = self._cur, sample
+        return sample
+
+    def view(self) -> HostView | None:
+        """Rates between the last two samples."""
+        if self._cur is None:
+            return None
+        return host_view(self._prev, self._cur)
