@@ -31,6 +31,8 @@ from ndbtop.model.statistics import NodeStatistics, apply_statistics
 
 EVENT_HISTORY = 2000
 """Events kept for the Events view."""
+HISTORY_POINTS = 120
+"""Points kept per time series (sparklines)."""
 
 
 class Hub:
@@ -71,7 +73,7 @@ class Hub:
         self._sql_disabled = sql_disabled_reason
         self.host: HostSource | None = None
         if host is not None:
-            self.host = HostSource(host, interval, self._changed, blocking=host_blocking)
+            self.host = HostSource(host, interval, self._on_host, blocking=host_blocking)
         self._events: deque[Event] = deque(maxlen=EVENT_HISTORY)
         self._events_total = 0
         self._timelines: dict[int, StartTimeline] = {}
@@ -81,6 +83,7 @@ class Hub:
         self._link_rates: tuple[LinkRate, ...] = ()
         self._links: tuple[tuple[Transporter, ...], float] = ((), 0.0)
         self._tasks: list[asyncio.Task[None]] = []
+        self._history: dict[str, deque[float | None]] = {}
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the event loop) whenever new data arrived."""
@@ -105,6 +108,22 @@ class Hub:
         self._statistics = apply_statistics(self._statistics, event)
         self._changed()
 
+    def _record(self, key: str, value: float | None) -> None:
+        series = self._history.get(key)
+        if series is None:
+            series = self._history[key] = deque(maxlen=HISTORY_POINTS)
+        series.append(value)
+
+    def _on_host(self) -> None:
+        view = self.host.view if self.host else None
+        if view is not None and view.interval_s:
+            for d in view.disks:
+                self._record(f"disk.w_s.{d.name}", d.w_s)
+                self._record(f"disk.wkb_s.{d.name}", d.wkb_s)
+                self._record(f"disk.util.{d.name}", d.util_pct)
+                self._record(f"disk.await.{d.name}", d.await_ms)
+        self._changed()
+
     def _on_sample(self, sample: NdbinfoSample) -> None:
         previous = self._ndbinfo
         seconds = sample.taken_at - previous.taken_at if previous is not None else 0.0
@@ -116,6 +135,10 @@ class Hub:
             self._link_rates = link_rates(links or None, sample.transporters, sample.taken_at - at)
             self._links = (sample.transporters, sample.taken_at)
         self._ndbinfo = sample
+        for h in self._hit_ratios:
+            self._record(f"hit.interval.{h.node_id}", h.interval_pct)
+        for t in sample.threads:
+            self._record(f"thread.cpu.{t.node_id}.{t.thr_no}", t.cpu_pct)
 
     async def start(self) -> None:
         """Start one task per source."""
@@ -216,6 +239,7 @@ class Hub:
             hit_ratios=self._hit_ratios,
             link_rates=self._link_rates,
             host=self.host.view if self.host else None,
+            history=tuple((k, tuple(v)) for k, v in self._history.items()),
         )
         self._cached = snap
         return snap

@@ -45,6 +45,8 @@ class ClusterSnapshot:
     hit_ratios: tuple[HitRatio, ...] = ()
     link_rates: tuple[LinkRate, ...] = ()
     host: HostView | None = None
+    history: tuple[tuple[str, tuple[float | None, ...]], ...] = ()
+    """Recent values of a few time series (``hit.interval.<node>``, ``disk.w_s.<disk>``...)."""
 
     def source(self, name: str) -> SourceStatus | None:
         """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""
@@ -61,6 +63,10 @@ class ClusterSnapshot:
     def timeline(self, node_id: int) -> StartTimeline | None:
         """The current or last start of a data node."""
         return next((t for t in self.timelines if t.node_id == node_id), None)
+
+    def series(self, key: str) -> tuple[float | None, ...]:
+        """The recent values of one time series, oldest first."""
+        return next((v for k, v in self.history if k == key), ())
 
     @property
     def cluster_log_level(self) -> dict[str, int]:
