@@ -33,7 +33,7 @@ def _positive(text: str) -> float:
 
 
 def _port(text: str) -> int:
-    if not text.isdigit() or not 0 <= int(text) <= 65535:
+    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"invalid port {text!r} (0-65535)")
     return int(text)
 
@@ -112,6 +112,12 @@ def add_view_options(p: argparse.ArgumentParser) -> None:
         help="no action that changes the cluster (restart, stop, start, log levels)",
     )
     g.add_argument("--no-color", action="store_true", help="no colours (also: $NO_COLOR)")
+    g.add_argument(
+        "--theme",
+        choices=("dark", "light", "ansi", "ansi-light"),
+        default="dark",
+        help="colours for dark or light terminals; ansi uses the terminal's own",
+    )
     g.add_argument(
         "--audit-log",
         metavar="FILE",

@@ -75,11 +75,13 @@ class EventSource:
                 self.health.ok(str(address))
                 self.on_update()
 
-                def changed(wanted: dict[int, int] = wanted) -> bool:
+                def alive(wanted: dict[int, int] = wanted) -> bool:
+                    # Called after every line, pings included: the stream is alive; stop
+                    # when the cluster-log levels changed so the subscription follows them.
+                    self.health.ok()
                     return levels_from_names(self.levels()) != wanted
 
-                async for item in listener.items(stop=changed):
-                    self.health.ok()
+                async for item in listener.items(stop=alive):
                     self.on_event(self._decode(item))
             except MgmError as exc:
                 delay = self.health.failed(str(exc))

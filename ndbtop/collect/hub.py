@@ -192,6 +192,14 @@ class Hub:
         self._changed()
         return self.snapshot()
 
+    def set_interval(self, interval: float) -> None:
+        """Change the refresh interval of every polling source."""
+        self.interval = interval
+        for source in (self.mgm, self.sql, self.host):
+            if source is not None:
+                source.interval = interval
+        self._changed()
+
     def refresh_now(self) -> None:
         """Ask every polling source for a new sample without waiting for the interval."""
         for source in (self.mgm, self.sql, self.host):

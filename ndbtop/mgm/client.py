@@ -318,7 +318,9 @@ def _parse_version(reply: Reply) -> ServerVersion:
     major, minor, build = (reply.require_int(k) for k in ("major", "minor", "build"))
     vid = reply.get("id")
     return ServerVersion(
-        id=int(vid) if vid and vid.isdigit() else make_version(major, minor, build),
+        id=int(vid)
+        if vid and vid.isascii() and vid.isdigit()
+        else make_version(major, minor, build),
         major=major,
         minor=minor,
         build=build,

@@ -86,7 +86,7 @@ def split_host_port(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, i
 
 
 def _port(text: str, whole: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         raise ConnectStringError(f"invalid port {text!r} in {whole!r}")
     port = int(text)
     if not 1 <= port <= 65535:
@@ -108,7 +108,7 @@ def parse_connectstring(text: str, *, _depth: int = 0) -> ConnectString:
         low = tok.lower()
         if low.startswith("nodeid="):
             value = tok[7:].strip()
-            if not value.isdigit() or not 1 <= int(value) <= 255:
+            if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= 255:
                 raise ConnectStringError(f"invalid nodeid {value!r} (expected 1-255)")
             nodeid = int(value)
         elif low.startswith("bind-address="):

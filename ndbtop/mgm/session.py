@@ -61,6 +61,10 @@ class MgmSession:
             raise MgmConnectError(f"{address}: connect timed out after {timeout:g} s") from None
         except socket.gaierror as exc:
             raise MgmConnectError(f"{address}: cannot resolve host ({exc.strerror})") from None
+        except ValueError as exc:
+            # The resolver refuses some names before any lookup (a label over 63
+            # characters fails IDNA encoding).
+            raise MgmConnectError(f"{address}: cannot resolve host ({exc})") from None
         except OSError as exc:
             reason = os.strerror(exc.errno) if exc.errno else (exc.strerror or str(exc))
             raise MgmConnectError(f"{address}: {reason.lower()}") from None

@@ -168,6 +168,13 @@ class StartTimeline:
         return max(end - self.began_at, 0.0)
 
     @property
+    def kind(self) -> int | None:
+        """The start type; an unknown one with redo-log initialisation is an initial start."""
+        if self.start_type is None and self.redo is not None:
+            return INITIAL_START
+        return self.start_type
+
+    @property
     def last_completed(self) -> int | None:
         """The last completed phase, if any."""
         return self.completed[-1].phase if self.completed else None

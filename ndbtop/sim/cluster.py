@@ -7,8 +7,7 @@ between actions, counters grow at the current rates. With the same seed and
 the same requests at the same simulated times, a run reproduces exactly.
 
 Node control follows the management server's rules: a restart or stop is
-refused while a data node is starting or stopping (5063) unless forced or
-aborted, stopping the last started node of a node group is refused (5028)
+refused while a data node is starting (5063) unless forced or aborted, stopping the last started node of a node group is refused (5028)
 unless forced, and a forced one takes every data node down.
 """
 
@@ -490,7 +489,9 @@ class SimCluster:
     # Requests from management clients
 
     def _busy(self) -> bool:
-        return any(n.state in (STARTING, SHUTTING_DOWN) for n in self.data_nodes.values())
+        # MgmtSrvr::is_any_node_starting: only a starting node blocks; a stopping one
+        # does not (stopping the rest of its group is then refused with 5028).
+        return any(n.state == STARTING for n in self.data_nodes.values())
 
     def _check_targets(self, node_ids: tuple[int, ...]) -> ControlOutcome | None:
         for node_id in node_ids:
@@ -522,11 +523,11 @@ class SimCluster:
         """``restart node v2``."""
         if any(n.state == SINGLE_USER for n in self.data_nodes.values()):
             return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
+        if self._busy() and not (force or abort):
+            return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
         refusal = self._check_targets(node_ids)
         if refusal is not None:
             return refusal
-        if self._busy() and not (force or abort):
-            return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
         targets = node_ids
         if self._would_crash(node_ids):
             if not force:
@@ -538,11 +539,11 @@ class SimCluster:
         self, node_ids: tuple[int, ...], *, abort: bool = False, force: bool = False
     ) -> ControlOutcome:
         """``stop v2``."""
+        if self._busy() and not (force or abort):
+            return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
         refusal = self._check_targets(node_ids)
         if refusal is not None:
             return refusal
-        if self._busy() and not (force or abort):
-            return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
         targets = node_ids
         if self._would_crash(node_ids):
             if not force:

@@ -28,6 +28,7 @@ class Simulator:
         self.ndbinfo = SimNdbinfo(cluster, self.sync)
         self._driver: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
+        self._release: asyncio.Task[None] | None = None
 
     @property
     def mgm_ports(self) -> dict[int, int]:
@@ -110,6 +111,20 @@ class Simulator:
                 return False
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), DRIVER_INTERVAL * 4)
+
+    def speed_up_when(self, ready: Callable[[], bool], speed: float, timeout: float = 3.0) -> None:
+        """Play at real speed until ``ready()`` holds (at most ``timeout`` real seconds),
+        then at ``speed``: a viewer that is still connecting misses nothing."""
+        self.clock.set_speed(1.0)
+
+        async def release() -> None:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            while not ready() and loop.time() < deadline:
+                await asyncio.sleep(0.05)
+            self.clock.set_speed(speed)
+
+        self._release = asyncio.create_task(release())
 
     async def stop_mgmd(self, node_id: int) -> None:
         """Kill one management server (its port stops answering)."""

@@ -180,7 +180,7 @@ COMMANDS: dict[str, dict[str, ArgSpec]] = {
     "start all": {},
     "enter single user": _args(nodeId=(_INT, _REQ)),
     "exit single user": {},
-    "listen event": _args(filter=(_STR, _REQ), parsable=(_INT, _OPT), node=(_STR, _OPT)),
+    "listen event": _args(filter=(_STR, _REQ), parsable=(_INT, _OPT), node=(_INT, _OPT)),
     "dump events": _args(type=(_INT, _REQ), nodes=(_STR, _OPT)),
     "dump state": _args(node=(_INT, _REQ), args=(_STR, _REQ)),
     "report event": _args(length=(_INT, _REQ), data=(_STR, _REQ)),

@@ -18,7 +18,7 @@ from ndbtop.errors import MgmLineTooLong
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.client import CLUSTER_LOGLEVEL_NAMES, SEVERITY_NAMES
 from ndbtop.mgm.events.encode import encode_parsable, encode_text
-from ndbtop.mgm.events.filters import FilterRejected, parse_filter
+from ndbtop.mgm.events.filters import FilterRejected, c_atoi, parse_filter
 from ndbtop.mgm.status import NODE_TYPES, format_status_reply, parse_types_argument
 from ndbtop.mgm.version import split_version, version_string
 from ndbtop.mgm.wire import LineBuffer, format_block
@@ -242,10 +242,11 @@ class MgmdServer:
 
     async def _set_cluster_loglevel(self, session: _Session, args: dict) -> bytes:
         category, level = int(args["category"]), int(args["level"])
-        if not 250 <= category <= 262:
-            result = f"Invalid category {category - 250}"
-        elif level > 15:
-            result = f"Invalid loglevel {level}"
+        # Services.cpp checks the level first and prints both with %d.
+        if level > 15:
+            result = f"Invalid loglevel {_int32(level)}"
+        elif not 250 <= category <= 262:
+            result = f"Invalid category {_int32(category - 250)}"
         else:
             self.cluster.set_cluster_loglevel(category, level)
             result = "Ok"
@@ -500,13 +501,14 @@ async def _drain_until_eof(reader: asyncio.StreamReader) -> None:
 
 
 def _node_ids(text: str) -> tuple[int, ...]:
-    out = []
-    for part in text.split():
-        try:
-            out.append(int(part))
-        except ValueError:
-            out.append(0)
-    return tuple(out)
+    """Node ids of a ``node``/``nodes`` argument, read with ``atoi`` as the server does."""
+    return tuple(c_atoi(part) for part in text.split())
+
+
+def _int32(value: int) -> int:
+    """An unsigned 32-bit value as ``%d`` prints it."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 _Handler = Callable[[MgmdServer, _Session, dict], Awaitable[bytes]]

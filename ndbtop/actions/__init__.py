@@ -1,0 +1,1 @@
+"""Actions that change the cluster: their exact commands, guards, execution and audit."""

@@ -1,0 +1,63 @@
+"""The audit log: one JSON line per action step, flushed to disk before going on.
+
+Each action writes a ``sent`` line before its request leaves and a ``reply``
+line with the server's answer, verbatim, so a killed ndbtop still leaves what
+it attempted. Passwords never reach this log: actions carry none.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import json
+import os
+import socket
+from pathlib import Path
+
+from ndbtop.errors import NdbtopError
+
+
+def default_audit_path() -> Path:
+    """``$XDG_STATE_HOME/ndbtop/audit.log`` (``~/.local/state/ndbtop/audit.log``)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "ndbtop" / "audit.log"
+
+
+class AuditLog:
+    """Appends JSON lines to a file, each one synced to disk."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def write(self, **record: object) -> None:
+        """Append one record stamped with the time, user and host; raises if it cannot."""
+        line = {
+            "time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"),
+            "user": _user(),
+            "host": socket.gethostname(),
+            **record,
+        }
+        data = (json.dumps(line, sort_keys=False) + "\n").encode()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise NdbtopError(f"cannot write the audit log {self.path}: {exc.strerror}") from None
+
+    def records(self) -> list[dict[str, object]]:
+        """Every record in the file (for reports and tests)."""
+        if not self.path.exists():
+            return []
+        return [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return str(os.getuid())

@@ -1,0 +1,92 @@
+"""Running an action on its own management connection, audited, never retried.
+
+The runner asks the management server for the live status again just before
+sending, so an action confirmed on a paused or stale screen is checked against
+the cluster as it is now. The server's reply, success or refusal, comes back
+verbatim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ndbtop.actions.audit import AuditLog
+from ndbtop.actions.commands import (
+    Action,
+    RestartNode,
+    SetClusterLogLevel,
+    StartNode,
+    StopNode,
+    wire_text,
+)
+from ndbtop.actions.guards import assess
+from ndbtop.errors import MgmCommandError, MgmError, NdbtopError
+from ndbtop.mgm.client import MgmClient
+from ndbtop.mgm.connectstring import ConnectString
+
+
+@dataclass(frozen=True, slots=True)
+class ActionOutcome:
+    """What happened: ``ok``, and the server's reply or the error, verbatim."""
+
+    action: Action
+    ok: bool
+    reply: str
+    target: str = ""
+
+
+async def run_action(
+    action: Action, connectstring: ConnectString, audit: AuditLog, *, timeout: float = 5.0
+) -> ActionOutcome:
+    """Send ``action`` to the first management server that answers and report the reply."""
+    client = MgmClient(connectstring, timeout=timeout)
+    target = ""
+    try:
+        address = await client.connect()
+        target = str(address)
+        live = assess(action, await client.get_status())
+        if not live.allowed:
+            reply = "not sent: " + "; ".join(live.blockers)
+            audit.write(event="refused", target=target, command=action.ndb_mgm(), reply=reply)
+            return ActionOutcome(action, False, reply, target)
+        audit.write(
+            event="sent", target=target, command=action.ndb_mgm(), request=wire_text(action)
+        )
+        reply = await _send(client, action)
+        audit.write(event="reply", target=target, command=action.ndb_mgm(), ok=True, reply=reply)
+        return ActionOutcome(action, True, reply, target)
+    except MgmCommandError as exc:
+        audit.write(
+            event="reply", target=target, command=action.ndb_mgm(), ok=False, reply=exc.result
+        )
+        return ActionOutcome(action, False, exc.result, target)
+    except MgmError as exc:
+        audit.write(
+            event="error", target=target, command=action.ndb_mgm(), ok=False, reply=str(exc)
+        )
+        return ActionOutcome(action, False, str(exc), target)
+    finally:
+        await client.close()
+
+
+async def _send(client: MgmClient, action: Action) -> str:
+    if isinstance(action, RestartNode):
+        r = await client.restart_nodes(
+            action.node_ids,
+            initial=action.initial,
+            nostart=action.nostart,
+            abort=action.abort,
+            force=action.force,
+        )
+        return f"{r.result}, restarted: {r.count}"
+    if isinstance(action, StopNode):
+        r = await client.stop_nodes(action.node_ids, abort=action.abort, force=action.force)
+        return f"{r.result}, stopped: {r.count}"
+    if isinstance(action, StartNode):
+        r = await client.start_node(action.node_id)
+        return r.result
+    if isinstance(action, SetClusterLogLevel):
+        for node_id in action.node_ids:
+            await client.set_cluster_loglevel(node_id, action.category, action.level)
+        return "Ok"
+    raise NdbtopError(f"unknown action {action!r}")

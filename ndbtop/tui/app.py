@@ -1,0 +1,410 @@
+"""The live view: a Textual app that renders the hub's snapshots and runs guarded actions.
+
+The app never touches a socket: the hub's sources poll in the background, a
+timer pulls the latest snapshot each refresh and renders the visible view,
+and actions run in workers on their own management connection.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Awaitable, Callable
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.timer import Timer
+from textual.widgets import Footer, Input, TabbedContent, TabPane
+
+from ndbtop.actions.audit import AuditLog
+from ndbtop.actions.commands import (
+    Action,
+    RestartNode,
+    SetClusterLogLevel,
+    StartNode,
+    StopNode,
+)
+from ndbtop.actions.runner import ActionOutcome, run_action
+from ndbtop.collect.hub import Hub
+from ndbtop.mgm.events.catalogue import Category
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.report.render import report_text
+from ndbtop.tui.screens.confirm import ConfirmAction
+from ndbtop.tui.screens.help import HelpScreen
+from ndbtop.tui.screens.quit import QuitPrompt
+from ndbtop.tui.views.base import View
+from ndbtop.tui.views.disk import DiskView
+from ndbtop.tui.views.events import EventsView
+from ndbtop.tui.views.nodes import NodesView
+from ndbtop.tui.views.restarts import RestartsView
+from ndbtop.tui.views.threads import ThreadsView
+from ndbtop.tui.widgets.header import StatusHeader
+
+INTERVALS = (0.5, 1.0, 2.0, 5.0, 10.0)
+VIEWS = (
+    ("nodes", NodesView),
+    ("threads", ThreadsView),
+    ("disk", DiskView),
+    ("events", EventsView),
+    ("restarts", RestartsView),
+)
+CHANGING_ACTIONS = frozenset({"restart", "stop", "start", "statistics"})
+STATISTICS = int(Category.STATISTICS)
+
+
+class NdbtopApp(App[int]):
+    """ndbtop's live view."""
+
+    TITLE = "ndbtop"
+    CSS = """
+    Screen { layout: vertical; }
+    TabbedContent { height: 1fr; }
+    TabPane { padding: 0; }
+    #filter { dock: bottom; display: none; }
+    #filter.-visible { display: block; }
+    """
+
+    BINDINGS = [
+        Binding("1", "view('nodes')", "Nodes"),
+        Binding("2", "view('threads')", "Threads"),
+        Binding("3", "view('disk')", "Disk"),
+        Binding("4", "view('events')", "Events"),
+        Binding("5", "view('restarts')", "Restarts"),
+        Binding("r", "restart", "Restart"),
+        Binding("x", "stop", "Stop", show=False),
+        Binding("t", "start", "Start", show=False),
+        Binding("L", "statistics", "Stats log"),
+        Binding("p", "pause", "Pause"),
+        Binding("slash", "filter", "Filter"),
+        Binding("s", "sort", "Sort", show=False),
+        Binding("plus,equals_sign", "interval(1)", "Slower", show=False),
+        Binding("minus", "interval(-1)", "Faster", show=False),
+        Binding("y", "copy", "Copy", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit_app", "Quit"),
+    ]
+    HELP = (
+        ("1 … 5", "Nodes, Threads, Disk, Events, Restarts"),
+        ("↑ ↓ / enter", "select a node (its timeline, its threads)"),
+        ("r", "restart the selected data node (RESTART [-i] [-n] [-a] [-f])"),
+        ("x", "stop the selected data node (STOP [-a] [-f])"),
+        ("t", "start the selected data node (left NOT_STARTED by RESTART -n)"),
+        ("L", "CLUSTERLOG STATISTICS=15 on all data nodes; again to restore"),
+        ("p", "pause the screen (data keeps being collected)"),
+        ("+ / -", "refresh slower / faster"),
+        ("/", "filter the view (node id, thread name, event text)"),
+        ("s", "change the sort order of the view"),
+        ("y", "copy the selected row, or the whole report, to the clipboard (OSC 52)"),
+        ("?", "this help"),
+        ("q", "quit"),
+    )
+
+    def __init__(
+        self,
+        start: Callable[[], Awaitable[Hub]],
+        *,
+        stop: Callable[[], Awaitable[None]] | None = None,
+        read_only: bool = False,
+        audit: AuditLog,
+        simulated: str | None = None,
+        theme: str = "textual-dark",
+    ) -> None:
+        super().__init__()
+        self._start = start
+        self._stop = stop
+        self.read_only = read_only
+        self.audit = audit
+        self.simulated = simulated
+        self._theme_name = theme
+        self.hub: Hub | None = None
+        self.paused = False
+        self.statistics_raised_from: int | None = None
+        self._timer: Timer | None = None
+        self._frozen: ClusterSnapshot | None = None
+        self._ticking = False
+
+    # Layout
+
+    def compose(self) -> ComposeResult:
+        yield StatusHeader(read_only=self.read_only, simulated=self.simulated)
+        with TabbedContent(initial="nodes", id="tabs"):
+            for name, cls in VIEWS:
+                with TabPane(cls.title, id=name):
+                    yield cls(id=f"view-{name}")
+        yield Input(
+            placeholder="filter (Enter to apply, empty to clear, Esc to cancel)", id="filter"
+        )
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        """Start the sources and the refresh timer."""
+        self.theme = self._theme_name
+        self.hub = await self._start()
+        await self.hub.start()
+        self._schedule()
+        self.tick()
+        self.current_view.focus_table()
+
+    def _schedule(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        interval = self.hub.interval if self.hub else 1.0
+        self._timer = self.set_interval(interval, self.tick)
+
+    async def on_unmount(self) -> None:
+        """Stop the sources (and the simulation, in the demo)."""
+        if self.hub is not None:
+            await self.hub.stop()
+        if self._stop is not None:
+            await self._stop()
+
+    # Rendering
+
+    def live_snapshot(self) -> ClusterSnapshot:
+        """The newest snapshot, whatever is on screen."""
+        if self.hub is None:
+            return ClusterSnapshot(
+                time.monotonic(), time.time(), 1.0, (SourceStatus("mgm", SourceState.CONNECTING),)
+            )
+        return self.hub.snapshot()
+
+    @property
+    def current_view(self) -> View:
+        """The visible view."""
+        active = self.query_one("#tabs", TabbedContent).active or "nodes"
+        return self.query_one(f"#view-{active}", View)
+
+    def tick(self) -> None:
+        """Render the newest snapshot (or only the header while paused)."""
+        if self.hub is None or self._ticking:
+            return
+        self._ticking = True
+        try:
+            snap = self.hub.snapshot()
+            header = self.query_one(StatusHeader)
+            header.paused = self.paused
+            header.show(snap, time.monotonic())
+            if not self.paused:
+                self._frozen = snap
+                self.current_view.show(snap, self.hub.clock.wall())
+        finally:
+            self._ticking = False
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """Draw a view as soon as it becomes visible."""
+        if self.hub is not None:
+            snap = self._frozen if self.paused and self._frozen else self.hub.snapshot()
+            self.current_view.show(snap, self.hub.clock.wall())
+        self.current_view.focus_table()
+
+    def on_data_table_row_highlighted(self) -> None:
+        """Selecting another node redraws its details at once."""
+        if self.hub is not None:
+            self.current_view.redraw(self.hub.clock.wall())
+
+    def on_resize(self) -> None:
+        """On short terminals the node detail panel gives way to the table."""
+        self.query_one(NodesView).set_class(self.size.height < 30, "-short")
+
+    # Keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In read-only mode every action that changes the cluster is gone."""
+        return not (self.read_only and action in CHANGING_ACTIONS)
+
+    def action_view(self, name: str) -> None:
+        """Switch to a view."""
+        self.query_one("#tabs", TabbedContent).active = name
+
+    def action_pause(self) -> None:
+        """Freeze the screen; data keeps being collected."""
+        self.paused = not self.paused
+        self.notify(
+            "paused: the screen is frozen, data is still collected" if self.paused else "resumed",
+            timeout=2,
+        )
+        self.tick()
+
+    def action_interval(self, step: int) -> None:
+        """Refresh slower (+1) or faster (-1)."""
+        if self.hub is None:
+            return
+        current = self.hub.interval
+        index = min(range(len(INTERVALS)), key=lambda i: abs(INTERVALS[i] - current))
+        index = max(0, min(index + step, len(INTERVALS) - 1))
+        self.hub.set_interval(INTERVALS[index])
+        self._schedule()
+        self.notify(f"refresh every {INTERVALS[index]:g} s", timeout=2)
+        self.tick()
+
+    def action_filter(self) -> None:
+        """Show the filter input."""
+        box = self.query_one("#filter", Input)
+        box.value = self.current_view.filter_text
+        box.add_class("-visible")
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Apply the filter to the visible view."""
+        if event.input.id != "filter":
+            return
+        view = self.current_view
+        view.filter_text = event.value.strip()
+        event.input.remove_class("-visible")
+        view.focus()
+        if self.hub is not None:
+            view.redraw(self.hub.clock.wall())
+
+    def on_key(self, event: object) -> None:
+        """Escape in the filter input cancels it."""
+        box = self.query_one("#filter", Input)
+        if getattr(event, "key", "") == "escape" and box.has_class("-visible"):
+            box.remove_class("-visible")
+            self.current_view.focus()
+
+    def action_sort(self) -> None:
+        """Next sort order of the visible view."""
+        view = self.current_view
+        if not view.sort_modes:
+            self.notify("this view has one order", timeout=2)
+            return
+        mode = view.next_sort()
+        if self.hub is not None:
+            view.redraw(self.hub.clock.wall())
+        self.notify(f"sorted by {mode}", timeout=2)
+
+    def action_copy(self) -> None:
+        """Copy the selected row, or the whole report, with OSC 52 (works over SSH)."""
+        text = self.current_view.copy_text() or report_text(self.live_snapshot())
+        self.copy_to_clipboard(text)
+        self.notify(f"copied {len(text.splitlines())} line(s) to the clipboard", timeout=2)
+
+    def action_help(self) -> None:
+        """Show every key."""
+        self.push_screen(HelpScreen(self.HELP))
+
+    # Actions on the cluster
+
+    def _selected_data_node(self) -> int | None:
+        node_id = self.current_view.selected_node()
+        snap = self.live_snapshot()
+        node = snap.node(node_id) if node_id is not None else None
+        if node is None or node.type != "NDB":
+            self.notify("select a data node first (in Nodes, Threads or Disk)", severity="warning")
+            return None
+        return node_id
+
+    def action_restart(self) -> None:
+        """Restart the selected data node, after confirmation."""
+        node_id = self._selected_data_node()
+        if node_id is not None:
+            self._confirm(RestartNode((node_id,)), "Restart")
+
+    def action_stop(self) -> None:
+        """Stop the selected data node, after confirmation."""
+        node_id = self._selected_data_node()
+        if node_id is not None:
+            self._confirm(StopNode((node_id,)), "Stop")
+
+    def action_start(self) -> None:
+        """Start the selected data node, after confirmation."""
+        node_id = self._selected_data_node()
+        if node_id is not None:
+            self._confirm(StartNode(node_id), "Start")
+
+    def action_statistics(self) -> None:
+        """Raise STATISTICS to 15 on all data nodes, or restore the level ndbtop replaced."""
+        snap = self.live_snapshot()
+        nodes = tuple(n.node_id for n in snap.data_nodes())
+        if not nodes:
+            self.notify("no data node to set log levels on", severity="warning")
+            return
+        if self.statistics_raised_from is not None:
+            self._confirm(
+                SetClusterLogLevel(nodes, STATISTICS, self.statistics_raised_from), "Restore"
+            )
+            return
+        level = snap.cluster_log_level.get("statistics")
+        if level is None:
+            self.notify("the cluster-log levels are not known yet", severity="warning")
+            return
+        if level >= 15:
+            self.notify("STATISTICS is already 15", timeout=3)
+            return
+        self._confirm(SetClusterLogLevel(nodes, STATISTICS, 15), "Set")
+
+    def _confirm(self, action: Action, verb: str) -> None:
+        if self.read_only:
+            self.notify("read-only: actions are disabled", severity="warning")
+            return
+
+        def chosen(result: Action | None) -> None:
+            if result is not None:
+                self.run_worker(self._run(result), group="actions", exclusive=False)
+
+        self.push_screen(ConfirmAction(action, self.live_snapshot, verb), chosen)
+
+    async def _run(self, action: Action) -> ActionOutcome | None:
+        if self.hub is None:
+            return None
+        events = self.query_one(EventsView)
+        now = self.hub.clock.wall()
+        events.add_note(now, _note(now, f"sending {action.ndb_mgm()}", "bold"))
+        previous = self.live_snapshot().cluster_log_level.get("statistics")
+        try:
+            outcome = await run_action(action, self.hub.connectstring, self.audit)
+        except Exception as exc:  # the audit log could not be written
+            self.notify(f"{action.ndb_mgm()}: {exc}", severity="error", timeout=10)
+            return None
+        after = self.hub.clock.wall()
+        style = "green" if outcome.ok else "bold red"
+        events.add_note(after, _note(after, f"{action.ndb_mgm()}: {outcome.reply}", style))
+        self.notify(
+            f"{action.ndb_mgm()}: {outcome.reply}",
+            severity="information" if outcome.ok else "error",
+            timeout=8,
+        )
+        if outcome.ok and isinstance(action, SetClusterLogLevel):
+            self._statistics_changed(action, previous)
+        self.hub.refresh_now()
+        return outcome
+
+    def _statistics_changed(self, action: SetClusterLogLevel, previous: int | None) -> None:
+        events = self.query_one(EventsView)
+        if self.statistics_raised_from is None and action.level == 15:
+            self.statistics_raised_from = previous if previous is not None else 7
+            events.banner_text = Text(
+                f" Cluster log changed by ndbtop: STATISTICS {self.statistics_raised_from} → 15 "
+                "(L restores it) ",
+                style="bold black on yellow",
+            )
+        else:
+            self.statistics_raised_from = None
+            events.banner_text = None
+
+    async def action_quit_app(self) -> None:
+        """Quit; offer to restore log levels ndbtop changed."""
+        if self.statistics_raised_from is None or self.read_only:
+            self.exit(0)
+            return
+        change = f"STATISTICS {self.statistics_raised_from} → 15"
+
+        async def answered(choice: str | None) -> None:
+            if choice == "restore" and self.hub is not None:
+                nodes = tuple(n.node_id for n in self.live_snapshot().data_nodes())
+                action = SetClusterLogLevel(nodes, STATISTICS, self.statistics_raised_from or 7)
+                await run_action(action, self.hub.connectstring, self.audit)
+                self.exit(0)
+            elif choice == "leave":
+                self.exit(0)
+
+        self.push_screen(QuitPrompt(change), answered)
+
+
+def _note(when: float, text: str, style: str) -> Text:
+    line = Text(dt.datetime.fromtimestamp(when).strftime("%H:%M:%S") + "  ", style="dim")
+    line.append("ndbtop   ", style="bold magenta")
+    line.append(text, style=style)
+    return line

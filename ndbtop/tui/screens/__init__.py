@@ -1,0 +1,1 @@
+"""Modal screens: action confirmation, help, and the quit prompt."""

@@ -1,0 +1,161 @@
+"""The yes/no modal for actions that change the cluster.
+
+It shows the exact command (as typed in ``ndb_mgm`` and as sent on the wire),
+re-checks the node's live state twice a second while open, focuses Cancel,
+and wants the node id typed when the action is dangerous.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Static
+
+from ndbtop.actions.commands import Action, RestartNode, StopNode, wire_text
+from ndbtop.actions.guards import Assessment, assess
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.format import status_text
+
+_FLAGS = {
+    RestartNode: (
+        ("initial", "-i initial (wipe file system)"),
+        ("nostart", "-n no start"),
+        ("abort", "-a abort (no graceful stop)"),
+        ("force", "-f force"),
+    ),
+    StopNode: (("abort", "-a abort (no graceful stop)"), ("force", "-f force")),
+}
+
+
+class ConfirmAction(ModalScreen[Action | None]):
+    """Confirm or cancel one action; dismisses with the action to run, or None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    DEFAULT_CSS = """
+    ConfirmAction { align: center middle; }
+    ConfirmAction #box { width: 90; max-width: 100%; height: auto; max-height: 100%;
+                         border: thick $warning; background: $surface; padding: 1 2; }
+    ConfirmAction #box.-danger { border: thick $error; }
+    ConfirmAction #title { text-style: bold; }
+    ConfirmAction .flags { height: auto; }
+    ConfirmAction Checkbox { width: auto; }
+    ConfirmAction #command { margin-top: 1; }
+    ConfirmAction #warnings { margin-top: 1; }
+    ConfirmAction #confirm { margin-top: 1; }
+    ConfirmAction #buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    ConfirmAction Button { margin-left: 2; }
+    """
+
+    def __init__(self, action: Action, live: Callable[[], ClusterSnapshot], verb: str) -> None:
+        super().__init__()
+        self.action = action
+        self.live = live
+        self.verb = verb
+        self.assessment: Assessment = assess(action, live().nodes)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):
+            yield Static(id="title")
+            yield Static(id="state")
+            flags = _FLAGS.get(type(self.action), ())
+            if flags:
+                with Horizontal(classes="flags"):
+                    for name, label in flags:
+                        yield Checkbox(label, value=getattr(self.action, name), id=f"flag-{name}")
+            yield Static(id="command")
+            yield Static(id="warnings")
+            yield Input(placeholder="", id="confirm")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel", variant="primary")
+                yield Button(self.verb, id="go", variant="error")
+
+    def on_mount(self) -> None:
+        """Draw, focus Cancel, and re-check the live state twice a second."""
+        self._refresh()
+        self.query_one("#cancel", Button).focus()
+        self.set_interval(0.5, self._refresh)
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        """An option was toggled: the command and the checks change with it."""
+        name = (event.checkbox.id or "").removeprefix("flag-")
+        self.action = replace(self.action, **{name: event.value})  # type: ignore[type-var]
+        self._refresh()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Enable the action button once the node id is typed."""
+        self._update_button()
+
+    def _refresh(self) -> None:
+        snap = self.live()
+        self.assessment = assess(self.action, snap.nodes)
+        a = self.assessment
+        targets = " ".join(map(str, getattr(self.action, "node_ids", ())))
+        self.query_one("#title", Static).update(
+            Text(f"{self.verb} node {targets}?" if targets else f"{self.verb}?")
+        )
+        state = Text()
+        for node_id in getattr(self.action, "node_ids", ()):
+            n = snap.node(node_id)
+            if n is None:
+                continue
+            state.append(f"node {node_id}: ")
+            state.append_text(status_text(n.status, n.type))
+            if n.type == "NDB":
+                group = "none" if n.node_group is None else n.node_group
+                partners = [
+                    m
+                    for m in snap.data_nodes()
+                    if m.node_group == n.node_group and m.node_id != node_id
+                ]
+                state.append(f"  node group {group}")
+                if partners:
+                    state.append(", partners ")
+                    for i, m in enumerate(partners):
+                        if i:
+                            state.append(", ")
+                        state.append(f"{m.node_id} ")
+                        state.append_text(status_text(m.status, m.type))
+            state.append("\n")
+        self.query_one("#state", Static).update(state)
+        command = Text("ndb_mgm> ", style="dim")
+        command.append(self.action.ndb_mgm(), style="bold")
+        command.append("\nsends to the management server:\n", style="dim")
+        command.append(wire_text(self.action).replace("\n\n", "\n⏎\n"), style="cyan")
+        self.query_one("#command", Static).update(command)
+        warnings = Text()
+        for b in a.blockers:
+            warnings.append(f"✖ {b}\n", style="bold red")
+        for w in a.warnings:
+            warnings.append(f"! {w}\n", style="bold red" if a.danger else "yellow")
+        self.query_one("#warnings", Static).update(warnings)
+        box = self.query_one("#box")
+        box.set_class(a.danger, "-danger")
+        confirm = self.query_one("#confirm", Input)
+        confirm.display = a.confirm_text is not None
+        if a.confirm_text is not None:
+            confirm.placeholder = f"type {a.confirm_text} to confirm"
+        self._update_button()
+
+    def _update_button(self) -> None:
+        a = self.assessment
+        typed = self.query_one("#confirm", Input).value.strip()
+        ready = a.allowed and (a.confirm_text is None or typed == a.confirm_text)
+        self.query_one("#go", Button).disabled = not ready
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Cancel, or run the action if it is ready."""
+        if event.button.id == "go" and not event.button.disabled:
+            self.dismiss(self.action)
+        else:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        """Escape cancels."""
+        self.dismiss(None)

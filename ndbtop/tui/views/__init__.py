@@ -1,0 +1,1 @@
+"""The tabs of the live view, one module each."""

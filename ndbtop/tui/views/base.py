@@ -1,0 +1,67 @@
+"""What every view offers the app: render a snapshot, filter, sort, copy, selected node."""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+
+from ndbtop.model.snapshot import ClusterSnapshot
+
+
+class View(Vertical):
+    """A tab's content, rendered from immutable snapshots only."""
+
+    title = ""
+    sort_modes: tuple[str, ...] = ()
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.filter_text = ""
+        self.sort_index = 0
+        self.snapshot: ClusterSnapshot | None = None
+
+    @property
+    def sort_mode(self) -> str:
+        """The current sort order's name."""
+        return self.sort_modes[self.sort_index] if self.sort_modes else ""
+
+    def show(self, snap: ClusterSnapshot, now: float) -> None:
+        """Render ``snap``; ``now`` is the wall time timers count to."""
+        self.snapshot = snap
+        self.render_snapshot(snap, now)
+
+    def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        """Subclasses draw here."""
+
+    def redraw(self, now: float) -> None:
+        """Draw the last snapshot again (after a filter or sort change)."""
+        if self.snapshot is not None:
+            self.render_snapshot(self.snapshot, now)
+
+    def focus_table(self) -> None:
+        """Give the keyboard to the view's first table."""
+        from textual.widgets import DataTable
+
+        tables = self.query(DataTable)
+        if tables:
+            tables.first().focus()
+
+    def next_sort(self) -> str:
+        """Switch to the next sort order; returns its name."""
+        if self.sort_modes:
+            self.sort_index = (self.sort_index + 1) % len(self.sort_modes)
+        return self.sort_mode
+
+    def selected_node(self) -> int | None:
+        """The data node the cursor is on, if any."""
+        return None
+
+    def copy_text(self) -> str | None:
+        """What ``y`` copies from this view (None: the whole report)."""
+        return None
+
+    def matches(self, *values: object) -> bool:
+        """True when the filter is empty or appears in any of ``values`` (case-insensitive)."""
+        if not self.filter_text:
+            return True
+        needle = self.filter_text.lower()
+        return any(needle in str(v).lower() for v in values)

@@ -1,0 +1,154 @@
+"""Disk: the host's disks as iostat shows them, and per data node its writes and page buffer."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.format import bar, number, pct, rate_bytes, sparkline
+from ndbtop.tui.views.base import View
+from ndbtop.tui.widgets.keyed_table import KeyedTable
+
+HOST_COLUMNS = (
+    ("disk", "disk"),
+    ("r_s", "r/s"),
+    ("w_s", "w/s"),
+    ("rkb", "rkB/s"),
+    ("wkb", "wkB/s"),
+    ("wareq", "wareq-kB"),
+    ("await", "await ms"),
+    ("util", "%util"),
+    ("wtrend", "w/s trend"),
+    ("utrend", "util trend"),
+)
+NODE_COLUMNS = (
+    ("node", "node"),
+    ("redo", "redo write"),
+    ("lcp", "LCP+backup write"),
+    ("redo_used", "redo log used"),
+    ("hit", "hit since start"),
+    ("hit_int", "hit last interval"),
+    ("hit_trend", "hit trend"),
+    ("req", "page req/s"),
+)
+
+HIT_WARN = 99.0
+HIT_BAD = 95.0
+
+
+def hit_text(value: float | None) -> Text:
+    """A hit ratio coloured: red below 95 %, yellow below 99 %."""
+    if value is None:
+        return Text("-", style="dim")
+    style = "bold red" if value < HIT_BAD else "yellow" if value < HIT_WARN else "green"
+    return Text(f"{value:.2f}%", style=style)
+
+
+class DiskView(View):
+    """Host iostat and the data nodes' disk activity."""
+
+    title = "Disk"
+
+    DEFAULT_CSS = """
+    DiskView .caption { height: 1; padding: 0 1; }
+    DiskView #host { height: auto; max-height: 12; }
+    DiskView #nodes { height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="caption", id="host_caption")
+        yield KeyedTable(HOST_COLUMNS, id="host")
+        yield Static(classes="caption", id="node_caption")
+        yield KeyedTable(NODE_COLUMNS, id="nodes")
+
+    def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        host = snap.host
+        caption = Text("Host disks", style="bold")
+        if host is None:
+            src = snap.source("host")
+            caption.append(f": {src.error if src and src.error else 'not read'}", style="dim")
+        elif host.cpu is not None:
+            c = host.cpu
+            caption.append(f"  cpu user {pct(c.user)} sys {pct(c.system)} ")
+            caption.append(
+                f"iowait {pct(c.iowait)}", style="bold red" if (c.iowait or 0) >= 10 else ""
+            )
+            caption.append(f" idle {pct(c.idle)}")
+        self.query_one("#host_caption", Static).update(caption)
+        rows = []
+        for d in host.disks if host is not None else ():
+            if not self.matches(d.name):
+                continue
+            util = Text(f"{d.util_pct:5.1f} " if d.util_pct is not None else "    - ")
+            util.append_text(bar(d.util_pct, 8))
+            rows.append(
+                (
+                    d.name,
+                    (
+                        Text(d.name, style="bold"),
+                        number(d.r_s, 1),
+                        number(d.w_s, 1),
+                        number(d.rkb_s, 1),
+                        number(d.wkb_s, 1),
+                        number(d.wareq_kb, 1),
+                        Text(
+                            number(d.await_ms, 1),
+                            style="bold red" if (d.await_ms or 0) > 20 else "",
+                        ),
+                        util,
+                        sparkline(snap.series(f"disk.w_s.{d.name}"), 16),
+                        sparkline(snap.series(f"disk.util.{d.name}"), 16),
+                    ),
+                )
+            )
+        self.query_one("#host", KeyedTable).sync(rows)
+
+        ni = snap.ndbinfo
+        node_caption = Text("Data nodes", style="bold")
+        if ni is None:
+            src = snap.source("ndbinfo")
+            node_caption.append(
+                f": ndbinfo {src.error if src and src.error else 'not read'}", style="dim"
+            )
+        else:
+            for panel, why in ni.unavailable:
+                if panel in ("disk_page_buffer", "disk_write_speed", "log_spaces"):
+                    node_caption.append(f"  {panel}: {why}", style="yellow")
+        self.query_one("#node_caption", Static).update(node_caption)
+        speeds = {w.node_id: w for w in ni.disk_write_speed} if ni else {}
+        redo: dict[int, float] = {}
+        for r in ni.log_spaces if ni else ():
+            if r.log_type == "REDO" and r.used_pct is not None:
+                redo[r.node_id] = max(redo.get(r.node_id, 0.0), r.used_pct)
+        hits = {h.node_id: h for h in snap.hit_ratios}
+        node_ids = sorted(set(speeds) | set(redo) | set(hits))
+        node_rows = []
+        for node_id in node_ids:
+            if not self.matches(node_id):
+                continue
+            w = speeds.get(node_id)
+            h = hits.get(node_id)
+            used = Text(f"{redo[node_id]:4.0f}% " if node_id in redo else "   - ")
+            used.append_text(bar(redo.get(node_id), 8, warn=60, crit=80))
+            node_rows.append(
+                (
+                    str(node_id),
+                    (
+                        Text(str(node_id), style="bold"),
+                        rate_bytes(w.redo_last_sec if w else None),
+                        rate_bytes(w.backup_lcp_last_sec if w else None),
+                        used,
+                        hit_text(h.since_start_pct if h else None),
+                        hit_text(h.interval_pct if h else None),
+                        sparkline(snap.series(f"hit.interval.{node_id}"), 16),
+                        number(h.requests_per_s if h else None),
+                    ),
+                )
+            )
+        self.query_one("#nodes", KeyedTable).sync(node_rows)
+
+    def selected_node(self) -> int | None:
+        key = self.query_one("#nodes", KeyedTable).selected_key
+        return None if key is None else int(key)

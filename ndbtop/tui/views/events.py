@@ -1,0 +1,155 @@
+"""Events: the live cluster log, and the statistics the data nodes report."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import RichLog, Static
+
+from ndbtop.mgm.events.catalogue import Severity
+from ndbtop.mgm.events.decode import Event
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.format import number
+from ndbtop.tui.views.base import View
+from ndbtop.tui.widgets.keyed_table import KeyedTable
+
+STAT_COLUMNS = (
+    ("node", "node"),
+    ("tps", "trans/s"),
+    ("trans", "trans"),
+    ("commits", "commits"),
+    ("reads", "reads"),
+    ("writes", "writes"),
+    ("aborts", "aborts"),
+    ("scans", "scans"),
+    ("range", "range scans"),
+    ("ops", "operations"),
+    ("loop", "mean loop"),
+    ("send", "send size"),
+    ("recv", "recv size"),
+    ("age", "reported"),
+)
+_SEVERITY_STYLE = {
+    Severity.ALERT: "bold red",
+    Severity.CRITICAL: "bold red",
+    Severity.ERROR: "red",
+    Severity.WARNING: "yellow",
+    Severity.DEBUG: "dim",
+}
+
+
+def event_line(e: Event) -> Text:
+    """``13:03:03  node 10  STARTUP  INFO  Start phase 4 completed (initial start)``."""
+    when = dt.datetime.fromtimestamp(e.received_at).strftime("%H:%M:%S")
+    category = e.category.name if e.category is not None else "-"
+    severity = e.severity.name if e.severity is not None else "-"
+    style = _SEVERITY_STYLE.get(e.severity, "") if e.severity is not None else ""
+    line = Text(f"{when}  ", style="dim")
+    line.append(f"node {e.source_node:<3} ", style="bold")
+    line.append(f"{category:<11} ", style="cyan")
+    line.append(f"{severity:<8} ", style=style)
+    line.append(e.text, style=style)
+    return line
+
+
+class EventsView(View):
+    """Cluster events and statistics."""
+
+    title = "Events"
+
+    DEFAULT_CSS = """
+    EventsView #banner { height: auto; padding: 0 1; }
+    EventsView #log { height: 1fr; }
+    EventsView #stats_caption { height: 1; padding: 0 1; }
+    EventsView #stats { height: auto; max-height: 14; }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._shown = 0
+        self._notes: list[tuple[float, Text]] = []
+        self._filter_shown = ""
+        self.banner_text: Text | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="banner")
+        yield RichLog(id="log", max_lines=5000, wrap=True, markup=False, auto_scroll=True)
+        yield Static(id="stats_caption")
+        yield KeyedTable(STAT_COLUMNS, id="stats")
+
+    def add_note(self, when: float, text: Text) -> None:
+        """A line that is not a cluster event (an action and the server's reply)."""
+        self._notes.append((when, text))
+        if self.is_mounted and self.matches(text.plain):
+            self.query_one("#log", RichLog).write(text)
+
+    def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        banner = self.query_one("#banner", Static)
+        banner.update(self.banner_text or "")
+        banner.display = self.banner_text is not None
+        log = self.query_one("#log", RichLog)
+        if self.filter_text != self._filter_shown:
+            log.clear()
+            self._filter_shown = self.filter_text
+            self._shown = max(snap.events_total - len(snap.events), 0)
+            for _, note in self._notes:
+                if self.matches(note.plain):
+                    log.write(note)
+        new = snap.events_total - self._shown
+        if new > 0:
+            for e in snap.events[-min(new, len(snap.events)) :]:
+                if self.matches(
+                    e.text, e.source_node, e.name, e.category.name if e.category is not None else ""
+                ):
+                    log.write(event_line(e))
+            self._shown = snap.events_total
+        self._render_stats(snap)
+
+    def _render_stats(self, snap: ClusterSnapshot) -> None:
+        caption = self.query_one("#stats_caption", Static)
+        table = self.query_one("#stats", KeyedTable)
+        level = snap.cluster_log_level.get("statistics")
+        if not snap.statistics:
+            shown = "?" if level is None else level
+            hint = (
+                "no statistics reported yet"
+                if level is not None and level >= 8
+                else f"statistics events off (cluster log STATISTICS={shown}; "
+                "press L to raise it to 15)"
+            )
+            caption.update(Text(f"Statistics: {hint}", style="dim"))
+            table.display = False
+            return
+        caption.update(
+            Text("Statistics reported by the data nodes (CLUSTERLOG STATISTICS)", style="bold")
+        )
+        table.display = True
+        rows = []
+        for s in snap.statistics:
+            send = [v for _, v in s.send_bytes]
+            recv = [v for _, v in s.receive_bytes]
+            age = snap.wall - s.at
+            rows.append(
+                (
+                    str(s.node_id),
+                    (
+                        Text(str(s.node_id), style="bold"),
+                        number(s.tps),
+                        number(s.counter("trans_count")),
+                        number(s.counter("commit_count")),
+                        number(s.counter("read_count")),
+                        number(s.counter("write_count")),
+                        number(s.counter("abort_count")),
+                        number(s.counter("scan_count")),
+                        number(s.counter("range_scan_count")),
+                        number(s.operations),
+                        number(s.mean_loop_count),
+                        f"{sum(send) / len(send):,.0f} B" if send else "-",
+                        f"{sum(recv) / len(recv):,.0f} B" if recv else "-",
+                        f"{age:.0f}s ago",
+                    ),
+                )
+            )
+        table.sync(rows)

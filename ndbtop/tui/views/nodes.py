@@ -1,0 +1,261 @@
+"""Nodes: every node with its state, start phase and timer; the selected node's timeline."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.phases import (
+    START_TYPE_SHORT,
+    StartTimeline,
+    next_phase,
+    phase_name,
+    typical_seconds,
+)
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.summary import summarize
+from ndbtop.tui.format import bar, seconds, status_text
+from ndbtop.tui.views.base import View
+from ndbtop.tui.widgets.keyed_table import KeyedTable
+
+COLUMNS = (
+    ("id", "id"),
+    ("type", "type"),
+    ("host", "host"),
+    ("status", "status"),
+    ("phase", "phase"),
+    ("timer", "in phase"),
+    ("group", "group"),
+    ("version", "version"),
+    ("uptime", "uptime"),
+)
+_TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
+
+
+def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
+    """``4 redo log init`` for a starting node (the phase in progress), stopping levels else."""
+    if node.status == "STARTING":
+        current = timeline.current_phase if timeline and timeline.active else None
+        if current is None:
+            current = next_phase(node.start_phase)
+        if current is None:
+            return Text(f"done {node.start_phase}")
+        kind = timeline.kind if timeline else None
+        return Text(f"{current} {phase_name(current, kind)}", style="bold yellow")
+    if node.status == "SHUTTING_DOWN":
+        return Text(f"stop level {node.start_phase}", style="dark_orange")
+    return Text("")
+
+
+def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
+    """Time in the current phase; red when well past a normal duration."""
+    if timeline is None or not timeline.active:
+        return Text("")
+    spent = timeline.in_phase_s(now)
+    if spent is None:
+        return Text("")
+    redo = timeline.redo.total_mb if timeline.redo else None
+    phase = timeline.current_phase if timeline.current_phase is not None else 0
+    typical = typical_seconds(phase, timeline.kind, redo)
+    style = "bold red" if typical and spent > 2 * typical else ""
+    prefix = "" if timeline.current_exact else "≈"
+    return Text(prefix + seconds(spent), style=style)
+
+
+class NodesView(View):
+    """The default view."""
+
+    title = "Nodes"
+    sort_modes = ("type", "id", "status")
+
+    DEFAULT_CSS = """
+    NodesView #summary { height: 1; padding: 0 1; }
+    NodesView #nodes { height: auto; max-height: 70%; min-height: 5; }
+    NodesView #detail { height: 1fr; min-height: 8; padding: 0 1; border-top: solid $primary; }
+    NodesView.-short #detail { display: none; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="summary")
+        yield KeyedTable(COLUMNS, id="nodes")
+        yield Static(id="detail")
+
+    def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        s = summarize(snap.nodes)
+        line = Text()
+        line.append(
+            f"data nodes started {s.data_started}/{s.data_nodes}",
+            style="green" if s.all_started else "bold yellow",
+        )
+        line.append("  ·  ")
+        if s.groups_down:
+            line.append(
+                f"node groups DOWN: {', '.join(f'#{g}' for g in s.groups_down)}", style="bold red"
+            )
+        elif s.groups_missing:
+            line.append(
+                "node groups missing a node: " + ", ".join(f"#{g}" for g in s.groups_missing),
+                style="yellow",
+            )
+        else:
+            line.append("every node group complete", style="green")
+        line.append(f"  ·  API slots connected {s.api_connected}/{s.api_slots}")
+        if s.master is not None:
+            line.append(f"  ·  master {s.master}")
+        for t in snap.timelines:
+            if t.active and t.redo is not None and not t.redo.completed:
+                line.append(
+                    f"  ·  node {t.node_id} redo init {t.redo.fraction:.0%}"
+                    f" ETA {seconds(t.redo.eta_s)}",
+                    style="yellow",
+                )
+        self.query_one("#summary", Static).update(line)
+
+        uptimes = {}
+        if snap.ndbinfo is not None:
+            uptimes = {n.node_id: n.uptime_s for n in snap.ndbinfo.nodes}
+        rows = []
+        for n in snap.nodes:
+            t = snap.timeline(n.node_id)
+            if not self.matches(n.node_id, n.type, n.status, n.address):
+                continue
+            group = "" if n.type != "NDB" else ("-" if n.node_group is None else str(n.node_group))
+            rows.append(
+                (
+                    str(n.node_id),
+                    (
+                        Text(str(n.node_id), style="bold"),
+                        n.type,
+                        n.address,
+                        status_text(n.status, n.type),
+                        phase_cell(n, t),
+                        timer_cell(t, now),
+                        group,
+                        n.version_text or "",
+                        seconds(uptimes.get(n.node_id)) if n.node_id in uptimes else "",
+                    ),
+                )
+            )
+        table = self.query_one("#nodes", KeyedTable)
+        by_id = {n.node_id: n for n in snap.nodes}
+        table.sync(rows, order=self._order(by_id))
+        self.query_one("#detail", Static).update(self._detail(snap, now))
+
+    def _order(self, by_id: dict[int, NodeStatus]):
+        mode = self.sort_mode
+
+        def key(k: str) -> tuple[object, ...]:
+            n = by_id[int(k)]
+            if mode == "type":
+                return (_TYPE_ORDER.get(n.type, 3), n.node_id)
+            if mode == "status":
+                return (n.status, n.node_id)
+            return (n.node_id,)
+
+        return key
+
+    def selected_node(self) -> int | None:
+        key = self.query_one("#nodes", KeyedTable).selected_key
+        return None if key is None else int(key)
+
+    def _focus_node(self, snap: ClusterSnapshot) -> int | None:
+        selected = self.selected_node()
+        node = snap.node(selected) if selected is not None else None
+        if node is not None and node.type == "NDB":
+            return selected
+        starting = [t.node_id for t in snap.timelines if t.active]
+        if starting:
+            return starting[0]
+        return snap.timelines[-1].node_id if snap.timelines else None
+
+    def _detail(self, snap: ClusterSnapshot, now: float) -> Text | Table:
+        node_id = self._focus_node(snap)
+        if node_id is None:
+            return Text("Select a data node to see its start phases.", style="dim")
+        return timeline_panel(snap, node_id, now)
+
+    def copy_text(self) -> str | None:
+        snap = self.snapshot
+        node_id = self.selected_node()
+        if snap is None or node_id is None or snap.node(node_id) is None:
+            return None
+        n = snap.node(node_id)
+        assert n is not None
+        return (
+            f"node {n.node_id} {n.type} {n.status} phase {n.start_phase} group {n.node_group} "
+            f"version {n.version_text} address {n.address}"
+        )
+
+
+def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | Text:
+    """The phases of a node's current or last start, with durations and redo progress."""
+    t = snap.timeline(node_id)
+    if t is None:
+        node = snap.node(node_id)
+        state = node.status if node else "unknown"
+        return Text(f"Node {node_id}: {state}; no start seen since ndbtop started.", style="dim")
+    kind = START_TYPE_SHORT.get(t.kind, "start") if t.kind is not None else "start"
+    began = dt.datetime.fromtimestamp(t.began_at).strftime("%H:%M:%S")
+    if t.active:
+        state = f"running {seconds(t.elapsed_s(now))}"
+    elif t.aborted:
+        state = "abandoned"
+    else:
+        state = f"took {seconds(t.elapsed_s(now))}"
+    title = Text(
+        f"Node {node_id} · {kind} · began {'' if t.began_exact else '≈'}{began} · {state}",
+        style="bold",
+    )
+    table = Table.grid(padding=(0, 2))
+    table.add_column(justify="right")
+    table.add_column()
+    table.add_column(justify="right")
+    table.add_column(style="dim")
+    redo_mb = t.redo.total_mb if t.redo else None
+    for r in t.completed:
+        typical = typical_seconds(r.phase, t.kind, redo_mb)
+        slow = typical is not None and r.seconds > 2 * typical
+        table.add_row(
+            str(r.phase),
+            phase_name(r.phase, t.kind),
+            Text(("" if r.exact else "≈") + seconds(r.seconds), style="bold red" if slow else ""),
+            f"normal ~{seconds(typical)}" if slow else "",
+        )
+    if t.active and t.current_phase is not None:
+        spent = t.in_phase_s(now) or 0.0
+        typical = typical_seconds(t.current_phase, t.kind, redo_mb)
+        slow = typical is not None and spent > 2 * typical
+        table.add_row(
+            Text(f"▶ {t.current_phase}", style="bold yellow"),
+            Text(phase_name(t.current_phase, t.kind), style="bold yellow"),
+            Text(
+                ("" if t.current_exact else "≈") + seconds(spent) + " so far",
+                style="bold red" if slow else "bold",
+            ),
+            Text(
+                f"normal ~{seconds(typical)}" + ("  ← slow" if slow else ""),
+                style="red" if slow else "dim",
+            )
+            if typical
+            else "",
+        )
+    parts: list[Text | Table] = [title, table]
+    if t.redo is not None and (t.active or t.redo.completed):
+        r = t.redo
+        line = Text("redo log init ")
+        line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
+        speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
+        line.append(
+            f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
+            f"{speed} · ETA {seconds(r.eta_s)}"
+        )
+        parts.append(line)
+    grid = Table.grid()
+    for p in parts:
+        grid.add_row(p)
+    return grid

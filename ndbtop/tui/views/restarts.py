@@ -1,0 +1,146 @@
+"""Restarts: the phase durations of each node's last restart, so the dominant phase shows."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ndbtop.model.ndbinfo import RestartInfo
+from ndbtop.model.phases import START_TYPE_SHORT, phase_name
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.format import bar, seconds
+from ndbtop.tui.views.base import View
+
+SHORT = {
+    "secs_to_complete_node_failure": "node failure handling",
+    "secs_to_allocate_node_id": "allocate node id",
+    "secs_to_include_in_heartbeat_protocol": "join heartbeats",
+    "secs_until_wait_for_ndbcntr_master": "until master wait",
+    "secs_wait_for_ndbcntr_master": "wait for master",
+    "secs_to_get_start_permitted": "start permitted",
+    "secs_to_wait_for_lcp_for_copy_meta_data": "LCP before metadata",
+    "secs_to_copy_meta_data": "copy metadata",
+    "secs_to_include_node": "include node",
+    "secs_starting_node_to_request_local_recovery": "request recovery",
+    "secs_for_local_recovery": "local recovery (sum)",
+    "secs_restore_fragments": "  restore fragments",
+    "secs_undo_disk_data": "  undo disk data",
+    "secs_exec_redo_log": "  execute redo log",
+    "secs_index_rebuild": "  rebuild indexes",
+    "secs_to_synchronize_starting_node": "sync with live nodes",
+    "secs_wait_lcp_for_restart": "wait for LCP",
+    "secs_wait_subscription_handover": "subscription hand-over",
+}
+SUMMARY_COLUMNS = {"secs_for_local_recovery"}
+
+
+def dominant(info: RestartInfo) -> str | None:
+    """The step that took longest (the local-recovery sum is not a step of its own)."""
+    steps = [(secs, name) for name, secs in info.phases if name not in SUMMARY_COLUMNS and secs]
+    return max(steps)[1] if steps else None
+
+
+def restart_table(infos: tuple[RestartInfo, ...]) -> Table:
+    """One column per node, one row per restart step; the longest step of each node in red."""
+    table = Table(box=None, padding=(0, 2), show_edge=False, expand=False)
+    table.add_column("step")
+    tops = {i.node_id: dominant(i) for i in infos}
+    for info in infos:
+        table.add_column(f"node {info.node_id}", justify="left")
+    names = [name for name, _ in infos[0].phases] if infos else []
+    for name in names:
+        cells: list[Text | str] = [SHORT.get(name, name)]
+        for info in infos:
+            secs = dict(info.phases).get(name, 0)
+            share = 100.0 * secs / info.total_s if info.total_s else 0.0
+            cell = Text(f"{seconds(secs):>7} ")
+            cell.append_text(bar(share, 12, warn=101, crit=101))
+            if tops[info.node_id] == name:
+                cell.stylize("bold red")
+            cells.append(cell)
+        table.add_row(*cells)
+    table.add_row("", *("" for _ in infos))
+    table.add_row(
+        Text("total", style="bold"),
+        *(Text(f"{seconds(i.total_s):>7}", style="bold") for i in infos),
+    )
+    table.add_row(Text("status", style="bold"), *(Text(i.status) for i in infos))
+    return table
+
+
+class RestartsView(View):
+    """``restart_info`` and the start timelines ndbtop followed."""
+
+    title = "Restarts"
+
+    DEFAULT_CSS = """
+    RestartsView #scroll { height: 1fr; }
+    RestartsView Static { padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scroll"):
+            yield Static(id="restart_info")
+            yield Static(id="timelines")
+
+    def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        ni = snap.ndbinfo
+        target = self.query_one("#restart_info", Static)
+        infos = tuple(i for i in (ni.restart_info if ni else ()) if self.matches(i.node_id))
+        if infos:
+            head = Text("Last restart of each node (ndbinfo.restart_info, seconds)\n", style="bold")
+            grid = Table.grid()
+            grid.add_row(head)
+            grid.add_row(restart_table(infos))
+            target.update(grid)
+        else:
+            reason = dict(ni.unavailable).get("restart_info") if ni else None
+            src = snap.source("ndbinfo")
+            why = reason or (src.error if src and src.error and ni is None else None)
+            target.update(
+                Text(
+                    "No node restart reported by ndbinfo.restart_info"
+                    + (f" ({why})" if why else "")
+                    + ".",
+                    style="dim",
+                )
+            )
+        self.query_one("#timelines", Static).update(self._timelines(snap, now))
+
+    def _timelines(self, snap: ClusterSnapshot, now: float) -> Table | Text:
+        lines = [t for t in snap.timelines if self.matches(t.node_id)]
+        if not lines:
+            return Text("\nNo start seen since ndbtop started.", style="dim")
+        table = Table(
+            title="Starts ndbtop followed (events and status)",
+            title_justify="left",
+            box=None,
+            padding=(0, 2),
+        )
+        table.add_column("node")
+        table.add_column("start")
+        table.add_column("total", justify="right")
+        table.add_column("longest phase")
+        table.add_column("phases")
+        for t in lines:
+            kind = START_TYPE_SHORT.get(t.kind, "?") if t.kind is not None else "?"
+            longest = max(t.completed, key=lambda r: r.seconds, default=None)
+            phases = " ".join(f"{r.phase}:{seconds(r.seconds)}" for r in t.completed)
+            state = "running" if t.active else ("abandoned" if t.aborted else "done")
+            table.add_row(
+                str(t.node_id),
+                f"{kind} ({state})",
+                seconds(t.elapsed_s(now)),
+                Text(
+                    f"{longest.phase} {phase_name(longest.phase, t.kind)} "
+                    f"{seconds(longest.seconds)}",
+                    style="bold red",
+                )
+                if longest
+                else "",
+                phases,
+            )
+        return table

@@ -1,0 +1,197 @@
+"""Threads: every data node's threads as a heat grid; the selected node's threads in detail."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from ndbtop.model.ndbinfo import ThreadCpu
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.format import bar, sparkline, split_bar
+from ndbtop.tui.views.base import View
+from ndbtop.tui.widgets.keyed_table import KeyedTable
+
+GRID_COLUMNS = (
+    ("node", "node"),
+    ("heat", "threads (one cell each, by thr_no)"),
+    ("hottest", "hottest"),
+    ("avg", "avg cpu"),
+)
+DETAIL_COLUMNS = (
+    ("thr", "thr"),
+    ("name", "name"),
+    ("cpu", "cpu"),
+    ("bar", "exec|send|spin / OS"),
+    ("user", "user%"),
+    ("sys", "sys%"),
+    ("exec", "exec%"),
+    ("send", "send%"),
+    ("spin", "spin%"),
+    ("host", "host%"),
+    ("trend", "trend"),
+    ("blocks", "blocks"),
+)
+_HEAT = " ▁▂▃▄▅▆▇█"
+
+
+def heat_cell(pct: float) -> Text:
+    """One character for a thread: its height and colour show its CPU."""
+    char = _HEAT[min(int(pct / 100 * (len(_HEAT) - 1) + 0.5), len(_HEAT) - 1)]
+    style = "red" if pct >= 90 else "yellow" if pct >= 60 else "green"
+    return Text(char, style=style)
+
+
+def hottest(threads: list[ThreadCpu]) -> ThreadCpu | None:
+    """The busiest thread of a node."""
+    return max(threads, key=lambda t: t.cpu_pct, default=None)
+
+
+class ThreadsView(View):
+    """Per-thread CPU of every data node, from ``ndbinfo.cpustat``."""
+
+    title = "Threads"
+    sort_modes = ("cpu", "thread", "name")
+
+    DEFAULT_CSS = """
+    ThreadsView #grid { height: auto; max-height: 40%; }
+    ThreadsView #caption { height: 1; padding: 0 1; }
+    ThreadsView #detail { height: 1fr; }
+    ThreadsView #empty { height: auto; padding: 1 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="empty")
+        yield KeyedTable(GRID_COLUMNS, id="grid")
+        yield Static(id="caption")
+        yield KeyedTable(DETAIL_COLUMNS, id="detail")
+
+    def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        ni = snap.ndbinfo
+        empty = self.query_one("#empty", Static)
+        threads = ni.threads if ni is not None else ()
+        unavailable = dict(ni.unavailable) if ni is not None else {}
+        if not threads:
+            src = snap.source("ndbinfo")
+            why = unavailable.get("threads") or (src.error if src and src.error else None)
+            empty.update(
+                Text(
+                    "Per-thread CPU comes from ndbinfo through a SQL node: "
+                    + (why or "no data yet."),
+                    style="yellow",
+                )
+            )
+            empty.display = True
+        else:
+            empty.display = False
+        by_node: dict[int, list[ThreadCpu]] = {}
+        for t in threads:
+            by_node.setdefault(t.node_id, []).append(t)
+        grid_rows = []
+        for node_id in sorted(by_node):
+            ts = sorted(by_node[node_id], key=lambda t: t.thr_no)
+            if not self.matches(node_id, *(t.thread_name for t in ts)):
+                continue
+            heat = Text()
+            for t in ts:
+                heat.append_text(heat_cell(t.cpu_pct))
+            top = hottest(ts)
+            top_text = Text("")
+            if top is not None:
+                top_text = Text(
+                    f"{top.thread_name} {top.thr_no} {top.cpu_pct:.0f}%",
+                    style="bold red" if top.cpu_pct >= 90 else "bold",
+                )
+            avg = sum(t.cpu_pct for t in ts) / len(ts)
+            grid_rows.append(
+                (str(node_id), (Text(str(node_id), style="bold"), heat, top_text, f"{avg:.0f}%"))
+            )
+        grid = self.query_one("#grid", KeyedTable)
+        grid.sync(grid_rows)
+        node_id = self.selected_node() or (min(by_node) if by_node else None)
+        caption = self.query_one("#caption", Static)
+        detail = self.query_one("#detail", KeyedTable)
+        if node_id is None or node_id not in by_node:
+            caption.update("")
+            detail.sync([])
+            return
+        host_cpu = {}
+        if snap.host is not None:
+            host_cpu = {t.tid: t.cpu_pct for t in snap.host.threads if t.node_id == node_id}
+        ts = by_node[node_id]
+        top = hottest(ts)
+        caption.update(
+            Text(
+                f"node {node_id}: {len(ts)} threads, sorted by {self.sort_mode}"
+                + ("  (hottest in red)" if top else ""),
+                style="bold",
+            )
+        )
+        rows = []
+        for t in ts:
+            if self.filter_text and not self.matches(t.thread_name, " ".join(t.blocks), node_id):
+                continue
+            is_top = top is not None and t is top and t.cpu_pct >= 50
+            name = Text(t.thread_name, style="bold red" if is_top else "")
+            os_busy = (t.os_user_pct or 0) + (t.os_system_pct or 0)
+            stacked = split_bar(
+                [(t.exec_pct, "green"), (t.send_pct, "blue"), (t.spin_pct, "magenta")], 16
+            )
+            stacked.append(" ")
+            stacked.append_text(bar(os_busy, 8))
+            trend = sparkline(snap.series(f"thread.cpu.{t.node_id}.{t.thr_no}"), 12)
+            host = host_cpu.get(t.os_tid) if t.os_tid else None
+            rows.append(
+                (
+                    str(t.thr_no),
+                    (
+                        str(t.thr_no),
+                        name,
+                        Text(f"{t.cpu_pct:.0f}%", style="bold red" if is_top else ""),
+                        stacked,
+                        _p(t.os_user_pct),
+                        _p(t.os_system_pct),
+                        _p(t.exec_pct),
+                        _p(t.send_pct),
+                        _p(t.spin_pct),
+                        _p(host),
+                        trend,
+                        " ".join(t.blocks),
+                    ),
+                )
+            )
+        by_thr = {str(t.thr_no): t for t in ts}
+        mode = self.sort_mode
+        if mode == "cpu":
+            order = lambda k: (-by_thr[k].cpu_pct, by_thr[k].thr_no)  # noqa: E731
+        elif mode == "name":
+            order = lambda k: (by_thr[k].thread_name, by_thr[k].thr_no)  # noqa: E731
+        else:
+            order = lambda k: (by_thr[k].thr_no,)  # noqa: E731
+        if detail.row_count and self._detail_node != node_id:
+            detail.sync([])
+        self._detail_node = node_id
+        detail.sync(rows, order=order)
+
+    _detail_node: int | None = None
+
+    def selected_node(self) -> int | None:
+        key = self.query_one("#grid", KeyedTable).selected_key
+        return None if key is None else int(key)
+
+    def copy_text(self) -> str | None:
+        snap = self.snapshot
+        node_id = self.selected_node()
+        if snap is None or snap.ndbinfo is None or node_id is None:
+            return None
+        lines = [
+            f"node {t.node_id} thr {t.thr_no} {t.thread_name} cpu {t.cpu_pct:.0f}% "
+            f"blocks {' '.join(t.blocks)}"
+            for t in snap.ndbinfo.threads
+            if t.node_id == node_id
+        ]
+        return "\n".join(lines)
+
+
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"

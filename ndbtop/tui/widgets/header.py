@@ -1,0 +1,79 @@
+"""The header: which servers ndbtop talks to, how fresh each source is, and the badges."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
+
+_LABELS = {"mgm": "mgm", "events": "events", "ndbinfo": "ndbinfo", "host": "host"}
+
+
+def source_text(src: SourceStatus, now: float, interval: float) -> Text:
+    """``mgm 0.4s`` in green, ``ndbinfo stale 12s, retrying`` in red, ``host off`` dimmed."""
+    label = _LABELS.get(src.name, src.name)
+    if src.state is SourceState.DISABLED:
+        return Text(f"{label} off", style="dim")
+    age = src.age(now)
+    if src.state is SourceState.CONNECTED and not src.stale(now, interval):
+        shown = f"{label} {age:.1f}s" if age is not None else label
+        return Text(shown, style="green")
+    if src.state is SourceState.CONNECTED:
+        return Text(f"{label} stale {age:.0f}s", style="yellow")
+    if src.state is SourceState.CONNECTING:
+        return Text(f"{label} connecting", style="yellow")
+    retry = ""
+    if src.retry_at is not None:
+        retry = f", retry in {max(src.retry_at - now, 0):.0f}s"
+    stale = f" stale {age:.0f}s" if age is not None else ""
+    return Text(f"{label}{stale} lost{retry}", style="bold red")
+
+
+class StatusHeader(Static):
+    """Two lines: the cluster and its sources; badges for PAUSED, READ-ONLY, SIMULATED."""
+
+    DEFAULT_CSS = """
+    StatusHeader { height: 2; background: $boost; padding: 0 1; }
+    """
+
+    def __init__(self, *, read_only: bool, simulated: str | None = None) -> None:
+        super().__init__("")
+        self.read_only = read_only
+        self.simulated = simulated
+        self.paused = False
+
+    def show(self, snap: ClusterSnapshot, now: float) -> None:
+        """Render the header for ``snap`` with ages measured at ``now`` (monotonic)."""
+        top = Text()
+        top.append("ndbtop", style="bold")
+        top.append("  ")
+        if snap.mgm_address:
+            mgmds = [n for n in snap.nodes if n.type == "MGM"]
+            top.append(f"{snap.mgm_address}", style="bold")
+            if len(mgmds) > 1:
+                up = sum(1 for n in mgmds if n.status == "CONNECTED")
+                top.append(f" ({up}/{len(mgmds)} mgmd up)")
+            top.append(f"  NDB {snap.mgm_version or '?'}")
+        else:
+            top.append("no management server", style="bold red")
+        when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")
+        top.append(f"  {when}")
+        for badge, on, style in (
+            (" PAUSED ", self.paused, "bold black on yellow"),
+            (" READ-ONLY ", self.read_only, "bold white on blue"),
+            (f" SIM {self.simulated} ", self.simulated is not None, "bold black on cyan"),
+        ):
+            if on:
+                top.append("  ")
+                top.append(badge, style=style)
+        bottom = Text()
+        for i, src in enumerate(snap.sources):
+            if i:
+                bottom.append(" · ", style="dim")
+            bottom.append_text(source_text(src, now, snap.interval))
+        bottom.append(f"   refresh {snap.interval:g}s", style="dim")
+        self.update(Text("\n").join([top, bottom]))
