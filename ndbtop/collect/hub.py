@@ -224,6 +224,10 @@ class Hub:
         )
         return tuple(out)
 
+    def freshness_now(self) -> float:
+        """The monotonic time source ages are measured against (real time, even in a demo)."""
+        return time.monotonic()
+
     def snapshot(self) -> ClusterSnapshot:
         """The current picture of the cluster."""
         if self._cached is not None:

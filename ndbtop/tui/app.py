@@ -26,7 +26,6 @@ from ndbtop.actions.commands import (
     StopNode,
 )
 from ndbtop.actions.runner import ActionOutcome, run_action
-from ndbtop.collect.hub import Hub
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -34,6 +33,7 @@ from ndbtop.report.render import report_text
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.screens.quit import QuitPrompt
+from ndbtop.tui.source import SnapshotSource
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.disk import DiskView
 from ndbtop.tui.views.events import EventsView
@@ -103,7 +103,7 @@ class NdbtopApp(App[int]):
 
     def __init__(
         self,
-        start: Callable[[], Awaitable[Hub]],
+        start: Callable[[], Awaitable[SnapshotSource]],
         *,
         stop: Callable[[], Awaitable[None]] | None = None,
         read_only: bool = False,
@@ -118,7 +118,7 @@ class NdbtopApp(App[int]):
         self.audit = audit
         self.simulated = simulated
         self._theme_name = theme
-        self.hub: Hub | None = None
+        self.hub: SnapshotSource | None = None
         self.paused = False
         self.statistics_raised_from: int | None = None
         self._timer: Timer | None = None
@@ -185,7 +185,7 @@ class NdbtopApp(App[int]):
             snap = self.hub.snapshot()
             header = self.query_one(StatusHeader)
             header.paused = self.paused
-            header.show(snap, time.monotonic())
+            header.show(snap, self.hub.freshness_now())
             if not self.paused:
                 self._frozen = snap
                 self.current_view.show(snap, self.hub.clock.wall())

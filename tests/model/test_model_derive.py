@@ -1,0 +1,114 @@
+"""Rates, hit ratios, the cluster summary and statistics: pure functions, table-driven."""
+
+from __future__ import annotations
+
+import pytest
+
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.derive import counter_delta, hit_ratio, hit_ratios, link_rates, rate
+from ndbtop.model.ndbinfo import DiskPageBuffer, ThreadCpu, Transporter
+from ndbtop.model.sources import Backoff, SourceState, SourceStatus
+from ndbtop.model.summary import summarize
+
+
+@pytest.mark.parametrize(
+    ("prev", "cur", "seconds", "expected"),
+    [(100, 150, 5.0, 10.0), (100, 100, 1.0, 0.0), (150, 100, 1.0, None), (None, 5, 1.0, None),
+     (1, 2, 0.0, None)],
+)
+def test_rate_handles_resets_and_zero_intervals(prev: int | None, cur: int, seconds: float,
+                                                expected: float | None) -> None:
+    assert rate(prev, cur, seconds) == expected
+
+
+def test_counter_delta_never_negative() -> None:
+    assert counter_delta(10, 9) is None
+    assert counter_delta(10, 12) == 2.0
+
+
+@pytest.mark.parametrize(
+    ("direct", "wait_io", "expected"),
+    [(10488, 17, 99.838), (1, 1, 50.0), (0, 0, None), (0, 5, 0.0), (273 * 93.4, 273 * 6.6, 93.4)],
+)
+def test_hit_ratio_formula(direct: float, wait_io: float, expected: float | None) -> None:
+    value = hit_ratio(direct, wait_io)
+    if expected is None:
+        assert value is None
+    else:
+        assert value == pytest.approx(expected, abs=0.001)
+
+
+def dpb(node: int, direct: int, wait_io: int) -> DiskPageBuffer:
+    return DiskPageBuffer(node, direct, 0, wait_io, wait_io, 0, 0, 0)
+
+
+def test_hit_ratio_since_start_and_over_the_interval() -> None:
+    before = (dpb(3, 9000, 1000),)
+    after = (dpb(3, 9990, 1010),)
+    (h,) = hit_ratios(before, after, 10.0)
+    assert h.since_start_pct == pytest.approx(100 * 9990 / 11000)
+    assert h.interval_pct == pytest.approx(99.0)
+    assert h.requests_per_s == pytest.approx(100.0)
+
+
+def test_hit_ratio_interval_is_unknown_across_a_node_restart() -> None:
+    (h,) = hit_ratios((dpb(3, 9000, 1000),), (dpb(3, 50, 5),), 10.0)
+    assert h.interval_pct is None and h.since_start_pct == pytest.approx(100 * 50 / 55)
+
+
+def test_hit_ratio_interval_without_requests_is_undefined_not_100() -> None:
+    (h,) = hit_ratios((dpb(3, 100, 1),), (dpb(3, 100, 1),), 1.0)
+    assert h.interval_pct is None
+
+
+def link(sent: int, received: int, connects: int) -> Transporter:
+    return Transporter(1, 2, "CONNECTED", "10.0.0.2", sent, received, connects)
+
+
+def test_link_rates_restart_when_the_link_reconnects() -> None:
+    (r,) = link_rates((link(1000, 500, 1),), (link(3000, 1500, 1),), 2.0)
+    assert (r.sent_per_s, r.received_per_s) == (1000.0, 500.0)
+    (r,) = link_rates((link(1000, 500, 1),), (link(3000, 1500, 2),), 2.0)
+    assert (r.sent_per_s, r.received_per_s) == (None, None)
+
+
+def test_thread_cpu_ranks_like_ndb_top() -> None:
+    t = ThreadCpu(2, 3, "ldm", os_user_pct=80, os_system_pct=10, exec_pct=70, send_pct=5,
+                  spin_pct=2, buffer_full_pct=0)
+    assert t.cpu_pct == 90
+    t = ThreadCpu(2, 3, "ldm", os_user_pct=10, os_system_pct=5, exec_pct=60, send_pct=10)
+    assert t.cpu_pct == 70
+
+
+def node(node_id: int, status: str, group: int | None = 0, dynamic: int = 0,
+         kind: str = "NDB") -> NodeStatus:
+    return NodeStatus(node_id, kind, status, 525315, 525315, 0, dynamic, group, 1, "h")
+
+
+def test_summary_counts_groups_missing_a_node_and_groups_down() -> None:
+    s = summarize([
+        node(3, "STARTED", 0, 2), node(4, "NO_CONTACT", 0), node(5, "NOT_STARTED", 1),
+        node(6, "STARTING", 1), node(7, "STARTED", None, 3), node(50, "CONNECTED", kind="API"),
+        node(51, "NO_CONTACT", kind="API"), node(1, "CONNECTED", kind="MGM"),
+    ])
+    assert (s.data_nodes, s.data_started) == (5, 2)
+    assert s.groups_missing == (0, 1)
+    assert s.groups_down == (1,)
+    assert (s.api_slots, s.api_connected) == (2, 1)
+    assert s.master == 3
+    assert not s.all_started
+
+
+def test_backoff_doubles_to_a_cap_and_resets() -> None:
+    b = Backoff(first=0.5, cap=3.0)
+    assert [b.next_delay() for _ in range(5)] == [0.5, 1.0, 2.0, 3.0, 3.0]
+    b.reset()
+    assert b.next_delay() == 0.5
+
+
+def test_source_staleness_is_three_refresh_intervals() -> None:
+    s = SourceStatus("mgm", SourceState.CONNECTED, last_ok=100.0)
+    assert not s.stale(102.9, 1.0)
+    assert s.stale(103.1, 1.0)
+    assert SourceStatus("x", SourceState.CONNECTING).stale(5.0, 1.0)
+    assert s.as_json(101.0)["age_s"] == 1.0

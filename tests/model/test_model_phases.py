@@ -1,0 +1,110 @@
+"""Start-phase timelines folded from events and from status polls."""
+
+from __future__ import annotations
+
+import pytest
+
+from ndbtop.mgm.events.encode import encode_parsable
+from ndbtop.mgm.events.decode import Event, decode_event
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
+from ndbtop.model.phases import (
+    apply_event,
+    apply_status,
+    next_phase,
+    phase_name,
+    typical_seconds,
+)
+
+
+def event(event_type: int, node: int, words: tuple[int, ...], at: float) -> Event:
+    """An event as the listener would decode it from the wire."""
+    lines = LineBuffer().feed(encode_parsable(event_type, node, words))
+    parser = EventStreamParser()
+    raw = [x for x in (parser.feed(line) for line in lines) if isinstance(x, RawEvent)]
+    return decode_event(raw[0], at)
+
+
+def starting(node_id: int, phase: int) -> NodeStatus:
+    return NodeStatus(node_id, "NDB", "STARTING", 525315, 525315, phase, 1, 0, 1, "10.0.0.1")
+
+
+@pytest.mark.parametrize(
+    ("completed", "expected"),
+    [(0, 1), (3, 4), (9, 100), (100, 101), (101, None), (50, 100)],
+)
+def test_next_phase(completed: int, expected: int | None) -> None:
+    assert next_phase(completed) == expected
+
+
+@pytest.mark.parametrize(
+    ("phase", "start_type", "name"),
+    [(4, 0, "redo log init"), (4, 3, "redo log init"), (4, 2, "find redo end"),
+     (4, 1, "restore LCP, redo"), (4, None, "redo init or restore"), (8, 1, "rebuild indexes"),
+     (101, 2, "subscription hand-over"), (7, 0, "update variables")],
+)
+def test_phase_names_depend_on_the_start_type(phase: int, start_type: int | None,
+                                               name: str) -> None:
+    assert phase_name(phase, start_type) == name
+
+
+def test_redo_init_normal_duration_is_the_log_size_at_disk_speed() -> None:
+    # S1: 43,008 MB at 50 MB/s is 860 s; restores have no fixed norm.
+    assert typical_seconds(4, 0, 43008) == pytest.approx(860.16)
+    assert typical_seconds(5, 2, None) is None
+
+
+def test_events_give_exact_phase_durations_for_the_initial_start() -> None:
+    t: dict = {}
+    t = apply_event(t, event(10, 10, (525315, 525315), 1000.0))
+    for phase, at in ((1, 1000.4), (2, 1000.5), (3, 1000.6)):
+        t = apply_event(t, event(13, 10, (phase, 0), at))
+    t = apply_event(t, event(13, 10, (4, 0), 1000.6 + 2327.0))
+    line = t[10]
+    assert line.began_exact and line.start_type == 0
+    assert [r.phase for r in line.completed] == [1, 2, 3, 4]
+    assert line.completed[-1].seconds == pytest.approx(2327.0)
+    assert all(r.exact for r in line.completed)
+    assert line.current_phase == 5
+    assert line.in_phase_s(1000.6 + 2327.0 + 3) == pytest.approx(3.0)
+    t = apply_event(t, event(11, 10, (525315, 525315), 5000.0))
+    assert not t[10].active and t[10].finished_at == 5000.0
+
+
+def test_status_polls_fill_in_what_events_did_not_say_marked_approximate() -> None:
+    t = apply_status({}, [starting(11, 3)], 100.0)
+    line = t[11]
+    assert [r.phase for r in line.completed] == [1, 2, 3]
+    assert not any(r.exact for r in line.completed)
+    assert line.current_phase == 4 and not line.began_exact
+    t = apply_status(t, [starting(11, 4)], 160.0)
+    assert t[11].completed[-1].phase == 4
+    assert t[11].completed[-1].seconds == pytest.approx(60.0)
+    t = apply_status(t, [NodeStatus(11, "NDB", "STARTED", 525315)], 170.0)
+    assert t[11].finished_at == 170.0
+
+
+def test_a_node_that_stops_while_starting_abandons_its_start() -> None:
+    t = apply_status({}, [starting(11, 2)], 10.0)
+    t = apply_status(t, [NodeStatus(11, "NDB", "NO_CONTACT")], 20.0)
+    assert t[11].aborted and not t[11].active
+
+
+def test_redo_progress_speed_and_eta_from_two_reports() -> None:
+    t = apply_event({}, event(10, 10, (525315, 525315), 0.0))
+    ref = (247 << 16) | 10
+    t = apply_event(t, event(71, 10, (ref, 168, 20, 43008, 5000), 100.0))
+    assert t[10].redo is not None and t[10].redo.mb_per_s is None
+    t = apply_event(t, event(71, 10, (ref, 168, 24, 43008, 6000), 150.0))
+    redo = t[10].redo
+    assert redo is not None
+    assert redo.mb_per_s == pytest.approx(20.0)
+    assert redo.eta_s == pytest.approx((43008 - 6000) / 20.0)
+    assert t[10].kind == 0
+    t = apply_event(t, event(72, 10, (ref, 168, 168, 43008, 43008), 2000.0))
+    assert t[10].redo is not None and t[10].redo.completed and t[10].redo.eta_s == 0.0
+
+
+def test_redo_report_for_a_node_without_a_start_is_ignored() -> None:
+    ref = (247 << 16) | 10
+    assert apply_event({}, event(71, 10, (ref, 168, 20, 43008, 5000), 1.0)) == {}
