@@ -144,7 +144,11 @@ class MgmSession:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            line = await self.read_line(max(deadline - loop.time(), 0.0))
+            try:
+                line = await self.read_line(max(deadline - loop.time(), 0.0))
+            except MgmTimeout:
+                # Name the call's timeout, not what was left of it for the last line.
+                raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s") from None
             try:
                 reply = parser.feed(line)
             except MgmProtocolError:

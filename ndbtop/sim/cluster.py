@@ -7,8 +7,9 @@ between actions, counters grow at the current rates. With the same seed and
 the same requests at the same simulated times, a run reproduces exactly.
 
 Node control follows the management server's rules: a restart or stop is
-refused while a data node is starting (5063) unless forced or aborted, stopping the last started node of a node group is refused (5028)
-unless forced, and a forced one takes every data node down.
+refused while a data node is starting (5063) unless forced or aborted,
+stopping the last started node of a node group is refused (5028) unless
+forced, and a forced one takes every data node down.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def test_unreachable_node_blocks_and_start_of_a_started_node_warns() -> None:
     assert assess(StartNode(2), nodes(n2="NOT_STARTED")).warnings == ()
 
 
-def test_audit_log_appends_json_lines(tmp_path) -> None:  # noqa: ANN001
+def test_audit_log_appends_json_lines(tmp_path) -> None:
     log = AuditLog(tmp_path / "sub" / "audit.log")
     log.write(event="sent", command="2 RESTART")
     log.write(event="reply", command="2 RESTART", reply="Ok")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ndbtop.mgm.events.encode import encode_parsable
 from ndbtop.mgm.events.decode import Event, decode_event
+from ndbtop.mgm.events.encode import encode_parsable
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
 from ndbtop.model.phases import (

@@ -1,0 +1,1 @@
+"""The simulated ndb_mgmd: its request parser and its server."""
