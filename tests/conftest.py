@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
@@ -151,6 +152,20 @@ class RawConn:
         self.writer.close()
         with contextlib.suppress(Exception):
             await self.writer.wait_closed()
+
+
+@pytest.fixture(autouse=True)
+def no_dns_for_invalid_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Names under ``.invalid`` (RFC 6761) fail to resolve without asking a DNS server."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: object, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name.rstrip(".").endswith(".invalid"):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
 @pytest.fixture
