@@ -27,10 +27,16 @@ def rate(previous: int | float | None, current: int | float | None, seconds: flo
     return delta / seconds
 
 
-def hit_ratio(direct_return: float, wait_io: float) -> float | None:
-    """``100 * direct / (direct + wait_io)``: undefined (None) without requests, never 100%."""
+MIN_REQUESTS = 100
+"""Page requests below which a hit ratio says nothing (a cluster without disk data tables
+still counts a few requests on the extra PGMAN instance)."""
+
+
+def hit_ratio(direct_return: float, wait_io: float, min_requests: float = 1) -> float | None:
+    """``100 * direct / (direct + wait_io)``: undefined (None) below ``min_requests``
+    requests, and never 100% for no requests at all."""
     total = direct_return + wait_io
-    if total <= 0:
+    if total <= 0 or total < min_requests:
         return None
     return 100.0 * direct_return / total
 
@@ -64,7 +70,8 @@ def hit_ratios(
             if d_direct is not None and d_wait is not None:
                 interval = hit_ratio(d_direct, d_wait)
                 requests = (d_direct + d_wait) / seconds if seconds > 0 else None
-        since = hit_ratio(cur.page_requests_direct_return, cur.page_requests_wait_io)
+        since = hit_ratio(cur.page_requests_direct_return, cur.page_requests_wait_io,
+                          MIN_REQUESTS)
         out.append(HitRatio(cur.node_id, since, interval, requests))
     return tuple(out)
 

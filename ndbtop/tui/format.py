@@ -61,15 +61,23 @@ def split_bar(parts: Sequence[tuple[float | None, str]], width: int = 20) -> Tex
     return text
 
 
-def sparkline(values: Sequence[float | None], width: int | None = None) -> Text:
-    """A one-line sparkline of the last ``width`` values (None shown as a gap)."""
+def sparkline(values: Sequence[float | None], width: int | None = None, *,
+              lo: float | None = 0.0, hi: float | None = None) -> Text:
+    """A one-line sparkline of the last ``width`` values (None shown as a gap).
+
+    The scale runs from ``lo`` to ``hi``; None takes the data's own minimum or
+    maximum. An absolute scale (0..100 for percentages) keeps noise small.
+    """
     data = list(values)[-width:] if width else list(values)
     known = [v for v in data if v is not None]
     if not known:
         return Text(" " * len(data))
-    lo, hi = min(known), max(known)
+    lo = min(known) if lo is None else lo
+    hi = max(known) if hi is None else hi
     span = hi - lo or 1.0
-    chars = [" " if v is None else _SPARK[int((v - lo) / span * (len(_SPARK) - 1))] for v in data]
+    top = len(_SPARK) - 1
+    chars = [" " if v is None else _SPARK[max(0, min(int((v - lo) / span * top), top))]
+             for v in data]
     return Text("".join(chars), style="cyan")
 
 

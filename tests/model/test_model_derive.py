@@ -112,3 +112,9 @@ def test_source_staleness_is_three_refresh_intervals() -> None:
     assert s.stale(103.1, 1.0)
     assert SourceStatus("x", SourceState.CONNECTING).stale(5.0, 1.0)
     assert s.as_json(101.0)["age_s"] == 1.0
+
+
+def test_hit_ratio_since_start_needs_enough_requests_to_mean_anything() -> None:
+    # The extra PGMAN instance of a cluster without disk data reports 1 and 1.
+    (h,) = hit_ratios(None, (dpb(10, 1, 1),), 1.0)
+    assert h.since_start_pct is None

@@ -99,7 +99,7 @@ class DiskView(View):
                         ),
                         util,
                         sparkline(snap.series(f"disk.w_s.{d.name}"), 16),
-                        sparkline(snap.series(f"disk.util.{d.name}"), 16),
+                        sparkline(snap.series(f"disk.util.{d.name}"), 16, hi=100.0),
                     ),
                 )
             )
@@ -142,7 +142,7 @@ class DiskView(View):
                         used,
                         hit_text(h.since_start_pct if h else None),
                         hit_text(h.interval_pct if h else None),
-                        sparkline(snap.series(f"hit.interval.{node_id}"), 16),
+                        sparkline(snap.series(f"hit.interval.{node_id}"), 16, lo=90.0, hi=100.0),
                         number(h.requests_per_s if h else None),
                     ),
                 )

@@ -37,7 +37,7 @@ _HEAT = " ▁▂▃▄▅▆▇█"
 
 def heat_cell(pct: float) -> Text:
     """One character for a thread: its height and colour show its CPU."""
-    char = _HEAT[min(int(pct / 100 * (len(_HEAT) - 1) + 0.5), len(_HEAT) - 1)]
+    char = _HEAT[max(1, min(int(pct / 100 * (len(_HEAT) - 1) + 0.5), len(_HEAT) - 1))]
     style = "red" if pct >= 90 else "yellow" if pct >= 60 else "green"
     return Text(char, style=style)
 
@@ -139,7 +139,7 @@ class ThreadsView(View):
             )
             stacked.append(" ")
             stacked.append_text(bar(os_busy, 8))
-            trend = sparkline(snap.series(f"thread.cpu.{t.node_id}.{t.thr_no}"), 12)
+            trend = sparkline(snap.series(f"thread.cpu.{t.node_id}.{t.thr_no}"), 12, hi=100.0)
             host = host_cpu.get(t.os_tid) if t.os_tid else None
             rows.append(
                 (

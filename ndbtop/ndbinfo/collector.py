@@ -1,0 +1,360 @@
+"""The blocking ``ndbinfo`` collector: one SQL connection, one sample per refresh.
+
+Load rule: every ``ndbinfo`` query scans every data node, so one :meth:`sample`
+sends at most :data:`MAX_QUERIES_PER_SAMPLE` statements:
+
+* the fast tier, every time: per-thread CPU (``cpustat``, joined client-side with
+  the cached thread layout) and the disk page buffer summed per node;
+* when the thread layout may have changed (an unknown thread appeared, a node's
+  uptime went back or a node came back), the layout reads, at most two per sample;
+* with the statements left, one slow-tier query, in rotation; the other slow
+  panels keep their last values.
+
+:meth:`connect` reads the version, the thread layout and every slow panel once,
+so the first sample is complete. A table the account may not read, or that this
+server lacks, makes only its panel unavailable; a connection problem raises a
+:class:`~ndbtop.errors.SqlError` and the caller reconnects with backoff.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pymysql
+
+from ndbtop.errors import SqlError
+from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.ndbinfo import queries as q
+from ndbtop.ndbinfo import rows as r
+from ndbtop.ndbinfo.errors import (
+    ErrorContext,
+    SqlConnectError,
+    SqlConnectionLost,
+    SqlServerError,
+    SqlTableError,
+    map_error,
+    quote_account,
+)
+from ndbtop.ndbinfo.options import MysqlOptions
+
+MAX_QUERIES_PER_SAMPLE = 4
+"""Statements one :meth:`NdbinfoCollector.sample` may send."""
+
+MAX_LAYOUT_READS_PER_SAMPLE = 2
+"""Thread-layout reads one sample may add to the fast tier (leaving no slow query)."""
+
+DATABASE = "ndbinfo"
+
+PANELS = (
+    "nodes",
+    "threads",
+    "disk_page_buffer",
+    "disk_write_speed",
+    "disk_stat",
+    "log_spaces",
+    "log_buffers",
+    "memory",
+    "restart_info",
+    "transporters",
+)
+"""The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
+
+_PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]] = {
+    "nodes": lambda rows, _: r.parse_nodes(rows),
+    "disk_page_buffer": lambda rows, _: r.parse_disk_page_buffer(rows),
+    "disk_write_speed": lambda rows, _: r.parse_disk_write_speed(rows),
+    "disk_stat": lambda rows, _: r.parse_disk_stat(rows),
+    "log_spaces": lambda rows, _: r.parse_logs(rows),
+    "log_buffers": lambda rows, _: r.parse_logs(rows),
+    "memory": lambda rows, _: r.parse_memory(rows),
+    "restart_info": r.parse_restart_info,
+    "transporters": lambda rows, _: r.parse_transporters(rows),
+}
+
+
+class _Tally:
+    """Statements sent and rows received during one refresh."""
+
+    def __init__(self) -> None:
+        self.queries = 0
+        self.rows = 0
+
+
+class NdbinfoCollector:
+    """Reads :class:`NdbinfoSample` values from a SQL node over one pymysql connection.
+
+    Every method blocks; run them in a worker thread, one at a time. ``clock``
+    stamps each sample (``time.monotonic`` by default; the demo passes the
+    simulator's clock).
+    """
+
+    def __init__(
+        self, options: MysqlOptions, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.options = options
+        self._clock = clock
+        self._conn: pymysql.connections.Connection | None = None
+        self._version: int | None = None
+        self._account: str | None = None
+        self._plan = q.plan_for(None)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._panels: dict[str, tuple[Any, ...]] = {}
+        self._unavailable: dict[str, str] = {}
+        self._names: dict[r.ThreadKey, str] = {}
+        self._blocks: dict[r.ThreadKey, tuple[str, ...]] = {}
+        self._tids: dict[r.ThreadKey, int] = {}
+        self._layout_pending: list[q.Query] = []
+        self._unknown_tried: frozenset[r.ThreadKey] = frozenset()
+        self._uptimes: dict[int, int] | None = None
+        self._cpu_counters: dict[r.ThreadKey, r.CpuCounters] = {}
+        self._next_slow = 0
+
+    @property
+    def version(self) -> int | None:
+        """The NDB version found at connect, encoded; None if it could not be found."""
+        return self._version
+
+    @property
+    def connected(self) -> bool:
+        """Whether a connection is open."""
+        return self._conn is not None
+
+    def connect(self) -> None:
+        """Open the connection, find the version and read every panel once."""
+        self.close()
+        self._reset()
+        self._account = None
+        try:
+            self._conn = pymysql.connect(**self._connect_arguments())
+        except Exception as exc:
+            raise map_error(exc, self._context(None)) from None
+        try:
+            tally = _Tally()
+            self._account = self._current_user(tally)
+            self._version = self._find_version(tally)
+            self._plan = q.plan_for(self._version)
+            for panel, reason in self._plan.unsupported:
+                self._unavailable[panel] = reason
+            for query in self._plan.thread_layout:
+                self._read_layout(query, tally)
+            for query in self._plan.slow:
+                self._read_panel(query, tally)
+        except SqlError:
+            self.close()
+            raise
+
+    def sample(self) -> NdbinfoSample:
+        """One refresh: at most :data:`MAX_QUERIES_PER_SAMPLE` statements."""
+        if self._conn is None:
+            raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
+        tally = _Tally()
+        taken_at = self._clock()
+        plan = self._plan
+        try:
+            cpu_rows = None
+            if plan.thread_cpu is not None:
+                cpu_rows = self._run_panel(plan.thread_cpu, tally)
+            self._read_panel(plan.disk_page_buffer, tally)
+            if cpu_rows is not None:
+                self._check_layout(cpu_rows)
+            layout_budget = MAX_LAYOUT_READS_PER_SAMPLE
+            while self._layout_pending and layout_budget and tally.queries < MAX_QUERIES_PER_SAMPLE:
+                self._read_layout(self._layout_pending[0], tally)
+                layout_budget -= 1
+            if plan.slow and tally.queries < MAX_QUERIES_PER_SAMPLE:
+                self._read_panel(plan.slow[self._next_slow % len(plan.slow)], tally)
+                self._next_slow += 1
+        except SqlError:
+            self.close()
+            raise
+        if plan.thread_cpu is not None:
+            self._panels["threads"] = self._threads(plan.thread_cpu, cpu_rows)
+        return self._sample(taken_at, tally)
+
+    def close(self) -> None:
+        """Close the connection, if open; never raises."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    # Connection set-up
+
+    def _connect_arguments(self) -> dict[str, Any]:
+        o = self.options
+        args: dict[str, Any] = {
+            "user": o.user,
+            # As bytes: pymysql would encode a str password as latin-1 and fail on others.
+            "password": o.password.encode("utf-8"),
+            "database": DATABASE,
+            "connect_timeout": o.connect_timeout,
+            "read_timeout": o.read_timeout,
+            "write_timeout": o.write_timeout,
+            "autocommit": True,
+            "charset": "utf8mb4",
+            "program_name": "ndbtop",
+        }
+        if o.socket:
+            args["unix_socket"] = o.socket
+        else:
+            args["host"] = o.host
+            args["port"] = o.port
+        for option, path in (
+            ("ssl-ca", o.ssl_ca),
+            ("ssl-cert", o.ssl_cert),
+            ("ssl-key", o.ssl_key),
+        ):
+            if path:
+                if not os.access(path, os.R_OK):
+                    raise SqlConnectError(f"cannot read the {option} file {path}")
+                args[option.replace("-", "_")] = path
+        if o.ssl_ca:
+            args["ssl_verify_cert"] = True
+        return args
+
+    def _current_user(self, tally: _Tally) -> str | None:
+        try:
+            rows, _ = self._execute(q.CURRENT_USER, tally)
+        except (SqlTableError, SqlServerError):
+            return None
+        return quote_account(r.to_text(rows[0][0])) if rows and rows[0][0] else None
+
+    def _find_version(self, tally: _Tally) -> int | None:
+        try:
+            rows, _ = self._execute(q.VERSION_VARIABLE, tally)
+            version = r.to_int(rows[0][0]) if rows else 0
+        except (SqlTableError, SqlServerError):
+            version = 0
+        if version > 0:
+            return version
+        try:
+            rows, _ = self._execute(q.VERSION_FROM_PROCESSES, tally)
+        except (SqlTableError, SqlServerError):
+            return None
+        return q.parse_node_version(r.to_text(rows[0][0])) if rows else None
+
+    # Statements
+
+    def _context(self, table: str | None) -> ErrorContext:
+        o = self.options
+        return ErrorContext(
+            target=o.target,
+            user=o.user,
+            account=self._account,
+            table=table or None,
+            connect_timeout=o.connect_timeout,
+            read_timeout=o.read_timeout,
+        )
+
+    def _execute(self, query: q.Query, tally: _Tally) -> tuple[list[r.Row], list[str]]:
+        conn = self._conn
+        if conn is None:
+            raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
+        tally.queries += 1
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute(query.sql)
+                rows = list(cursor.fetchall())
+                columns = [d[0] for d in cursor.description or ()]
+        except Exception as exc:
+            raise map_error(exc, self._context(query.table)) from None
+        tally.rows += len(rows)
+        return rows, columns
+
+    def _run_panel(self, query: q.Query, tally: _Tally) -> list[r.Row] | None:
+        """Rows of a panel's query, or None (and the panel unavailable) on a table error."""
+        try:
+            rows, _ = self._execute(query, tally)
+        except SqlTableError as exc:
+            self._unavailable[query.panel] = str(exc)
+            self._panels[query.panel] = ()
+            return None
+        self._unavailable.pop(query.panel, None)
+        return rows
+
+    def _read_panel(self, query: q.Query, tally: _Tally) -> None:
+        try:
+            rows, columns = self._execute(query, tally)
+        except SqlTableError as exc:
+            self._unavailable[query.panel] = str(exc)
+            self._panels[query.panel] = ()
+            return
+        self._unavailable.pop(query.panel, None)
+        value = _PARSERS[query.panel](rows, columns)
+        if query.panel == "nodes":
+            self._check_uptimes(value)
+        self._panels[query.panel] = value
+
+    # Thread layout cache
+
+    def _read_layout(self, query: q.Query, tally: _Tally) -> None:
+        with contextlib.suppress(ValueError):
+            self._layout_pending.remove(query)
+        rows = self._run_panel(query, tally)
+        if query is q.THREAD_NAMES:
+            self._names = r.thread_names(rows or ())
+        elif query is q.THREAD_BLOCKS:
+            self._blocks = r.thread_blocks(rows or ())
+        elif query is q.THREAD_OS_IDS:
+            self._tids = r.thread_os_ids(rows or ())
+
+    def _check_layout(self, cpu_rows: Sequence[r.Row]) -> None:
+        """Queue the layout reads when a thread nobody has described appears (once per set)."""
+        known = self._names.keys() | self._blocks.keys() | self._tids.keys()
+        unknown = frozenset(
+            (r.to_int(row[0]), r.to_int(row[1]))
+            for row in cpu_rows
+            if (r.to_int(row[0]), r.to_int(row[1])) not in known
+        )
+        if unknown and unknown != self._unknown_tried:
+            self._unknown_tried = unknown
+            self._layout_pending = list(self._plan.thread_layout)
+
+    def _check_uptimes(self, nodes: tuple[Any, ...]) -> None:
+        """Queue the layout reads when a node restarted or came back since the last reading."""
+        uptimes = {n.node_id: n.uptime_s for n in nodes}
+        previous, self._uptimes = self._uptimes, uptimes
+        if previous is None:
+            return
+        if any(node not in previous or up < previous[node] for node, up in uptimes.items()):
+            self._unknown_tried = frozenset()
+            self._layout_pending = list(self._plan.thread_layout)
+
+    def _threads(self, query: q.Query, cpu_rows: list[r.Row] | None) -> tuple[Any, ...]:
+        if cpu_rows is None:
+            return ()
+        if query is q.THREADSTAT_CPU:
+            threads = r.threads_from_threadstat(cpu_rows, self._cpu_counters, self._blocks)
+            self._cpu_counters = r.threadstat_counters(cpu_rows)
+            return threads
+        return r.threads_from_cpustat(cpu_rows, self._names, self._blocks, self._tids)
+
+    def _sample(self, taken_at: float, tally: _Tally) -> NdbinfoSample:
+        panels = self._panels
+        order = {name: i for i, name in enumerate(PANELS)}
+        unavailable = sorted(
+            self._unavailable.items(), key=lambda item: (order.get(item[0], len(order)), item[0])
+        )
+        return NdbinfoSample(
+            taken_at=taken_at,
+            ndb_version=self._version,
+            nodes=panels.get("nodes", ()),
+            threads=panels.get("threads", ()),
+            disk_page_buffer=panels.get("disk_page_buffer", ()),
+            disk_write_speed=panels.get("disk_write_speed", ()),
+            disk_stat=panels.get("disk_stat", ()),
+            log_spaces=panels.get("log_spaces", ()),
+            log_buffers=panels.get("log_buffers", ()),
+            memory=panels.get("memory", ()),
+            restart_info=panels.get("restart_info", ()),
+            transporters=panels.get("transporters", ()),
+            unavailable=tuple(unavailable),
+            queries=tally.queries,
+            rows=tally.rows,
+        )

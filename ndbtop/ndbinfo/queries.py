@@ -1,0 +1,256 @@
+"""Every SQL text ndbtop sends to a SQL node, and which NDB versions can answer it.
+
+Each statement starts with ``/* ndbtop */`` so a DBA can tell ndbtop's queries
+apart in the process list and the slow log. Each ``ndbinfo`` query scans every
+data node, so the collector sends few of them: a fast tier every refresh, one
+slow-tier query per refresh in rotation, and the thread layout only when it
+may have changed.
+
+Versions are encoded as NDB does, ``(major << 16) | (minor << 8) | build``. The
+"since" versions are those of ndbinfo.md §5; where a table arrived in two
+release lines at once (threadblocks in 7.1.17 and 7.2.2) the older one is used.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ndbtop.mgm.version import make_version, version_text
+
+TAG = "/* ndbtop */"
+"""The comment every statement starts with."""
+
+NEWEST = make_version(255, 255, 255)
+"""Stands for an NDB version that could not be found out: assume every table exists."""
+
+SINCE: dict[str, int] = {
+    "nodes": make_version(7, 1, 1),
+    "diskpagebuffer": make_version(7, 1, 1),
+    "logspaces": make_version(7, 1, 1),
+    "logbuffers": make_version(7, 1, 1),
+    "memoryusage": make_version(7, 1, 1),
+    "transporters": make_version(7, 1, 1),
+    "transporters.connect_count": make_version(7, 5, 0),
+    "threadblocks": make_version(7, 1, 17),
+    "threadstat": make_version(7, 1, 17),
+    "disk_write_speed_aggregate_node": make_version(7, 4, 1),
+    "restart_info": make_version(7, 4, 2),
+    "threads": make_version(7, 5, 2),
+    "cpustat": make_version(7, 5, 2),
+    "processes": make_version(7, 5, 7),
+    "diskstat": make_version(8, 0, 19),
+}
+"""First NDB version with each table (or ``table.column``) that ndbtop reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One statement: the panel it feeds and the ``ndbinfo`` table it reads."""
+
+    panel: str
+    """The :class:`~ndbtop.model.ndbinfo.NdbinfoSample` field it fills, or a cache name."""
+    table: str
+    sql: str
+
+
+def _q(panel: str, table: str, sql: str) -> Query:
+    return Query(panel, table, f"{TAG} {' '.join(sql.split())}")
+
+
+# Connection set-up.
+
+CURRENT_USER = _q("account", "", "SELECT CURRENT_USER()")
+"""The account the server matched, for the GRANT a privilege error needs."""
+
+VERSION_VARIABLE = _q("version", "", "SELECT @@ndbinfo_version")
+"""The SQL node's NDB version, encoded; unknown to servers without NDB."""
+
+VERSION_FROM_PROCESSES = _q(
+    "version",
+    "processes",
+    "SELECT node_version FROM ndbinfo.processes WHERE node_type = 'NDB' LIMIT 1",
+)
+"""A data node's version text, such as ``mysql-8.4.3 ndb-8.4.3`` (7.5.7 and later)."""
+
+# Fast tier: every refresh.
+
+CPUSTAT = _q(
+    "threads",
+    "cpustat",
+    """SELECT node_id, thr_no, OS_user, OS_system, OS_idle, thread_exec, thread_sleeping,
+    thread_spinning, thread_send, thread_buffer_full FROM ndbinfo.cpustat""",
+)
+"""Per-thread CPU over the last second; joined with the cached thread names client-side."""
+
+THREADSTAT_CPU = _q(
+    "threads",
+    "threadstat",
+    """SELECT node_id, thr_no, thr_nm, os_tid, os_now, os_ru_utime, os_ru_stime
+    FROM ndbinfo.threadstat""",
+)
+"""Before 7.5.2: CPU time counters per thread (µs) and the clock (ms), for deltas."""
+
+DISK_PAGE_BUFFER = _q(
+    "disk_page_buffer",
+    "diskpagebuffer",
+    """SELECT node_id,
+    SUM(page_requests_direct_return) AS page_requests_direct_return,
+    SUM(page_requests_wait_queue) AS page_requests_wait_queue,
+    SUM(page_requests_wait_io) AS page_requests_wait_io,
+    SUM(pages_read) AS pages_read, SUM(pages_written) AS pages_written,
+    SUM(pages_written_lcp) AS pages_written_lcp, SUM(log_waits) AS log_waits
+    FROM ndbinfo.diskpagebuffer GROUP BY node_id""",
+)
+"""Page cache counters summed over each node's PGMAN instances."""
+
+# Thread layout: on connect and when it may have changed.
+
+THREAD_NAMES = _q(
+    "thread_names", "threads", "SELECT node_id, thr_no, thread_name FROM ndbinfo.threads"
+)
+THREAD_BLOCKS = _q(
+    "thread_blocks",
+    "threadblocks",
+    "SELECT node_id, thr_no, block_name, block_instance FROM ndbinfo.threadblocks",
+)
+THREAD_OS_IDS = _q(
+    "thread_ids", "threadstat", "SELECT node_id, thr_no, os_tid FROM ndbinfo.threadstat"
+)
+
+# Slow tier: one per refresh, in rotation.
+
+NODES = _q(
+    "nodes",
+    "nodes",
+    "SELECT node_id, uptime, status, start_phase, config_generation FROM ndbinfo.nodes",
+)
+DISK_WRITE_SPEED = _q(
+    "disk_write_speed",
+    "disk_write_speed_aggregate_node",
+    """SELECT node_id, backup_lcp_speed_last_sec, redo_speed_last_sec,
+    backup_lcp_speed_last_10sec, redo_speed_last_10sec,
+    backup_lcp_speed_last_60sec, redo_speed_last_60sec
+    FROM ndbinfo.disk_write_speed_aggregate_node""",
+)
+LOG_SPACES = _q(
+    "log_spaces",
+    "logspaces",
+    "SELECT node_id, log_type, log_id, log_part, total, used FROM ndbinfo.logspaces",
+)
+MEMORY = _q(
+    "memory",
+    "memoryusage",
+    """SELECT node_id, memory_type, used, used_pages, total, total_pages
+    FROM ndbinfo.memoryusage""",
+)
+RESTART_INFO = _q("restart_info", "restart_info", "SELECT * FROM ndbinfo.restart_info")
+"""All columns: the ``secs_*`` phases are read by name from the result."""
+TRANSPORTERS = _q(
+    "transporters",
+    "transporters",
+    """SELECT node_id, remote_node_id, status, remote_address, bytes_sent, bytes_received,
+    connect_count, overloaded, slowdown FROM ndbinfo.transporters""",
+)
+TRANSPORTERS_BEFORE_7_5 = _q(
+    "transporters",
+    "transporters",
+    """SELECT node_id, remote_node_id, status, remote_address, bytes_sent, bytes_received
+    FROM ndbinfo.transporters""",
+)
+LOG_BUFFERS = _q(
+    "log_buffers",
+    "logbuffers",
+    "SELECT node_id, log_type, log_id, log_part, total, used FROM ndbinfo.logbuffers",
+)
+DISK_STAT = _q(
+    "disk_stat",
+    "diskstat",
+    """SELECT node_id, SUM(reads_completed) AS reads_completed,
+    SUM(writes_completed) AS writes_completed,
+    SUM(log_writes_completed) AS log_writes_completed,
+    SUM(get_page_reqs_issued) AS get_page_reqs_issued
+    FROM ndbinfo.diskstat GROUP BY node_id""",
+)
+
+SLOW_ROTATION = (
+    NODES,
+    DISK_WRITE_SPEED,
+    LOG_SPACES,
+    MEMORY,
+    RESTART_INFO,
+    TRANSPORTERS,
+    LOG_BUFFERS,
+    DISK_STAT,
+)
+"""The slow tier in the order it is read, newest schema."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryPlan:
+    """What to send to a server of one NDB version.
+
+    ``thread_cpu`` reads ``cpustat`` (7.5.2+) or ``threadstat`` before that, None
+    before 7.1.17; ``thread_layout`` lists the reads that build the thread cache;
+    ``unsupported`` names each panel the version cannot fill, with the reason.
+    """
+
+    version: int | None
+    thread_cpu: Query | None
+    disk_page_buffer: Query
+    thread_layout: tuple[Query, ...]
+    slow: tuple[Query, ...]
+    unsupported: tuple[tuple[str, str], ...]
+
+    @property
+    def all_queries(self) -> tuple[Query, ...]:
+        """Every statement the plan may send during a refresh."""
+        fast = (self.thread_cpu,) if self.thread_cpu else ()
+        return (*fast, self.disk_page_buffer, *self.thread_layout, *self.slow)
+
+
+def has(version: int | None, name: str) -> bool:
+    """Whether a table (or ``table.column``) of :data:`SINCE` exists in ``version``."""
+    return (NEWEST if version is None else version) >= SINCE[name]
+
+
+def plan_for(version: int | None) -> QueryPlan:
+    """The statements for a server of ``version`` (None: unknown, assume the newest)."""
+    unsupported: list[tuple[str, str]] = []
+
+    def missing(panel: str, table: str) -> None:
+        needs = version_text(SINCE[table])
+        runs = version_text(version) if version else "?"
+        unsupported.append((panel, f"ndbinfo.{table} needs NDB {needs} (this is {runs})"))
+
+    if has(version, "cpustat"):
+        thread_cpu: Query | None = CPUSTAT
+        layout: tuple[Query, ...] = (THREAD_NAMES, THREAD_BLOCKS, THREAD_OS_IDS)
+    elif has(version, "threadstat"):
+        thread_cpu, layout = THREADSTAT_CPU, (THREAD_BLOCKS,)
+    else:
+        thread_cpu, layout = None, ()
+        missing("threads", "threadstat")
+    slow = []
+    for query in SLOW_ROTATION:
+        if query is TRANSPORTERS and not has(version, "transporters.connect_count"):
+            query = TRANSPORTERS_BEFORE_7_5
+        if has(version, query.table):
+            slow.append(query)
+        else:
+            missing(query.panel, query.table)
+    return QueryPlan(version, thread_cpu, DISK_PAGE_BUFFER, layout, tuple(slow), tuple(unsupported))
+
+
+_NDB_VERSION_TEXT = re.compile(r"ndb-(\d+)\.(\d+)\.(\d+)")
+
+
+def parse_node_version(text: str) -> int | None:
+    """The NDB version in ``processes.node_version`` (``mysql-8.4.3 ndb-8.4.3``), encoded."""
+    found = _NDB_VERSION_TEXT.search(text)
+    if found is None:
+        return None
+    major, minor, build = (int(g) for g in found.groups())
+    if not all(0 <= p <= 255 for p in (major, minor, build)):
+        return None
+    return make_version(major, minor, build)

@@ -1,0 +1,289 @@
+"""Result rows of the ``ndbinfo`` queries turned into model values.
+
+A server may send the same column as an ``int``, a :class:`~decimal.Decimal` (a
+``SUM()``), a ``str`` or ``bytes`` (depending on how it types the expression), or
+NULL: every value goes through :func:`to_int`, :func:`to_pct` or :func:`to_text`.
+Each ``parse_*`` function takes the rows of the matching query of
+:mod:`ndbtop.ndbinfo.queries`, in that query's column order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from ndbtop.model.ndbinfo import (
+    DiskPageBuffer,
+    DiskStat,
+    DiskWriteSpeed,
+    LogSpace,
+    MemoryUse,
+    NdbinfoNode,
+    RestartInfo,
+    ThreadCpu,
+    Transporter,
+)
+
+Row = Sequence[object]
+_LOG_TYPE_ORDER = {"REDO": 0, "DD-UNDO": 1, "BACKUP-DATA": 2, "BACKUP-LOG": 3}
+"""Log types in the order of the kernel's log_type numbers."""
+ThreadKey = tuple[int, int]
+"""``(node_id, thr_no)``."""
+
+
+def to_int(value: object, default: int = 0) -> int:
+    """An integer from whatever the server sent; ``default`` for NULL or non-numbers."""
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    try:
+        return int(Decimal(str(value).strip()))
+    except (InvalidOperation, ValueError, OverflowError):
+        return default
+
+
+def to_pct(value: object) -> float | None:
+    """A percentage as float; None for NULL or a value that is not a number."""
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if number == number else None
+
+
+def to_text(value: object) -> str:
+    """A string; ``""`` for NULL."""
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _sorted(rows: Sequence[Row], width: int) -> list[Row]:
+    good = [r for r in rows if len(r) >= width]
+    return sorted(good, key=lambda r: tuple(to_int(v) for v in r[:2]))
+
+
+def parse_nodes(rows: Sequence[Row]) -> tuple[NdbinfoNode, ...]:
+    """``node_id, uptime, status, start_phase, config_generation``."""
+    return tuple(
+        NdbinfoNode(to_int(r[0]), to_int(r[1]), to_text(r[2]), to_int(r[3]), to_int(r[4]))
+        for r in _sorted(rows, 5)
+    )
+
+
+def parse_disk_page_buffer(rows: Sequence[Row]) -> tuple[DiskPageBuffer, ...]:
+    """``node_id`` then the seven sums, in the order of :class:`DiskPageBuffer`."""
+    return tuple(DiskPageBuffer(*(to_int(v) for v in r[:8])) for r in _sorted(rows, 8))
+
+
+def parse_disk_write_speed(rows: Sequence[Row]) -> tuple[DiskWriteSpeed, ...]:
+    """``node_id`` then the six speeds, in the order of :class:`DiskWriteSpeed`."""
+    return tuple(DiskWriteSpeed(*(to_int(v) for v in r[:7])) for r in _sorted(rows, 7))
+
+
+def parse_disk_stat(rows: Sequence[Row]) -> tuple[DiskStat, ...]:
+    """``node_id`` then the four per-second sums, in the order of :class:`DiskStat`."""
+    return tuple(DiskStat(*(to_int(v) for v in r[:5])) for r in _sorted(rows, 5))
+
+
+def parse_logs(rows: Sequence[Row]) -> tuple[LogSpace, ...]:
+    """``node_id, log_type, log_id, log_part, total, used`` (logspaces or logbuffers)."""
+    good = [r for r in rows if len(r) >= 6]
+    good.sort(
+        key=lambda r: (
+            to_int(r[0]),
+            _LOG_TYPE_ORDER.get(to_text(r[1]), len(_LOG_TYPE_ORDER)),
+            to_int(r[2]),
+            to_int(r[3]),
+        )
+    )
+    return tuple(
+        LogSpace(
+            to_int(r[0]), to_text(r[1]), to_int(r[2]), to_int(r[3]), to_int(r[4]), to_int(r[5])
+        )
+        for r in good
+    )
+
+
+def parse_memory(rows: Sequence[Row]) -> tuple[MemoryUse, ...]:
+    """``node_id, memory_type, used, used_pages, total, total_pages``."""
+    good = [r for r in rows if len(r) >= 6]
+    good.sort(key=lambda r: (to_int(r[0]), to_text(r[1])))
+    return tuple(MemoryUse(to_int(r[0]), to_text(r[1]), *(to_int(v) for v in r[2:6])) for r in good)
+
+
+def parse_restart_info(rows: Sequence[Row], columns: Sequence[str]) -> tuple[RestartInfo, ...]:
+    """``SELECT *`` rows: every ``secs_*`` column is a phase, ``total_restart_secs`` the total."""
+    index = {name.lower(): i for i, name in enumerate(columns)}
+    needed = ("node_id", "node_restart_status", "node_restart_status_int")
+    if not all(n in index for n in needed):
+        return ()
+    phases = [
+        (name, i)
+        for i, name in enumerate(columns)
+        if name.lower().startswith("secs_") and name.lower() != "total_restart_secs"
+    ]
+    total = index.get("total_restart_secs")
+    out = []
+    for r in rows:
+        out.append(
+            RestartInfo(
+                node_id=to_int(r[index["node_id"]]),
+                status=to_text(r[index["node_restart_status"]]),
+                status_int=to_int(r[index["node_restart_status_int"]]),
+                phases=tuple((name, to_int(r[i])) for name, i in phases),
+                total_s=to_int(r[total]) if total is not None else 0,
+            )
+        )
+    return tuple(sorted(out, key=lambda x: x.node_id))
+
+
+def parse_transporters(rows: Sequence[Row]) -> tuple[Transporter, ...]:
+    """``node_id, remote_node_id, status, remote_address, bytes_sent, bytes_received``, then
+    ``connect_count, overloaded, slowdown`` where the version has them."""
+    out = []
+    for r in _sorted(rows, 6):
+        extra = r[6:9] if len(r) >= 9 else (0, 0, 0)
+        out.append(
+            Transporter(
+                node_id=to_int(r[0]),
+                remote_node_id=to_int(r[1]),
+                status=to_text(r[2]),
+                remote_address=to_text(r[3]),
+                bytes_sent=to_int(r[4]),
+                bytes_received=to_int(r[5]),
+                connect_count=to_int(extra[0]),
+                overloaded=to_int(extra[1]) != 0,
+                slowdown=to_int(extra[2]) != 0,
+            )
+        )
+    return tuple(out)
+
+
+def thread_names(rows: Sequence[Row]) -> dict[ThreadKey, str]:
+    """``node_id, thr_no, thread_name`` by thread."""
+    return {(to_int(r[0]), to_int(r[1])): to_text(r[2]) for r in rows if len(r) >= 3}
+
+
+def thread_blocks(rows: Sequence[Row]) -> dict[ThreadKey, tuple[str, ...]]:
+    """``node_id, thr_no, block_name, block_instance``: each thread's block names, in
+    the order the server lists them, each name once."""
+    blocks: dict[ThreadKey, list[str]] = {}
+    for r in rows:
+        if len(r) < 3:
+            continue
+        names = blocks.setdefault((to_int(r[0]), to_int(r[1])), [])
+        name = to_text(r[2])
+        if name and name not in names:
+            names.append(name)
+    return {key: tuple(names) for key, names in blocks.items()}
+
+
+def thread_os_ids(rows: Sequence[Row]) -> dict[ThreadKey, int]:
+    """``node_id, thr_no, os_tid``: the OS thread ids that are known (non-zero)."""
+    tids = {}
+    for r in rows:
+        if len(r) >= 3 and to_int(r[2]) > 0:
+            tids[(to_int(r[0]), to_int(r[1]))] = to_int(r[2])
+    return tids
+
+
+def threads_from_cpustat(
+    rows: Sequence[Row],
+    names: Mapping[ThreadKey, str],
+    blocks: Mapping[ThreadKey, tuple[str, ...]],
+    tids: Mapping[ThreadKey, int],
+) -> tuple[ThreadCpu, ...]:
+    """``cpustat`` rows joined with the cached thread layout, as ``ndb_top`` joins
+    ``cpustat`` with ``threads``; a thread missing from the layout has no name."""
+    out = []
+    for r in _sorted(rows, 10):
+        key = (to_int(r[0]), to_int(r[1]))
+        out.append(
+            ThreadCpu(
+                node_id=key[0],
+                thr_no=key[1],
+                thread_name=names.get(key, ""),
+                blocks=blocks.get(key, ()),
+                os_user_pct=to_pct(r[2]),
+                os_system_pct=to_pct(r[3]),
+                os_idle_pct=to_pct(r[4]),
+                exec_pct=to_pct(r[5]),
+                sleep_pct=to_pct(r[6]),
+                spin_pct=to_pct(r[7]),
+                send_pct=to_pct(r[8]),
+                buffer_full_pct=to_pct(r[9]),
+                os_tid=tids.get(key),
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CpuCounters:
+    """One ``threadstat`` reading of a thread: OS clock (ms) and CPU times (µs)."""
+
+    now_ms: int
+    user_us: int
+    system_us: int
+
+
+def threadstat_counters(rows: Sequence[Row]) -> dict[ThreadKey, CpuCounters]:
+    """``node_id, thr_no, thr_nm, os_tid, os_now, os_ru_utime, os_ru_stime`` by thread."""
+    return {
+        (to_int(r[0]), to_int(r[1])): CpuCounters(to_int(r[4]), to_int(r[5]), to_int(r[6]))
+        for r in rows
+        if len(r) >= 7
+    }
+
+
+def threads_from_threadstat(
+    rows: Sequence[Row],
+    previous: Mapping[ThreadKey, CpuCounters],
+    blocks: Mapping[ThreadKey, tuple[str, ...]],
+) -> tuple[ThreadCpu, ...]:
+    """Per-thread CPU from two ``threadstat`` readings: ``100 * Δcpu_µs / (1000 * Δnow_ms)``.
+
+    A thread without a previous reading, or whose counters went back (a restart),
+    has no percentages.
+    """
+    current = threadstat_counters(rows)
+    out = []
+    for r in _sorted(rows, 7):
+        key = (to_int(r[0]), to_int(r[1]))
+        now, before = current[key], previous.get(key)
+        user = system = None
+        if (
+            before is not None
+            and now.now_ms > before.now_ms
+            and now.user_us >= before.user_us
+            and now.system_us >= before.system_us
+        ):
+            span_us = 1000.0 * (now.now_ms - before.now_ms)
+            user = 100.0 * (now.user_us - before.user_us) / span_us
+            system = 100.0 * (now.system_us - before.system_us) / span_us
+        tid = to_int(r[3])
+        out.append(
+            ThreadCpu(
+                node_id=key[0],
+                thr_no=key[1],
+                thread_name=to_text(r[2]),
+                blocks=blocks.get(key, ()),
+                os_user_pct=user,
+                os_system_pct=system,
+                os_tid=tid if tid > 0 else None,
+            )
+        )
+    return tuple(out)

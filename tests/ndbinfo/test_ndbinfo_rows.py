@@ -1,0 +1,151 @@
+"""Result rows to model values: whatever type the server picked, the same numbers."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from ndbtop.model.ndbinfo import DiskPageBuffer, LogSpace, MemoryUse, RestartInfo, Transporter
+from ndbtop.ndbinfo import rows as r
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (42, 42),
+        (Decimal("42"), 42),
+        (Decimal("42.9"), 42),
+        ("42", 42),
+        (" 42 ", 42),
+        ("4.2e1", 42),
+        (b"42", 42),
+        (42.0, 42),
+        (True, 1),
+        (None, 0),
+        ("n/a", 0),
+        (18446744073709551615, 18446744073709551615),
+        (Decimal("139508260123"), 139508260123),
+    ],
+)
+def test_integers_arrive_in_any_type(value: object, expected: int) -> None:
+    assert r.to_int(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(7, 7.0), (Decimal("7.5"), 7.5), ("7.5", 7.5), (b"3", 3.0), (None, None), ("x", None)],
+)
+def test_percentages_keep_none_for_null(value: object, expected: float | None) -> None:
+    assert r.to_pct(value) == expected
+
+
+def test_text_arrives_as_str_or_bytes() -> None:
+    assert [r.to_text(v) for v in ("ldm", b"ldm", None, 3)] == ["ldm", "ldm", "", "3"]
+
+
+def test_the_same_rows_in_three_types_give_the_same_values() -> None:
+    as_int = [(1, 10488, 0, 17, 17, 12, 10, 0)]
+    as_decimal = [tuple(Decimal(v) for v in as_int[0])]
+    as_text = [tuple(str(v) for v in as_int[0])]
+    expected = (DiskPageBuffer(1, 10488, 0, 17, 17, 12, 10, 0),)
+    for rows in (as_int, as_decimal, as_text):
+        assert r.parse_disk_page_buffer(rows) == expected
+
+
+def test_panels_are_sorted_by_node_and_short_rows_are_dropped() -> None:
+    memory = r.parse_memory(
+        [
+            (2, "Data memory", Decimal(3), Decimal(1), Decimal(30), Decimal(10)),
+            (1, "Long message buffer", 5, 2, 50, 20),
+            (1, "Data memory", 4, 1, 40, 10),
+            (1, "broken"),
+        ]
+    )
+    assert [(m.node_id, m.memory_type) for m in memory] == [
+        (1, "Data memory"),
+        (1, "Long message buffer"),
+        (2, "Data memory"),
+    ]
+    assert memory[0] == MemoryUse(1, "Data memory", 4, 1, 40, 10)
+    logs = r.parse_logs(
+        [
+            (2, "REDO", 0, 0, 100, 1),
+            (1, "DD-UNDO", 20, 0, 200, None),
+            (1, "REDO", 0, 1, "100", "10"),
+            (1, "REDO", 0, 0, 100, 5),
+        ]
+    )
+    assert logs == (
+        LogSpace(1, "REDO", 0, 0, 100, 5),
+        LogSpace(1, "REDO", 0, 1, 100, 10),
+        LogSpace(1, "DD-UNDO", 20, 0, 200, 0),
+        LogSpace(2, "REDO", 0, 0, 100, 1),
+    )
+
+
+def test_transporters_with_and_without_the_7_5_columns() -> None:
+    new = r.parse_transporters([(1, 2, "CONNECTED", "10.0.0.2", 10, 20, 3, 1, 0)])
+    old = r.parse_transporters([(1, 2, "CONNECTING", "-", 0, 0)])
+    assert new == (Transporter(1, 2, "CONNECTED", "10.0.0.2", 10, 20, 3, True, False),)
+    assert old == (Transporter(1, 2, "CONNECTING", "-", 0, 0, 0, False, False),)
+
+
+def test_restart_info_phases_are_read_by_column_name() -> None:
+    columns = [
+        "node_id",
+        "node_restart_status",
+        "node_restart_status_int",
+        "secs_to_complete_node_failure",
+        "secs_exec_redo_log",
+        "total_restart_secs",
+    ]
+    info = r.parse_restart_info([(3, "Restart completed", 12, 4, Decimal(300), 409)], columns)
+    assert info == (
+        RestartInfo(
+            3,
+            "Restart completed",
+            12,
+            (("secs_to_complete_node_failure", 4), ("secs_exec_redo_log", 300)),
+            409,
+        ),
+    )
+    assert r.parse_restart_info([(3,)], ["node_id"]) == ()
+
+
+def test_thread_layout_caches() -> None:
+    blocks = r.thread_blocks(
+        [(1, 1, "PGMAN", 0), (1, 1, "DBLQH", 0), (1, 1, "PGMAN", 2), (1, 2, b"DBLQH", 1)]
+    )
+    assert blocks == {(1, 1): ("PGMAN", "DBLQH"), (1, 2): ("DBLQH",)}
+    assert r.thread_os_ids([(1, 0, 4100), (1, 1, 0), (1, 2, None)]) == {(1, 0): 4100}
+    assert r.thread_names([(1, 0, "main"), (2, 0, b"main_rep")]) == {
+        (1, 0): "main",
+        (2, 0): "main_rep",
+    }
+
+
+def test_cpustat_rows_join_the_cached_layout() -> None:
+    rows = [(1, 1, 70, 14, 16, 74, 16, 0, 10, 0), (1, 0, Decimal(1), 0, 99, 1, 99, None, 0, 0)]
+    threads = r.threads_from_cpustat(
+        rows, {(1, 1): "ldm"}, {(1, 1): ("DBLQH",)}, {(1, 1): 4101, (1, 0): 4100}
+    )
+    assert [(t.thr_no, t.thread_name, t.blocks, t.os_tid) for t in threads] == [
+        (0, "", (), 4100),
+        (1, "ldm", ("DBLQH",), 4101),
+    ]
+    assert threads[0].spin_pct is None and threads[0].os_user_pct == 1.0
+    assert threads[1].cpu_pct == 84.0
+
+
+def test_threadstat_deltas_give_cpu_and_a_reset_gives_none() -> None:
+    before = [(1, 0, "main", 4100, 10_000, 1_000_000, 200_000), (1, 1, "ldm", 0, 10_000, 5, 5)]
+    after = [(1, 0, "main", 4100, 12_000, 1_600_000, 300_000), (1, 1, "ldm", 0, 12_000, 1, 1)]
+    previous = r.threadstat_counters(before)
+    threads = r.threads_from_threadstat(after, previous, {(1, 0): ("DBTC",)})
+    main, ldm = threads
+    assert (main.os_user_pct, main.os_system_pct) == (30.0, 5.0)
+    assert (main.thread_name, main.blocks, main.os_tid) == ("main", ("DBTC",), 4100)
+    assert (ldm.os_user_pct, ldm.os_system_pct, ldm.os_tid) == (None, None, None)
+    first = r.threads_from_threadstat(before, {}, {})
+    assert all(t.os_user_pct is None and t.exec_pct is None for t in first)
