@@ -52,8 +52,8 @@ def test_hit_ratio_since_start_and_over_the_interval() -> None:
 
 
 def test_hit_ratio_interval_is_unknown_across_a_node_restart() -> None:
-    (h,) = hit_ratios((dpb(3, 9000, 1000),), (dpb(3, 50, 5),), 10.0)
-    assert h.interval_pct is None and h.since_start_pct == pytest.approx(100 * 50 / 55)
+    (h,) = hit_ratios((dpb(3, 9000, 1000),), (dpb(3, 500, 50),), 10.0)
+    assert h.interval_pct is None and h.since_start_pct == pytest.approx(100 * 500 / 550)
 
 
 def test_hit_ratio_interval_without_requests_is_undefined_not_100() -> None:
