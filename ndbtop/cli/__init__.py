@@ -39,6 +39,14 @@ def _dispatch(args: object) -> int:
         from ndbtop.cli.demo import run_demo
 
         return run_demo(args)
+    if command == "wait":
+        from ndbtop.cli.wait import run_wait
+
+        return run_wait(args)
+    if command == "rolling-restart":
+        from ndbtop.cli.rolling import run_rolling
+
+        return run_rolling(args)
     if command == "sim":
         from ndbtop.cli.sim import run_sim
 

@@ -38,6 +38,19 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _node_list(text: str) -> tuple[int, ...]:
+    ids = []
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        if not (part.isascii() and part.isdigit()) or not 1 <= int(part) <= 255:
+            raise argparse.ArgumentTypeError(f"invalid node id {part!r} (1-255)")
+        ids.append(int(part))
+    if not ids:
+        raise argparse.ArgumentTypeError("no node id given")
+    return tuple(ids)
+
+
 def _interval(text: str) -> float:
     value = _positive(text)
     if value < 0.1:
@@ -217,4 +230,40 @@ def build_parser() -> Parser:
         action="store_true",
         help="answer like a management server with RequireTls=true",
     )
+    wait = sub.add_parser("wait", help="wait until data nodes reach a state (like ndb_waiter)",
+                          description="Wait until the data nodes reach a state, printing one "
+                                      "line per node change. Exit 0 when reached, 1 on timeout, "
+                                      "2 when the management server cannot be reached.")
+    wait.add_argument("-c", "--ndb-connectstring", "--connect-string", dest="connectstring",
+                      metavar="CONNECTSTRING", help="management servers (see ndbtop --help)")
+    wait.add_argument("--status", choices=("started", "not-started", "no-contact"),
+                      default="started", help="the state to wait for (default started)")
+    wait.add_argument("--nodes", type=_node_list, metavar="ID,ID",
+                      help="data nodes to wait for (default: all)")
+    wait.add_argument("--timeout", type=_positive, default=600.0, metavar="SECONDS",
+                      help="give up after this long (default 600)")
+    wait.add_argument("--interval", type=_interval, default=1.0, metavar="SECONDS",
+                      help="poll interval (default 1)")
+    wait.add_argument("--json", action="store_true", help="print the changes as JSON lines")
+
+    roll = sub.add_parser("rolling-restart", help="restart the data nodes one at a time, guarded",
+                          description="Restart the data nodes one at a time (or one per node "
+                                      "group), each after its partners are STARTED, waiting for "
+                                      "it to be STARTED again. Asks on any refusal, timeout or "
+                                      "failure; Ctrl-C pauses. Everything sent is audited.")
+    roll.add_argument("-c", "--ndb-connectstring", "--connect-string", dest="connectstring",
+                      metavar="CONNECTSTRING", help="management servers (see ndbtop --help)")
+    roll.add_argument("--nodes", type=_node_list, metavar="ID,ID",
+                      help="restart only these data nodes (default: all)")
+    roll.add_argument("--per-group", action="store_true",
+                      help="restart one node of every node group at a time")
+    roll.add_argument("--initial", action="store_true",
+                      help="initial node restarts (RESTART -i: the nodes rebuild their data)")
+    roll.add_argument("--dry-run", action="store_true", help="show the plan and exit")
+    roll.add_argument("--yes", action="store_true",
+                      help="do not ask: start without confirmation, abort on any problem")
+    roll.add_argument("--node-timeout", type=_positive, default=1800.0, metavar="SECONDS",
+                      help="how long a node may take to be STARTED again (default 1800)")
+    roll.add_argument("--audit-log", metavar="FILE",
+                      help="where actions are logged (default ~/.local/state/ndbtop/audit.log)")
     return p

@@ -57,6 +57,8 @@ LCP_INTERVAL = 600.0
 LCP_DURATION = 45.0
 REDO_REPORT_INTERVAL = 60.0
 SHUTDOWN_LEVEL_SECONDS = 0.6
+INTEGRATE_STEP = 1.0
+MAX_INTEGRATE_CHUNK = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,11 @@ class SimCluster:
         self._tick = 0
         self._last_integrated = 0.0
         self.changed: Callable[[], None] | None = None
+        threads = sum(len(d.threads) for d in config.data_nodes)
+        self.integrate_step = max(INTEGRATE_STEP, threads / 100)
+        """Simulated seconds between counter updates (longer for big clusters)."""
         self.disk_profile = "normal"
+        self._joint_plan: tuple[float, int, tuple[StartStep, ...]] | None = None
         """How the hosts' disks behave: ``normal``, ``synced_redo`` (S1) or ``fast_redo``."""
         self.at(STATS_INTERVAL, self._report_statistics)
         self.at(LCP_INTERVAL, self._local_checkpoint)
@@ -125,7 +131,10 @@ class SimCluster:
             when, _, action = heapq.heappop(self._heap)
             self._integrate_to(max(when, self.now))
             action()
-        self._integrate_to(max(target, self.now))
+        target = max(target, self.now)
+        while target - self._last_integrated > MAX_INTEGRATE_CHUNK:
+            self._integrate_to(self._last_integrated + MAX_INTEGRATE_CHUNK, force=True)
+        self._integrate_to(target, force=True)
         if self.changed is not None:
             self.changed()
 
@@ -133,10 +142,12 @@ class SimCluster:
         """Advance by ``seconds`` of simulated time."""
         self.advance_to(self.now + seconds)
 
-    def _integrate_to(self, when: float) -> None:
+    def _integrate_to(self, when: float, force: bool = False) -> None:
         dt = when - self._last_integrated
         self.now = when
-        if dt <= 0:
+        # Between timed actions counters grow in steps of at least integrate_step: a
+        # large cluster has hundreds of actions per simulated minute during restarts.
+        if dt <= 0 or (dt < self.integrate_step and not force):
             return
         self._tick += 1
         serving = [n for n in self.data_nodes.values() if n.serving]
@@ -299,11 +310,21 @@ class SimCluster:
         return self.config.redo_log_mb / self.config.redo_init_mb_per_sec
 
     def _plan(self, start_type: int) -> tuple[StartStep, ...]:
+        if start_type in (INITIAL_START, SYSTEM_RESTART):
+            # The nodes of a system start pass the start phases together (NDBCNTR's wait
+            # points): nodes that begin it at the same instant share one plan.
+            joint = self._joint_plan
+            if joint is not None and joint[:2] == (self.now, start_type):
+                return joint[2]
         jitter = 1.0 + 0.02 * (self.rng.random() - 0.5)
-        if start_type == INITIAL_START:
-            return initial_start_plan(self._redo_init_seconds() * jitter)
-        if start_type == SYSTEM_RESTART:
-            return system_restart_plan()
+        if start_type in (INITIAL_START, SYSTEM_RESTART):
+            plan = (
+                initial_start_plan(self._redo_init_seconds() * jitter)
+                if start_type == INITIAL_START
+                else system_restart_plan()
+            )
+            self._joint_plan = (self.now, start_type, plan)
+            return plan
         profile = self.config.restart_profile
         initial = start_type == INITIAL_NODE_RESTART
         return node_restart_plan(profile, initial, self._redo_init_seconds() * jitter)
@@ -364,9 +385,9 @@ class SimCluster:
     def _step_events(self, node: SimDataNode, step: StartStep) -> None:
         master = self.master()
         if step.activity == "redo_init":
-            files, mb = node.redo_init_progress(self.now)
             ref = (DBLQH << 16) | node.node_id
-            self.emit(72, node.node_id, ref, node.redo_total_files, files, node.redo_total_mb, mb)
+            total_files, total_mb = node.redo_total_files, node.redo_total_mb
+            self.emit(72, node.node_id, ref, total_files, total_files, total_mb, total_mb)
         elif step.label == "copy metadata" and master is not None:
             self.emit(22, master.node_id, node.node_id)
             self.emit(23, master.node_id, node.node_id)
@@ -382,8 +403,10 @@ class SimCluster:
             if not node.dynamic_id:
                 node.dynamic_id = self.next_dynamic_id
                 self.next_dynamic_id += 1
-            master = self.master()
-            president = master.node_id if master is not None else node.node_id
+            # The president is the oldest member: the lowest dynamic id of the nodes that
+            # have joined, started or not.
+            members = [n for n in self.data_nodes.values() if n.alive and n.dynamic_id]
+            president = min(members, key=lambda n: n.dynamic_id).node_id
             self.emit(14, node.node_id, node.node_id, president, node.dynamic_id)
         node.start_phase = phase
         node.phase_started = self.now

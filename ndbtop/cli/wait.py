@@ -1,0 +1,42 @@
+"""``ndbtop wait``: block until data nodes reach a state (scripts; replaces ndb_waiter)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from ndbtop.errors import MgmError
+from ndbtop.mgm.connectstring import resolve_connectstring
+from ndbtop.model.clock import RealClock
+from ndbtop.ops.wait import NodeChange, Target, wait_for
+
+
+def run_wait(args: argparse.Namespace) -> int:
+    """0 when every node reached the state, 1 on timeout, 2 when the server is unreachable."""
+    connectstring = resolve_connectstring(args.connectstring)
+
+    def show(change: NodeChange) -> None:
+        if args.json:
+            sys.stdout.write(json.dumps(change.as_json()) + "\n")
+        else:
+            sys.stdout.write(change.text() + "\n")
+        sys.stdout.flush()
+
+    try:
+        result = asyncio.run(wait_for(connectstring, Target(args.status), args.nodes,
+                                      args.timeout, clock=RealClock(), interval=args.interval,
+                                      on_change=show))
+    except MgmError as exc:
+        sys.stderr.write(f"ndbtop: error: {exc}\n")
+        return 2
+    if result.reached:
+        return 0
+    if result.error is not None:
+        sys.stderr.write(f"ndbtop: error: {result.error}\n")
+        return 2
+    missing = ", ".join(f"node {n.node_id} {n.status}" for n in result.missing)
+    sys.stderr.write(f"ndbtop: timed out after {args.timeout:g} s waiting for "
+                     f"{args.status}: {missing}\n")
+    return 1

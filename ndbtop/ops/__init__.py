@@ -1,0 +1,1 @@
+"""Maintenance-window operations: waiting for states, rolling restarts."""

@@ -1,0 +1,262 @@
+"""Rolling restart: data nodes restarted one at a time (or one per node group), guarded.
+
+Before each step the engine asks the management server for the live status
+and never restarts a node whose node-group partner is not STARTED. After a
+restart it waits for the node to be STARTED again. A refusal, a timeout or a
+node that does not come back stops the run and asks what to do (retry, skip
+the node, abort). The run can be paused, resumed and aborted; every request
+goes through the audited action runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ndbtop.actions.audit import AuditLog
+from ndbtop.actions.commands import RestartNode
+from ndbtop.actions.runner import run_action
+from ndbtop.errors import MgmError
+from ndbtop.mgm.client import MgmClient
+from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.mgm.status import NodeStatus
+
+STARTED = ("STARTED",)
+
+
+@dataclass(frozen=True, slots=True)
+class RollingPlan:
+    """Batches of data nodes restarted together, in order."""
+
+    batches: tuple[tuple[int, ...], ...]
+    initial: bool = False
+
+    def commands(self) -> tuple[str, ...]:
+        """The ``ndb_mgm`` command of each batch."""
+        return tuple(RestartNode(b, initial=self.initial).ndb_mgm() for b in self.batches)
+
+
+def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
+                 only: Sequence[int] | None = None, initial: bool = False) -> RollingPlan:
+    """Order the data nodes by node group; one per batch, or one of each group per batch.
+
+    Nodes without a node group hold no data and come last, one by one.
+    """
+    data = sorted((n for n in nodes if n.type == "NDB"), key=lambda n: n.node_id)
+    if only is not None:
+        wanted = set(only)
+        data = [n for n in data if n.node_id in wanted]
+    groups: dict[int, list[int]] = {}
+    loose: list[int] = []
+    for n in data:
+        if n.node_group is None:
+            loose.append(n.node_id)
+        else:
+            groups.setdefault(n.node_group, []).append(n.node_id)
+    ordered = [groups[g] for g in sorted(groups)]
+    batches: list[tuple[int, ...]] = []
+    if per_group:
+        depth = max((len(g) for g in ordered), default=0)
+        for i in range(depth):
+            batch = tuple(g[i] for g in ordered if i < len(g))
+            batches.append(batch)
+    else:
+        batches.extend((node,) for g in ordered for node in g)
+    batches.extend((node,) for node in loose)
+    return RollingPlan(tuple(batches), initial)
+
+
+class Decision(Enum):
+    """What to do about a problem."""
+
+    RETRY = "retry"
+    SKIP = "skip"
+    ABORT = "abort"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why the run stopped: a refusal, a guard, a timeout or a failed node."""
+
+    batch: tuple[int, ...]
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """One observation during the run (for display and logs)."""
+
+    batch: tuple[int, ...]
+    step: str
+    nodes: tuple[NodeStatus, ...] = ()
+    message: str = ""
+
+
+@dataclass
+class RollingResult:
+    """What was restarted, skipped, and whether the run finished."""
+
+    done: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    aborted: bool = False
+    problems: list[Problem] = field(default_factory=list)
+
+
+class RollingRestart:
+    """Runs a plan against a cluster."""
+
+    def __init__(
+        self,
+        plan: RollingPlan,
+        connectstring: ConnectString,
+        audit: AuditLog,
+        *,
+        decide: Callable[[Problem], Awaitable[Decision]],
+        report: Callable[[Progress], None] = lambda progress: None,
+        node_timeout: float = 1800.0,
+        poll: float = 1.0,
+        settle: float = 0.0,
+    ) -> None:
+        self.plan = plan
+        self.connectstring = connectstring
+        self.audit = audit
+        self.decide = decide
+        self.report = report
+        self.node_timeout = node_timeout
+        self.poll = poll
+        self.settle = settle
+        self._running = asyncio.Event()
+        self._running.set()
+        self._abort = False
+
+    def pause(self) -> None:
+        """Stop before the next step (a restart in progress completes)."""
+        self._running.clear()
+
+    def resume(self) -> None:
+        """Go on after :meth:`pause`."""
+        self._running.set()
+
+    def abort(self) -> None:
+        """Stop the run at the next opportunity."""
+        self._abort = True
+        self._running.set()
+
+    @property
+    def paused(self) -> bool:
+        """True while paused."""
+        return not self._running.is_set()
+
+    async def run(self) -> RollingResult:
+        """Restart every batch of the plan in order."""
+        result = RollingResult()
+        client = MgmClient(self.connectstring)
+        try:
+            for batch in self.plan.batches:
+                outcome = await self._batch(client, batch, result)
+                if outcome is Decision.ABORT:
+                    result.aborted = True
+                    break
+        finally:
+            await client.close()
+        return result
+
+    async def _batch(self, client: MgmClient, batch: tuple[int, ...],
+                     result: RollingResult) -> Decision | None:
+        while True:
+            await self._running.wait()
+            if self._abort:
+                return Decision.ABORT
+            problem = await self._step(client, batch)
+            if problem is None:
+                result.done.extend(batch)
+                return None
+            result.problems.append(problem)
+            self.report(Progress(batch, "problem", message=problem.message))
+            decision = await self.decide(problem)
+            if decision is Decision.ABORT or self._abort:
+                return Decision.ABORT
+            if decision is Decision.SKIP:
+                result.skipped.extend(batch)
+                return None
+
+    async def _step(self, client: MgmClient, batch: tuple[int, ...]) -> Problem | None:
+        try:
+            nodes = await client.get_status(["NDB"])
+        except MgmError as exc:
+            return Problem(batch, "connection", str(exc))
+        guard = check_batch(batch, nodes)
+        if guard is not None:
+            return Problem(batch, "guard", guard)
+        before = {n.node_id: n.connect_count for n in nodes if n.node_id in batch}
+        self.report(Progress(batch, "restart", nodes,
+                             RestartNode(batch, initial=self.plan.initial).ndb_mgm()))
+        outcome = await run_action(RestartNode(batch, initial=self.plan.initial),
+                                   self.connectstring, self.audit)
+        if not outcome.ok:
+            return Problem(batch, "refused", outcome.reply)
+        return await self._wait_started(client, batch, before)
+
+    async def _wait_started(self, client: MgmClient, batch: tuple[int, ...],
+                            connects_before: dict[int, int]) -> Problem | None:
+        """Wait until every node of the batch has restarted and is STARTED again.
+
+        A node counts as restarted once it was seen not STARTED, or once its
+        connect count went up (it reconnected between two polls).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.node_timeout
+        last: tuple[tuple[int, str, int], ...] = ()
+        restarted: set[int] = set()
+        while True:
+            await asyncio.sleep(self.poll)
+            try:
+                nodes = await client.get_status(["NDB"])
+            except MgmError as exc:
+                if loop.time() >= deadline:
+                    return Problem(batch, "connection", str(exc))
+                continue
+            mine = tuple(n for n in nodes if n.node_id in batch)
+            for n in mine:
+                if n.status not in STARTED or n.connect_count > connects_before.get(n.node_id, 0):
+                    restarted.add(n.node_id)
+            shape = tuple((n.node_id, n.status, n.start_phase) for n in mine)
+            if shape != last:
+                last = shape
+                self.report(Progress(batch, "waiting", mine))
+            if mine and all(n.status in STARTED and n.node_id in restarted for n in mine):
+                if self.settle:
+                    await asyncio.sleep(self.settle)
+                self.report(Progress(batch, "started", mine))
+                return None
+            if loop.time() >= deadline:
+                states = ", ".join(f"node {n.node_id} {n.status}" for n in mine)
+                return Problem(batch, "timeout",
+                               f"not STARTED after {self.node_timeout:g} s: {states}")
+
+
+def check_batch(batch: tuple[int, ...], nodes: Sequence[NodeStatus]) -> str | None:
+    """Why ``batch`` must not be restarted now, or None.
+
+    Every node of the batch must be STARTED, and every other node of their
+    node groups must be STARTED too: restarting a node whose partner is down
+    takes its node group, and so the cluster, down.
+    """
+    by_id = {n.node_id: n for n in nodes}
+    for node_id in batch:
+        node = by_id.get(node_id)
+        if node is None:
+            return f"node {node_id} is not a data node of this cluster"
+        if node.status not in STARTED:
+            return f"node {node_id} is {node.status}, not STARTED"
+        if node.node_group is None:
+            continue
+        for partner in nodes:
+            if (partner.node_group == node.node_group and partner.node_id not in batch
+                    and partner.status not in STARTED):
+                return (f"node {partner.node_id}, partner of node {node_id} in node group "
+                        f"{node.node_group}, is {partner.status}")
+    return None
