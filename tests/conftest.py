@@ -155,6 +155,13 @@ class RawConn:
 
 
 @pytest.fixture(autouse=True)
+def private_state_dir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+                      ) -> None:
+    """Audit logs, start history and recordings go to a temporary directory, never ~."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(autouse=True)
 def no_dns_for_invalid_names(monkeypatch: pytest.MonkeyPatch) -> None:
     """Names under ``.invalid`` (RFC 6761) fail to resolve without asking a DNS server."""
     real = socket.getaddrinfo

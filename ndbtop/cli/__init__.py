@@ -47,6 +47,18 @@ def _dispatch(args: object) -> int:
         from ndbtop.cli.rolling import run_rolling
 
         return run_rolling(args)
+    if command == "record":
+        from ndbtop.cli.record import run_record
+
+        return run_record(args)
+    if command == "replay":
+        from ndbtop.cli.record import run_replay
+
+        return run_replay(args)
+    if command == "report":
+        from ndbtop.cli.bundle import run_bundle
+
+        return run_bundle(args)
     if command == "sim":
         from ndbtop.cli.sim import run_sim
 

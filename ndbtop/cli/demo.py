@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from ndbtop.cli.monitor import print_once
 from ndbtop.cli.scenario import make_simulator, scenario_list
@@ -38,7 +39,8 @@ async def _demo_once(args: argparse.Namespace) -> int:
         await sim.close()
 
 
-def demo_hub(sim: Simulator, interval: float, *, events: bool = True) -> Hub:
+def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
+             history_dir: Path | None = None) -> Hub:
     """A hub watching a running simulator through its management server and SQL node.
 
     The simulated host is the host of the first data node; rates and timers

@@ -8,6 +8,7 @@ import json
 import sys
 
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
 from ndbtop.mgm.connectstring import resolve_connectstring
@@ -27,6 +28,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         ndbinfo=ndbinfo_reader(args),
         host=host_reader(args),
         events=not args.once,
+        history_dir=None if args.once else default_history_dir(),
     )
     if args.once:
         return asyncio.run(print_once(hub, args.json))

@@ -266,4 +266,46 @@ def build_parser() -> Parser:
                       help="how long a node may take to be STARTED again (default 1800)")
     roll.add_argument("--audit-log", metavar="FILE",
                       help="where actions are logged (default ~/.local/state/ndbtop/audit.log)")
+    rec = sub.add_parser("record", help="record the cluster to a file, without the live view",
+                         description="Write every snapshot and every event to FILE "
+                                     "(compressed JSON lines) until interrupted or --duration.")
+    rec.add_argument("file", metavar="FILE", help="the recording (FILE.1 ... after rotation)")
+    add_cluster_options(rec)
+    rec.add_argument("--interval", type=_interval, default=1.0, metavar="SECONDS",
+                     help="seconds between snapshots (default 1)")
+    rec.add_argument("--duration", type=_positive, metavar="SECONDS",
+                     help="stop after this long (default: until Ctrl-C)")
+    rec.add_argument("--max-mb", type=_positive, default=200.0, metavar="MB",
+                     help="start a new file beyond this size (default 200)")
+    rec.add_argument("--keep", type=int, default=5, metavar="N",
+                     help="older files kept after rotation (default 5)")
+    rec.add_argument("--demo", action="store_true",
+                     help="record a simulated cluster (scenario options below) instead")
+    add_scenario_options(rec)
+
+    rep = sub.add_parser("replay", help="watch a recording in the live view (read-only)",
+                         description="Open the live view on a recording: space plays or "
+                                     "pauses, . and , step, ] and [ jump a minute, > and < "
+                                     "change the speed.")
+    rep.add_argument("file", metavar="FILE", help="a recording written by 'ndbtop record'")
+    rep.add_argument("--speed", type=_positive, default=1.0, metavar="X",
+                     help="start at this speed (default 1)")
+    rep.add_argument("--no-color", action="store_true", help="no colours (also: $NO_COLOR)")
+    rep.add_argument("--theme", choices=("dark", "light", "ansi", "ansi-light"), default="dark")
+    rpt = sub.add_parser("report", help="collect a triage bundle to attach to a ticket",
+                         description="Collect the --once report, recent events, log levels, "
+                                     "memory reports, a recording's tail and the audit log "
+                                     "into one .tar.gz. No password goes in.")
+    rpt.add_argument("--bundle", metavar="FILE", required=True, help="the archive to write")
+    add_cluster_options(rpt)
+    rpt.add_argument("--interval", type=_interval, default=1.0, metavar="SECONDS",
+                     help="seconds between the two samples of rates (default 1)")
+    rpt.add_argument("--events-seconds", type=float, default=5.0, metavar="SECONDS",
+                     help="listen to events this long (default 5; 0: not at all)")
+    rpt.add_argument("--recording", metavar="FILE",
+                     help="include the end of this recording (ndbtop record)")
+    rpt.add_argument("--minutes", type=_positive, default=15.0, metavar="N",
+                     help="how much of the recording (default 15)")
+    rpt.add_argument("--audit-log", metavar="FILE",
+                     help="audit log to include (default ~/.local/state/ndbtop/audit.log)")
     return p

@@ -13,8 +13,10 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 
 from ndbtop.collect.events import EventSource
+from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
@@ -23,6 +25,7 @@ from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.clock import Clock
 from ndbtop.model.derive import HitRatio, LinkRate, hit_ratios, link_rates
+from ndbtop.model.history import PastStart, cluster_key, past_start
 from ndbtop.model.ndbinfo import NdbinfoSample, Transporter
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -49,6 +52,8 @@ class Hub:
         host_blocking: bool = True,
         events: bool = True,
         sql_disabled_reason: str = "disabled with --no-sql",
+        history_dir: Path | None = None,
+        cluster_name: str | None = None,
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -84,6 +89,11 @@ class Hub:
         self._links: tuple[tuple[Transporter, ...], float] = ((), 0.0)
         self._tasks: list[asyncio.Task[None]] = []
         self._history: dict[str, deque[float | None]] = {}
+        self._history_dir = history_dir
+        self._cluster_name = cluster_name or ",".join(
+            str(a) for a in connectstring.addresses)
+        self._store: HistoryStore | None = None
+        self._past: tuple[PastStart, ...] = ()
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the event loop) whenever new data arrived."""
@@ -98,13 +108,27 @@ class Hub:
     def _on_mgm(self) -> None:
         reading = self.mgm.reading
         if reading is not None and self.mgm.status.state is SourceState.CONNECTED:
-            self._timelines = apply_status(self._timelines, reading.nodes, reading.wall)
+            if self._store is None and self._history_dir is not None:
+                key = cluster_key(reading.nodes, self._cluster_name)
+                self._store = HistoryStore(self._history_dir, key)
+                self._past = self._store.load()
+            self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
         self._changed()
+
+    def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
+        """Adopt new timelines; starts that just finished go to the history."""
+        for node_id, t in timelines.items():
+            before = self._timelines.get(node_id)
+            if before is not None and before.active and not t.active:
+                done = past_start(t)
+                if done is not None and self._store is not None:
+                    self._past = self._store.add(done)
+        self._timelines = timelines
 
     def _on_event(self, event: Event) -> None:
         self._events.append(event)
         self._events_total += 1
-        self._timelines = apply_event(self._timelines, event)
+        self._set_timelines(apply_event(self._timelines, event))
         self._statistics = apply_statistics(self._statistics, event)
         self._changed()
 
@@ -252,6 +276,7 @@ class Hub:
             link_rates=self._link_rates,
             host=self.host.view if self.host else None,
             history=tuple((k, tuple(v)) for k, v in self._history.items()),
+            past_starts=self._past,
         )
         self._cached = snap
         return snap

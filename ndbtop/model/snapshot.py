@@ -13,6 +13,7 @@ from ndbtop.host.view import HostView
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.derive import HitRatio, LinkRate
+from ndbtop.model.history import PastStart
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.sources import SourceStatus
@@ -46,6 +47,8 @@ class ClusterSnapshot:
     link_rates: tuple[LinkRate, ...] = ()
     host: HostView | None = None
     history: tuple[tuple[str, tuple[float | None, ...]], ...] = ()
+    past_starts: tuple[PastStart, ...] = ()
+    """Starts of this cluster's nodes remembered from earlier runs (and this one)."""
     """Recent values of a few time series (``hit.interval.<node>``, ``disk.w_s.<disk>``...)."""
 
     def source(self, name: str) -> SourceStatus | None:

@@ -60,8 +60,9 @@ async def test_wait_reports_changes_and_returns_when_started(start_sim: StartSim
     cs = parse_connectstring(sim.connectstring)
     sim.cluster.restart_nodes((3,))
     changes: list[NodeChange] = []
-    result = await wait_for(cs, Target.STARTED, None, 30, clock=RealClock(), interval=0.05,
-                            on_change=changes.append)
+    result = await wait_for(
+        cs, Target.STARTED, None, 30, clock=RealClock(), interval=0.05, on_change=changes.append
+    )
     assert result.reached
     seen = [(c.node_id, c.status) for c in changes]
     assert (3, "STARTED") in seen
@@ -95,11 +96,13 @@ def test_wait_command_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert "cannot connect" in capsys.readouterr().err
 
 
-async def test_wait_command_json_lines(start_sim: StartSim,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+async def test_wait_command_json_lines(
+    start_sim: StartSim, capsys: pytest.CaptureFixture[str]
+) -> None:
     sim = await start_sim("threads", speed=300)
     code = await asyncio.to_thread(
-        main, ["wait", "-c", sim.connectstring, "--json", "--timeout", "5", "--interval", "0.1"])
+        main, ["wait", "-c", sim.connectstring, "--json", "--timeout", "5", "--interval", "0.1"]
+    )
     assert code == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {line["node_id"] for line in lines} == {2, 3}
@@ -110,8 +113,9 @@ async def _never(problem: Problem) -> Decision:
     raise AssertionError(f"unexpected problem: {problem}")
 
 
-async def test_rolling_restart_of_the_large_cluster_completes(start_sim: StartSim,
-                                                              tmp_path: Path) -> None:
+async def test_rolling_restart_of_the_large_cluster_completes(
+    start_sim: StartSim, tmp_path: Path
+) -> None:
     sim = await start_sim("large", speed=300)
     cs = parse_connectstring(sim.connectstring)
     nodes = sim.cluster.node_statuses()
@@ -139,15 +143,17 @@ async def test_rolling_restart_stops_at_a_guard_and_skips_on_request(
         problems.append(problem)
         return Decision.SKIP
 
-    result = await RollingRestart(plan, cs, AuditLog(tmp_path / "a.log"), decide=skip,
-                                  poll=0.05).run()
+    result = await RollingRestart(
+        plan, cs, AuditLog(tmp_path / "a.log"), decide=skip, poll=0.05
+    ).run()
     assert [p.kind for p in problems] == ["guard", "guard"]
     assert "partner of node 3" in problems[0].message
     assert result.skipped == [3, 4] and result.done == []
 
 
-async def test_rolling_restart_abort_sends_nothing_more(start_sim: StartSim,
-                                                        tmp_path: Path) -> None:
+async def test_rolling_restart_abort_sends_nothing_more(
+    start_sim: StartSim, tmp_path: Path
+) -> None:
     sim = await start_sim("threads", speed=500)
     cs = parse_connectstring(sim.connectstring)
     plan = plan_rolling(sim.cluster.node_statuses())

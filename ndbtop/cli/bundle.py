@@ -1,0 +1,54 @@
+"""``ndbtop report --bundle FILE``: the triage bundle from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from ndbtop.actions.audit import default_audit_path
+from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.collect.hub import Hub
+from ndbtop.errors import NdbtopError
+from ndbtop.mgm.connectstring import resolve_connectstring
+from ndbtop.model.clock import RealClock
+from ndbtop.report.bundle import collect_bundle
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    """Collect and write the bundle; exit 2 when the management server cannot be reached."""
+    connectstring = resolve_connectstring(args.connectstring)
+    clock = RealClock()
+    hub = Hub(
+        connectstring,
+        clock,
+        args.interval,
+        ndbinfo=ndbinfo_reader(args),
+        host=host_reader(args),
+        events=False,
+    )
+    audit = Path(args.audit_log) if args.audit_log else default_audit_path()
+    recording = Path(args.recording) if args.recording else None
+
+    async def collect() -> None:
+        try:
+            bundle = await collect_bundle(
+                hub,
+                clock,
+                events_seconds=args.events_seconds,
+                recording=recording,
+                minutes=args.minutes,
+                audit_log=audit,
+                progress=lambda text: sys.stderr.write(f"ndbtop: {text}\n"),
+            )
+        finally:
+            await hub.stop()
+        try:
+            bundle.write(Path(args.bundle))
+        except OSError as exc:
+            raise NdbtopError(f"cannot write {args.bundle}: {exc.strerror}") from None
+        sys.stderr.write(f"ndbtop: wrote {args.bundle} ({len(bundle.files) + 1} files)\n")
+
+    asyncio.run(collect())
+    return 0

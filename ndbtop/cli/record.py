@@ -1,0 +1,81 @@
+"""``ndbtop record`` and ``ndbtop replay``: the flight recorder from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.collect.history_store import default_history_dir
+from ndbtop.collect.hub import Hub
+from ndbtop.errors import NdbtopError, UsageError
+from ndbtop.mgm.connectstring import resolve_connectstring
+from ndbtop.model.clock import RealClock
+from ndbtop.record.recorder import Recorder
+
+
+def run_record(args: argparse.Namespace) -> int:
+    """Record until Ctrl-C or ``--duration``; 0 once the file is closed."""
+    if args.keep < 0:
+        raise UsageError("--keep must be 0 or more")
+    return asyncio.run(_record(args))
+
+
+async def _record(args: argparse.Namespace) -> int:
+    sim = None
+    if args.demo:
+        from ndbtop.cli.demo import demo_hub
+        from ndbtop.cli.scenario import make_simulator
+
+        sim = make_simulator(args)
+        speed = sim.clock.speed
+        sim.clock.set_speed(1.0)
+        await sim.start(sql_port=None if args.no_sql else 0)
+        hub = demo_hub(sim, args.interval, history_dir=default_history_dir())
+        events = hub.events
+        if events is not None:
+            sim.speed_up_when(lambda: events.listening_levels is not None, speed)
+        source = f"simulated {args.scenario} (seed {args.seed})"
+    else:
+        connectstring = resolve_connectstring(args.connectstring)
+        reader = ndbinfo_reader(args)
+        hub = Hub(connectstring, RealClock(), args.interval, ndbinfo=reader, host=host_reader(args))
+        source = str(connectstring) + (f", ndbinfo {reader[1]}" if reader else "")
+    try:
+        recorder = Recorder(
+            Path(args.file), max_bytes=int(args.max_mb * 1024 * 1024), keep=args.keep, source=source
+        )
+    except OSError as exc:
+        raise NdbtopError(f"cannot write {args.file}: {exc.strerror}") from None
+    await hub.start()
+    began = time.monotonic()
+    sys.stderr.write(
+        f"recording {source} to {args.file} every {args.interval:g} s (Ctrl-C stops)\n"
+    )
+    try:
+        while args.duration is None or time.monotonic() - began < args.duration:
+            await asyncio.sleep(args.interval)
+            recorder.write(hub.snapshot())
+    except asyncio.CancelledError:
+        pass
+    finally:
+        recorder.close()
+        with contextlib.suppress(Exception):
+            await hub.stop()
+        if sim is not None:
+            await sim.close()
+        sys.stderr.write(f"recorded {recorder.snapshots} snapshots to {args.file}\n")
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Open the live view on a recording."""
+    from ndbtop.record.reader import read_recording
+    from ndbtop.tui.launch import run_replay_tui
+
+    recording = read_recording(Path(args.file))
+    return run_replay_tui(recording, args)

@@ -1,0 +1,64 @@
+"""Where past starts are kept between runs: one small JSON file per cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ndbtop.model.history import PastStart
+
+KEEP = 50
+"""Starts kept per cluster."""
+
+
+def default_history_dir() -> Path:
+    """``$XDG_STATE_HOME/ndbtop/history`` (``~/.local/state/ndbtop/history``)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "ndbtop" / "history"
+
+
+class HistoryStore:
+    """Reads and appends the past starts of one cluster; failures only lose history."""
+
+    def __init__(self, directory: Path, key: str) -> None:
+        self.path = directory / f"{key}.json"
+
+    def load(self) -> tuple[PastStart, ...]:
+        """Every remembered start, oldest first (none if the file is missing or unreadable)."""
+        try:
+            data = json.loads(self.path.read_text())
+            return tuple(
+                PastStart(
+                    d["node_id"],
+                    d["start_type"],
+                    d["finished_at"],
+                    tuple((int(p), float(s)) for p, s in d["phases"]),
+                    d["total_s"],
+                )
+                for d in data
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return ()
+
+    def add(self, start: PastStart) -> tuple[PastStart, ...]:
+        """Remember one more start; returns the history."""
+        history = (*self.load(), start)[-KEEP:]
+        records = [
+            {
+                "node_id": p.node_id,
+                "start_type": p.start_type,
+                "finished_at": p.finished_at,
+                "phases": [list(x) for x in p.phases],
+                "total_s": p.total_s,
+            }
+            for p in history
+        ]
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(records))
+            tmp.replace(self.path)
+        except OSError:
+            pass
+        return history

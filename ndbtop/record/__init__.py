@@ -1,0 +1,1 @@
+"""The flight recorder: recording snapshots and events, reading and replaying them."""

@@ -1,0 +1,95 @@
+"""Turning snapshots and events into JSON-ready values and back, losslessly.
+
+Frozen dataclasses become objects tagged with their class name, enums are
+tagged with theirs; every sequence comes back as a tuple (snapshots hold only
+tuples). Only the classes registered here can be decoded: a recording is data,
+never a way to build arbitrary objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+from typing import Any
+
+from ndbtop.host.rates import CpuPercent, DiskRates, ThreadRates
+from ndbtop.host.view import HostView
+from ndbtop.mgm.events.catalogue import Category, Severity
+from ndbtop.mgm.events.decode import Event
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model import ndbinfo as ni
+from ndbtop.model.derive import HitRatio, LinkRate
+from ndbtop.model.history import PastStart
+from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.model.statistics import NodeStatistics
+
+_CLASSES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        ClusterSnapshot,
+        SourceStatus,
+        NodeStatus,
+        Event,
+        StartTimeline,
+        PhaseRecord,
+        RedoProgress,
+        NodeStatistics,
+        HitRatio,
+        LinkRate,
+        HostView,
+        DiskRates,
+        CpuPercent,
+        ThreadRates,
+        ni.NdbinfoSample,
+        ni.NdbinfoNode,
+        ni.ThreadCpu,
+        ni.DiskPageBuffer,
+        ni.DiskWriteSpeed,
+        ni.DiskStat,
+        ni.LogSpace,
+        ni.MemoryUse,
+        ni.RestartInfo,
+        ni.Transporter,
+        PastStart,
+    )
+}
+_ENUMS: dict[str, type[Enum]] = {e.__name__: e for e in (SourceState, Category, Severity)}
+
+
+def encode(value: Any) -> Any:
+    """A JSON-ready form of ``value``."""
+    if isinstance(value, Enum):
+        return {"@e": type(value).__name__, "v": value.value}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        name = type(value).__name__
+        if name not in _CLASSES:
+            raise TypeError(f"cannot record a {name}")
+        out: dict[str, Any] = {"@": name}
+        for f in dataclasses.fields(value):
+            out[f.name] = encode(getattr(value, f.name))
+        return out
+    if isinstance(value, tuple | list):
+        return [encode(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise TypeError(f"cannot record a {type(value).__name__}")
+
+
+def decode(value: Any) -> Any:
+    """The value :func:`encode` was given (sequences as tuples)."""
+    if isinstance(value, list):
+        return tuple(decode(v) for v in value)
+    if isinstance(value, dict):
+        if "@e" in value:
+            enum = _ENUMS.get(value["@e"])
+            if enum is None:
+                raise ValueError(f"unknown enum {value['@e']!r} in recording")
+            return enum(value["v"])
+        cls = _CLASSES.get(value.get("@", ""))
+        if cls is None:
+            raise ValueError(f"unknown record type {value.get('@')!r}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: decode(v) for k, v in value.items() if k in names})
+    return value

@@ -1,0 +1,214 @@
+"""The triage bundle: one archive with what a support engineer asks for first.
+
+It holds the ``--once`` report (text and JSON), recent cluster events, the
+cluster-log levels and severity filter, every data node's memory report, the
+tail of a recording and of the audit log, and a manifest saying how each part
+was collected. No password is ever written: nothing collected holds one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import io
+import json
+import socket
+import tarfile
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ndbtop import __version__
+from ndbtop.collect.events import levels_from_names
+from ndbtop.collect.hub import Hub
+from ndbtop.errors import MgmError
+from ndbtop.mgm.client import MgmClient
+from ndbtop.mgm.events.catalogue import Severity
+from ndbtop.mgm.events.decode import Event, decode_event
+from ndbtop.mgm.events.text import cluster_log_line
+from ndbtop.mgm.listener import EventListener
+from ndbtop.model.clock import Clock
+from ndbtop.record.reader import read_recording
+from ndbtop.report.render import report_json, report_text
+
+MEMORY_REPORT = 50
+
+
+@dataclass
+class Bundle:
+    """The files of a bundle, by name, and the notes of the manifest."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, name: str, data: bytes | str, note: str) -> None:
+        """One file of the archive and the manifest line that explains it."""
+        self.files[name] = data.encode() if isinstance(data, str) else data
+        self.notes.append(f"{name}: {note}")
+
+    def write(self, path: Path) -> None:
+        """Write the archive (``.tar.gz``)."""
+        manifest = "\n".join(
+            [
+                f"ndbtop {__version__} triage bundle, "
+                f"{dt.datetime.now().astimezone():%Y-%m-%d %H:%M:%S %z}",
+                f"collected on {socket.gethostname()}",
+                "",
+                *self.notes,
+                "",
+            ]
+        )
+        files = {"MANIFEST.txt": manifest.encode(), **self.files}
+        with tarfile.open(path, "w:gz") as tar:
+            for name, data in files.items():
+                info = tarfile.TarInfo(f"ndbtop-bundle/{name}")
+                info.size = len(data)
+                info.mtime = int(time.time())
+                info.mode = 0o644
+                tar.addfile(info, io.BytesIO(data))
+
+
+def event_lines(events: list[Event] | tuple[Event, ...]) -> str:
+    """Events as cluster-log lines."""
+    return "".join(
+        cluster_log_line(
+            dt.datetime.fromtimestamp(e.received_at),
+            e.source_node,
+            e.severity if e.severity is not None else Severity.INFO,
+            e.text,
+        )
+        + "\n"
+        for e in events
+    )
+
+
+async def _listen(hub: Hub, seconds: float, clock: Clock) -> tuple[list[Event], str | None]:
+    address = hub.mgm.client.address
+    if address is None or seconds <= 0:
+        return [], "no listen: not connected"
+    listener = EventListener(address, levels_from_names(hub.mgm.log_levels))
+    events: list[Event] = []
+    try:
+        await listener.open()
+
+        async def collect() -> None:
+            async for item in listener.items():
+                if not isinstance(item, str) and hasattr(item, "type"):
+                    events.append(decode_event(item, clock.wall()))  # type: ignore[arg-type]
+
+        await asyncio.wait_for(collect(), seconds)
+    except asyncio.TimeoutError:
+        pass
+    except MgmError as exc:
+        return events, str(exc)
+    finally:
+        await listener.close()
+    return events, None
+
+
+async def _logging(client: MgmClient) -> str:
+    levels = await client.get_cluster_loglevel()
+    severities = await client.get_info_clusterlog()
+    lines = ["cluster log levels (get cluster loglevel):"]
+    lines += [f"  {name:12} {level}" for name, level in levels.items()]
+    lines += ["", "cluster log severity filter (get info clusterlog):"]
+    lines += [f"  {name:12} {value}" for name, value in severities.items()]
+    return "\n".join(lines) + "\n"
+
+
+async def _memory(client: MgmClient, clock: Clock) -> str:
+    raw = await client.dump_events(MEMORY_REPORT)
+    out = ["REPORT MEMORY (dump events type 50):"]
+    for r in raw:
+        e = decode_event(r, clock.wall())
+        out.append(f"  Node {e.source_node}: {e.text}")
+    return "\n".join(out) + "\n"
+
+
+def _recording_tail(path: Path, minutes: float) -> bytes:
+    recording = read_recording(path)
+    start = recording.index_at(recording.end - minutes * 60)
+    keep_from = recording.wall(start)
+    data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(path.read_bytes())
+    kept: list[bytes] = []
+    for line in data.split(b"\n"):
+        if not line:
+            continue
+        record = json.loads(line)
+        kind = record.get("k")
+        if (
+            kind == "header"
+            or (kind == "snap" and record["s"]["wall"] >= keep_from)
+            or (kind == "event" and record["e"]["received_at"] >= keep_from)
+        ):
+            kept.append(line)
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return compressor.compress(b"\n".join(kept) + b"\n") + compressor.flush()
+
+
+async def collect_bundle(
+    hub: Hub,
+    clock: Clock,
+    *,
+    events_seconds: float = 5.0,
+    recording: Path | None = None,
+    minutes: float = 15.0,
+    audit_log: Path | None = None,
+    progress: Callable[[str], None] = lambda text: None,
+) -> Bundle:
+    """Collect everything; the management server must answer, other parts may fail."""
+    bundle = Bundle()
+    progress("reading the cluster (two samples for rates)")
+    snap = await hub.collect_once()
+    bundle.add(
+        "report.txt",
+        report_text(snap),
+        "the --once report: nodes, sources, ndbinfo panels, host disks",
+    )
+    bundle.add(
+        "report.json",
+        json.dumps(report_json(snap), indent=2),
+        "the same as JSON (ndbtop --once --json)",
+    )
+    client = hub.mgm.client
+    for name, job, note in (
+        ("cluster-log-levels.txt", _logging(client), "cluster-log levels and severity filter"),
+        ("memory.txt", _memory(client, clock), "every data node's memory report"),
+    ):
+        try:
+            bundle.add(name, await job, note)
+        except MgmError as exc:
+            bundle.add(name, f"not collected: {exc}\n", note)
+    progress(f"listening to events for {events_seconds:g} s")
+    events, why = await _listen(hub, events_seconds, clock)
+    bundle.add(
+        "events.txt",
+        event_lines(events) or f"no event in {events_seconds:g} s\n",
+        f"cluster events received while collecting ({events_seconds:g} s"
+        + (f"; {why}" if why else "")
+        + ")",
+    )
+    if recording is not None:
+        try:
+            bundle.add(
+                "recording-tail.ndbrec",
+                _recording_tail(recording, minutes),
+                f"the last {minutes:g} minutes of {recording} (ndbtop replay FILE)",
+            )
+            bundle.add(
+                "recording-events.txt",
+                event_lines(read_recording(recording).events()),
+                f"every event of {recording}",
+            )
+        except Exception as exc:
+            bundle.add("recording-tail.txt", f"not collected: {exc}\n", str(recording))
+    if audit_log is not None and audit_log.exists():
+        tail = audit_log.read_text().splitlines()[-500:]
+        bundle.add(
+            "audit-log.jsonl",
+            "\n".join(tail) + "\n",
+            "the last actions ndbtop sent from this machine",
+        )
+    return bundle
