@@ -350,9 +350,10 @@ async def scripted() -> AsyncIterator[Callable[[dict[str, Any]], Awaitable[Scrip
 class ThreadedSimulator:
     """A simulator on its own event loop in a thread, for code that runs ``asyncio.run``."""
 
-    def __init__(self, cluster: SimCluster, speed: float) -> None:
+    def __init__(self, cluster: SimCluster, speed: float, sql: bool = False) -> None:
         self.cluster = cluster
         self.speed = speed
+        self.sql = sql
         self.sim: Simulator | None = None
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -375,7 +376,7 @@ class ThreadedSimulator:
     async def _start(self) -> None:
         clock = SimClock(speed=self.speed, start_at=self.cluster.now)
         self.sim = Simulator(self.cluster, clock)
-        await self.sim.start(sql_port=None)
+        await self.sim.start(sql_port=0 if self.sql else None)
 
     async def _close(self) -> None:
         if self.sim is not None:
@@ -407,8 +408,9 @@ def threaded_sim() -> Iterator[Callable[..., ThreadedSimulator]]:
     """Start simulators in background threads; all are stopped afterwards."""
     running: list[ThreadedSimulator] = []
 
-    def start(scenario: str | SimCluster = "threads", *, speed: float = FAST) -> ThreadedSimulator:
-        ts = ThreadedSimulator(make_cluster(scenario), speed)
+    def start(scenario: str | SimCluster = "threads", *, speed: float = FAST,
+              sql: bool = False) -> ThreadedSimulator:
+        ts = ThreadedSimulator(make_cluster(scenario), speed, sql)
         running.append(ts)
         ts.start()
         return ts

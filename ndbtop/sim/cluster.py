@@ -103,7 +103,6 @@ class SimCluster:
         self.lcp_id = 0
         self._heap: list[tuple[float, int, Callable[[], None]]] = []
         self._order = itertools.count()
-        self._tick = 0
         self._last_integrated = 0.0
         self.changed: Callable[[], None] | None = None
         threads = sum(len(d.threads) for d in config.data_nodes)
@@ -149,11 +148,10 @@ class SimCluster:
         # large cluster has hundreds of actions per simulated minute during restarts.
         if dt <= 0 or (dt < self.integrate_step and not force):
             return
-        self._tick += 1
         serving = [n for n in self.data_nodes.values() if n.serving]
         node_tps = self.workload.tps / len(serving) if serving else 0.0
         for node in self.data_nodes.values():
-            node.integrate(dt, when, node_tps, self.workload, self.seed, self._tick)
+            node.integrate(dt, when, node_tps, self.workload, self.seed, int(when))
         self._last_integrated = when
 
     # Events
@@ -695,7 +693,7 @@ class SimCluster:
             if not want_job:
                 continue
             busy = sum(node.loads) / max(len(node.loads), 1) / 100.0
-            jitter = noise(self.seed, self._tick, node.node_id, 39)
+            jitter = noise(self.seed, int(self.now), node.node_id, 39)
             self.emit(39, node.node_id, int(8 + 60 * busy + 3 * jitter))
             tps = self.workload.tps / max(sum(1 for n in self.data_nodes.values() if n.serving), 1)
             for peer in self.data_nodes.values():
@@ -706,7 +704,7 @@ class SimCluster:
                         65535,
                         180
                         + tps * 1.6
-                        + 40 * noise(self.seed, self._tick, node.node_id, peer.node_id),
+                        + 40 * noise(self.seed, int(self.now), node.node_id, peer.node_id),
                     )
                 )
                 self.emit(40, node.node_id, peer.node_id, max(size, 64))
