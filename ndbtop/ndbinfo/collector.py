@@ -63,6 +63,20 @@ PANELS = (
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
+RARE_PANELS = {"transporters": 4}
+"""Slow panels read only every N-th round of the rotation: ``transporters`` has a row for
+every pair of nodes (7,152 rows for 48 data nodes and 150 slots) and changes little."""
+
+
+def slow_rotation(slow: Sequence[q.Query]) -> tuple[q.Query, ...]:
+    """The order slow-tier queries are read in, one per sample; rare panels skip rounds."""
+    rounds = max(RARE_PANELS.values(), default=1)
+    order: list[q.Query] = []
+    for i in range(rounds):
+        order.extend(query for query in slow if i % RARE_PANELS.get(query.panel, 1) == 0)
+    return tuple(order)
+
+
 _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]] = {
     "nodes": lambda rows, _: r.parse_nodes(rows),
     "disk_page_buffer": lambda rows, _: r.parse_disk_page_buffer(rows),
@@ -167,8 +181,9 @@ class NdbinfoCollector:
             while self._layout_pending and layout_budget and tally.queries < MAX_QUERIES_PER_SAMPLE:
                 self._read_layout(self._layout_pending[0], tally)
                 layout_budget -= 1
-            if plan.slow and tally.queries < MAX_QUERIES_PER_SAMPLE:
-                self._read_panel(plan.slow[self._next_slow % len(plan.slow)], tally)
+            rotation = slow_rotation(plan.slow)
+            if rotation and tally.queries < MAX_QUERIES_PER_SAMPLE:
+                self._read_panel(rotation[self._next_slow % len(rotation)], tally)
                 self._next_slow += 1
         except SqlError:
             self.close()

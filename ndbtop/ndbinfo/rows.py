@@ -34,6 +34,11 @@ ThreadKey = tuple[int, int]
 
 def to_int(value: object, default: int = 0) -> int:
     """An integer from whatever the server sent; ``default`` for NULL or non-numbers."""
+    kind = type(value)
+    if kind is int:
+        return value  # type: ignore[return-value]
+    if kind is Decimal:
+        return int(value)  # type: ignore[call-overload]
     if value is None:
         return default
     if isinstance(value, bool):
@@ -50,6 +55,9 @@ def to_int(value: object, default: int = 0) -> int:
 
 def to_pct(value: object) -> float | None:
     """A percentage as float; None for NULL or a value that is not a number."""
+    kind = type(value)
+    if kind is int or kind is float:
+        return float(value)  # type: ignore[arg-type]
     if value is None:
         return None
     if isinstance(value, bytes):
