@@ -178,7 +178,8 @@ class NdbtopApp(App[int]):
 
     def tick(self) -> None:
         """Render the newest snapshot (or only the header while paused)."""
-        if self.hub is None or self._ticking:
+        # The timer can fire once more while the app closes and its widgets are gone.
+        if self.hub is None or self._ticking or not self.query(StatusHeader):
             return
         self._ticking = True
         try:
@@ -201,7 +202,8 @@ class NdbtopApp(App[int]):
 
     def on_data_table_row_highlighted(self) -> None:
         """Selecting another node redraws its details at once."""
-        if self.hub is not None:
+        # A table can still report a highlight while the app closes and the views are gone.
+        if self.hub is not None and self.query("#tabs"):
             self.current_view.redraw(self.hub.clock.wall())
 
     def on_resize(self) -> None:
@@ -216,6 +218,10 @@ class NdbtopApp(App[int]):
 
     def action_view(self, name: str) -> None:
         """Switch to a view."""
+        # The new view takes the focus before the old one is hidden: a focused table that
+        # gets hidden hands the focus to a sibling in its own (hidden) pane, and the tabs
+        # then switch back to that pane.
+        self.query_one(f"#view-{name}", View).focus_table()
         self.query_one("#tabs", TabbedContent).active = name
 
     def action_pause(self) -> None:

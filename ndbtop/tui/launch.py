@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
+from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.tui.app import NdbtopApp
 
@@ -48,7 +49,7 @@ def run_demo_tui(args: argparse.Namespace) -> int:
 
     async def start() -> Hub:
         await sim.start(sql_port=None if args.no_sql else 0)
-        hub = demo_hub(sim, args.interval)
+        hub = demo_hub(sim, args.interval, history_dir=default_history_dir())
         events = hub.events
         if events is not None:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)

@@ -13,23 +13,26 @@ from dataclasses import replace
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
 
-from ndbtop.actions.commands import Action, RestartNode, StopNode, wire_text
+from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StopNode, wire_text
 from ndbtop.actions.guards import Assessment, assess
+from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import status_text
 
+# Short labels: the four fit on one row of the 90-column box; what each option does
+# appears among the warnings once it is ticked.
 _FLAGS = {
     RestartNode: (
-        ("initial", "-i initial (wipe file system)"),
+        ("initial", "-i initial"),
         ("nostart", "-n no start"),
-        ("abort", "-a abort (no graceful stop)"),
+        ("abort", "-a abort"),
         ("force", "-f force"),
     ),
-    StopNode: (("abort", "-a abort (no graceful stop)"), ("force", "-f force")),
+    StopNode: (("abort", "-a abort"), ("force", "-f force")),
 }
 
 
@@ -61,7 +64,7 @@ class ConfirmAction(ModalScreen[Action | None]):
         self.assessment: Assessment = assess(action, live().nodes)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="box"):
+        with VerticalScroll(id="box"):
             yield Static(id="title")
             yield Static(id="state")
             flags = _FLAGS.get(type(self.action), ())
@@ -97,9 +100,12 @@ class ConfirmAction(ModalScreen[Action | None]):
         self.assessment = assess(self.action, snap.nodes)
         a = self.assessment
         targets = " ".join(map(str, getattr(self.action, "node_ids", ())))
-        self.query_one("#title", Static).update(
-            Text(f"{self.verb} node {targets}?" if targets else f"{self.verb}?")
-        )
+        if isinstance(self.action, SetClusterLogLevel):
+            level = f"{Category(self.action.category).name}={self.action.level}"
+            title = f"{self.verb} the cluster log's {level} on data nodes {targets}?"
+        else:
+            title = f"{self.verb} node {targets}?" if targets else f"{self.verb}?"
+        self.query_one("#title", Static).update(Text(title))
         state = Text()
         for node_id in getattr(self.action, "node_ids", ()):
             n = snap.node(node_id)

@@ -27,7 +27,7 @@ class HelpScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen #help { width: 84; max-width: 100%; height: auto; max-height: 100%;
+    HelpScreen #help { width: 100; max-width: 100%; height: auto; max-height: 100%;
                        border: thick $primary; background: $surface; padding: 1 2; }
     """
 

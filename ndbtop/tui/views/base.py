@@ -38,12 +38,19 @@ class View(Vertical):
             self.render_snapshot(self.snapshot, now)
 
     def focus_table(self) -> None:
-        """Give the keyboard to the view's first table."""
+        """Give the keyboard to the view's first shown table, else to what scrolls in it.
+
+        The focus must leave the view that was visible before: a focused widget in
+        a hidden tab makes the tabs switch back to it at the next focus change.
+        """
         from textual.widgets import DataTable
 
-        tables = self.query(DataTable)
-        if tables:
-            tables.first().focus()
+        shown = [w for w in self.query(DataTable) if w.display]
+        shown = shown or [w for w in self.query("*") if w.can_focus and w.display]
+        if shown:
+            shown[0].focus()
+        else:
+            self.screen.set_focus(None)
 
     def next_sort(self) -> str:
         """Switch to the next sort order; returns its name."""

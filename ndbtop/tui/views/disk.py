@@ -109,9 +109,8 @@ class DiskView(View):
         node_caption = Text("Data nodes", style="bold")
         if ni is None:
             src = snap.source("ndbinfo")
-            node_caption.append(
-                f": ndbinfo {src.error if src and src.error else 'not read'}", style="dim"
-            )
+            why = src.error if src and src.error else "not read yet"
+            node_caption.append(f": no ndbinfo ({why})", style="dim")
         else:
             for panel, why in ni.unavailable:
                 if panel in ("disk_page_buffer", "disk_write_speed", "log_spaces"):

@@ -77,7 +77,14 @@ class EventsView(View):
         yield Static(id="banner")
         yield RichLog(id="log", max_lines=5000, wrap=True, markup=False, auto_scroll=True)
         yield Static(id="stats_caption")
-        yield KeyedTable(STAT_COLUMNS, id="stats")
+        stats = KeyedTable(STAT_COLUMNS, id="stats")
+        stats.display = False  # until the first statistics arrive (the log has the focus)
+        yield stats
+
+    def on_mount(self) -> None:
+        """Keep the newest line in sight, also when the statistics table takes rows from the
+        log, until the user scrolls back."""
+        self.query_one("#log", RichLog).anchor()
 
     def add_note(self, when: float, text: Text) -> None:
         """A line that is not a cluster event (an action and the server's reply)."""
@@ -112,13 +119,17 @@ class EventsView(View):
         table = self.query_one("#stats", KeyedTable)
         level = snap.cluster_log_level.get("statistics")
         if not snap.statistics:
-            shown = "?" if level is None else level
-            hint = (
-                "no statistics reported yet"
-                if level is not None and level >= 8
-                else f"statistics events off (cluster log STATISTICS={shown}; "
-                "press L to raise it to 15)"
-            )
+            if level is not None and level >= 8:
+                hint = "no statistics reported yet"
+            elif self.banner_text is not None:
+                # Raised a moment ago: the new level reaches this screen with the next read.
+                hint = "raised by ndbtop, waiting for the data nodes' first report"
+            else:
+                shown = "?" if level is None else level
+                hint = (
+                    f"statistics events off (cluster log STATISTICS={shown}; "
+                    "press L to raise it to 15)"
+                )
             caption.update(Text(f"Statistics: {hint}", style="dim"))
             table.display = False
             return

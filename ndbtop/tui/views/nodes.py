@@ -74,7 +74,7 @@ class NodesView(View):
     sort_modes = ("type", "id", "status")
 
     DEFAULT_CSS = """
-    NodesView #summary { height: 1; padding: 0 1; }
+    NodesView #summary { height: auto; padding: 0 1; }
     NodesView #nodes { height: auto; max-height: 70%; min-height: 5; }
     NodesView #detail { height: 1fr; min-height: 8; padding: 0 1; border-top: solid $primary; }
     NodesView.-short #detail { display: none; }

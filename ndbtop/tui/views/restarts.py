@@ -127,7 +127,11 @@ class RestartsView(View):
         table.add_column("phases")
         for t in lines:
             kind = START_TYPE_SHORT.get(t.kind, "?") if t.kind is not None else "?"
-            longest = max(t.completed, key=lambda r: r.seconds, default=None)
+            # The phase in progress counts too: during S1 it is the 40-minute one.
+            spans = [(r.seconds, r.phase, "") for r in t.completed]
+            if t.active and t.current_phase is not None:
+                spans.append((t.in_phase_s(now) or 0.0, t.current_phase, " so far"))
+            longest = max(spans, default=None)
             phases = " ".join(f"{r.phase}:{seconds(r.seconds)}" for r in t.completed)
             state = "running" if t.active else ("abandoned" if t.aborted else "done")
             table.add_row(
@@ -135,8 +139,8 @@ class RestartsView(View):
                 f"{kind} ({state})",
                 seconds(t.elapsed_s(now)),
                 Text(
-                    f"{longest.phase} {phase_name(longest.phase, t.kind)} "
-                    f"{seconds(longest.seconds)}",
+                    f"{longest[1]} {phase_name(longest[1], t.kind)} "
+                    f"{seconds(longest[0])}{longest[2]}",
                     style="bold red",
                 )
                 if longest

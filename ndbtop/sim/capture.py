@@ -1,0 +1,205 @@
+"""One moment of a scenario as a :class:`ClusterSnapshot` that is the same on every run.
+
+The simulator plays the scenario on a clock that moves only when told to, with
+its management server and SQL node on loopback ports, and the hub of the demo
+reads them: status, ndbinfo and the host are polled at fixed simulated times.
+Events go from the cluster to the hub's event source through their parsable wire
+form, stamped with the simulated moment they were reported (a listener socket
+would stamp them on arrival, which depends on the machine). What still depends on
+the machine or the run is then replaced: the wall clock starts at :data:`EPOCH`,
+the snapshot is taken at monotonic :data:`MONOTONIC` with every source fresh, and
+loopback ports become the configured hosts' standard ports. Snapshot tests and
+screenshots render these captures through a frozen source.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ndbtop.cli.demo import demo_hub
+from ndbtop.collect.events import levels_from_names
+from ndbtop.collect.hub import Hub
+from ndbtop.errors import MgmError, SqlError
+from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
+from ndbtop.mgm.events.catalogue import Category
+from ndbtop.mgm.events.decode import Event, decode_event
+from ndbtop.mgm.events.encode import encode_parsable
+from ndbtop.mgm.wire import ENCODING, EventStreamParser, RawEvent
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.sim.clock import SimClock
+from ndbtop.sim.eventbus import SimEvent
+from ndbtop.sim.runtime import Simulator
+from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
+
+EPOCH = dt.datetime(2008, 10, 24, 12, 24, 13, 500000, tzinfo=dt.timezone.utc).timestamp()
+"""Wall-clock time of simulated second 0, in UTC: S1's initial start, which the
+scenario begins at second 2.5, then starts at 12:24:16 as in the field report."""
+
+MONOTONIC = 10_000.0
+"""Monotonic time every captured snapshot is taken at; each source's data is that fresh."""
+
+RETRY_IN = 5.0
+"""Seconds until the next attempt shown for a source that is retrying."""
+
+MGM_PORT = 1186
+SQL_PORT = 3306
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureSpec:
+    """Which moment to capture and how the hub saw the time before it.
+
+    The hub polls ``samples`` times, ``step`` simulated seconds apart, the
+    last poll at simulated second ``at``: enough points for the trends and for
+    rates over the last interval. ``interval`` is the refresh the snapshot
+    shows (in the demo one refresh spans ``speed`` x ``interval`` simulated
+    seconds). ``statistics`` raises the cluster log's STATISTICS to 15 from
+    the start, as ``ALL CLUSTERLOG STATISTICS=15`` does.
+    """
+
+    scenario: str
+    at: float
+    step: float = 1.0
+    samples: int = 20
+    interval: float = 1.0
+    seed: int = 1
+    statistics: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """A captured snapshot and the connect string that names its management server."""
+
+    snapshot: ClusterSnapshot
+    connectstring: ConnectString
+
+
+class _ManualTime:
+    """The real-time source of the capture's clock: it moves only when set."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _decode(event: SimEvent, wall: float) -> Event:
+    """The event as a listener decodes it: through its parsable block on the wire."""
+    parser = EventStreamParser()
+    raw: RawEvent | None = None
+    block = encode_parsable(event.type, event.source, event.words).decode(ENCODING)
+    for line in block.split("\n"):
+        item = parser.feed(line)
+        if isinstance(item, RawEvent):
+            raw = item
+    assert raw is not None
+    return decode_event(raw, wall)
+
+
+async def capture(spec: CaptureSpec) -> Capture:
+    """Play ``spec.scenario`` up to ``spec.at`` and return the normalised snapshot."""
+    if spec.samples < 1 or spec.step <= 0:
+        raise ValueError("a capture needs at least one sample and a positive step")
+    cluster = build_scenario(spec.scenario, ScenarioOptions(seed=spec.seed))
+    first = spec.at - (spec.samples - 1) * spec.step
+    if first < cluster.now:
+        raise ValueError(f"the first sample would be at {first:g} s, before the scenario starts")
+    if spec.statistics:
+        cluster.set_cluster_loglevel(int(Category.STATISTICS), 15)
+    time = _ManualTime(cluster.now)
+    clock = SimClock(speed=1.0, epoch=EPOCH, real=time, start_at=cluster.now)
+    sim = Simulator(cluster, clock)
+    await sim.start(sql_port=0)
+    hub: Hub | None = None
+    try:
+        hub = demo_hub(sim, spec.interval)
+        await _poll(hub)
+        events = hub.events
+        if events is not None:
+            levels = levels_from_names(hub.mgm.log_levels)
+            cluster.bus.subscribe(levels, lambda e: events.on_event(_decode(e, clock.wall(e.time))))
+            events.listening_levels = levels
+            events.health.ok(str(hub.mgm.client.address))
+        for i in range(spec.samples):
+            time.now = first + i * spec.step
+            sim.sync()
+            await _poll(hub)
+        snapshot = _normalised(hub.snapshot(), sim)
+    finally:
+        if hub is not None:
+            await hub.stop()
+        await sim.close()
+    return Capture(snapshot, parse_connectstring(_mgm_address(sim)))
+
+
+async def _poll(hub: Hub) -> None:
+    """One refresh of every polling source, as their background loops do it."""
+    try:
+        reading = await hub.mgm.poll_once()
+    except MgmError as exc:
+        hub.mgm.health.failed(str(exc))
+    else:
+        hub.mgm.health.ok(reading.address)
+    hub.mgm.on_update()
+    if hub.sql is not None:
+        try:
+            await hub.sql.poll_once()
+        except SqlError as exc:
+            hub.sql.health.failed(str(exc))
+        else:
+            hub.sql.health.ok()
+        hub.sql.on_update()
+    if hub.host is not None:
+        await hub.host.poll_once()
+        hub.host.health.ok()
+        hub.host.on_update()
+
+
+def _mgm_address(sim: Simulator) -> str:
+    slots = sim.cluster.config.mgm_nodes
+    return ",".join(f"{slot.host or 'localhost'}:{MGM_PORT}" for slot in slots)
+
+
+def _normalised(snap: ClusterSnapshot, sim: Simulator) -> ClusterSnapshot:
+    """``snap`` without anything that depends on the machine or on real time."""
+    names: dict[str, str] = {}
+    for node_id, port in sim.mgm_ports.items():
+        host = next(s.host for s in sim.cluster.config.mgm_nodes if s.node_id == node_id)
+        names[f"{sim.host}:{port}"] = f"{host or 'localhost'}:{MGM_PORT}"
+    if sim.sql_port is not None:
+        sql_id = sim.cluster.config.sql_node_id
+        sql_host = next(
+            (s.host for s in sim.cluster.config.api_nodes if s.node_id == sql_id and s.host),
+            "localhost",
+        )
+        names[f"{sim.host}:{sim.sql_port}"] = f"{sql_host}:{SQL_PORT}"
+
+    def text(value: str | None) -> str | None:
+        if value is None:
+            return None
+        for real, shown in names.items():
+            value = value.replace(real, shown)
+        return value
+
+    sources = tuple(_normalised_source(s, text) for s in snap.sources)
+    return replace(
+        snap,
+        taken_at=MONOTONIC,
+        sources=sources,
+        mgm_address=text(snap.mgm_address),
+    )
+
+
+def _normalised_source(src: SourceStatus, text: Callable[[str | None], str | None]) -> SourceStatus:
+    target = "localhost" if src.name == "host" else text(src.target) or ""
+    return replace(
+        src,
+        target=target,
+        error=text(src.error),
+        last_ok=None if src.last_ok is None else MONOTONIC,
+        retry_at=MONOTONIC + RETRY_IN if src.state is SourceState.RETRYING else None,
+    )

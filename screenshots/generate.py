@@ -1,0 +1,186 @@
+"""Render the README's screenshots: each view at the moment of a field scenario that tells
+its story, the restart confirmation and the help overlay, as 120x40 SVG files.
+
+Every picture comes from a seeded scenario captured at a fixed simulated time
+(:mod:`ndbtop.sim.capture`) and shown through a frozen source, so running this
+twice writes the same bytes::
+
+    .venv/bin/python screenshots/generate.py            # into screenshots/
+    .venv/bin/python screenshots/generate.py OUT_DIR
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+# Before Textual is imported: times in UTC, and the console as wide as the screenshot
+# (the event log wraps its lines at the console's width).
+os.environ["TZ"] = "UTC"
+os.environ["COLUMNS"] = "120"
+os.environ["LINES"] = "40"
+os.environ.pop("NO_COLOR", None)
+time.tzset()
+
+import asyncio  # noqa: E402
+import io  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from rich.console import Console  # noqa: E402
+from textual.app import App  # noqa: E402
+from textual.pilot import Pilot  # noqa: E402
+
+from ndbtop.actions.audit import AuditLog  # noqa: E402
+from ndbtop.sim.capture import CaptureSpec, capture  # noqa: E402
+from ndbtop.tui.app import NdbtopApp  # noqa: E402
+from ndbtop.tui.source import FrozenSource  # noqa: E402
+
+SIZE = (120, 40)
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One screenshot: the captured moment, the keys pressed, and the window title."""
+
+    name: str
+    spec: CaptureSpec
+    keys: tuple[str, ...]
+    title: str
+    shows: str
+    """Text the picture must contain (a check that the moment is the intended one)."""
+
+
+SHOTS = (
+    Shot(
+        "nodes-s1-initial-start",
+        CaptureSpec("initial-start", 1800.0),
+        ("1",),
+        "ndbtop · S1: --initial start, 30 minutes into redo log initialisation",
+        "4 redo log init",
+    ),
+    Shot(
+        "disk-s1-synced-redo-writes",
+        CaptureSpec("initial-start", 1800.0),
+        ("3",),
+        "ndbtop · S1: the disk during redo log initialisation (synced 20 kB writes)",
+        "100.0",
+    ),
+    Shot(
+        "threads-s5-hot-thread",
+        CaptureSpec("threads", 120.0),
+        ("2",),
+        "ndbtop · S5: one hot LDM thread on data node 2",
+        "ldm 3",
+    ),
+    Shot(
+        "disk-s4-hit-ratio",
+        CaptureSpec("disk-buffer", 1500.0, step=45.0),
+        ("3",),
+        "ndbtop · S4: disk page buffer hit ratio after DiskPageBufferMemory 64M → 512M",
+        "hit since start",
+    ),
+    Shot(
+        "events-statistics",
+        CaptureSpec("threads", 60.0, statistics=True),
+        ("4",),
+        "ndbtop · S5: the cluster log with CLUSTERLOG STATISTICS=15",
+        "Statistics reported by the data nodes",
+    ),
+    Shot(
+        "restarts-s2-node-restart",
+        CaptureSpec("node-restart", 520.0),
+        ("5",),
+        "ndbtop · S2: node restart of node 3 on 7.6, step by step",
+        "Restart completed",
+    ),
+    Shot(
+        "confirm-restart",
+        CaptureSpec("node-restart", 200.0),
+        ("1", "r"),
+        "ndbtop · restarting node 2 while node 3 restarts: the guards speak up",
+        "type 2 to confirm",
+    ),
+    Shot(
+        "help",
+        CaptureSpec("threads", 120.0),
+        ("question_mark",),
+        "ndbtop · keys",
+        "ndbtop keys",
+    ),
+)
+
+
+def screen_text(app: App[int]) -> str:
+    """The screen (modal screens included) as plain text."""
+    console = Console(
+        width=SIZE[0],
+        height=SIZE[1],
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+async def settle(pilot: Pilot[int], done: Callable[[], object]) -> None:
+    """Let the app handle its messages until ``done()`` holds."""
+    for _ in range(400):
+        await pilot.pause()
+        if done():
+            return
+    raise RuntimeError("the app did not settle")
+
+
+async def render(shot: Shot, audit: Path) -> str:
+    """The SVG of one screenshot."""
+    cap = await capture(shot.spec)
+
+    async def start() -> FrozenSource:
+        return FrozenSource(cap.snapshot, cap.connectstring)
+
+    app = NdbtopApp(start, audit=AuditLog(audit), simulated=shot.spec.scenario)
+    app.animation_level = "none"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: app.hub is not None and app.current_view.snapshot)
+        for key in shot.keys:
+            await pilot.press(key)
+        shots = [screen_text(app)]
+
+        def still() -> bool:
+            shots.append(screen_text(app))
+            return shot.shows in shots[-1] and len(set(shots[-4:])) == 1
+
+        await settle(pilot, still)
+        return app.export_screenshot(title=shot.title)
+
+
+async def main(out: Path) -> list[Path]:
+    """Write every screenshot into ``out``; returns the files."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for shot in SHOTS:
+            svg = await render(shot, Path(tmp) / "audit.log")
+            path = out / f"{shot.name}.svg"
+            path.write_text(svg, encoding="utf-8")
+            written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
+    for path in asyncio.run(main(target)):
+        print(path)

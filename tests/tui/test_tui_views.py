@@ -1,0 +1,251 @@
+"""The live view against a running simulator: what each view shows and what the keys do."""
+
+from __future__ import annotations
+
+import re
+
+from textual.widgets import Input, RichLog, TabbedContent
+
+from ndbtop.tui.app import NdbtopApp
+from ndbtop.tui.screens.help import HelpScreen
+from ndbtop.tui.views.nodes import NodesView
+
+REDO_LINE = re.compile(
+    r"redo log init \S* +([\d,]+)/43,008 MB · files (\d+)/168 · ([\d.]+) MB/s · ETA \d"
+)
+
+
+def _phase4_on_screen(app: NdbtopApp) -> bool:
+    view = app.current_view
+    if not isinstance(view, NodesView) or view.snapshot is None:
+        return False
+    t = view.snapshot.timeline(10)
+    return t is not None and t.redo is not None and t.redo.mb_per_s is not None
+
+
+async def test_nodes_view_shows_every_node_and_the_phase_in_progress_during_s1_phase_4(tui):
+    async with tui("initial-start", speed=120.0, ready=_phase4_on_screen) as t:
+        await t.until(
+            lambda: REDO_LINE.search(t.text()) is not None, "the redo progress line with MB/s"
+        )
+        text = t.text()
+        assert t.row_keys("#nodes") == ["10", "11", "1", "20", "21", "22", "23", "24"]
+        for node in ("10", "11"):
+            assert t.cell("#nodes", node, "status") == "STARTING"
+            assert t.cell("#nodes", node, "phase") == "4 redo log init"
+            assert t.cell("#nodes", node, "type") == "NDB"
+        assert t.cell("#nodes", "1", "status") == "CONNECTED"
+        assert all(t.cell("#nodes", str(api), "status") == "free slot" for api in range(20, 25))
+        assert "data nodes started 0/2" in text
+        assert "Node 10 · initial start" in text
+        assert re.search(r"▶ 4  redo log init +\S+ so far  normal ~14m20s", text)
+        match = REDO_LINE.search(text)
+        assert match is not None
+        done_mb, files, speed = match.groups()
+        assert 0 < int(done_mb.replace(",", "")) < 43008
+        assert 0 < int(files) < 168
+        # 43,008 MB in 38 min 47 s is 18.5 MB/s, far from the 50 MB/s the disk could do
+        # (events are stamped on arrival: at x120 a few real milliseconds move the rate).
+        assert 10.0 < float(speed) < 35.0
+
+
+async def test_number_keys_switch_between_the_five_views(tui):
+    async with tui("threads") as t:
+        tabs = t.app.query_one("#tabs", TabbedContent)
+        expected = {
+            "2": ("threads", "threads (one cell each, by thr_no)"),
+            "3": ("disk", "wareq-kB"),
+            "4": ("events", "Statistics: statistics events off (cluster log STATISTICS=7"),
+            "5": ("restarts", "No node restart reported by ndbinfo.restart_info"),
+            "1": ("nodes", "data nodes started 2/2"),
+        }
+        for key, (name, fragment) in expected.items():
+            await t.view(key)
+            assert tabs.active == name
+            await t.until_shown(fragment)
+
+
+async def test_pause_freezes_the_screen_while_data_keeps_being_collected(tui):
+    async with tui("threads") as t:
+        await t.view("2")
+        await t.until(lambda: t.table("#detail").row_count == 7, "node 2's threads")
+        await t.press("p")
+        await t.until(lambda: "PAUSED" in t.header(), "the PAUSED badge")
+        view = t.app.current_view
+        frozen = view.snapshot
+        assert frozen is not None and frozen.ndbinfo is not None
+        before = t.text().splitlines()
+        await t.collected(3)
+        after = t.text().splitlines()
+        # The view (above the notification corner) stands still; the header keeps going.
+        assert after[2:28] == before[2:28]
+        assert view.snapshot is frozen
+        live = t.hub.snapshot()
+        assert live.ndbinfo is not None and live.ndbinfo.taken_at > frozen.ndbinfo.taken_at
+        await t.until(lambda: t.header().splitlines()[0] != before[0], "the header's clock")
+        assert ("paused: the screen is frozen, data is still collected", "information") in t.notes
+
+        await t.press("p")
+        await t.until(lambda: "PAUSED" not in t.header(), "the badge to go")
+        await t.until(lambda: view.snapshot is not frozen, "the view to follow again")
+        await t.until(lambda: t.text().splitlines()[2:28] != before[2:28], "a new picture")
+
+
+async def test_plus_and_minus_step_the_refresh_interval(tui):
+    async with tui("threads", interval=1.0) as t:
+        sources = [t.hub.mgm, t.hub.sql, t.hub.host]
+        await t.press("plus")
+        await t.until(lambda: t.hub.interval == 2.0, "2 s")
+        assert all(s.interval == 2.0 for s in sources)
+        await t.until(lambda: "refresh 2s" in t.header(), "refresh 2s")
+        assert ("refresh every 2 s", "information") in t.notes
+        await t.press("minus", "minus")
+        await t.until(lambda: t.hub.interval == 0.5, "0.5 s")
+        await t.until(lambda: "refresh 0.5s" in t.header(), "refresh 0.5s")
+        await t.press("minus")
+        await t.pilot.pause()
+        assert t.hub.interval == 0.5, "0.5 s is the shortest"
+        await t.press(*["plus"] * 6)
+        await t.until(lambda: t.hub.interval == 10.0, "10 s, the longest")
+        assert ("refresh every 10 s", "information") in t.notes
+        assert all(s.interval == 10.0 for s in sources)
+
+
+async def test_slash_filters_the_threads_of_the_selected_node(tui):
+    async with tui("threads") as t:
+        await t.view("2")
+        await t.until(lambda: t.table("#detail").row_count == 7, "node 2's seven threads")
+        box = t.app.query_one("#filter", Input)
+        await t.press("slash")
+        await t.until(lambda: box.has_class("-visible") and box.has_focus, "the filter box")
+        await t.press(*"ldm", "enter")
+        await t.until(lambda: not box.has_class("-visible"), "the box to close")
+        await t.until(lambda: t.table("#detail").row_count == 4, "the LDM threads only")
+        assert sorted(t.row_keys("#detail")) == ["2", "3", "4", "5"]
+        assert {t.cell("#detail", k, "name") for k in t.row_keys("#detail")} == {"ldm"}
+
+        # Escape leaves the filter as it was.
+        await t.press("slash")
+        await t.until(lambda: box.has_focus, "the filter box")
+        assert box.value == "ldm", "the box opens with the current filter"
+        await t.press("x", "escape")
+        await t.until(lambda: not box.has_class("-visible"), "escape to close the box")
+        assert t.app.current_view.filter_text == "ldm"
+        assert t.table("#detail").row_count == 4
+
+        await t.press("slash")
+        await t.until(lambda: box.has_focus, "the filter box")
+        await t.press("backspace", "backspace", "backspace", "enter")
+        await t.until(lambda: t.table("#detail").row_count == 7, "every thread again")
+
+
+async def test_slash_filters_the_event_log(tui):
+    async with tui("initial-start", speed=120.0, ready=_phase4_on_screen) as t:
+        await t.view("4")
+        log = t.app.query_one("#log", RichLog)
+
+        def lines() -> list[str]:
+            return [strip.text.rstrip() for strip in log.lines]
+
+        await t.until(
+            lambda: (
+                any("Local redo log file initialization" in x for x in lines())
+                and any("Start phase 3 completed" in x for x in lines())
+            ),
+            "phase and redo events",
+        )
+        box = t.app.query_one("#filter", Input)
+        await t.press("slash")
+        await t.until(lambda: box.has_focus, "the filter box")
+        await t.press(*"start phase", "enter")
+        await t.until(
+            lambda: lines() and all("Start phase" in x for x in lines()), "phase events only"
+        )
+        shown = lines()
+        for node in (10, 11):
+            for phase in (1, 2, 3):
+                assert any(
+                    f"node {node} " in x and f"Start phase {phase} completed (initial start)" in x
+                    for x in shown
+                )
+        await t.press("slash")
+        await t.until(lambda: box.has_focus, "the filter box")
+        await t.press(*["backspace"] * len("start phase"), "enter")
+        await t.until(
+            lambda: any("Local redo log file initialization" in x for x in lines()),
+            "every event again",
+        )
+
+
+async def test_s_cycles_the_sort_order_of_the_view(tui):
+    async with tui("threads") as t:
+        await t.view("2")
+        await t.until(lambda: t.table("#detail").row_count == 7, "node 2's threads")
+        await t.until(lambda: t.row_keys("#detail")[0] == "3", "the hot thread on top")
+        await t.press("s")
+        await t.until(lambda: t.row_keys("#detail") == list("0123456"), "thread order")
+        assert "sorted by thread" in t.text()
+        await t.press("s")
+        await t.until(lambda: t.row_keys("#detail")[4:] == ["0", "6", "1"], "name order")
+        assert sorted(t.row_keys("#detail")[:4]) == ["2", "3", "4", "5"]
+        assert ("sorted by name", "information") in t.notes
+
+        await t.view("1")
+        assert t.row_keys("#nodes")[:3] == ["2", "3", "1"], "data nodes first"
+        await t.press("s")
+        await t.until(lambda: t.row_keys("#nodes") == list("1234567"), "id order")
+
+        await t.view("4")
+        await t.press("s")
+        await t.until(lambda: ("this view has one order", "information") in t.notes, "a note")
+
+
+async def test_y_copies_the_selection_or_the_whole_report(tui):
+    async with tui("threads") as t:
+        await t.press("down")
+        await t.until(lambda: t.app.current_view.selected_node() == 3, "node 3 selected")
+        await t.press("y")
+        await t.until(lambda: t.app.clipboard, "the copy")
+        assert t.app.clipboard == (
+            "node 3 NDB STARTED phase 0 group 0 version 8.4.3 address 192.168.0.3"
+        )
+        assert ("copied 1 line(s) to the clipboard", "information") in t.notes
+
+        await t.view("2")
+        await t.until(lambda: t.table("#detail").row_count == 7, "node 2's threads")
+        await t.press("y")
+        await t.until(lambda: t.app.clipboard.startswith("node 2 thr"), "the threads copied")
+        lines = t.app.clipboard.splitlines()
+        assert len(lines) == 7
+        assert lines[0].startswith("node 2 thr 0 main cpu ")
+        assert any(x.startswith("node 2 thr 3 ldm ") and "DBLQH" in x for x in lines)
+
+        await t.view("5")
+        await t.press("y")
+        await t.until(lambda: t.app.clipboard.startswith("Cluster at"), "the report copied")
+        report = t.app.clipboard
+        assert report.startswith(f"Cluster at {t.sim.connectstring}")
+        assert "Data nodes started 2/2" in report
+
+
+async def test_question_mark_lists_every_key(tui):
+    async with tui("threads") as t:
+        await t.press("question_mark")
+        await t.until(lambda: "ndbtop keys" in t.text(), "the help")
+        assert isinstance(t.app.screen, HelpScreen)
+        text = t.text()
+        documented = {key for key, _ in NdbtopApp.HELP}
+        for key, description in NdbtopApp.HELP:
+            assert re.search(rf"{re.escape(key)}  +{re.escape(description)}", text), key
+        labels = {
+            **{str(n): "1 … 5" for n in range(1, 6)},
+            "slash": "/",
+            "question_mark": "?",
+            "plus,equals_sign": "+ / -",
+            "minus": "+ / -",
+        }
+        for binding in NdbtopApp.BINDINGS:
+            key = labels.get(binding.key, binding.key)
+            assert key in documented, f"{binding.key} is not in the help"
+        await t.press("escape")
+        await t.until(lambda: not isinstance(t.app.screen, HelpScreen), "the help to close")
