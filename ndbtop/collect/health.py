@@ -36,12 +36,16 @@ class Health:
             target=self.status.target if target is None else target,
         )
 
-    def failed(self, error: str) -> float:
-        """An attempt failed; returns the delay before the next one."""
+    def failed(self, error: str, state: SourceState = SourceState.RETRYING) -> float:
+        """An attempt failed; returns the delay before the next one.
+
+        ``UNAVAILABLE`` says the source answers but cannot give data yet (an expected
+        state, such as a SQL node before the data nodes started), ``RETRYING`` that it
+        failed.
+        """
         delay = self.backoff.next_delay()
-        self.status = replace(
-            self.status, state=SourceState.RETRYING, error=error, retry_at=time.monotonic() + delay
-        )
+        self.status = replace(self.status, state=state, error=error,
+                              retry_at=time.monotonic() + delay)
         return delay
 
     def set_state(self, state: SourceState, error: str | None = None) -> None:

@@ -19,7 +19,7 @@ from ndbtop.collect.events import EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.mgm import MgmSource
-from ndbtop.collect.sql import NdbinfoReader, SqlSource
+from ndbtop.collect.sql import NdbinfoReader, SqlSource, failure_state
 from ndbtop.errors import SqlError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.decode import Event
@@ -179,10 +179,13 @@ class Hub:
     async def stop(self) -> None:
         """Cancel the sources and close their connections."""
         for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
+            # On Python 3.11, wait_for can swallow a cancellation that arrives just as the
+            # read it waits on completes: cancel again until the task has really ended.
+            while not task.done():
+                task.cancel()
+                await asyncio.wait({task}, timeout=0.2)
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+                task.result()
         self._tasks.clear()
         await self.mgm.close()
         if self.sql is not None:
@@ -206,7 +209,10 @@ class Hub:
                 try:
                     await source.poll_once()
                 except error as exc:
-                    source.health.failed(str(exc))
+                    if isinstance(exc, SqlError):
+                        source.health.failed(str(exc), failure_state(exc))
+                    else:
+                        source.health.failed(str(exc))
                     return
                 source.health.ok()
                 if i == 0:
@@ -225,7 +231,9 @@ class Hub:
         self._changed()
 
     def refresh_now(self) -> None:
-        """Ask every polling source for a new sample without waiting for the interval."""
+        """Ask every polling source for a new sample without waiting for the interval
+        (the cluster-log levels are read again too)."""
+        self.mgm.levels_stale = True
         for source in (self.mgm, self.sql, self.host):
             if source is not None:
                 source.health.wake.set()

@@ -62,6 +62,8 @@ class MgmSource:
         self.log_levels: dict[str, int] | None = None
         self.health = Health(self.name, str(connectstring))
         self._polls = 0
+        self.levels_stale = False
+        """Set to read the cluster-log levels at the next poll (after ndbtop changed them)."""
 
     @property
     def status(self) -> SourceStatus:
@@ -71,7 +73,8 @@ class MgmSource:
     async def poll_once(self) -> MgmReading:
         """Read the status once (connecting if needed); raises :class:`MgmError`."""
         nodes = await self.client.get_status()
-        if self._polls % LOGLEVEL_EVERY == 0 or self.log_levels is None:
+        if self._polls % LOGLEVEL_EVERY == 0 or self.log_levels is None or self.levels_stale:
+            self.levels_stale = False
             self.log_levels = await self.client.get_cluster_loglevel()
         self._polls += 1
         version = self.client.server_version

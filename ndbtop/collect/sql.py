@@ -10,7 +10,14 @@ from typing import Protocol
 from ndbtop.collect.health import Health
 from ndbtop.errors import SqlError
 from ndbtop.model.ndbinfo import NdbinfoSample
-from ndbtop.model.sources import SourceStatus
+from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.ndbinfo.errors import ClusterNotConnected
+
+
+def failure_state(exc: SqlError) -> SourceState:
+    """A SQL node cut off from the data nodes is waiting (as during an initial start);
+    anything else is a failure."""
+    return SourceState.UNAVAILABLE if isinstance(exc, ClusterNotConnected) else SourceState.RETRYING
 
 
 class NdbinfoReader(Protocol):
@@ -76,7 +83,7 @@ class SqlSource:
             try:
                 await self.poll_once()
             except SqlError as exc:
-                delay = self.health.failed(str(exc))
+                delay = self.health.failed(str(exc), failure_state(exc))
                 self.on_update()
                 await self.health.sleep(delay)
                 continue

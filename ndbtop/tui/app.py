@@ -26,6 +26,7 @@ from ndbtop.actions.commands import (
     StopNode,
 )
 from ndbtop.actions.runner import ActionOutcome, run_action
+from ndbtop.errors import NdbtopError
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -361,7 +362,7 @@ class NdbtopApp(App[int]):
         previous = self.live_snapshot().cluster_log_level.get("statistics")
         try:
             outcome = await run_action(action, self.hub.connectstring, self.audit)
-        except Exception as exc:  # the audit log could not be written
+        except NdbtopError as exc:  # the audit log could not be written
             self.notify(f"{action.ndb_mgm()}: {exc}", severity="error", timeout=10)
             return None
         after = self.hub.clock.wall()
@@ -401,7 +402,14 @@ class NdbtopApp(App[int]):
             if choice == "restore" and self.hub is not None:
                 nodes = tuple(n.node_id for n in self.live_snapshot().data_nodes())
                 action = SetClusterLogLevel(nodes, STATISTICS, self.statistics_raised_from or 7)
-                await run_action(action, self.hub.connectstring, self.audit)
+                try:
+                    outcome = await run_action(action, self.hub.connectstring, self.audit)
+                except NdbtopError as exc:
+                    self.notify(f"not restored: {exc}", severity="error", timeout=10)
+                    return
+                if not outcome.ok:
+                    self.notify(f"not restored: {outcome.reply}", severity="error", timeout=10)
+                    return
                 self.exit(0)
             elif choice == "leave":
                 self.exit(0)

@@ -67,27 +67,6 @@ def no_idle_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def hub_stops(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cancel the hub's tasks until they end, then stop it as usual.
-
-    On Python 3.11 ``asyncio.wait_for`` drops a cancellation that arrives while
-    the read it waits for has just completed, so a single ``cancel()`` of the
-    event listener's task can be lost while events stream in, and
-    ``Hub.stop`` then waits for that task forever.
-    """
-    original = Hub.stop
-
-    async def stop(hub: Hub) -> None:
-        for task in list(hub._tasks):
-            while not task.done():
-                task.cancel()
-                await asyncio.wait({task}, timeout=0.2)
-        await original(hub)
-
-    monkeypatch.setattr(Hub, "stop", stop)
-
-
-@pytest.fixture(autouse=True)
 def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Times in UTC; the app's console as wide as the terminal (it wraps the event log)."""
     monkeypatch.setenv("TZ", "UTC")

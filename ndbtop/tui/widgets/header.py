@@ -26,6 +26,9 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
         return Text(f"{label} stale {age:.0f}s", style="yellow")
     if src.state is SourceState.CONNECTING:
         return Text(f"{label} connecting", style="yellow")
+    if src.state is SourceState.UNAVAILABLE:
+        stale = f" (data {age:.0f}s old)" if age is not None else ""
+        return Text(f"{label} waiting: {src.error or 'unavailable'}{stale}", style="yellow")
     retry = ""
     if src.retry_at is not None:
         retry = f", retry in {max(src.retry_at - now, 0):.0f}s"
