@@ -28,9 +28,13 @@ class DiskLoad:
     await_ms: float = 0.5
     util: float = 0.0
     iowait_pct: float = 0.2
+    jitter: float = 0.04
+    """Relative spread of the request rates from one interval to the next."""
 
 
-SYNCED_REDO = DiskLoad(writes=50.0, write_kb=1025.0, await_ms=36.5, util=1.0, iowait_pct=18.5)
+SYNCED_REDO = DiskLoad(
+    writes=50.0, write_kb=1025.0, await_ms=36.5, util=1.0, iowait_pct=18.5, jitter=0.02
+)
 """S1: a 32 KB page written at each MB of each redo file, each followed by an fsync."""
 FAST_REDO = DiskLoad(writes=860.0, write_kb=110_000.0, await_ms=4.6, util=0.74, iowait_pct=6.0)
 """The same initialisation without a sync per page."""
@@ -84,7 +88,7 @@ class SimHost:
         if dt <= 0:
             return
         load, busy_cpus = self._load()
-        jitter = 1.0 + 0.04 * noise(self.cluster.seed, int(now), self.node_id, 7)
+        jitter = 1.0 + load.jitter * noise(self.cluster.seed, int(now), self.node_id, 7)
         data = self._disks["sdb"]
         data[0] += load.reads * dt * jitter
         data[1] += load.writes * dt * jitter
@@ -92,7 +96,8 @@ class SimHost:
         data[3] += load.write_kb * 1024 * dt * jitter
         data[4] += load.reads * dt * load.await_ms
         data[5] += load.writes * dt * load.await_ms * jitter
-        data[6] += min(load.util * jitter, 1.0) * dt * 1000
+        # A saturated device is busy the whole interval, whatever the request rate.
+        data[6] += (1.0 if load.util >= 1.0 else min(load.util * jitter, 1.0)) * dt * 1000
         system = self._disks["sda"]
         system[1] += 1.5 * dt
         system[3] += 24 * 1024 * dt
