@@ -9,12 +9,12 @@ until something changes).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.events import EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
@@ -178,14 +178,7 @@ class Hub:
 
     async def stop(self) -> None:
         """Cancel the sources and close their connections."""
-        for task in self._tasks:
-            # On Python 3.11, wait_for can swallow a cancellation that arrives just as the
-            # read it waits on completes: cancel again until the task has really ended.
-            while not task.done():
-                task.cancel()
-                await asyncio.wait({task}, timeout=0.2)
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                task.result()
+        await cancel_and_wait(self._tasks)
         self._tasks.clear()
         await self.mgm.close()
         if self.sql is not None:

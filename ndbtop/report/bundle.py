@@ -29,6 +29,7 @@ from ndbtop.mgm.events.catalogue import Severity
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.events.text import cluster_log_line
 from ndbtop.mgm.listener import EventListener
+from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
 from ndbtop.record.reader import read_recording
 from ndbtop.report.render import report_json, report_text
@@ -90,17 +91,14 @@ async def _listen(hub: Hub, seconds: float, clock: Clock) -> tuple[list[Event], 
         return [], "no listen: not connected"
     listener = EventListener(address, levels_from_names(hub.mgm.log_levels))
     events: list[Event] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
     try:
         await listener.open()
-
-        async def collect() -> None:
-            async for item in listener.items():
-                if not isinstance(item, str) and hasattr(item, "type"):
-                    events.append(decode_event(item, clock.wall()))  # type: ignore[arg-type]
-
-        await asyncio.wait_for(collect(), seconds)
-    except asyncio.TimeoutError:
-        pass
+        # The server pings every 500 ms, so the stop check runs often enough to end on time.
+        async for item in listener.items(stop=lambda: loop.time() >= deadline):
+            if isinstance(item, RawEvent):
+                events.append(decode_event(item, clock.wall()))
     except MgmError as exc:
         return events, str(exc)
     finally:

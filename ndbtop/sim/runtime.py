@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from ndbtop.aio import cancel_and_wait
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.mgmd.server import MgmdServer
@@ -78,9 +79,7 @@ class Simulator:
             await self.sql_server.close()
             self.sql_server = None
         if self._driver is not None:
-            self._driver.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._driver
+            await cancel_and_wait([self._driver])
             self._driver = None
 
     async def __aenter__(self) -> Simulator:

@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from ndbtop.aio import cancel_and_wait
 from ndbtop.errors import MgmLineTooLong
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.client import CLUSTER_LOGLEVEL_NAMES, SEVERITY_NAMES
@@ -105,11 +106,7 @@ class MgmdServer:
         for writer in list(self._writers):
             with contextlib.suppress(Exception):
                 writer.close()
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(BaseException):
-                await task
+        await cancel_and_wait(self._tasks)
 
     @property
     def listening(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.widgets import DataTable
@@ -19,6 +20,8 @@ class KeyedTable(DataTable):
         self._labels = [label for _, label in columns]
         self._cells: dict[str, tuple[object, ...]] = {}
         self._order: list[str] = []
+        self._widths = [len(label) for label in self._labels]
+        """The widest cell seen per column: columns grow, never shrink (no jitter)."""
 
     def on_mount(self) -> None:
         """Create the columns."""
@@ -45,11 +48,19 @@ class KeyedTable(DataTable):
             old = self._cells.get(key)
             if old is None:
                 self.add_row(*cells, key=key)
+                for col, cell in enumerate(cells):
+                    self._widths[col] = max(self._widths[col], _width(cell))
                 appended = True
             else:
                 for col, (before, after) in enumerate(zip(old, cells, strict=True)):
                     if not _same(before, after):
-                        self.update_cell(key, self._column_keys[col], after, update_width=True)
+                        # Measuring a whole column again is costly in Textual: ask for it only
+                        # when the new value is wider than anything the column has shown.
+                        width = _width(after)
+                        grow = width > self._widths[col]
+                        if grow:
+                            self._widths[col] = width
+                        self.update_cell(key, self._column_keys[col], after, update_width=grow)
             self._cells[key] = cells
         wanted_order = sorted(sequence, key=order) if order is not None else sequence
         if (wanted_order != self._order or appended) and wanted_order != self._current_order():
@@ -78,6 +89,12 @@ class KeyedTable(DataTable):
         except Exception:
             return None
         return None if row_key.value is None else str(row_key.value)
+
+
+def _width(cell: object) -> int:
+    if isinstance(cell, Text):
+        return cell.cell_len
+    return cell_len(str(cell)) if cell is not None else 0
 
 
 def _same(a: object, b: object) -> bool:
