@@ -89,6 +89,7 @@ class Hub:
         self._links: tuple[tuple[Transporter, ...], float] = ((), 0.0)
         self._tasks: list[asyncio.Task[None]] = []
         self._history: dict[str, deque[float | None]] = {}
+        self._history_tuples: dict[str, tuple[str, tuple[float | None, ...]]] = {}
         self._history_dir = history_dir
         self._cluster_name = cluster_name or ",".join(
             str(a) for a in connectstring.addresses)
@@ -137,6 +138,15 @@ class Hub:
         if series is None:
             series = self._history[key] = deque(maxlen=HISTORY_POINTS)
         series.append(value)
+        self._history_tuples.pop(key, None)
+
+    def _series(self) -> tuple[tuple[str, tuple[float | None, ...]], ...]:
+        # A series' tuple is made again only after it changed.
+        cache = self._history_tuples
+        for key, values in self._history.items():
+            if key not in cache:
+                cache[key] = (key, tuple(values))
+        return tuple(cache.values())
 
     def _on_host(self) -> None:
         view = self.host.view if self.host else None
@@ -276,7 +286,7 @@ class Hub:
             hit_ratios=self._hit_ratios,
             link_rates=self._link_rates,
             host=self.host.view if self.host else None,
-            history=tuple((k, tuple(v)) for k, v in self._history.items()),
+            history=self._series(),
             past_starts=self._past,
         )
         self._cached = snap

@@ -18,6 +18,7 @@ class View(Vertical):
         self.filter_text = ""
         self.sort_index = 0
         self.snapshot: ClusterSnapshot | None = None
+        self._put_cache: dict[str, object] = {}
 
     @property
     def sort_mode(self) -> str:
@@ -36,6 +37,24 @@ class View(Vertical):
         """Draw the last snapshot again (after a filter or sort change)."""
         if self.snapshot is not None:
             self.render_snapshot(self.snapshot, now)
+
+    def put(self, selector: str, content: object, *, layout: bool = True) -> None:
+        """Show ``content`` in the Static at ``selector``.
+
+        Text identical to what is shown is not sent again, and ``layout=False`` (for
+        widgets of a fixed height) spares the whole screen a layout pass: both matter
+        at every refresh of a large cluster.
+        """
+        from rich.text import Text
+        from textual.widgets import Static
+
+        shown = self._put_cache.get(selector)
+        if isinstance(content, Text) and isinstance(shown, Text) and content == shown:
+            return
+        if isinstance(content, str) and content == shown:
+            return
+        self._put_cache[selector] = content
+        self.query_one(selector, Static).update(content, layout=layout)  # type: ignore[arg-type]
 
     def focus_table(self) -> None:
         """Give the keyboard to the view's first shown table, else to what scrolls in it.

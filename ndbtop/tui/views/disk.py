@@ -76,7 +76,7 @@ class DiskView(View):
                 f"iowait {pct(c.iowait)}", style="bold red" if (c.iowait or 0) >= 10 else ""
             )
             caption.append(f" idle {pct(c.idle)}")
-        self.query_one("#host_caption", Static).update(caption)
+        self.put("#host_caption", caption, layout=False)
         rows = []
         for d in host.disks if host is not None else ():
             if not self.matches(d.name):
@@ -115,7 +115,7 @@ class DiskView(View):
             for panel, why in ni.unavailable:
                 if panel in ("disk_page_buffer", "disk_write_speed", "log_spaces"):
                     node_caption.append(f"  {panel}: {why}", style="yellow")
-        self.query_one("#node_caption", Static).update(node_caption)
+        self.put("#node_caption", node_caption, layout=False)
         speeds = {w.node_id: w for w in ni.disk_write_speed} if ni else {}
         redo: dict[int, float] = {}
         for r in ni.log_spaces if ni else ():

@@ -94,7 +94,7 @@ class EventsView(View):
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         banner = self.query_one("#banner", Static)
-        banner.update(self.banner_text or "")
+        self.put("#banner", self.banner_text or "")
         banner.display = self.banner_text is not None
         log = self.query_one("#log", RichLog)
         if self.filter_text != self._filter_shown:
@@ -115,7 +115,6 @@ class EventsView(View):
         self._render_stats(snap)
 
     def _render_stats(self, snap: ClusterSnapshot) -> None:
-        caption = self.query_one("#stats_caption", Static)
         table = self.query_one("#stats", KeyedTable)
         level = snap.cluster_log_level.get("statistics")
         if not snap.statistics:
@@ -130,11 +129,13 @@ class EventsView(View):
                     f"statistics events off (cluster log STATISTICS={shown}; "
                     "press L to raise it to 15)"
                 )
-            caption.update(Text(f"Statistics: {hint}", style="dim"))
+            self.put("#stats_caption", Text(f"Statistics: {hint}", style="dim"), layout=False)
             table.display = False
             return
-        caption.update(
-            Text("Statistics reported by the data nodes (CLUSTERLOG STATISTICS)", style="bold")
+        self.put(
+            "#stats_caption",
+            Text("Statistics reported by the data nodes (CLUSTERLOG STATISTICS)", style="bold"),
+            layout=False,
         )
         table.display = True
         rows = []

@@ -114,7 +114,7 @@ class NodesView(View):
                     f" ETA {seconds(t.redo.eta_s)}",
                     style="yellow",
                 )
-        self.query_one("#summary", Static).update(line)
+        self.put("#summary", line)
 
         uptimes = {}
         if snap.ndbinfo is not None:
@@ -144,7 +144,7 @@ class NodesView(View):
         table = self.query_one("#nodes", KeyedTable)
         by_id = {n.node_id: n for n in snap.nodes}
         table.sync(rows, order=self._order(by_id))
-        self.query_one("#detail", Static).update(self._detail(snap, now))
+        self.put("#detail", self._detail(snap, now))
 
     def _order(self, by_id: dict[int, NodeStatus]):
         mode = self.sort_mode

@@ -23,23 +23,33 @@ DETAIL_COLUMNS = (
     ("name", "name"),
     ("cpu", "cpu"),
     ("bar", "exec|send|spin / OS"),
-    ("user", "user%"),
-    ("sys", "sys%"),
-    ("exec", "exec%"),
-    ("send", "send%"),
-    ("spin", "spin%"),
-    ("host", "host%"),
+    ("split", "user  sys exec send spin host"),
     ("trend", "trend"),
     ("blocks", "blocks"),
 )
 _HEAT = " ▁▂▃▄▅▆▇█"
 
 
-def heat_cell(pct: float) -> Text:
-    """One character for a thread: its height and colour show its CPU."""
+def heat_char(pct: float) -> tuple[str, str]:
+    """One character and its colour for a thread: height and colour show its CPU."""
     char = _HEAT[max(1, min(int(pct / 100 * (len(_HEAT) - 1) + 0.5), len(_HEAT) - 1))]
-    style = "red" if pct >= 90 else "yellow" if pct >= 60 else "green"
-    return Text(char, style=style)
+    return char, "red" if pct >= 90 else "yellow" if pct >= 60 else "green"
+
+
+def heat_row(pcts: list[float]) -> Text:
+    """A node's threads as one line of characters, neighbours of one colour in one span."""
+    text = Text()
+    run, style = "", ""
+    for pct in pcts:
+        char, colour = heat_char(pct)
+        if colour != style and run:
+            text.append(run, style=style)
+            run = ""
+        run += char
+        style = colour
+    if run:
+        text.append(run, style=style)
+    return text
 
 
 def hottest(threads: list[ThreadCpu]) -> ThreadCpu | None:
@@ -74,7 +84,8 @@ class ThreadsView(View):
         if not threads:
             src = snap.source("ndbinfo")
             why = unavailable.get("threads") or (src.error if src and src.error else None)
-            empty.update(
+            self.put(
+                "#empty",
                 Text(
                     "Per-thread CPU comes from ndbinfo through a SQL node: "
                     + (why or "no data yet."),
@@ -84,6 +95,7 @@ class ThreadsView(View):
             empty.display = True
         else:
             empty.display = False
+        cpu = {(t.node_id, t.thr_no): t.cpu_pct for t in threads}
         by_node: dict[int, list[ThreadCpu]] = {}
         for t in threads:
             by_node.setdefault(t.node_id, []).append(t)
@@ -92,9 +104,7 @@ class ThreadsView(View):
             ts = sorted(by_node[node_id], key=lambda t: t.thr_no)
             if not self.matches(node_id, *(t.thread_name for t in ts)):
                 continue
-            heat = Text()
-            for t in ts:
-                heat.append_text(heat_cell(t.cpu_pct))
+            heat = heat_row([cpu[(t.node_id, t.thr_no)] for t in ts])
             top = hottest(ts)
             top_text = Text("")
             if top is not None:
@@ -109,10 +119,9 @@ class ThreadsView(View):
         grid = self.query_one("#grid", KeyedTable)
         grid.sync(grid_rows)
         node_id = self.selected_node() or (min(by_node) if by_node else None)
-        caption = self.query_one("#caption", Static)
         detail = self.query_one("#detail", KeyedTable)
         if node_id is None or node_id not in by_node:
-            caption.update("")
+            self.put("#caption", "", layout=False)
             detail.sync([])
             return
         host_cpu = {}
@@ -120,13 +129,15 @@ class ThreadsView(View):
             host_cpu = {t.tid: t.cpu_pct for t in snap.host.threads if t.node_id == node_id}
         ts = by_node[node_id]
         top = hottest(ts)
-        caption.update(
+        self.put(
+            "#caption",
             Text(
                 f"node {node_id}: {len(ts)} threads, sorted by {self.sort_mode}"
                 + ("  (hottest in red)" if top else ""),
                 style="bold",
             )
         )
+        series = dict(snap.history)
         rows = []
         for t in ts:
             if self.filter_text and not self.matches(t.thread_name, " ".join(t.blocks), node_id):
@@ -139,7 +150,7 @@ class ThreadsView(View):
             )
             stacked.append(" ")
             stacked.append_text(bar(os_busy, 8))
-            trend = sparkline(snap.series(f"thread.cpu.{t.node_id}.{t.thr_no}"), 12, hi=100.0)
+            trend = sparkline(series.get(f"thread.cpu.{t.node_id}.{t.thr_no}", ()), 12, hi=100.0)
             host = host_cpu.get(t.os_tid) if t.os_tid else None
             rows.append(
                 (
@@ -149,12 +160,11 @@ class ThreadsView(View):
                         name,
                         Text(f"{t.cpu_pct:.0f}%", style="bold red" if is_top else ""),
                         stacked,
-                        _p(t.os_user_pct),
-                        _p(t.os_system_pct),
-                        _p(t.exec_pct),
-                        _p(t.send_pct),
-                        _p(t.spin_pct),
-                        _p(host),
+                        " ".join(
+                            _p(v).rjust(4)
+                            for v in (t.os_user_pct, t.os_system_pct, t.exec_pct, t.send_pct,
+                                      t.spin_pct, host)
+                        ),
                         trend,
                         " ".join(t.blocks),
                     ),
