@@ -215,26 +215,28 @@ def threads_from_cpustat(
     tids: Mapping[ThreadKey, int],
 ) -> tuple[ThreadCpu, ...]:
     """``cpustat`` rows joined with the cached thread layout, as ``ndb_top`` joins
-    ``cpustat`` with ``threads``; a thread missing from the layout has no name."""
+    ``cpustat`` with ``threads``; a thread missing from the layout has no name.
+
+    The eight percentages arrive in :class:`ThreadCpu`'s field order (OS user,
+    system, idle, then exec, sleeping, spinning, send, buffer full). Called every
+    refresh with one row per thread of the cluster, so the usual all-integer row
+    is converted without the general-purpose helpers.
+    """
+    keyed = []
+    for r in rows:
+        if len(r) < 10:
+            continue
+        node_id, thr_no = r[0], r[1]
+        if type(node_id) is not int or type(thr_no) is not int:
+            node_id, thr_no = to_int(node_id), to_int(thr_no)
+        keyed.append(((node_id, thr_no), r))
+    keyed.sort(key=lambda kr: kr[0])
     out = []
-    for r in _sorted(rows, 10):
-        key = (to_int(r[0]), to_int(r[1]))
+    for key, r in keyed:
+        pcts = [float(v) if type(v) is int else to_pct(v) for v in r[2:10]]
         out.append(
-            ThreadCpu(
-                node_id=key[0],
-                thr_no=key[1],
-                thread_name=names.get(key, ""),
-                blocks=blocks.get(key, ()),
-                os_user_pct=to_pct(r[2]),
-                os_system_pct=to_pct(r[3]),
-                os_idle_pct=to_pct(r[4]),
-                exec_pct=to_pct(r[5]),
-                sleep_pct=to_pct(r[6]),
-                spin_pct=to_pct(r[7]),
-                send_pct=to_pct(r[8]),
-                buffer_full_pct=to_pct(r[9]),
-                os_tid=tids.get(key),
-            )
+            ThreadCpu(key[0], key[1], names.get(key, ""), blocks.get(key, ()), *pcts,
+                      tids.get(key))
         )
     return tuple(out)
 

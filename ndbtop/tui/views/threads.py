@@ -52,11 +52,6 @@ def heat_row(pcts: list[float]) -> Text:
     return text
 
 
-def hottest(threads: list[ThreadCpu]) -> ThreadCpu | None:
-    """The busiest thread of a node."""
-    return max(threads, key=lambda t: t.cpu_pct, default=None)
-
-
 class ThreadsView(View):
     """Per-thread CPU of every data node, from ``ndbinfo.cpustat``."""
 
@@ -95,24 +90,21 @@ class ThreadsView(View):
             empty.display = True
         else:
             empty.display = False
-        cpu = {(t.node_id, t.thr_no): t.cpu_pct for t in threads}
-        by_node: dict[int, list[ThreadCpu]] = {}
+        by_node: dict[int, list[tuple[ThreadCpu, float]]] = {}
         for t in threads:
-            by_node.setdefault(t.node_id, []).append(t)
+            by_node.setdefault(t.node_id, []).append((t, t.cpu_pct))
         grid_rows = []
         for node_id in sorted(by_node):
-            ts = sorted(by_node[node_id], key=lambda t: t.thr_no)
-            if not self.matches(node_id, *(t.thread_name for t in ts)):
+            ts = sorted(by_node[node_id], key=lambda tp: tp[0].thr_no)
+            if not self.matches(node_id, *(t.thread_name for t, _ in ts)):
                 continue
-            heat = heat_row([cpu[(t.node_id, t.thr_no)] for t in ts])
-            top = hottest(ts)
-            top_text = Text("")
-            if top is not None:
-                top_text = Text(
-                    f"{top.thread_name} {top.thr_no} {top.cpu_pct:.0f}%",
-                    style="bold red" if top.cpu_pct >= 90 else "bold",
-                )
-            avg = sum(t.cpu_pct for t in ts) / len(ts)
+            heat = heat_row([pct for _, pct in ts])
+            top, top_pct = max(ts, key=lambda tp: tp[1])
+            top_text = Text(
+                f"{top.thread_name} {top.thr_no} {top_pct:.0f}%",
+                style="bold red" if top_pct >= 90 else "bold",
+            )
+            avg = sum(pct for _, pct in ts) / len(ts)
             grid_rows.append(
                 (str(node_id), (Text(str(node_id), style="bold"), heat, top_text, f"{avg:.0f}%"))
             )
@@ -128,7 +120,7 @@ class ThreadsView(View):
         if snap.host is not None:
             host_cpu = {t.tid: t.cpu_pct for t in snap.host.threads if t.node_id == node_id}
         ts = by_node[node_id]
-        top = hottest(ts)
+        top, top_pct = max(ts, key=lambda tp: tp[1])
         self.put(
             "#caption",
             Text(
@@ -139,10 +131,10 @@ class ThreadsView(View):
         )
         series = dict(snap.history)
         rows = []
-        for t in ts:
+        for t, pct in ts:
             if self.filter_text and not self.matches(t.thread_name, " ".join(t.blocks), node_id):
                 continue
-            is_top = top is not None and t is top and t.cpu_pct >= 50
+            is_top = t is top and top_pct >= 50
             name = Text(t.thread_name, style="bold red" if is_top else "")
             os_busy = (t.os_user_pct or 0) + (t.os_system_pct or 0)
             stacked = split_bar(
@@ -158,7 +150,7 @@ class ThreadsView(View):
                     (
                         str(t.thr_no),
                         name,
-                        Text(f"{t.cpu_pct:.0f}%", style="bold red" if is_top else ""),
+                        Text(f"{pct:.0f}%", style="bold red" if is_top else ""),
                         stacked,
                         " ".join(
                             _p(v).rjust(4)
@@ -170,10 +162,11 @@ class ThreadsView(View):
                     ),
                 )
             )
-        by_thr = {str(t.thr_no): t for t in ts}
+        by_thr = {str(t.thr_no): t for t, _ in ts}
+        pct_of = {str(t.thr_no): pct for t, pct in ts}
         mode = self.sort_mode
         if mode == "cpu":
-            order = lambda k: (-by_thr[k].cpu_pct, by_thr[k].thr_no)  # noqa: E731
+            order = lambda k: (-pct_of[k], by_thr[k].thr_no)  # noqa: E731
         elif mode == "name":
             order = lambda k: (by_thr[k].thread_name, by_thr[k].thr_no)  # noqa: E731
         else:

@@ -6,9 +6,14 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.widgets import DataTable
+
+_CACHE_SLACK = 2048
+_NULL = Style.null()
 
 
 class KeyedTable(DataTable):
@@ -22,6 +27,8 @@ class KeyedTable(DataTable):
         self._order: list[str] = []
         self._widths = [len(label) for label in self._labels]
         """The widest cell seen per column: columns grow, never shrink (no jitter)."""
+        self._drawn: dict[tuple[object, ...], tuple[object, list[list[Segment]]]] = {}
+        """Rendered cells by position and look, with the value they were drawn from."""
 
     def on_mount(self) -> None:
         """Create the columns."""
@@ -66,6 +73,97 @@ class KeyedTable(DataTable):
         if (wanted_order != self._order or appended) and wanted_order != self._current_order():
             self._place(wanted_order)
         self._order = wanted_order
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> list[list[Segment]]:
+        # DataTable forgets every rendered cell whenever any cell changes; a live view
+        # changes a few cells each refresh, so cells are kept while their value is the same
+        # object (sync() only replaces values that changed).
+        if row_index < 0 or column_index < 0:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        row_key = self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        value = self._data.get(row_key, {}).get(column_key)
+        key = (row_key, column_key, row_index, base_style, width, cursor, hover,
+               self._show_hover_cursor, self._pseudo_class_state)
+        drawn = self._drawn.get(key)
+        if drawn is not None and drawn[0] is value:
+            return drawn[1]
+        lines = self._render_text_cell(row_index, column_index, row_key, base_style, width,
+                                       cursor, hover)
+        if lines is None:
+            lines = super()._render_cell(
+                row_index, column_index, base_style, width, cursor, hover
+            )
+        if len(self._drawn) > _CACHE_SLACK + 4 * len(self._data) * len(self._column_keys):
+            self._drawn.clear()
+        self._drawn[key] = (value, lines)
+        return lines
+
+    def _render_text_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        row_key: Any,
+        base_style: Style,
+        width: int,
+        cursor: bool,
+        hover: bool,
+    ) -> list[list[Segment]] | None:
+        # A one-line Text cell drawn straight to segments: the same cells and styles
+        # DataTable's Padding/Styled/render_lines path produces, at a fraction of its cost.
+        # Anything else (several lines, justified text, fixed cells) takes DataTable's path.
+        row = self.rows.get(row_key)
+        if row is None or row.height != 1:
+            return None
+        if row_index < self.fixed_rows or column_index < self.fixed_columns:
+            return None
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        if (
+            not isinstance(cell, Text)
+            or cell.justify not in (None, "default", "left")
+            or cell.overflow == "ellipsis"
+            or "\n" in cell.plain
+            or "\t" in cell.plain
+        ):
+            return None
+        component_style, post_style = self._get_styles_to_render_cell(
+            False,
+            False,
+            False,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
+        pre_style = (
+            base_style + Style.from_meta({"row": row_index, "column": column_index})
+            + component_style
+        )
+        pad = self.cell_padding
+        inner = max(width - 2 * pad, 0)
+        if cell.cell_len > inner:
+            cell = cell.copy()
+            cell.truncate(inner)
+        segments = [Segment(" " * pad)] if pad else []
+        console = self.app.console
+        if cell.spans:
+            segments.extend(cell.render(console))
+        elif cell.plain:
+            segments.append(Segment(cell.plain, console.get_style(cell.style, default=_NULL)))
+        fill = inner - cell.cell_len + pad
+        if fill > 0:
+            segments.append(Segment(" " * fill))
+        return [list(Segment.apply_style(segments, style=pre_style, post_style=post_style))]
 
     def _current_order(self) -> list[str]:
         return [str(row.key.value) for row in self.ordered_rows]
