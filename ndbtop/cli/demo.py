@@ -44,7 +44,9 @@ def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
     """A hub watching a running simulator through its management server and SQL node.
 
     The simulated host is the host of the first data node; rates and timers
-    are in simulated time, as they would be on the real cluster.
+    are in simulated time, as they would be on the real cluster. Starts are
+    remembered in ``history_dir`` under the scenario's cluster name, not its
+    loopback ports (a free port each run), so the next run compares with them.
     """
     ndbinfo = None
     if sim.sql_port is not None:
@@ -61,4 +63,6 @@ def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
         host=SimHost(sim.cluster),
         host_blocking=False,
         events=events,
+        history_dir=history_dir,
+        cluster_name=f"simulated {sim.cluster.config.name}",
     )

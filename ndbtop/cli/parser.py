@@ -7,7 +7,8 @@ import sys
 from typing import NoReturn
 
 from ndbtop import __version__
-from ndbtop.sim.scenarios import DEFAULT_SCENARIO
+from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
+from ndbtop.sim.startplan import START_PHASES
 
 PROMPT = object()
 """Value of ``--mysql-password`` given without a password: ask for it."""
@@ -49,6 +50,20 @@ def _node_list(text: str) -> tuple[int, ...]:
     if not ids:
         raise argparse.ArgumentTypeError("no node id given")
     return tuple(ids)
+
+
+def _node_id(text: str) -> int:
+    ids = _node_list(text)
+    if len(ids) != 1:
+        raise argparse.ArgumentTypeError(f"one node id expected, not {text!r}")
+    return ids[0]
+
+
+def _start_phase(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) not in START_PHASES:
+        phases = ", ".join(map(str, START_PHASES))
+        raise argparse.ArgumentTypeError(f"invalid start phase {text!r} ({phases})")
+    return int(text)
 
 
 def _interval(text: str) -> float:
@@ -168,6 +183,20 @@ def add_scenario_options(p: argparse.ArgumentParser) -> None:
         default=0.0,
         metavar="SECONDS",
         help="start the scenario this many simulated seconds in",
+    )
+    g.add_argument(
+        "--fail-node",
+        type=_node_id,
+        metavar="ID",
+        help="inject a failure: every node restart of this data node hangs in a start "
+        "phase (--fail-phase) and never finishes",
+    )
+    g.add_argument(
+        "--fail-phase",
+        type=_start_phase,
+        default=DEFAULT_FAIL_PHASE,
+        metavar="PHASE",
+        help=f"the start phase --fail-node hangs in (default {DEFAULT_FAIL_PHASE})",
     )
 
 

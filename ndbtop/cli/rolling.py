@@ -26,7 +26,12 @@ from ndbtop.ops.wait import describe
 
 
 def run_rolling(args: argparse.Namespace) -> int:
-    """0 when every node was restarted, 1 when the run was aborted or nodes were skipped."""
+    """0 when every node was restarted, 1 when the run was aborted or nodes were skipped.
+
+    A run aborted on a problem (a timeout, a refusal, a guard) ends with one line
+    on stderr naming the nodes and why: for a node that did not come back, its
+    last state and start phase.
+    """
     connectstring = resolve_connectstring(args.connectstring)
     return asyncio.run(_run(args, connectstring))
 
@@ -130,4 +135,11 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out.write(f"restarted: {' '.join(map(str, result.done)) or 'none'}"
               + (f"; skipped: {' '.join(map(str, result.skipped))}" if result.skipped else "")
               + ("; ABORTED" if result.aborted else "") + f" ({total} s)\n")
+    out.flush()
+    problem = result.stopped_by
+    if problem is not None:
+        nodes = ("node " if len(problem.batch) == 1 else "nodes ") + " ".join(
+            map(str, problem.batch))
+        sys.stderr.write(f"ndbtop: rolling restart aborted at {nodes} ({problem.kind}): "
+                         f"{problem.message}\n")
     return 0 if not result.aborted and not result.skipped else 1

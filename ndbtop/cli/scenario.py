@@ -7,7 +7,12 @@ import argparse
 from ndbtop.errors import UsageError
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.runtime import Simulator
-from ndbtop.sim.scenarios import SCENARIOS, ScenarioOptions, build_scenario
+from ndbtop.sim.scenarios import (
+    DEFAULT_FAIL_PHASE,
+    SCENARIOS,
+    ScenarioOptions,
+    build_scenario,
+)
 
 
 def scenario_list() -> str:
@@ -27,7 +32,11 @@ def make_simulator(args: argparse.Namespace, host: str = "127.0.0.1") -> Simulat
     if name not in SCENARIOS:
         raise UsageError(f"unknown scenario {name!r} (choose from {', '.join(SCENARIOS)})")
     options = ScenarioOptions(
-        seed=args.seed, fast_redo=args.fast_redo, ndb_version=args.ndb_version
+        seed=args.seed,
+        fast_redo=args.fast_redo,
+        ndb_version=args.ndb_version,
+        fail_node=getattr(args, "fail_node", None),
+        fail_phase=getattr(args, "fail_phase", None) or DEFAULT_FAIL_PHASE,
     )
     try:
         cluster = build_scenario(name, options)

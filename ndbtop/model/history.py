@@ -2,6 +2,12 @@
 
 A finished start of a node is kept phase by phase. The comparison for a phase
 uses the same node's last start of the same kind, else any node's.
+
+A phase is *slower than last time* when it has run more than
+:data:`SLOWER_FACTOR` times as long as last time and at least
+:data:`SLOWER_MIN_EXCESS_S` seconds longer: the ratio catches a phase that
+slowed down in proportion, the margin keeps short phases (1 s last time, 3 s
+now) quiet.
 """
 
 from __future__ import annotations
@@ -14,9 +20,9 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.phases import StartTimeline
 
 SLOWER_FACTOR = 1.5
-"""A phase running this much longer than last time is flagged."""
-SLOWER_MIN_SECONDS = 60.0
-"""Phases shorter than this are never flagged."""
+"""A phase is flagged once it runs more than this many times as long as last time..."""
+SLOWER_MIN_EXCESS_S = 30.0
+"""...and at least this many seconds longer than last time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +64,67 @@ def last_time(
 
 
 def slower_than_last_time(spent: float, previous: float | None) -> bool:
-    """True when a phase runs well past its previous duration."""
-    return previous is not None and spent >= SLOWER_MIN_SECONDS and spent > SLOWER_FACTOR * previous
+    """True when a phase has run noticeably longer than last time: more than
+    :data:`SLOWER_FACTOR` times as long, and at least :data:`SLOWER_MIN_EXCESS_S`
+    seconds longer. False when there is no last time."""
+    return (
+        previous is not None
+        and spent > SLOWER_FACTOR * previous
+        and spent - previous >= SLOWER_MIN_EXCESS_S
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseVsLastTime:
+    """One phase of a start in progress next to the same phase in the last comparable start."""
+
+    phase: int
+    seconds: float
+    """How long the phase took, or has run so far when ``running``."""
+    last_s: float
+    running: bool
+    slower: bool
+    """:func:`slower_than_last_time`."""
+
+    @property
+    def ratio(self) -> float | None:
+        """``seconds`` over ``last_s`` (None when last time took no measurable time)."""
+        return self.seconds / self.last_s if self.last_s > 0 else None
+
+
+def compare_with_last_time(
+    history: Sequence[PastStart], timeline: StartTimeline, now: float
+) -> dict[int, PhaseVsLastTime]:
+    """The phases of a start in progress that have a last time (:func:`last_time`), by phase.
+
+    Only a start still running is compared, and only with starts of the same
+    kind (initial start, system restart, node restart, initial node restart): a
+    start whose kind is unknown, or a phase no comparable start went through,
+    gets nothing. ``now`` is on the timeline's clock (wall seconds).
+    """
+    kind = timeline.kind
+    if not timeline.active or kind is None or not history:
+        return {}
+    out: dict[int, PhaseVsLastTime] = {}
+    for record in timeline.completed:
+        last = last_time(history, timeline.node_id, kind, record.phase)
+        if last is not None:
+            out[record.phase] = PhaseVsLastTime(
+                record.phase,
+                record.seconds,
+                last,
+                False,
+                slower_than_last_time(record.seconds, last),
+            )
+    phase = timeline.current_phase
+    spent = timeline.in_phase_s(now)
+    if phase is not None and spent is not None:
+        last = last_time(history, timeline.node_id, kind, phase)
+        if last is not None:
+            out[phase] = PhaseVsLastTime(
+                phase, spent, last, True, slower_than_last_time(spent, last)
+            )
+    return out
 
 
 def cluster_key(nodes: Iterable[NodeStatus], name: str) -> str:

@@ -4,7 +4,8 @@ Before each step the engine asks the management server for the live status
 and never restarts a node whose node-group partner is not STARTED. After a
 restart it waits for the node to be STARTED again. A refusal, a timeout or a
 node that does not come back stops the run and asks what to do (retry, skip
-the node, abort). The run can be paused, resumed and aborted; every request
+the node, abort); a timeout names each node that is not back with its last
+state and start phase. The run can be paused, resumed and aborted; every request
 goes through the audited action runner.
 """
 
@@ -22,6 +23,7 @@ from ndbtop.errors import MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.phases import StartTimeline, apply_status, next_phase, phase_name
 
 STARTED = ("STARTED",)
 
@@ -103,6 +105,8 @@ class RollingResult:
     skipped: list[int] = field(default_factory=list)
     aborted: bool = False
     problems: list[Problem] = field(default_factory=list)
+    stopped_by: Problem | None = None
+    """The problem the run was aborted on (None when it finished or was aborted by hand)."""
 
 
 class RollingRestart:
@@ -178,6 +182,7 @@ class RollingRestart:
             self.report(Progress(batch, "problem", message=problem.message))
             decision = await self.decide(problem)
             if decision is Decision.ABORT or self._abort:
+                result.stopped_by = problem
                 return Decision.ABORT
             if decision is Decision.SKIP:
                 result.skipped.extend(batch)
@@ -211,6 +216,7 @@ class RollingRestart:
         deadline = loop.time() + self.node_timeout
         last: tuple[tuple[int, str, int], ...] = ()
         restarted: set[int] = set()
+        timelines: dict[int, StartTimeline] = {}
         while True:
             await asyncio.sleep(self.poll)
             try:
@@ -220,6 +226,7 @@ class RollingRestart:
                     return Problem(batch, "connection", str(exc))
                 continue
             mine = tuple(n for n in nodes if n.node_id in batch)
+            timelines = apply_status(timelines, mine, loop.time())
             for n in mine:
                 if n.status not in STARTED or n.connect_count > connects_before.get(n.node_id, 0):
                     restarted.add(n.node_id)
@@ -233,9 +240,38 @@ class RollingRestart:
                 self.report(Progress(batch, "started", mine))
                 return None
             if loop.time() >= deadline:
-                states = ", ".join(f"node {n.node_id} {n.status}" for n in mine)
+                late = [last_seen(n, timelines.get(n.node_id), loop.time(),
+                                  restarted=n.node_id in restarted)
+                        for n in mine if n.status not in STARTED or n.node_id not in restarted]
                 return Problem(batch, "timeout",
-                               f"not STARTED after {self.node_timeout:g} s: {states}")
+                               f"not STARTED after {self.node_timeout:g} s: {'; '.join(late)}")
+
+
+def last_seen(node: NodeStatus, timeline: StartTimeline | None, now: float, *,
+              restarted: bool = True) -> str:
+    """A node that is not back, as last seen: ``node 3 STARTING in start phase 5 (sync data)
+    for at least 40 s``.
+
+    ``get status`` gives the last completed phase, so the phase named is the one
+    in progress. The time in it counts from the first poll that saw it (``now``
+    and the timeline are on the same clock), hence "at least".
+    """
+    text = f"node {node.node_id} {node.status}"
+    if node.status == "STARTING":
+        current = timeline.current_phase if timeline is not None and timeline.active else None
+        if current is None:
+            current = next_phase(node.start_phase)
+        if current is not None:
+            kind = timeline.kind if timeline is not None else None
+            text += f" in start phase {current} ({phase_name(current, kind)})"
+        spent = timeline.in_phase_s(now) if timeline is not None else None
+        if spent is not None and spent >= 1:
+            text += f" for at least {int(spent)} s"
+    elif node.status == "SHUTTING_DOWN":
+        text += f" at stop level {node.start_phase}"
+    elif node.status in STARTED and not restarted:
+        text += ", never seen restarting"
+    return text
 
 
 def check_batch(batch: tuple[int, ...], nodes: Sequence[NodeStatus]) -> str | None:

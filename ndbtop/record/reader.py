@@ -48,19 +48,21 @@ class Recording:
         self._events: list[tuple[float, bytes]] = []
         self._event_counts: list[int] = []
         for line in _lines(path):
+            # A damaged record ends the recording, as a cut-short one does.
             try:
                 record = json.loads(line)
-            except ValueError:
+                kind = record.get("k")
+                if kind == "header":
+                    self.header = record
+                elif kind == "snap":
+                    wall = float(record["s"]["wall"])
+                    self._snaps.append(line)
+                    self._snap_walls.append(wall)
+                    self._event_counts.append(len(self._events))
+                elif kind == "event":
+                    self._events.append((float(record["e"]["received_at"]), line))
+            except (ValueError, KeyError, TypeError, AttributeError):
                 break
-            kind = record.get("k")
-            if kind == "header":
-                self.header = record
-            elif kind == "snap":
-                self._snaps.append(line)
-                self._snap_walls.append(float(record["s"]["wall"]))
-                self._event_counts.append(len(self._events))
-            elif kind == "event":
-                self._events.append((float(record["e"]["received_at"]), line))
         if not self.header:
             raise NdbtopError(f"{path} is not an ndbtop recording")
         if not self._snaps:

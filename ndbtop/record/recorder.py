@@ -14,6 +14,7 @@ import dataclasses
 import gzip
 import json
 import os
+import time
 import zlib
 from pathlib import Path
 from typing import IO
@@ -25,6 +26,19 @@ from ndbtop.record.codec import encode
 FORMAT = 1
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 DEFAULT_KEEP = 5
+
+
+def default_recording_path(now: float | None = None) -> Path:
+    """``ndbtop-YYYYmmdd-HHMMSS.ndbrec`` (local time) in the current directory.
+
+    When the current directory is not writable the file goes to
+    ``$XDG_STATE_HOME/ndbtop/recordings`` (``~/.local/state/ndbtop/recordings``).
+    """
+    name = time.strftime("ndbtop-%Y%m%d-%H%M%S.ndbrec", time.localtime(now))
+    if os.access(".", os.W_OK):
+        return Path.cwd() / name
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "ndbtop" / "recordings" / name
 
 
 class Recorder:

@@ -98,15 +98,21 @@ class ReplaySource:
         self.speed = SPEEDS[max(0, min(i + step, len(SPEEDS) - 1))]
         return self.speed
 
+    @property
+    def ended(self) -> bool:
+        """Stopped on the last snapshot (space plays it again from the start)."""
+        return not self.playing and self.position >= self.recording.end
+
     def describe(self) -> str:
-        """``▶ x4 12:24:16 (3m10s of 41m02s)`` for the header."""
+        """``▶ x4 12:24:16 (3m10s of 41m02s)`` for the header; ``⏹ ... end`` once over."""
         done = self.position - self.recording.start
         total = self.recording.end - self.recording.start
-        state = "▶" if self.playing else "⏸"
+        state = "▶" if self.playing else "⏹" if self.ended else "⏸"
         at = time.strftime("%H:%M:%S", time.localtime(self.position))
+        end = " end of recording" if self.ended else ""
         return (
             f"{state} x{self.speed:g} {at} ({int(done) // 60}m{int(done) % 60:02d}s of "
-            f"{int(total) // 60}m{int(total) % 60:02d}s)"
+            f"{int(total) // 60}m{int(total) % 60:02d}s){end}"
         )
 
     async def start(self) -> None:

@@ -10,6 +10,10 @@ Node control follows the management server's rules: a restart or stop is
 refused while a data node is starting (5063) unless forced or aborted,
 stopping the last started node of a node group is refused (5028) unless
 forced, and a forced one takes every data node down.
+
+A failure can be injected: :meth:`SimCluster.fail_restarts` makes a data
+node's node restarts hang in one start phase, as a node that cannot finish
+its start does (it stays STARTING and never reports the phase completed).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from ndbtop.sim.startplan import (
     RS_NODE_FAILED,
     RS_NODE_FAILURE_COMPLETED,
     RS_RESTART_COMPLETED,
+    START_PHASES,
     SYSTEM_RESTART,
     StartStep,
     initial_start_plan,
@@ -111,6 +116,9 @@ class SimCluster:
         self.disk_profile = "normal"
         self._joint_plan: tuple[float, int, tuple[StartStep, ...]] | None = None
         """How the hosts' disks behave: ``normal``, ``synced_redo`` (S1) or ``fast_redo``."""
+        self.hung_restarts: dict[int, int] = {}
+        """Data nodes whose node restarts never finish: node id -> the start phase they
+        hang in (see :meth:`fail_restarts`)."""
         self.at(STATS_INTERVAL, self._report_statistics)
         self.at(LCP_INTERVAL, self._local_checkpoint)
 
@@ -357,8 +365,42 @@ class SimCluster:
             self._report_redo_init(node, node.start_began)
         if step.label == "copy fragments" and (master := self.master()) is not None:
             self.emit(24, master.node_id, node.node_id)
+        if self._hangs(node):
+            return
         generation = node.generation
         self.after(step.seconds, lambda: self._finish_step(node, generation))
+
+    def _hangs(self, node: SimDataNode) -> bool:
+        """True when the step just entered is the first of the phase a failing node hangs in."""
+        phase = self.hung_restarts.get(node.node_id)
+        if phase is None or node.start_type not in (NODE_RESTART, INITIAL_NODE_RESTART):
+            return False
+        step = node.plan[node.step]
+        first = node.step == 0 or node.plan[node.step - 1].phase != step.phase
+        return step.phase == phase and first
+
+    def fail_restarts(self, node_id: int, phase: int) -> None:
+        """Make every node restart of data node ``node_id`` hang in start ``phase``.
+
+        The node stops and begins its start as usual, completes the phases before
+        ``phase`` (each reported by StartPhaseCompleted), then stays STARTING for
+        good: ``get status`` keeps reporting the phase before as the last completed
+        one, ``restart_info`` keeps the status of the step it hangs in, and no
+        NDBStartCompleted follows. While it hangs the management server refuses to
+        restart or stop other nodes (5063), as it does for any starting node; a
+        restart with ``-a`` or ``-f`` is accepted and its start hangs again. Starts
+        of the whole cluster (initial start, system restart) are not affected.
+        ``ValueError`` names a node that is not a data node or an unknown phase.
+        """
+        if node_id not in self.data_nodes:
+            ids = ", ".join(map(str, self.data_nodes))
+            raise ValueError(
+                f"cannot fail node {node_id}: not a data node of this cluster (data nodes: {ids})"
+            )
+        if phase not in START_PHASES:
+            phases = ", ".join(map(str, START_PHASES))
+            raise ValueError(f"cannot hang a start in phase {phase} (start phases: {phases})")
+        self.hung_restarts[node_id] = phase
 
     def _finish_step(self, node: SimDataNode, generation: int) -> None:
         if node.generation != generation or node.state != STARTING:

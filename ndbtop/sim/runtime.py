@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ndbtop.aio import cancel_and_wait
+from ndbtop.sim.arbitration import SimArbitration
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.mgmd.server import MgmdServer
@@ -27,6 +28,7 @@ class Simulator:
         self.mgmds: dict[int, MgmdServer] = {}
         self.sql_server: Any = None
         self.ndbinfo = SimNdbinfo(cluster, self.sync)
+        self.arbitration = SimArbitration(cluster)
         self._driver: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
         self._release: asyncio.Task[None] | None = None
@@ -126,12 +128,18 @@ class Simulator:
         self._release = asyncio.create_task(release())
 
     async def stop_mgmd(self, node_id: int) -> None:
-        """Kill one management server (its port stops answering)."""
+        """Kill one management server (its port stops answering); if it was the
+        arbitrator, the data nodes report the loss and choose another."""
         await self.mgmds[node_id].close()
+        self.sync()
         self.cluster.mgmd_alive[node_id] = False
+        self.arbitration.mgmd_killed(node_id)
 
     async def start_mgmd(self, node_id: int) -> None:
-        """Bring a killed management server back on its old port."""
+        """Bring a killed management server back on its old port; without an arbitrator,
+        the data nodes choose it once it has registered with them."""
         server = self.mgmds[node_id]
         await server.start()
+        self.sync()
         self.cluster.mgmd_alive[node_id] = True
+        self.arbitration.mgmd_started(node_id)

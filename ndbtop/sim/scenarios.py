@@ -18,6 +18,10 @@ from ndbtop.sim.datanode import STARTED
 from ndbtop.sim.startplan import NDB_7_5_PROFILE, NDB_7_6_PROFILE, RestartProfile
 from ndbtop.sim.threads import auto_layout
 
+DEFAULT_FAIL_PHASE = 5
+"""Where an injected failure hangs a node restart by default: phase 5, in which the
+starting node copies and restores its data and waits for a local checkpoint."""
+
 
 @dataclass(frozen=True, slots=True)
 class ScenarioOptions:
@@ -26,6 +30,11 @@ class ScenarioOptions:
     seed: int = 1
     fast_redo: bool = False
     ndb_version: str | None = None
+    fail_node: int | None = None
+    """A data node whose node restarts hang in start phase ``fail_phase`` and never
+    finish (:meth:`SimCluster.fail_restarts`)."""
+    fail_phase: int = DEFAULT_FAIL_PHASE
+    """The start phase ``fail_node`` hangs in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,5 +443,10 @@ DEFAULT_SCENARIO = "initial-start"
 
 
 def build_scenario(name: str, options: ScenarioOptions | None = None) -> SimCluster:
-    """Build a scenario's cluster; ``KeyError`` names the unknown scenario."""
-    return SCENARIOS[name].build(options or ScenarioOptions())
+    """Build a scenario's cluster; ``KeyError`` names the unknown scenario, ``ValueError``
+    a failure to inject that the scenario cannot have."""
+    options = options or ScenarioOptions()
+    cluster = SCENARIOS[name].build(options)
+    if options.fail_node is not None:
+        cluster.fail_restarts(options.fail_node, options.fail_phase)
+    return cluster

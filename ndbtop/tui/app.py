@@ -7,9 +7,11 @@ and actions run in workers on their own management connection.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -30,6 +32,8 @@ from ndbtop.errors import NdbtopError
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.record.recorder import Recorder, default_recording_path
+from ndbtop.record.replay import ReplaySource
 from ndbtop.report.render import report_text
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.help import HelpScreen
@@ -52,6 +56,15 @@ VIEWS = (
     ("restarts", RestartsView),
 )
 CHANGING_ACTIONS = frozenset({"restart", "stop", "start", "statistics"})
+REPLAY_ACTIONS = frozenset({"play", "step", "seek", "speed", "refused"})
+LIVE_ACTIONS = CHANGING_ACTIONS | {"pause", "record"}
+SEEK_SECONDS = 60.0
+STEP = Binding.Group("Step", compact=True)
+SPEED = Binding.Group("Speed", compact=True)
+REFUSED = {
+    "actions": "replay: this is a recording, nothing can be sent to a cluster",
+    "record": "replay: this is already a recording (R records the live view)",
+}
 STATISTICS = int(Category.STATISTICS)
 
 
@@ -78,6 +91,18 @@ class NdbtopApp(App[int]):
         Binding("t", "start", "Start", show=False),
         Binding("L", "statistics", "Stats log"),
         Binding("p", "pause", "Pause"),
+        Binding("R", "record", "Record", show=False),
+        # Replay only: check_action hides them in the live view.
+        Binding("space", "play", "Play"),
+        Binding("p", "play", "Play", show=False),
+        Binding("full_stop", "step(1)", "Step", group=STEP),
+        Binding("comma", "step(-1)", "Step back", group=STEP),
+        Binding("right_square_bracket", "seek(1)", "+1 min", show=False),
+        Binding("left_square_bracket", "seek(-1)", "-1 min", show=False),
+        Binding("greater_than_sign", "speed(1)", "Faster", group=SPEED),
+        Binding("less_than_sign", "speed(-1)", "Slower", group=SPEED),
+        Binding("r,x,t,L", "refused('actions')", show=False),
+        Binding("R", "refused('record')", show=False),
         Binding("slash", "filter", "Filter"),
         Binding("s", "sort", "Sort", show=False),
         Binding("plus,equals_sign", "interval(1)", "Slower", show=False),
@@ -94,12 +119,19 @@ class NdbtopApp(App[int]):
         ("t", "start the selected data node (left NOT_STARTED by RESTART -n)"),
         ("L", "CLUSTERLOG STATISTICS=15 on all data nodes; again to restore"),
         ("p", "pause the screen (data keeps being collected)"),
+        ("R", "record to ndbtop-DATE-TIME.ndbrec (for ndbtop replay); again to stop"),
         ("+ / -", "refresh slower / faster"),
         ("/", "filter the view (node id, thread name, event text)"),
         ("s", "change the sort order of the view"),
         ("y", "copy the selected row, or the whole report, to the clipboard (OSC 52)"),
         ("?", "this help"),
         ("q", "quit"),
+    )
+    REPLAY_HELP = (
+        ("space / p", "play or pause the recording"),
+        (". / ,", "step one snapshot forward / back (and pause)"),
+        ("] / [", "jump a minute forward / back"),
+        ("> / <", "play faster / slower (x1 … x64)"),
     )
 
     def __init__(
@@ -111,11 +143,14 @@ class NdbtopApp(App[int]):
         audit: AuditLog,
         simulated: str | None = None,
         theme: str = "textual-dark",
+        replay: bool = False,
     ) -> None:
         super().__init__()
         self._start = start
         self._stop = stop
-        self.read_only = read_only
+        self.replaying = replay
+        """Showing a recording (``start`` gives a ReplaySource): always read-only."""
+        self.read_only = read_only or replay
         self.audit = audit
         self.simulated = simulated
         self._theme_name = theme
@@ -125,11 +160,18 @@ class NdbtopApp(App[int]):
         self._timer: Timer | None = None
         self._frozen: ClusterSnapshot | None = None
         self._ticking = False
+        self.recorder: Recorder | None = None
+        """The flight recorder while ``R`` records, else None."""
+        self.recordings: list[Path] = []
+        """Every file ``R`` recorded to in this session."""
 
     # Layout
 
     def compose(self) -> ComposeResult:
-        yield StatusHeader(read_only=self.read_only, simulated=self.simulated)
+        # In a replay the REPLAY badge says it all.
+        yield StatusHeader(
+            read_only=self.read_only and not self.replaying, simulated=self.simulated
+        )
         with TabbedContent(initial="nodes", id="tabs"):
             for name, cls in VIEWS:
                 with TabPane(cls.title, id=name):
@@ -152,10 +194,19 @@ class NdbtopApp(App[int]):
         if self._timer is not None:
             self._timer.stop()
         interval = self.hub.interval if self.hub else 1.0
-        self._timer = self.set_interval(interval, self.tick)
+        self._timer = self.set_interval(interval, self._refresh)
+
+    def _refresh(self) -> None:
+        self.tick()
+        if self.recorder is not None and self.hub is not None:
+            self._record(self.hub.snapshot())
 
     async def on_unmount(self) -> None:
-        """Stop the sources (and the simulation, in the demo)."""
+        """Close the recording; stop the sources (and the simulation, in the demo)."""
+        if self.recorder is not None:
+            with contextlib.suppress(OSError):  # nowhere left to report it
+                self.recorder.close()
+            self.recorder = None
         if self.hub is not None:
             await self.hub.stop()
         if self._stop is not None:
@@ -187,6 +238,8 @@ class NdbtopApp(App[int]):
             snap = self.hub.snapshot()
             header = self.query_one(StatusHeader)
             header.paused = self.paused
+            if isinstance(self.hub, ReplaySource):
+                header.replay = self.hub.describe()
             header.show(snap, self.hub.freshness_now())
             if not self.paused:
                 self._frozen = snap
@@ -214,7 +267,11 @@ class NdbtopApp(App[int]):
     # Keys
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """In read-only mode every action that changes the cluster is gone."""
+        """Read-only removes the actions that change the cluster; replay keys only in replay."""
+        if action in REPLAY_ACTIONS:
+            return self.replaying
+        if self.replaying and action in LIVE_ACTIONS:
+            return False
         return not (self.read_only and action in CHANGING_ACTIONS)
 
     def action_view(self, name: str) -> None:
@@ -288,9 +345,99 @@ class NdbtopApp(App[int]):
         self.copy_to_clipboard(text)
         self.notify(f"copied {len(text.splitlines())} line(s) to the clipboard", timeout=2)
 
+    def help_keys(self) -> tuple[tuple[str, str], ...]:
+        """The keys the help lists: in replay its own keys and none that act or record."""
+        if not self.replaying:
+            return self.HELP
+        hidden = {"r", "x", "t", "L", "p", "R"}
+        return self.REPLAY_HELP + tuple(k for k in self.HELP if k[0] not in hidden)
+
     def action_help(self) -> None:
         """Show every key."""
-        self.push_screen(HelpScreen(self.HELP))
+        self.push_screen(HelpScreen(self.help_keys()))
+
+    # The flight recorder (live view)
+
+    def action_record(self) -> None:
+        """Start recording every refresh's snapshot to a new file, or stop."""
+        if self.hub is None:
+            return
+        if self.recorder is not None:
+            self._stop_recording()
+            return
+        path = default_recording_path()
+        source = f"simulated {self.simulated}" if self.simulated else str(self.hub.connectstring)
+        try:
+            self.recorder = Recorder(path, source=source)
+        except OSError as exc:
+            self.notify(f"cannot record to {path}: {exc.strerror}", severity="error", timeout=10)
+            return
+        self.recordings.append(path)
+        self.query_one(StatusHeader).recording = path.name
+        self.notify(f"recording to {path} (R stops)", timeout=4)
+        # The file holds a snapshot at once: a recording without any cannot be replayed.
+        self._record(self.hub.snapshot())
+        self.tick()
+
+    def _record(self, snap: ClusterSnapshot) -> None:
+        if self.recorder is None:
+            return
+        try:
+            self.recorder.write(snap)
+        except OSError as exc:
+            self.notify(
+                f"recording stopped: {self.recorder.path}: {exc.strerror}",
+                severity="error",
+                timeout=10,
+            )
+            self._stop_recording(quiet=True)
+
+    def _stop_recording(self, *, quiet: bool = False) -> None:
+        recorder = self.recorder
+        if recorder is None:
+            return
+        self.recorder = None
+        try:
+            recorder.close()
+        except OSError:
+            quiet = True
+        self.query_one(StatusHeader).recording = None
+        if not quiet:
+            self.notify(f"recorded {recorder.snapshots} snapshots to {recorder.path}", timeout=6)
+        self.tick()
+
+    # Replay
+
+    def _replay(self) -> ReplaySource | None:
+        return self.hub if isinstance(self.hub, ReplaySource) else None
+
+    def action_play(self) -> None:
+        """Play or pause the recording."""
+        if replay := self._replay():
+            replay.toggle()
+            self.tick()
+
+    def action_step(self, count: int) -> None:
+        """Pause and show the next (1) or previous (-1) recorded snapshot."""
+        if replay := self._replay():
+            replay.step(count)
+            self.tick()
+
+    def action_seek(self, minutes: int) -> None:
+        """Jump ``minutes`` of recorded time forward or back."""
+        if replay := self._replay():
+            replay.seek(minutes * SEEK_SECONDS)
+            self.tick()
+
+    def action_speed(self, step: int) -> None:
+        """Play faster (+1) or slower (-1)."""
+        if replay := self._replay():
+            self.notify(f"replay speed x{replay.change_speed(step):g}", timeout=2)
+            self.tick()
+
+    def action_refused(self, what: str) -> None:
+        """A live-only key pressed during a replay: say why nothing happens."""
+        self.notify(REFUSED.get(what, REFUSED["actions"]), severity="warning", timeout=4)
 
     # Actions on the cluster
 

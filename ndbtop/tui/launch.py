@@ -1,14 +1,18 @@
-"""Starting the live view for a real cluster or for the demo."""
+"""Starting the live view for a real cluster, for the demo, or on a recording."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
+from ndbtop.errors import NdbtopError
+from ndbtop.record.reader import Recording
+from ndbtop.record.replay import ReplaySource
 from ndbtop.tui.app import NdbtopApp
 
 THEMES = {
@@ -22,8 +26,16 @@ THEMES = {
 def _prepare(args: argparse.Namespace) -> tuple[AuditLog, str]:
     if getattr(args, "no_color", False):
         os.environ["NO_COLOR"] = "1"
-    audit = AuditLog(Path(args.audit_log) if args.audit_log else default_audit_path())
+    audit_log = getattr(args, "audit_log", None)
+    audit = AuditLog(Path(audit_log) if audit_log else default_audit_path())
     return audit, THEMES.get(getattr(args, "theme", "dark") or "dark", "textual-dark")
+
+
+def _run(app: NdbtopApp) -> int:
+    status = app.run() or 0
+    for path in app.recordings:
+        sys.stderr.write(f"ndbtop: recording written to {path}\n")
+    return status
 
 
 def run_tui(hub: Hub, args: argparse.Namespace) -> int:
@@ -34,7 +46,7 @@ def run_tui(hub: Hub, args: argparse.Namespace) -> int:
         return hub
 
     app = NdbtopApp(start, read_only=args.read_only, audit=audit, theme=theme)
-    return app.run() or 0
+    return _run(app)
 
 
 def run_demo_tui(args: argparse.Namespace) -> int:
@@ -63,4 +75,20 @@ def run_demo_tui(args: argparse.Namespace) -> int:
         simulated=f"{args.scenario} x{speed:g}",
         theme=theme,
     )
+    return _run(app)
+
+
+def run_replay_tui(recording: Recording, args: argparse.Namespace) -> int:
+    """The live view on a recording, read-only, starting at ``args.speed``."""
+    audit, theme = _prepare(args)
+    try:
+        source = ReplaySource(recording)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise NdbtopError(f"{recording.path}: damaged recording ({exc})") from None
+    source.speed = getattr(args, "speed", 1.0) or 1.0
+
+    async def start() -> ReplaySource:
+        return source
+
+    app = NdbtopApp(start, replay=True, audit=audit, theme=theme)
     return app.run() or 0

@@ -547,3 +547,39 @@ async def test_close_drops_connected_clients(provider: StaticProvider) -> None:
             await asyncio.to_thread(query)
     finally:
         connection.close()
+
+
+async def test_a_stalled_sql_node_answers_nothing_until_the_stall_is_lifted(
+    provider: StaticProvider,
+) -> None:
+    node = await start_sql_node(provider)
+
+    def connect(read_timeout: float = 0.3) -> pymysql.connections.Connection:
+        return pymysql.connect(
+            host="127.0.0.1", port=node.port, user="root", database="ndbinfo",
+            connect_timeout=2, read_timeout=read_timeout,
+        )
+
+    def query(conn: pymysql.connections.Connection) -> tuple[Any, ...]:
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT COUNT(*) FROM nodes")
+            return tuple(cursor.fetchall())
+
+    querying, pinging = await asyncio.to_thread(connect), await asyncio.to_thread(connect)
+    try:
+        node.stall = True
+        # Connected clients get no answer to a statement, nor to a ping.
+        with pytest.raises(pymysql.err.OperationalError):
+            await asyncio.to_thread(query, querying)
+        with pytest.raises(pymysql.err.OperationalError):
+            await asyncio.to_thread(pinging.ping, False)
+        # A new client is accepted but never greeted.
+        with pytest.raises(pymysql.err.OperationalError):
+            await asyncio.to_thread(connect)
+        node.stall = False
+        assert (await one(node, "SELECT COUNT(*) FROM nodes")).rows == [(2,)]
+    finally:
+        querying.close()
+        pinging.close()
+        # Clients left hanging by the stall do not keep close() waiting.
+        await asyncio.wait_for(node.close(), timeout=3)

@@ -28,9 +28,11 @@ from ndbtop.actions.audit import AuditLog
 from ndbtop.cli.demo import demo_hub
 from ndbtop.collect.hub import Hub
 from ndbtop.sim.clock import SimClock
+from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from ndbtop.tui.app import NdbtopApp
+from ndbtop.tui.source import SnapshotSource
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 SIZE = (120, 40)
@@ -107,7 +109,7 @@ class Tui:
         self,
         app: NdbtopApp,
         pilot: Pilot[int],
-        sim: Simulator,
+        sim: Simulator | None,
         audit: AuditLog,
         manual: Any,
         notes: list[tuple[str, str]],
@@ -254,20 +256,26 @@ def tui(
     ``speed`` runs simulated time by itself (after the event listener is
     connected, as the demo does); ``manual=True`` moves it only with
     :meth:`Tui.advance`. ``ready`` tells when the first picture is the one the test
-    starts from.
+    starts from. ``make_hub`` builds the hub from the running simulator and the
+    interval (the demo's hub by default). ``scenario`` may also be a cluster built
+    by the test.
     """
 
     @contextlib.asynccontextmanager
     async def run(
-        scenario: str = "threads",
+        scenario: str | SimCluster = "threads",
         *,
         speed: float = 50.0,
         manual: bool = False,
         interval: float = INTERVAL,
         read_only: bool = False,
         ready: Callable[[NdbtopApp], bool] | None = None,
+        make_hub: Callable[[Simulator, float], Hub] = demo_hub,
     ) -> AsyncIterator[Tui]:
-        cluster = build_scenario(scenario, ScenarioOptions(seed=1))
+        if isinstance(scenario, SimCluster):
+            cluster, scenario = scenario, scenario.config.name
+        else:
+            cluster = build_scenario(scenario, ScenarioOptions(seed=1))
         time_source = manual_time if manual else None
         if time_source is not None:
             clock = SimClock(speed=1.0, real=time_source, start_at=cluster.now)
@@ -278,7 +286,7 @@ def tui(
 
         async def start() -> Hub:
             await sim.start(sql_port=0)
-            hub = demo_hub(sim, interval)
+            hub = make_hub(sim, interval)
             if time_source is None and hub.events is not None:
                 events = hub.events
                 sim.speed_up_when(lambda: events.listening_levels is not None, speed)
@@ -309,5 +317,40 @@ def tui(
                 yield t
         finally:
             await sim.close()
+
+    return run
+
+
+@pytest.fixture
+def tui_on(tmp_path: Path) -> Callable[..., contextlib.AbstractAsyncContextManager[Tui]]:
+    """Run the live view on a given source: ``async with tui_on(FrozenSource(...)) as t``.
+
+    No simulator runs (``t.sim`` is None); ``replay=True`` opens the view as
+    ``ndbtop replay`` does, for a :class:`~ndbtop.record.replay.ReplaySource`.
+    """
+
+    @contextlib.asynccontextmanager
+    async def run(source: SnapshotSource, *, replay: bool = False) -> AsyncIterator[Tui]:
+        async def start() -> SnapshotSource:
+            return source
+
+        audit = AuditLog(tmp_path / "audit.log")
+        app = NdbtopApp(start, audit=audit, replay=replay)
+        app.animation_level = "none"
+        notes: list[tuple[str, str]] = []
+        notify = app.notify
+
+        def recorded(message: str, *args: Any, **kwargs: Any) -> None:
+            notes.append((message, str(kwargs.get("severity", "information"))))
+            notify(message, *args, **kwargs)
+
+        app.notify = recorded  # type: ignore[method-assign]
+        async with app.run_test(size=SIZE) as pilot:
+            t = Tui(app, pilot, None, audit, None, notes)
+            await t.until(
+                lambda: app.hub is not None and app.current_view.snapshot is not None,
+                "the first snapshot on screen",
+            )
+            yield t
 
     return run

@@ -9,8 +9,9 @@ a refused login its own way. :class:`SqlNodeConnection` fills those gaps.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,18 +155,37 @@ class Accounts(IdentityProvider):
 
 
 class SqlNodeConnection(Connection):
-    """A mysql-mimic connection sending full column metadata, SQLSTATEs and warnings."""
+    """A mysql-mimic connection sending full column metadata, SQLSTATEs and warnings.
+
+    While ``stalled()`` is true, statements and pings get no answer at all.
+    """
 
     def __init__(
         self,
         *args: Any,
         client_host: str = "localhost",
         described: DescribedResults | None = None,
+        stalled: Callable[[], bool] = lambda: False,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.client_host = client_host
         self.described = described or DescribedResults()
+        self.stalled = stalled
+
+    async def _hang_if_stalled(self) -> None:
+        if self.stalled():
+            await asyncio.Event().wait()
+
+    async def handle_query(self, data: bytes) -> None:
+        """COM_QUERY, unless the server is stalled."""
+        await self._hang_if_stalled()
+        await super().handle_query(data)
+
+    async def handle_ping(self, data: bytes) -> None:
+        """COM_PING, unless the server is stalled."""
+        await self._hang_if_stalled()
+        await super().handle_ping(data)
 
     def error(self, **kwargs: Any) -> bytes:
         """An ERR packet with the SQLSTATE MySQL uses for the code."""

@@ -12,6 +12,7 @@ from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES
 from mysql_mimic.control import LocalControl
 from mysql_mimic.stream import MysqlStream
 
+from ndbtop.aio import cancel_and_wait
 from ndbtop.sim.sqlnode.protocol import (
     Account,
     Accounts,
@@ -45,6 +46,12 @@ class SqlNodeServer:
         self._control = control
         self._server: asyncio.base_events.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.stall = False
+        """When set, the SQL node accepts connections but answers nothing (a hung server):
+        a new client gets no greeting, a statement or ping no reply. As with the simulated
+        ndb_mgmd, a request that arrived during a stall stays unanswered after it is lifted;
+        new connections are served again."""
 
     @property
     def port(self) -> int:
@@ -78,7 +85,19 @@ class SqlNodeServer:
     async def _serve_client(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         self._writers.add(writer)
+        if self.stall:
+            # Accepted but never greeted, until close() cancels the task. The task ends
+            # normally: asyncio's stream callback logs an error for a cancelled one.
+            with contextlib.suppress(asyncio.CancelledError):
+                await _never()
+            self._writers.discard(writer)
+            writer.close()
+            return
         self._state.stats.connections += 1
         host = client_host(writer.get_extra_info("peername"))
         described = DescribedResults()
@@ -90,6 +109,7 @@ class SqlNodeServer:
             server_capabilities=DEFAULT_SERVER_CAPABILITIES,
             client_host=host,
             described=described,
+            stalled=lambda: self.stall,
         )
         connection_id = await self._control.add(connection)
         connection.connection_id = connection_id
@@ -97,6 +117,8 @@ class SqlNodeServer:
             await connection.start()
         except (ConnectionError, asyncio.IncompleteReadError) as e:
             logger.debug("client connection %d ended: %s", connection_id, e)
+        except asyncio.CancelledError:
+            logger.debug("client connection %d dropped by close()", connection_id)
         except Exception:
             logger.exception("client connection %d failed", connection_id)
         finally:
@@ -111,6 +133,8 @@ class SqlNodeServer:
         self._server.close()
         for writer in list(self._writers):
             writer.close()
+        # A client left hanging by a stall ends only when cancelled.
+        await cancel_and_wait(self._tasks)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._server.wait_closed(), timeout=5)
         self._server = None
@@ -125,6 +149,11 @@ class SqlNodeServer:
         traceback: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+async def _never() -> None:
+    """Wait until cancelled: what a client of a stalled server gets."""
+    await asyncio.Event().wait()
 
 
 def _accounts(users: Mapping[str, UserSpec]) -> dict[str, Account]:

@@ -1,8 +1,15 @@
-"""Events: the live cluster log, and the statistics the data nodes report."""
+"""Events: the live cluster log, and the statistics the data nodes report.
+
+Arbitration events are shown by what they mean (:mod:`ndbtop.model.arbitration`),
+not by the cluster log's blanket severities: the re-election that follows an
+ndb_mgmd restart is informational, a lost arbitration stays an alert. A line above
+the log says where arbitration stands while it is not settled.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,6 +17,13 @@ from textual.widgets import RichLog, Static
 
 from ndbtop.mgm.events.catalogue import Severity
 from ndbtop.mgm.events.decode import Event
+from ndbtop.model.arbitration import (
+    ArbitrationPhase,
+    ArbitrationStatus,
+    Concern,
+    arbitration_status,
+    interpret,
+)
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import number
 from ndbtop.tui.views.base import View
@@ -38,20 +52,47 @@ _SEVERITY_STYLE = {
     Severity.WARNING: "yellow",
     Severity.DEBUG: "dim",
 }
+_CONCERN_STYLE = {
+    Concern.ROUTINE: "dim italic",
+    Concern.TRANSIENT: "italic cyan",
+    Concern.WARNING: "yellow",
+    Concern.ALARM: "bold red",
+}
+_UNSETTLED = (ArbitrationPhase.ELECTING, ArbitrationPhase.PARTITIONED, ArbitrationPhase.FAILED)
 
 
-def event_line(e: Event) -> Text:
-    """``13:03:03  node 10  STARTUP  INFO  Start phase 4 completed (initial start)``."""
+def event_line(e: Event, management_nodes: Collection[int] = ()) -> Text:
+    """``13:03:03  node 10  STARTUP  INFO  Start phase 4 completed (initial start)``.
+
+    An arbitration event shows the severity of what it means and says so after its
+    text (``management_nodes``: the ids of the management servers).
+    """
     when = dt.datetime.fromtimestamp(e.received_at).strftime("%H:%M:%S")
     category = e.category.name if e.category is not None else "-"
-    severity = e.severity.name if e.severity is not None else "-"
-    style = _SEVERITY_STYLE.get(e.severity, "") if e.severity is not None else ""
+    meaning = interpret(e, management_nodes)
+    shown = meaning.severity if meaning is not None else e.severity
+    severity = shown.name if shown is not None else "-"
+    style = _SEVERITY_STYLE.get(shown, "") if shown is not None else ""
     line = Text(f"{when}  ", style="dim")
     line.append(f"node {e.source_node:<3} ", style="bold")
     line.append(f"{category:<11} ", style="cyan")
     line.append(f"{severity:<8} ", style=style)
     line.append(e.text, style=style)
+    if meaning is not None:
+        line.append(f"  ({meaning.summary})", style=_CONCERN_STYLE[meaning.concern])
     return line
+
+
+def arbitration_line(
+    status: ArbitrationStatus, snap: ClusterSnapshot, now: float, back: Collection[int] = ()
+) -> Text | None:
+    """The line above the log while arbitration is not settled (None when it is); ``back``
+    are the management servers seen down during this election and connected again."""
+    if status.phase not in _UNSETTLED:
+        return None
+    mgmds = {n.node_id for n in snap.nodes if n.type == "MGM"}
+    text = status.describe(now, mgmds, back)
+    return Text(text, style=_CONCERN_STYLE[status.concern])
 
 
 class EventsView(View):
@@ -61,6 +102,7 @@ class EventsView(View):
 
     DEFAULT_CSS = """
     EventsView #banner { height: auto; padding: 0 1; }
+    EventsView #arbitration { height: auto; padding: 0 1; }
     EventsView #log { height: 1fr; }
     EventsView #stats_caption { height: 1; padding: 0 1; }
     EventsView #stats { height: auto; max-height: 14; }
@@ -72,9 +114,17 @@ class EventsView(View):
         self._notes: list[tuple[float, Text]] = []
         self._filter_shown = ""
         self.banner_text: Text | None = None
+        self.arbitration = ArbitrationStatus(ArbitrationPhase.UNKNOWN)
+        """Where arbitration stands after the events seen so far."""
+        self._folded = 0
+        self._mgmds_down: set[int] = set()
+        """Management servers seen not connected during the current election."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="banner")
+        arbitration = Static(id="arbitration")
+        arbitration.display = False
+        yield arbitration
         yield RichLog(id="log", max_lines=5000, wrap=True, markup=False, auto_scroll=True)
         yield Static(id="stats_caption")
         stats = KeyedTable(STAT_COLUMNS, id="stats")
@@ -96,7 +146,9 @@ class EventsView(View):
         banner = self.query_one("#banner", Static)
         self.put("#banner", self.banner_text or "")
         banner.display = self.banner_text is not None
+        self._render_arbitration(snap, now)
         log = self.query_one("#log", RichLog)
+        mgmds = {n.node_id for n in snap.nodes if n.type == "MGM"}
         if self.filter_text != self._filter_shown:
             log.clear()
             self._filter_shown = self.filter_text
@@ -107,12 +159,36 @@ class EventsView(View):
         new = snap.events_total - self._shown
         if new > 0:
             for e in snap.events[-min(new, len(snap.events)) :]:
+                meaning = interpret(e, mgmds)
                 if self.matches(
-                    e.text, e.source_node, e.name, e.category.name if e.category is not None else ""
+                    e.text,
+                    e.source_node,
+                    e.name,
+                    e.category.name if e.category is not None else "",
+                    meaning.summary if meaning is not None else "",
                 ):
-                    log.write(event_line(e))
+                    log.write(event_line(e, mgmds))
             self._shown = snap.events_total
         self._render_stats(snap)
+
+    def _render_arbitration(self, snap: ClusterSnapshot, now: float) -> None:
+        new = snap.events_total - self._folded
+        if new > 0:
+            self.arbitration = arbitration_status(
+                snap.events[-min(new, len(snap.events)) :], self.arbitration
+            )
+            self._folded = snap.events_total
+        mgmds = [n for n in snap.nodes if n.type == "MGM"]
+        if self.arbitration.phase is ArbitrationPhase.ELECTING:
+            self._mgmds_down |= {n.node_id for n in mgmds if n.status != "CONNECTED"}
+        else:
+            self._mgmds_down.clear()
+        back = {n.node_id for n in mgmds if n.status == "CONNECTED"} & self._mgmds_down
+        line = arbitration_line(self.arbitration, snap, now, back)
+        widget = self.query_one("#arbitration", Static)
+        widget.display = line is not None
+        if line is not None:
+            self.put("#arbitration", line)
 
     def _render_stats(self, snap: ClusterSnapshot) -> None:
         table = self.query_one("#stats", KeyedTable)

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.history import PhaseVsLastTime, compare_with_last_time
 from ndbtop.model.phases import (
     START_TYPE_SHORT,
     StartTimeline,
@@ -65,6 +66,27 @@ def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
     style = "bold red" if typical and spent > 2 * typical else ""
     prefix = "" if timeline.current_exact else "≈"
     return Text(prefix + seconds(spent), style=style)
+
+
+def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
+    """``last time 2m15s``: red for the phase in progress when it is slower than last time,
+    yellow for a completed phase that was."""
+    if versus is None:
+        return Text("")
+    style = "dim"
+    if versus.slower:
+        style = "bold red" if versus.running else "yellow"
+    return Text(f"last time {seconds(versus.last_s)}", style=style)
+
+
+def slower_warning(versus: PhaseVsLastTime, start_type: int | None) -> Text:
+    """The warning for a phase in progress that is slower than last time."""
+    ratio = f" (+{(versus.ratio - 1) * 100:.0f}%)" if versus.ratio is not None else ""
+    return Text(
+        f"⚠ phase {versus.phase} {phase_name(versus.phase, start_type)} is slower than last "
+        f"time: {seconds(versus.seconds)} so far, {seconds(versus.last_s)} last time{ratio}",
+        style="bold red",
+    )
 
 
 class NodesView(View):
@@ -193,7 +215,13 @@ class NodesView(View):
 
 
 def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | Text:
-    """The phases of a node's current or last start, with durations and redo progress."""
+    """The phases of a node's current or last start, with durations and redo progress.
+
+    While the start runs, each phase that a remembered start of the same kind went
+    through (``snap.past_starts``, :func:`compare_with_last_time`) shows how long it
+    took last time, and a phase in progress that is slower than last time gets a
+    warning line; without such a start nothing is added.
+    """
     t = snap.timeline(node_id)
     if t is None:
         node = snap.node(node_id)
@@ -211,26 +239,33 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | T
         f"Node {node_id} · {kind} · began {'' if t.began_exact else '≈'}{began} · {state}",
         style="bold",
     )
-    table = Table.grid(padding=(0, 2))
-    table.add_column(justify="right")
-    table.add_column()
-    table.add_column(justify="right")
-    table.add_column(style="dim")
+    versus = compare_with_last_time(snap.past_starts, t, now)
+    rows: list[list[Text | str]] = []
+
+    def row(phase: int, *cells: Text | str) -> None:
+        shown = list(cells)
+        if versus:
+            shown.insert(3, last_time_cell(versus.get(phase)))
+        rows.append(shown)
+
     redo_mb = t.redo.total_mb if t.redo else None
     for r in t.completed:
         typical = typical_seconds(r.phase, t.kind, redo_mb)
         slow = typical is not None and r.seconds > 2 * typical
-        table.add_row(
+        row(
+            r.phase,
             str(r.phase),
             phase_name(r.phase, t.kind),
             Text(("" if r.exact else "≈") + seconds(r.seconds), style="bold red" if slow else ""),
             f"normal ~{seconds(typical)}" if slow else "",
         )
+    warning: Text | None = None
     if t.active and t.current_phase is not None:
         spent = t.in_phase_s(now) or 0.0
         typical = typical_seconds(t.current_phase, t.kind, redo_mb)
         slow = typical is not None and spent > 2 * typical
-        table.add_row(
+        row(
+            t.current_phase,
             Text(f"▶ {t.current_phase}", style="bold yellow"),
             Text(phase_name(t.current_phase, t.kind), style="bold yellow"),
             Text(
@@ -244,7 +279,25 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | T
             if typical
             else "",
         )
+        current = versus.get(t.current_phase)
+        if current is not None and current.slower:
+            warning = slower_warning(current, t.kind)
+    # A last column empty in every row would make Rich squeeze the table into the
+    # title's width (wrapping the phase names): it is left out instead.
+    notes = any(cells[-1] for cells in rows)
+    table = Table.grid(padding=(0, 2))
+    table.add_column(justify="right")
+    table.add_column()
+    table.add_column(justify="right")
+    if versus:
+        table.add_column()
+    if notes:
+        table.add_column(style="dim")
+    for cells in rows:
+        table.add_row(*(cells if notes else cells[:-1]))
     parts: list[Text | Table] = [title, table]
+    if warning is not None:
+        parts.append(warning)
     if t.redo is not None and (t.active or t.redo.completed):
         r = t.redo
         line = Text("redo log init ")

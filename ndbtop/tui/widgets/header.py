@@ -37,7 +37,11 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
 
 
 class StatusHeader(Static):
-    """Two lines: the cluster and its sources; badges for PAUSED, READ-ONLY, SIMULATED."""
+    """Two lines: the cluster and its sources; badges for PAUSED, READ-ONLY, SIMULATED.
+
+    ``replay`` is the replay's position and speed (a REPLAY badge), ``recording`` the
+    file the flight recorder writes to (a ● REC badge); None when there is none.
+    """
 
     DEFAULT_CSS = """
     StatusHeader { height: 2; background: $boost; padding: 0 1; }
@@ -48,6 +52,8 @@ class StatusHeader(Static):
         self.read_only = read_only
         self.simulated = simulated
         self.paused = False
+        self.replay: str | None = None
+        self.recording: str | None = None
 
     def show(self, snap: ClusterSnapshot, now: float) -> None:
         """Render the header for ``snap`` with ages measured at ``now`` (monotonic)."""
@@ -69,6 +75,8 @@ class StatusHeader(Static):
             (" PAUSED ", self.paused, "bold black on yellow"),
             (" READ-ONLY ", self.read_only, "bold white on blue"),
             (f" SIM {self.simulated} ", self.simulated is not None, "bold black on cyan"),
+            (f" REPLAY {self.replay} ", self.replay is not None, "bold white on magenta"),
+            (f" ● REC {self.recording} ", self.recording is not None, "bold white on red"),
         ):
             if on:
                 top.append("  ")

@@ -1,0 +1,37 @@
+"""The demo remembers the starts it saw, and its next run of the scenario compares with them."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from ndbtop.cli.demo import demo_hub
+from ndbtop.sim.runtime import Simulator
+
+StartSim = Callable[..., Awaitable[Simulator]]
+
+
+async def test_a_start_seen_by_one_demo_run_is_known_to_the_next(
+    start_sim: StartSim, tmp_path: Path, until: Any
+) -> None:
+    first = await start_sim("threads", speed=100.0)
+    hub = demo_hub(first, 0.05, events=False, history_dir=tmp_path)
+    await hub.start()
+    try:
+        await until(lambda: hub.snapshot().nodes, what="the first status reading")
+        first.cluster.restart_nodes((3,))
+        await until(lambda: hub.snapshot().past_starts, what="node 3's restart remembered")
+    finally:
+        await hub.stop()
+    assert [p.node_id for p in hub.snapshot().past_starts] == [3]
+
+    second = await start_sim("threads", speed=100.0)
+    assert second.connectstring != first.connectstring
+    again = demo_hub(second, 0.05, events=False, history_dir=tmp_path)
+    await again.start()
+    try:
+        await until(lambda: again.snapshot().past_starts, what="the history of the first run")
+    finally:
+        await again.stop()
+    assert again.snapshot().past_starts == hub.snapshot().past_starts
