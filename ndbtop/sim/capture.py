@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from ndbtop.cli.demo import demo_hub
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
+from ndbtop.collect.sql import failure_state
 from ndbtop.errors import MgmError, SqlError
 from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
 from ndbtop.mgm.events.catalogue import Category
@@ -149,7 +150,7 @@ async def _poll(hub: Hub) -> None:
         try:
             await hub.sql.poll_once()
         except SqlError as exc:
-            hub.sql.health.failed(str(exc))
+            hub.sql.health.failed(str(exc), failure_state(exc))
         else:
             hub.sql.health.ok()
         hub.sql.on_update()
