@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import socket
+from collections import deque
 
 from ndbtop.errors import (
     MgmAuthError,
@@ -45,7 +46,7 @@ class MgmSession:
         self._reader = reader
         self._writer = writer
         self._lines = LineBuffer()
-        self._pending: list[str] = []
+        self._pending: deque[str] = deque()
         self._closed = False
 
     @classmethod
@@ -95,6 +96,8 @@ class MgmSession:
 
     async def read_line(self, timeout: float) -> str:
         """The next line from the server; closes the session on any failure."""
+        if self._pending:
+            return self._pending.popleft()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not self._pending:
@@ -118,7 +121,7 @@ class MgmSession:
             except MgmProtocolError:
                 self.close()
                 raise
-        return self._pending.pop(0)
+        return self._pending.popleft()
 
     async def request(
         self, command: str, args: list[tuple[str, str | int]], timeout: float

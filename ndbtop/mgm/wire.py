@@ -171,17 +171,23 @@ class AuthFailureReply:
 AnyReply = Reply | ParserErrorReply | AuthFailureReply
 
 
+_INT = re.compile(r"-?\d{1,20}")
+
+
 def parse_int(text: str, what: str = "value") -> int:
     """Parse a ``%d``/``%u`` printed integer; a protocol error for anything else."""
     t = text.strip()
-    if not re.fullmatch(r"-?\d{1,20}", t):
+    if not _INT.fullmatch(t):
         raise MgmProtocolError(f"expected a number for {what}, got {text[:40]!r}")
     return int(t)
 
 
 def split_field(line: str, separators: str = ":") -> tuple[str, str]:
     """Split ``key: value`` at the first separator; one space after it is dropped."""
-    idx = min((i for i in (line.find(s) for s in separators) if i >= 0), default=-1)
+    if separators == ":":
+        idx = line.find(":")
+    else:
+        idx = min((i for i in (line.find(s) for s in separators) if i >= 0), default=-1)
     if idx <= 0:
         raise MgmProtocolError(f"malformed line {line[:60]!r}")
     key = line[:idx]

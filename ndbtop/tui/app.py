@@ -257,8 +257,13 @@ class NdbtopApp(App[int]):
     def on_data_table_row_highlighted(self) -> None:
         """Selecting another node redraws its details at once."""
         # A table can still report a highlight while the app closes and the views are gone.
-        if self.hub is not None and self.query("#tabs"):
-            self.current_view.redraw(self.hub.clock.wall())
+        if self.hub is None or not self.query("#tabs"):
+            return
+        # Tables also report a highlight when their rows are re-sorted or updated: only a
+        # change of the selected node is worth drawing the view again.
+        view = self.current_view
+        if view.selected_node() != view.drawn_for:
+            view.redraw(self.hub.clock.wall())
 
     def on_resize(self) -> None:
         """On short terminals the node detail panel gives way to the table."""

@@ -73,3 +73,25 @@ async def test_a_cell_is_drawn_again_only_when_its_value_changes() -> None:
         again = table._render_cell(0, 1, style, 8)
         assert again is not first
         assert "".join(ch for ch, _ in _cells(again)).strip() == "tc"
+
+
+async def test_a_changed_cell_repaints_its_row_and_a_reorder_only_the_moved_rows() -> None:
+    app = TableApp()
+    rows = [(str(i), (str(i), Text(f"t{i}"), Text("█"), "X")) for i in range(6)]
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(rows)
+        await pilot.pause()
+        table._repaint_regions.clear()
+        changed = list(rows)
+        changed[2] = ("2", ("2", Text("busy"), Text("█"), "X"))
+        table.sync(changed)
+        assert {r.height for r in table._repaint_regions} == {1}
+        assert len(table._repaint_regions) == 1, "one row, not the whole table"
+        await pilot.pause()
+        table._repaint_regions.clear()
+        table.sync(changed, order=lambda k: {"1": -1, "0": 0}.get(k, int(k)))
+        assert table.row_keys_in_order() == ["1", "0", "2", "3", "4", "5"]
+        assert len(table._repaint_regions) == 2, "rows 0 and 1 swapped, the rest stays"
+        await pilot.pause()
+        assert table.selected_key == "1"

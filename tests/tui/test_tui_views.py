@@ -9,6 +9,7 @@ from textual.widgets import Input, RichLog, TabbedContent
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.views.nodes import NodesView
+from ndbtop.tui.views.threads import fit
 
 REDO_LINE = re.compile(
     r"redo log init \S* +([\d,]+)/43,008 MB · files (\d+)/168 · ([\d.]+) MB/s · ETA \d"
@@ -259,3 +260,9 @@ async def test_question_mark_lists_every_key(tui):
             assert key in documented, f"{binding.key} is not in the help"
         await t.press("escape")
         await t.until(lambda: not isinstance(t.app.screen, HelpScreen), "the help to close")
+
+
+def test_a_block_list_too_long_for_the_screen_is_cut_with_an_ellipsis() -> None:
+    assert fit("DBTC DBDIH", 20) == "DBTC DBDIH"
+    assert fit("DBTC DBDIH DBDICT", 10) == "DBTC DBDI…"
+    assert len(fit("x" * 50, 12)) == 12

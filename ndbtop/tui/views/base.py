@@ -19,6 +19,8 @@ class View(Vertical):
         self.sort_index = 0
         self.snapshot: ClusterSnapshot | None = None
         self._put_cache: dict[str, object] = {}
+        self.drawn_for: int | None = None
+        """The node that was selected when the view was last drawn."""
 
     @property
     def sort_mode(self) -> str:
@@ -29,6 +31,7 @@ class View(Vertical):
         """Render ``snap``; ``now`` is the wall time timers count to."""
         self.snapshot = snap
         self.render_snapshot(snap, now)
+        self.drawn_for = self.selected_node()
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         """Subclasses draw here."""
@@ -37,6 +40,7 @@ class View(Vertical):
         """Draw the last snapshot again (after a filter or sort change)."""
         if self.snapshot is not None:
             self.render_snapshot(self.snapshot, now)
+            self.drawn_for = self.selected_node()
 
     def put(self, selector: str, content: object, *, layout: bool = True) -> None:
         """Show ``content`` in the Static at ``selector``.

@@ -10,7 +10,7 @@ from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, sparkline, split_bar
 from ndbtop.tui.views.base import View
-from ndbtop.tui.widgets.keyed_table import KeyedTable
+from ndbtop.tui.widgets.keyed_table import KeyedTable, cell_width
 
 GRID_COLUMNS = (
     ("node", "node"),
@@ -28,6 +28,11 @@ DETAIL_COLUMNS = (
     ("blocks", "blocks"),
 )
 _HEAT = " ▁▂▃▄▅▆▇█"
+
+
+def fit(text: str, room: int) -> str:
+    """``text`` cut to ``room`` characters, with an ellipsis when cut."""
+    return text if len(text) <= room else text[: room - 1] + "…"
 
 
 def heat_char(pct: float) -> tuple[str, str]:
@@ -61,7 +66,7 @@ class ThreadsView(View):
     DEFAULT_CSS = """
     ThreadsView #grid { height: auto; max-height: 40%; }
     ThreadsView #caption { height: 1; padding: 0 1; }
-    ThreadsView #detail { height: 1fr; }
+    ThreadsView #detail { height: 1fr; overflow-x: hidden; }
     ThreadsView #empty { height: auto; padding: 1 1; }
     """
 
@@ -166,17 +171,33 @@ class ThreadsView(View):
         pct_of = {str(t.thr_no): pct for t, pct in ts}
         mode = self.sort_mode
         if mode == "cpu":
-            order = lambda k: (-pct_of[k], by_thr[k].thr_no)  # noqa: E731
+            # By the percentage shown, so that threads whose shown figures are equal keep
+            # their places instead of swapping at every refresh.
+            order = lambda k: (-round(pct_of[k]), by_thr[k].thr_no)  # noqa: E731
         elif mode == "name":
             order = lambda k: (by_thr[k].thread_name, by_thr[k].thr_no)  # noqa: E731
         else:
             order = lambda k: (by_thr[k].thr_no,)  # noqa: E731
+        rows = self._fit_blocks(detail, rows)
         if detail.row_count and self._detail_node != node_id:
             detail.sync([])
         self._detail_node = node_id
         detail.sync(rows, order=order)
 
     _detail_node: int | None = None
+
+    def _fit_blocks(
+        self, detail: KeyedTable, rows: list[tuple[str, tuple[object, ...]]]
+    ) -> list[tuple[str, tuple[object, ...]]]:
+        # The block list is the last column: cut to what the screen has left beside the
+        # widest cell of every other column, so the table never scrolls sideways.
+        widths = detail.widths
+        for _, cells in rows:
+            widths = [max(w, cell_width(c)) for w, c in zip(widths, cells, strict=False)]
+        used = sum(w + 2 * detail.cell_padding for w in widths[:-1])
+        scrollbar = detail.scrollbar_size_vertical if detail.show_vertical_scrollbar else 0
+        room = max(self.size.width - used - 2 * detail.cell_padding - scrollbar, 12)
+        return [(key, (*cells[:-1], fit(str(cells[-1]), room))) for key, cells in rows]
 
     def selected_node(self) -> int | None:
         key = self.query_one("#grid", KeyedTable).selected_key

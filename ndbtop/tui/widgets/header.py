@@ -87,4 +87,5 @@ class StatusHeader(Static):
                 bottom.append(" · ", style="dim")
             bottom.append_text(source_text(src, now, snap.interval))
         bottom.append(f"   refresh {snap.interval:g}s", style="dim")
-        self.update(Text("\n").join([top, bottom]))
+        # Two lines of a fixed height: no layout pass of the whole screen is needed.
+        self.update(Text("\n").join([top, bottom]), layout=False)

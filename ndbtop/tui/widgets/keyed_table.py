@@ -11,6 +11,7 @@ from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
 
 _CACHE_SLACK = 2048
 _NULL = Style.null()
@@ -50,28 +51,37 @@ class KeyedTable(DataTable):
             self.remove_row(key)
             del self._cells[key]
         appended = False
+        changed: list[str] = []
         for key in sequence:
             cells = wanted[key]
             old = self._cells.get(key)
             if old is None:
                 self.add_row(*cells, key=key)
                 for col, cell in enumerate(cells):
-                    self._widths[col] = max(self._widths[col], _width(cell))
+                    self._widths[col] = max(self._widths[col], cell_width(cell))
                 appended = True
             else:
                 for col, (before, after) in enumerate(zip(old, cells, strict=True)):
-                    if not _same(before, after):
-                        # Measuring a whole column again is costly in Textual: ask for it only
-                        # when the new value is wider than anything the column has shown.
-                        width = _width(after)
-                        grow = width > self._widths[col]
-                        if grow:
-                            self._widths[col] = width
-                        self.update_cell(key, self._column_keys[col], after, update_width=grow)
+                    if _same(before, after):
+                        continue
+                    # Measuring a whole column again is costly in Textual: ask for it only
+                    # when the new value is wider than anything the column has shown.
+                    width = cell_width(after)
+                    if width > self._widths[col]:
+                        self._widths[col] = width
+                        self.update_cell(key, self._column_keys[col], after, update_width=True)
+                    else:
+                        # update_cell() repaints the whole table; repainting only the rows
+                        # that changed keeps what is sent to the terminal small.
+                        self._data[RowKey(key)][ColumnKey(self._column_keys[col])] = after
+                        self._update_count += 1
+                        changed.append(key)
             self._cells[key] = cells
         wanted_order = sorted(sequence, key=order) if order is not None else sequence
         if (wanted_order != self._order or appended) and wanted_order != self._current_order():
-            self._place(wanted_order)
+            self._place(wanted_order, repaint_all=appended)
+        for key in dict.fromkeys(changed):
+            self.refresh_row(self.get_row_index(key))
         self._order = wanted_order
 
     def _render_cell(
@@ -165,17 +175,32 @@ class KeyedTable(DataTable):
             segments.append(Segment(" " * fill))
         return [list(Segment.apply_style(segments, style=pre_style, post_style=post_style))]
 
-    def _current_order(self) -> list[str]:
+    def row_keys_in_order(self) -> list[str]:
+        """The row keys from top to bottom."""
         return [str(row.key.value) for row in self.ordered_rows]
 
-    def _place(self, order: list[str]) -> None:
+    def _current_order(self) -> list[str]:
+        return self.row_keys_in_order()
+
+    def _place(self, order: list[str], *, repaint_all: bool) -> None:
         # DataTable.sort only hands cell values to its key function; an order given by row
         # keys is applied the way sort() applies its result.
+        before = self._current_order()
         position = {k: i for i, k in enumerate(order)}
         ranked = sorted(self.rows, key=lambda rk: position.get(str(rk.value), len(position)))
         self._row_locations = TwoWayDict({rk: i for i, rk in enumerate(ranked)})
         self._update_count += 1
-        self.refresh()
+        if repaint_all or len(before) != len(ranked):
+            self.refresh()
+            return
+        for index, (was, now) in enumerate(zip(before, self._current_order(), strict=True)):
+            if was != now:
+                self.refresh_row(index)
+
+    @property
+    def widths(self) -> list[int]:
+        """The widest value shown so far in each column (labels included)."""
+        return list(self._widths)
 
     @property
     def selected_key(self) -> str | None:
@@ -189,7 +214,8 @@ class KeyedTable(DataTable):
         return None if row_key.value is None else str(row_key.value)
 
 
-def _width(cell: object) -> int:
+def cell_width(cell: object) -> int:
+    """Columns a cell's value takes on screen."""
     if isinstance(cell, Text):
         return cell.cell_len
     return cell_len(str(cell)) if cell is not None else 0
