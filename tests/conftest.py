@@ -20,6 +20,7 @@ from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.mgm.wire import LineBuffer
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.config import simple_config
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 
@@ -77,6 +78,16 @@ def make_cluster(scenario: str | SimCluster, seed: int = 1) -> SimCluster:
     if isinstance(scenario, SimCluster):
         return scenario
     return build_scenario(scenario, ScenarioOptions(seed=seed))
+
+
+@pytest.fixture
+def two_mgmds() -> SimCluster:
+    """A started cluster of data nodes 2 and 3 with two management servers (1 and 4)."""
+    config = simple_config("two-mgmds", ((2, "10.0.0.2", 0), (3, "10.0.0.3", 0)),
+                           mgm=((1, "10.0.0.1"), (4, "10.0.0.4")), api=((5, None),))
+    cluster = SimCluster(config)
+    cluster.boot_started()
+    return cluster
 
 
 class RawConn:

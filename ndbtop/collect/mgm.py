@@ -14,7 +14,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.clock import Clock
 from ndbtop.model.sources import SourceStatus
 
-LOGLEVEL_EVERY = 10
+LOGLEVEL_EVERY = 60
 """Refreshes between two reads of the cluster-log levels."""
 
 

@@ -19,7 +19,6 @@ from ndbtop.model.sources import SourceState
 from ndbtop.record.reader import read_recording
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.config import simple_config
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import build_scenario
 
@@ -34,14 +33,6 @@ async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> float:
         assert time.monotonic() - began < timeout, "condition not reached in time"
         await asyncio.sleep(0.02)
     return time.monotonic() - began
-
-
-def two_mgmds() -> SimCluster:
-    config = simple_config("two-mgmds", ((2, "10.0.0.2", 0), (3, "10.0.0.3", 0)),
-                           mgm=((1, "10.0.0.1"), (4, "10.0.0.4")), api=((5, None),))
-    cluster = SimCluster(config)
-    cluster.boot_started()
-    return cluster
 
 
 async def test_killed_management_server_is_shown_and_reconnected(start_sim: StartSim) -> None:
@@ -66,8 +57,10 @@ async def test_killed_management_server_is_shown_and_reconnected(start_sim: Star
         await hub.stop()
 
 
-async def test_killing_the_connected_mgmd_moves_to_the_other(start_sim: StartSim) -> None:
-    sim = await start_sim(two_mgmds(), speed=10)
+async def test_killing_the_connected_mgmd_moves_to_the_other(
+    start_sim: StartSim, two_mgmds: SimCluster
+) -> None:
+    sim = await start_sim(two_mgmds, speed=10)
     first, second = (f"127.0.0.1:{p}" for p in sim.mgm_ports.values())
     hub = Hub(parse_connectstring(sim.connectstring), RealClock(), INTERVAL, events=False)
     await hub.start()

@@ -12,20 +12,11 @@ from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
 from ndbtop.model.arbitration import ArbitrationPhase, Concern, arbitration_status, interpret
 from ndbtop.sim.arbitration import CHOOSE_SECONDS, REGISTER_SECONDS
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.config import simple_config
 from ndbtop.sim.runtime import Simulator
 
 StartSim = Callable[..., Awaitable[Simulator]]
 Raw = Callable[[int], Awaitable[Any]]
 TICKET = r"\[ticket=[0-9a-f]{16}\]"
-
-
-def two_mgmds() -> SimCluster:
-    config = simple_config("two-mgmds", ((2, "10.0.0.2", 0), (3, "10.0.0.3", 0)),
-                           mgm=((1, "10.0.0.1"), (4, "10.0.0.4")), api=((5, None),))
-    cluster = SimCluster(config)
-    cluster.boot_started()
-    return cluster
 
 
 async def listen(raw: Raw, port: int) -> Any:
@@ -51,9 +42,9 @@ async def read_events(conn: Any, count: int) -> list[tuple[int, str]]:
 
 
 async def test_killing_the_arbitrator_mgmd_moves_arbitration_to_the_other(
-    start_sim: StartSim, raw: Raw, manual_time: Any
+    start_sim: StartSim, raw: Raw, manual_time: Any, two_mgmds: SimCluster
 ) -> None:
-    sim = await start_sim(two_mgmds(), time=manual_time)
+    sim = await start_sim(two_mgmds, time=manual_time)
     president = sim.cluster.master()
     assert president is not None and sim.arbitration.arbitrator == 1
     other = 3 if president.node_id == 2 else 2

@@ -294,14 +294,7 @@ def tui(
 
         app = NdbtopApp(start, stop=sim.close, read_only=read_only, audit=audit, simulated=scenario)
         app.animation_level = "none"  # the tabs' underline slides; screens are compared
-        notes: list[tuple[str, str]] = []
-        notify = app.notify
-
-        def recorded(message: str, *args: Any, **kwargs: Any) -> None:
-            notes.append((message, str(kwargs.get("severity", "information"))))
-            notify(message, *args, **kwargs)
-
-        app.notify = recorded  # type: ignore[method-assign]
+        notes = record_notifications(app)
         try:
             async with app.run_test(size=SIZE) as pilot:
                 t = Tui(app, pilot, sim, audit, time_source, notes)
@@ -321,6 +314,19 @@ def tui(
     return run
 
 
+def record_notifications(app: NdbtopApp) -> list[tuple[str, str]]:
+    """Keep every notification the app shows, as (message, severity)."""
+    notes: list[tuple[str, str]] = []
+    notify = app.notify
+
+    def recorded(message: str, *args: Any, **kwargs: Any) -> None:
+        notes.append((message, str(kwargs.get("severity", "information"))))
+        notify(message, *args, **kwargs)
+
+    app.notify = recorded  # type: ignore[method-assign]
+    return notes
+
+
 @pytest.fixture
 def tui_on(tmp_path: Path) -> Callable[..., contextlib.AbstractAsyncContextManager[Tui]]:
     """Run the live view on a given source: ``async with tui_on(FrozenSource(...)) as t``.
@@ -337,14 +343,7 @@ def tui_on(tmp_path: Path) -> Callable[..., contextlib.AbstractAsyncContextManag
         audit = AuditLog(tmp_path / "audit.log")
         app = NdbtopApp(start, audit=audit, replay=replay)
         app.animation_level = "none"
-        notes: list[tuple[str, str]] = []
-        notify = app.notify
-
-        def recorded(message: str, *args: Any, **kwargs: Any) -> None:
-            notes.append((message, str(kwargs.get("severity", "information"))))
-            notify(message, *args, **kwargs)
-
-        app.notify = recorded  # type: ignore[method-assign]
+        notes = record_notifications(app)
         async with app.run_test(size=SIZE) as pilot:
             t = Tui(app, pilot, None, audit, None, notes)
             await t.until(

@@ -14,18 +14,8 @@ from textual.widgets import RichLog, Static
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.sim.arbitration import CHOOSE_SECONDS, REGISTER_SECONDS
-from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.config import simple_config
 from ndbtop.sim.runtime import Simulator
 from ndbtop.tui.views.events import EventsView
-
-
-def two_mgmds() -> SimCluster:
-    config = simple_config("two-mgmds", ((2, "10.0.0.2", 0), (3, "10.0.0.3", 0)),
-                           mgm=((1, "10.0.0.1"), (4, "10.0.0.4")), api=((5, None),))
-    cluster = SimCluster(config)
-    cluster.boot_started()
-    return cluster
 
 
 def through_mgmd_4(sim: Simulator, interval: float) -> Hub:
@@ -68,8 +58,10 @@ def status_line(t) -> str | None:
     return str(widget.render()) if widget.display else None
 
 
-async def test_an_mgmd_restart_is_a_passing_re_election_and_a_lost_arbitration_an_alarm(tui):
-    async with tui(two_mgmds(), manual=True, make_hub=through_mgmd_4) as t:
+async def test_an_mgmd_restart_is_a_passing_re_election_and_a_lost_arbitration_an_alarm(
+    tui, two_mgmds
+):
+    async with tui(two_mgmds, manual=True, make_hub=through_mgmd_4) as t:
         await t.view("4")
         events = t.hub.events
         assert events is not None

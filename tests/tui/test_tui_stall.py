@@ -62,8 +62,8 @@ CYCLE = "23451"
 
 
 def fresh(name: str) -> re.Pattern[str]:
-    """``mgm 0.2s``: the source answered within three refresh intervals."""
-    return re.compile(rf"\b{name} \d+\.\ds")
+    """``mgm 0s``: the source answered within three refresh intervals."""
+    return re.compile(rf"\b{name} \d+s")
 
 
 def lost(name: str) -> re.Pattern[str]:

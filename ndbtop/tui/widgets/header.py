@@ -14,13 +14,14 @@ _LABELS = {"mgm": "mgm", "events": "events", "ndbinfo": "ndbinfo", "host": "host
 
 
 def source_text(src: SourceStatus, now: float, interval: float) -> Text:
-    """``mgm 0.4s`` in green, ``ndbinfo stale 12s, retrying`` in red, ``host off`` dimmed."""
+    """``mgm 0s`` in green, ``ndbinfo stale 12s, retrying`` in red, ``host off`` dimmed."""
     label = _LABELS.get(src.name, src.name)
     if src.state is SourceState.DISABLED:
         return Text(f"{label} off", style="dim")
     age = src.age(now)
     if src.state is SourceState.CONNECTED and not src.stale(now, interval):
-        shown = f"{label} {age:.1f}s" if age is not None else label
+        # Whole seconds: tenths would change the line, and redraw it, at every refresh.
+        shown = f"{label} {age:.0f}s" if age is not None else label
         return Text(shown, style="green")
     if src.state is SourceState.CONNECTED:
         return Text(f"{label} stale {age:.0f}s", style="yellow")
