@@ -32,12 +32,14 @@ from ndbtop.errors import NdbtopError
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.ops.rolling import RollingResult
 from ndbtop.record.recorder import Recorder, default_recording_path
 from ndbtop.record.replay import ReplaySource
 from ndbtop.report.render import report_text
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.screens.quit import QuitPrompt
+from ndbtop.tui.screens.rolling import RollingRestartScreen
 from ndbtop.tui.source import SnapshotSource
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.disk import DiskView
@@ -55,7 +57,7 @@ VIEWS = (
     ("events", EventsView),
     ("restarts", RestartsView),
 )
-CHANGING_ACTIONS = frozenset({"restart", "stop", "start", "statistics"})
+CHANGING_ACTIONS = frozenset({"restart", "stop", "start", "statistics", "rolling"})
 REPLAY_ACTIONS = frozenset({"play", "step", "seek", "speed", "refused"})
 LIVE_ACTIONS = CHANGING_ACTIONS | {"pause", "record"}
 SEEK_SECONDS = 60.0
@@ -90,6 +92,7 @@ class NdbtopApp(App[int]):
         Binding("x", "stop", "Stop", show=False),
         Binding("t", "start", "Start", show=False),
         Binding("L", "statistics", "Stats log"),
+        Binding("W", "rolling", "Rolling restart", show=False),
         Binding("p", "pause", "Pause"),
         Binding("R", "record", "Record", show=False),
         # Replay only: check_action hides them in the live view.
@@ -101,7 +104,7 @@ class NdbtopApp(App[int]):
         Binding("left_square_bracket", "seek(-1)", "-1 min", show=False),
         Binding("greater_than_sign", "speed(1)", "Faster", group=SPEED),
         Binding("less_than_sign", "speed(-1)", "Slower", group=SPEED),
-        Binding("r,x,t,L", "refused('actions')", show=False),
+        Binding("r,x,t,L,W", "refused('actions')", show=False),
         Binding("R", "refused('record')", show=False),
         Binding("slash", "filter", "Filter"),
         Binding("s", "sort", "Sort", show=False),
@@ -118,6 +121,7 @@ class NdbtopApp(App[int]):
         ("x", "stop the selected data node (STOP [-a] [-f])"),
         ("t", "start the selected data node (left NOT_STARTED by RESTART -n)"),
         ("L", "CLUSTERLOG STATISTICS=15 on all data nodes; again to restore"),
+        ("W", "rolling restart of the data nodes: plan, confirm, follow, pause or abort"),
         ("p", "pause the screen (data keeps being collected)"),
         ("R", "record to ndbtop-DATE-TIME.ndbrec (for ndbtop replay); again to stop"),
         ("+ / -", "refresh slower / faster"),
@@ -164,6 +168,10 @@ class NdbtopApp(App[int]):
         """The flight recorder while ``R`` records, else None."""
         self.recordings: list[Path] = []
         """Every file ``R`` recorded to in this session."""
+        self.rolling_node_timeout = 1800.0
+        """Seconds ``W``'s rolling restart waits for a node to be STARTED again."""
+        self.rolling_poll = 1.0
+        """Seconds between ``W``'s rolling restart status polls."""
 
     # Layout
 
@@ -354,7 +362,7 @@ class NdbtopApp(App[int]):
         """The keys the help lists: in replay its own keys and none that act or record."""
         if not self.replaying:
             return self.HELP
-        hidden = {"r", "x", "t", "L", "p", "R"}
+        hidden = {"r", "x", "t", "L", "W", "p", "R"}
         return self.REPLAY_HELP + tuple(k for k in self.HELP if k[0] not in hidden)
 
     def action_help(self) -> None:
@@ -493,6 +501,41 @@ class NdbtopApp(App[int]):
             self.notify("STATISTICS is already 15", timeout=3)
             return
         self._confirm(SetClusterLogLevel(nodes, STATISTICS, 15), "Set")
+
+    def action_rolling(self) -> None:
+        """Open the guided rolling restart of the data nodes (nothing is sent before Start)."""
+        if self.read_only or self.hub is None:
+            return
+        nodes = self.live_snapshot().data_nodes()
+        if not nodes:
+            self.notify("no data node to restart (the status is not known yet)", severity="warning")
+            return
+        self.push_screen(
+            RollingRestartScreen(
+                nodes,
+                self.live_snapshot,
+                self.hub.connectstring,
+                self.audit,
+                node_timeout=self.rolling_node_timeout,
+                poll=self.rolling_poll,
+            ),
+            self._rolled,
+        )
+
+    def _rolled(self, result: RollingResult | None) -> None:
+        if result is None or self.hub is None:
+            return
+        line = f"rolling restart: restarted {' '.join(map(str, result.done)) or 'none'}"
+        if result.skipped:
+            line += f", skipped {' '.join(map(str, result.skipped))}"
+        if result.aborted:
+            line += ", ABORTED"
+        ok = not result.aborted and not result.skipped
+        now = self.hub.clock.wall()
+        # The callback may run before the rolling restart screen is gone from the stack.
+        events = self.screen_stack[0].query_one(EventsView)
+        events.add_note(now, _note(now, line, "green" if ok else "bold red"))
+        self.hub.refresh_now()
 
     def _confirm(self, action: Action, verb: str) -> None:
         if self.read_only:

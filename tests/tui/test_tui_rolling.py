@@ -1,0 +1,207 @@
+"""The guided rolling restart (``W``) against the simulator: plan, start, progress, problems."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from rich.console import Console
+from textual.widgets import Button, Input, RichLog, Static
+
+from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
+from ndbtop.tui.screens.rolling import AbortPrompt, RollingRestartScreen
+from ndbtop.tui.views.events import EventsView
+
+RUN_WAIT = 60.0
+"""Real seconds a whole run may take on a busy machine."""
+
+
+async def open_rolling(t) -> RollingRestartScreen:
+    """Press W and wait for the plan, drawn, with Cancel focused.
+
+    The simulation runs at the test's speed once the event listener is connected:
+    the run starts after that, so that timeouts are measured against that speed.
+    """
+    events = t.hub.events
+    await t.until(lambda: events.listening_levels is not None, "the event listener")
+    await t.press("W")
+    await t.until(
+        lambda: (
+            isinstance(t.app.screen, RollingRestartScreen)
+            and t.app.focused is t.app.screen.query_one("#cancel", Button)
+        ),
+        "the rolling restart plan",
+    )
+    return t.app.screen
+
+
+def sent(t) -> list[str]:
+    """The commands the audit log says were sent, in order."""
+    return [r["command"] for r in t.audit.records() if r["event"] == "sent"]
+
+
+def row(t, node_id: int) -> str:
+    """The line of the plan table for ``node_id``, as the screen draws it."""
+    table = t.app.screen.query_one("#steps", Static).content
+    console = Console(width=112, file=io.StringIO(), record=True)
+    console.print(table)
+    pattern = re.compile(rf"^\s*(\d+\.\s+)?{node_id}\s+(\d+|none)\s")
+    for line in console.export_text().splitlines():
+        if pattern.match(line):
+            return line.strip()
+    raise AssertionError(f"node {node_id} is not in the plan:\n{t.text()}")
+
+
+def stops(t) -> dict[int, int]:
+    """How many times each simulated data node was stopped."""
+    return {n: d.stops for n, d in t.sim.cluster.data_nodes.items()}
+
+
+async def test_the_plan_shows_every_node_and_what_it_sends_and_sends_nothing(tui):
+    async with tui("threads") as t:
+        screen = await open_rolling(t)
+        assert screen.plan.batches == ((2,), (3,))
+        assert re.match(r"1\.\s+2\s+0\s+2 RESTART\s+waiting$", row(t, 2))
+        assert re.match(r"2\.\s+3\s+0\s+3 RESTART\s+waiting$", row(t, 3))
+        text = t.text()
+        assert "Rolling restart: 2 data node(s) in 2 step(s), one node at a time" in text
+        assert "1. restart node v2⏎node: 2⏎abort: 0⏎initialstart: 0⏎nostart: 0⏎force: 0⏎⏎" in text
+        assert "2. restart node v2⏎node: 3⏎" in text
+        assert "Nothing is sent until you start" in text
+        start = screen.query_one("#start", Button)
+        assert not start.disabled
+
+        await t.pilot.click("#per-group")
+        await t.until_shown("2 step(s), one node per node group at a time")
+        # Both data nodes of this cluster are in node group 0: still one at a time.
+        assert screen.plan.batches == ((2,), (3,))
+
+        await t.pilot.click("#initial")
+        await t.until(lambda: "2 RESTART -i" in row(t, 2), "the -i commands")
+        assert "initialstart: 1⏎" in t.text() and "initialstart: 0" not in t.text()
+        assert start.disabled
+        await t.press("S")
+        assert screen.engine is None
+        await t.pilot.click("#confirm")
+        await t.press(*"initial")
+        await t.until(lambda: not start.disabled, "the typed confirmation to enable Start")
+        assert screen.query_one("#confirm", Input).value == "initial"
+
+        await t.press("escape")
+        await t.until(lambda: not isinstance(t.app.screen, RollingRestartScreen), "the close")
+        await t.collected(2)
+        assert not t.audit.path.exists()
+        assert stops(t) == {2: 0, 3: 0}
+
+
+async def test_a_confirmed_run_restarts_each_data_node_once_in_plan_order(tui):
+    async with tui("threads", speed=10) as t:
+        t.app.rolling_poll = 0.05
+        screen = await open_rolling(t)
+        await t.press("S")
+        await t.until(
+            lambda: re.search(r"restarting · STARTING phase \d+ .* · \d+ s in phase", row(t, 2)),
+            "node 2 in a start phase",
+            timeout=RUN_WAIT,
+        )
+        assert row(t, 3).endswith("waiting")
+        assert "step 1/2" in t.text()
+        await t.until(lambda: screen.finished, "the run to finish", timeout=RUN_WAIT)
+
+        await t.until_shown("finished, restarted: 2 3")
+        assert re.match(r"1\.\s+2\s+0\s+2 RESTART\s+done \(took \d+ s\)$", row(t, 2))
+        assert re.match(r"2\.\s+3\s+0\s+3 RESTART\s+done \(took \d+ s\)$", row(t, 3))
+        assert sent(t) == ["2 RESTART", "3 RESTART"]
+        assert [r["event"] for r in t.audit.records()] == ["sent", "reply"] * 2
+        assert stops(t) == {2: 1, 3: 1}
+        assert screen.result is not None and screen.result.done == [2, 3]
+
+        await t.press("escape")
+        await t.until(lambda: not isinstance(t.app.screen, RollingRestartScreen), "the close")
+        await t.view("4")
+        log = t.app.query_one(EventsView).query_one("#log", RichLog)
+        await t.until(
+            lambda: any("ndbtop   rolling restart: restarted 2 3" in s.text for s in log.lines),
+            "the run's note in the event log",
+        )
+
+
+async def test_a_node_that_does_not_come_back_stops_the_run_and_abort_sends_nothing_more(tui):
+    cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
+    async with tui(cluster) as t:
+        t.app.rolling_poll = 0.05
+        t.app.rolling_node_timeout = 1.0
+        screen = await open_rolling(t)
+        await t.press("S")
+        await t.until(lambda: screen.problem is not None, "the problem", timeout=RUN_WAIT)
+        await t.until_shown("[r]etry, [s]kip 2, [a]bort?")
+        assert re.search(
+            r"timeout: not STARTED after 1 s: node 2 STARTING in start phase 5 \(sync data\)",
+            t.text(),
+        )
+        assert row(t, 2).endswith("problem") and row(t, 3).endswith("waiting")
+        assert sent(t) == ["2 RESTART"]
+
+        await t.press("a")
+        await t.until(lambda: screen.finished, "the run to end")
+        await t.until_shown("rolling restart aborted at node 2 (timeout): not STARTED after 1 s")
+        assert "restarted: none; ABORTED" in t.text()
+        assert row(t, 2).endswith("failed") and row(t, 3).endswith("not restarted")
+        await t.collected(2)
+        assert sent(t) == ["2 RESTART"]
+        assert stops(t)[3] == 0 and t.cluster_state(3) == "STARTED"
+
+
+async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui):
+    cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
+    async with tui(cluster) as t:
+        t.app.rolling_poll = 0.05
+        t.app.rolling_node_timeout = 1.0
+        screen = await open_rolling(t)
+        await t.press("S")
+        await t.until(lambda: screen.problem is not None, "the timeout", timeout=RUN_WAIT)
+        await t.press("s")
+        await t.until(
+            lambda: screen.problem is not None and screen.problem.kind == "guard",
+            "the guard on node 3",
+        )
+        await t.until_shown("guard: node 2, partner of node 3 in node group 0, is STARTING")
+        assert row(t, 2).endswith("skipped")
+        await t.press("s")
+        await t.until(lambda: screen.finished, "the run to end")
+        await t.until_shown("restarted: none; skipped: 2 3")
+        assert sent(t) == ["2 RESTART"]
+        assert stops(t)[3] == 0
+
+
+async def test_pause_holds_the_next_node_and_escape_asks_before_aborting(tui):
+    async with tui("threads", speed=10) as t:
+        t.app.rolling_poll = 0.05
+        screen = await open_rolling(t)
+        await t.press("S")
+        await t.until(lambda: sent(t) == ["2 RESTART"], "node 2's restart sent")
+        await t.press("p")
+        await t.until_shown("PAUSED before the next step (p resumes)")
+        await t.until(lambda: "done" in row(t, 2), "node 2 back", timeout=RUN_WAIT)
+        await t.collected(3)
+        assert row(t, 3).endswith("waiting") and "PAUSED" in t.text()
+        assert sent(t) == ["2 RESTART"] and stops(t)[3] == 0
+
+        await t.press("escape")
+        await t.until(lambda: isinstance(t.app.screen, AbortPrompt), "the abort question")
+        await t.press("n")
+        await t.until(lambda: t.app.screen is screen, "back to the run")
+        assert screen.running
+
+        await t.press("p")
+        await t.until(lambda: screen.finished, "the run to finish", timeout=RUN_WAIT)
+        assert sent(t) == ["2 RESTART", "3 RESTART"]
+
+
+async def test_read_only_has_no_rolling_restart(tui):
+    async with tui("threads", read_only=True) as t:
+        await t.press("W")
+        await t.collected(2)
+        assert not isinstance(t.app.screen, RollingRestartScreen)
+        assert not t.audit.path.exists()
+        assert stops(t) == {2: 0, 3: 0}
