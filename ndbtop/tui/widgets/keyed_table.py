@@ -10,6 +10,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
@@ -51,7 +52,7 @@ class KeyedTable(DataTable):
             self.remove_row(key)
             del self._cells[key]
         appended = False
-        changed: list[str] = []
+        changed: list[tuple[str, int]] = []
         for key in sequence:
             cells = wanted[key]
             old = self._cells.get(key)
@@ -71,17 +72,17 @@ class KeyedTable(DataTable):
                         self._widths[col] = width
                         self.update_cell(key, self._column_keys[col], after, update_width=True)
                     else:
-                        # update_cell() repaints the whole table; repainting only the rows
+                        # update_cell() repaints the whole table; repainting only the cells
                         # that changed keeps what is sent to the terminal small.
                         self._data[RowKey(key)][ColumnKey(self._column_keys[col])] = after
                         self._update_count += 1
-                        changed.append(key)
+                        changed.append((key, col))
             self._cells[key] = cells
         wanted_order = sorted(sequence, key=order) if order is not None else sequence
         if (wanted_order != self._order or appended) and wanted_order != self._current_order():
             self._place(wanted_order, repaint_all=appended)
-        for key in dict.fromkeys(changed):
-            self.refresh_row(self.get_row_index(key))
+        for key, col in changed:
+            self.refresh_coordinate(Coordinate(self.get_row_index(key), col))
         self._order = wanted_order
 
     def _render_cell(
