@@ -23,7 +23,6 @@ os.environ.pop("NO_COLOR", None)
 time.tzset()
 
 import asyncio  # noqa: E402
-import io  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -33,13 +32,12 @@ from pathlib import Path  # noqa: E402
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from rich.console import Console  # noqa: E402
-from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 from ndbtop.actions.audit import AuditLog  # noqa: E402
 from ndbtop.sim.capture import CaptureSpec, capture  # noqa: E402
 from ndbtop.tui.app import NdbtopApp  # noqa: E402
+from ndbtop.tui.screen_text import screen_text  # noqa: E402
 from ndbtop.tui.source import FrozenSource  # noqa: E402
 
 SIZE = (120, 40)
@@ -115,24 +113,6 @@ SHOTS = (
         "ndbtop keys",
     ),
 )
-
-
-def screen_text(app: App[int]) -> str:
-    """The screen (modal screens included) as plain text."""
-    console = Console(
-        width=SIZE[0],
-        height=SIZE[1],
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text()
 
 
 async def settle(pilot: Pilot[int], done: Callable[[], object]) -> None:

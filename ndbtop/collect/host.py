@@ -59,17 +59,20 @@ class HostSource:
         self.view = self.reader.view()
         return self.view
 
+    async def attempt(self) -> float:
+        """Sample once and record how it went; returns the seconds until the next attempt."""
+        started = time.monotonic()
+        try:
+            await self.poll_once()
+        except OSError as exc:
+            delay = self.health.failed(f"cannot read the host: {exc}")
+            self.on_update()
+            return delay
+        self.health.ok()
+        self.on_update()
+        return self.interval - (time.monotonic() - started)
+
     async def run(self) -> None:
         """Sample until cancelled."""
         while True:
-            started = time.monotonic()
-            try:
-                await self.poll_once()
-            except OSError as exc:
-                delay = self.health.failed(f"cannot read the host: {exc}")
-                self.on_update()
-                await self.health.sleep(delay)
-                continue
-            self.health.ok()
-            self.on_update()
-            await self.health.sleep(self.interval - (time.monotonic() - started))
+            await self.health.sleep(await self.attempt())

@@ -89,21 +89,24 @@ class MgmSource:
         self.reading = reading
         return reading
 
+    async def attempt(self) -> float:
+        """Poll once and record how it went; returns the seconds until the next attempt."""
+        started = time.monotonic()
+        try:
+            reading = await self.poll_once()
+        except MgmError as exc:
+            await self.client.close()
+            delay = self.health.failed(str(exc))
+            self.on_update()
+            return delay
+        self.health.ok(reading.address)
+        self.on_update()
+        return self.interval - (time.monotonic() - started)
+
     async def run(self) -> None:
         """Poll until cancelled; never raises for a server problem."""
         while True:
-            started = time.monotonic()
-            try:
-                reading = await self.poll_once()
-            except MgmError as exc:
-                await self.client.close()
-                delay = self.health.failed(str(exc))
-                self.on_update()
-                await self.health.sleep(delay)
-                continue
-            self.health.ok(reading.address)
-            self.on_update()
-            await self.health.sleep(self.interval - (time.monotonic() - started))
+            await self.health.sleep(await self.attempt())
 
     async def close(self) -> None:
         """Close the session."""

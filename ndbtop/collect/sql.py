@@ -76,20 +76,23 @@ class SqlSource:
         self.on_sample(sample)
         return sample
 
+    async def attempt(self) -> float:
+        """Read once and record how it went; returns the seconds until the next attempt."""
+        started = time.monotonic()
+        try:
+            await self.poll_once()
+        except SqlError as exc:
+            delay = self.health.failed(str(exc), failure_state(exc))
+            self.on_update()
+            return delay
+        self.health.ok()
+        self.on_update()
+        return self.interval - (time.monotonic() - started)
+
     async def run(self) -> None:
         """Poll until cancelled; never raises for a server problem."""
         while True:
-            started = time.monotonic()
-            try:
-                await self.poll_once()
-            except SqlError as exc:
-                delay = self.health.failed(str(exc), failure_state(exc))
-                self.on_update()
-                await self.health.sleep(delay)
-                continue
-            self.health.ok()
-            self.on_update()
-            await self.health.sleep(self.interval - (time.monotonic() - started))
+            await self.health.sleep(await self.attempt())
 
     async def close(self) -> None:
         """Close the connection (in a worker thread)."""

@@ -21,8 +21,6 @@ from dataclasses import dataclass, replace
 from ndbtop.cli.demo import demo_hub
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
-from ndbtop.collect.sql import failure_state
-from ndbtop.errors import MgmError, SqlError
 from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.events.decode import Event, decode_event
@@ -139,25 +137,9 @@ async def capture(spec: CaptureSpec) -> Capture:
 
 async def _poll(hub: Hub) -> None:
     """One refresh of every polling source, as their background loops do it."""
-    try:
-        reading = await hub.mgm.poll_once()
-    except MgmError as exc:
-        hub.mgm.health.failed(str(exc))
-    else:
-        hub.mgm.health.ok(reading.address)
-    hub.mgm.on_update()
-    if hub.sql is not None:
-        try:
-            await hub.sql.poll_once()
-        except SqlError as exc:
-            hub.sql.health.failed(str(exc), failure_state(exc))
-        else:
-            hub.sql.health.ok()
-        hub.sql.on_update()
-    if hub.host is not None:
-        await hub.host.poll_once()
-        hub.host.health.ok()
-        hub.host.on_update()
+    for source in (hub.mgm, hub.sql, hub.host):
+        if source is not None:
+            await source.attempt()
 
 
 def _mgm_address(sim: Simulator) -> str:

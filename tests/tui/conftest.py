@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 from rich.text import Text
 from textual.app import App
 from textual.pilot import Pilot
@@ -32,6 +30,7 @@ from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from ndbtop.tui.app import NdbtopApp
+from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.source import SnapshotSource
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
@@ -76,25 +75,6 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LINES", str(SIZE[1]))
     monkeypatch.delenv("NO_COLOR", raising=False)
     time.tzset()
-
-
-def screen_text(app: App[Any]) -> str:
-    """The screen as plain text, rendered the way ``App.export_screenshot`` renders it."""
-    width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text()
 
 
 def plain(cell: object) -> str:

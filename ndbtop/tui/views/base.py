@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.containers import Vertical
+from textual.widgets import DataTable, Static
 
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -49,9 +51,6 @@ class View(Vertical):
         widgets of a fixed height) spares the whole screen a layout pass: both matter
         at every refresh of a large cluster.
         """
-        from rich.text import Text
-        from textual.widgets import Static
-
         shown = self._put_cache.get(selector)
         if isinstance(content, Text) and isinstance(shown, Text) and content == shown:
             return
@@ -66,8 +65,6 @@ class View(Vertical):
         The focus must leave the view that was visible before: a focused widget in
         a hidden tab makes the tabs switch back to it at the next focus change.
         """
-        from textual.widgets import DataTable
-
         shown = [w for w in self.query(DataTable) if w.display]
         shown = shown or [w for w in self.query("*") if w.can_focus and w.display]
         if shown:

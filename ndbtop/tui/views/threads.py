@@ -167,22 +167,20 @@ class ThreadsView(View):
                     ),
                 )
             )
-        by_thr = {str(t.thr_no): t for t, _ in ts}
-        pct_of = {str(t.thr_no): pct for t, pct in ts}
         mode = self.sort_mode
-        if mode == "cpu":
-            # By the percentage shown, so that threads whose shown figures are equal keep
-            # their places instead of swapping at every refresh.
-            order = lambda k: (-round(pct_of[k]), by_thr[k].thr_no)  # noqa: E731
-        elif mode == "name":
-            order = lambda k: (by_thr[k].thread_name, by_thr[k].thr_no)  # noqa: E731
-        else:
-            order = lambda k: (by_thr[k].thr_no,)  # noqa: E731
+        # By CPU: by the percentage shown, so that threads whose shown figures are equal keep
+        # their places instead of swapping at every refresh.
+        rank = {
+            str(t.thr_no): (-round(pct), t.thr_no) if mode == "cpu"
+            else (t.thread_name, t.thr_no) if mode == "name"
+            else (t.thr_no,)
+            for t, pct in ts
+        }
         rows = self._fit_blocks(detail, rows)
         if detail.row_count and self._detail_node != node_id:
             detail.sync([])
         self._detail_node = node_id
-        detail.sync(rows, order=order)
+        detail.sync(rows, order=rank.__getitem__)
 
     _detail_node: int | None = None
 

@@ -79,7 +79,7 @@ class KeyedTable(DataTable):
                         changed.append((key, col))
             self._cells[key] = cells
         wanted_order = sorted(sequence, key=order) if order is not None else sequence
-        if (wanted_order != self._order or appended) and wanted_order != self._current_order():
+        if (wanted_order != self._order or appended) and wanted_order != self.row_keys_in_order():
             self._place(wanted_order, repaint_all=appended)
         for key, col in changed:
             self.refresh_coordinate(Coordinate(self.get_row_index(key), col))
@@ -180,13 +180,10 @@ class KeyedTable(DataTable):
         """The row keys from top to bottom."""
         return [str(row.key.value) for row in self.ordered_rows]
 
-    def _current_order(self) -> list[str]:
-        return self.row_keys_in_order()
-
     def _place(self, order: list[str], *, repaint_all: bool) -> None:
         # DataTable.sort only hands cell values to its key function; an order given by row
         # keys is applied the way sort() applies its result.
-        before = self._current_order()
+        before = self.row_keys_in_order()
         position = {k: i for i, k in enumerate(order)}
         ranked = sorted(self.rows, key=lambda rk: position.get(str(rk.value), len(position)))
         self._row_locations = TwoWayDict({rk: i for i, rk in enumerate(ranked)})
@@ -194,7 +191,7 @@ class KeyedTable(DataTable):
         if repaint_all or len(before) != len(ranked):
             self.refresh()
             return
-        for index, (was, now) in enumerate(zip(before, self._current_order(), strict=True)):
+        for index, (was, now) in enumerate(zip(before, self.row_keys_in_order(), strict=True)):
             if was != now:
                 self.refresh_row(index)
 
