@@ -241,12 +241,18 @@ def steady_state(scenario: str, seconds: float) -> dict[str, Any]:
 
 
 def startup() -> dict[str, Any]:
-    """Seconds from ``ndbtop demo`` to a screen with every node of the scenario drawn."""
+    """Seconds from ``ndbtop demo`` to the first screen drawn from the management server's
+    answer: every node of the cluster listed with its state (``mgm 0s`` in the header).
+
+    The package's bytecode is compiled first, as ``pip install`` does, so that every
+    run measures what an installed ndbtop does rather than compiling its sources.
+    """
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "ndbtop")], check=True)
     times = []
-    for _ in range(3):
+    for _ in range(5):
         term = Terminal(["demo"])
         try:
-            seen = term.wait_for(b"192.168.0.11", 20)
+            seen = term.wait_for(b"mgm 0s", 20)
             times.append(seen if seen is not None else float("inf"))
         finally:
             term.stop()
@@ -254,24 +260,37 @@ def startup() -> dict[str, Any]:
 
 
 def memory_growth(scenario: str, seconds: float) -> dict[str, Any]:
-    """RSS of the live view over ``seconds`` on ``scenario`` (peak and growth)."""
+    """RSS of the live view over ``seconds`` on ``scenario`` (peak and growth).
+
+    The history behind the sparklines fills during its first ``HISTORY_POINTS``
+    refreshes; growth is measured after that (when the run is long enough), as
+    the mean RSS of the last third of the rest minus that of its first third.
+    """
+    from ndbtop.collect.hub import HISTORY_POINTS
+
     sim = SimProcess(scenario)
     term = Terminal(sim.args)
-    samples = []
+    samples: list[tuple[float, float]] = []
     try:
         term.wait_for(b"data nodes started", 30)
         term.press("2")
-        end = time.monotonic() + seconds
+        start = time.monotonic()
+        end = start + seconds
         while time.monotonic() < end:
             term.pump(min(10.0, end - time.monotonic()))
-            samples.append(term.rss_mb())
+            samples.append((time.monotonic() - start, term.rss_mb()))
     finally:
         term.stop()
         sim.stop()
-    third = max(len(samples) // 3, 1)
-    return {"scenario": scenario, "seconds": seconds, "rss_peak_mb": max(samples),
-            "rss_first_third_mb": statistics.mean(samples[:third]),
-            "rss_last_third_mb": statistics.mean(samples[-third:])}
+    fill = HISTORY_POINTS * 1.25
+    settled = [rss for at, rss in samples if at >= fill] if seconds >= 3 * fill else []
+    window = settled or [rss for _, rss in samples]
+    third = max(len(window) // 3, 1)
+    return {"scenario": scenario, "seconds": seconds,
+            "rss_peak_mb": max(rss for _, rss in samples),
+            "growth_from_s": fill if settled else 0.0,
+            "rss_first_third_mb": statistics.mean(window[:third]),
+            "rss_last_third_mb": statistics.mean(window[-third:])}
 
 
 async def cluster_load(scenario: str, rounds: int) -> dict[str, Any]:
@@ -393,7 +412,7 @@ def print_table(r: dict[str, Any]) -> None:
         ("3 start-up of ndbtop demo", r["startup"]["startup_s_median"], "s",
          TARGETS["startup_s"]),
         ("4 peak RSS, large", r["memory_large"]["rss_peak_mb"], "MB", TARGETS["rss_mb"]),
-        ("4 RSS growth first->last third", r["memory_large"]["rss_last_third_mb"]
+        ("4 RSS growth once history is full", r["memory_large"]["rss_last_third_mb"]
          - r["memory_large"]["rss_first_third_mb"], "MB", None),
         ("5 mgm requests per refresh", r["load_large"]["mgm_requests_per_refresh"], "",
          TARGETS["mgm_requests"]),

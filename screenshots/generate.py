@@ -132,7 +132,6 @@ async def render(shot: Shot, audit: Path) -> str:
         return FrozenSource(cap.snapshot, cap.connectstring)
 
     app = NdbtopApp(start, audit=AuditLog(audit), simulated=shot.spec.scenario)
-    app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: app.hub is not None and app.current_view.snapshot)
         for key in shot.keys:

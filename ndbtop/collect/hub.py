@@ -36,6 +36,14 @@ EVENT_HISTORY = 2000
 """Events kept for the Events view."""
 HISTORY_POINTS = 120
 """Points kept per time series (sparklines)."""
+THREAD_HISTORY_POINTS = 24
+"""Points kept per thread's CPU series (``thread.cpu.<node>.<thr_no>``): twice what the
+Threads view's sparklines show (``TREND_WIDTH``, 12), because a large cluster has 1,536
+threads and every series that changed is copied into the next snapshot."""
+_WHOLE_PERCENTS = {float(i): float(i) for i in range(401)}
+"""One float object per whole percentage: ``cpustat`` figures are whole numbers, and thread
+series that share a few hundred objects, rather than hold a new one per point, take less
+memory and are cheaper to copy into each snapshot (fewer cache misses)."""
 
 
 class Hub:
@@ -61,6 +69,7 @@ class Hub:
         self._version = 0
         self._cached: ClusterSnapshot | None = None
         self._listeners: list[Callable[[], None]] = []
+        self._states: tuple[SourceState, ...] = ()
         self.mgm = MgmSource(connectstring, clock, interval, self._on_mgm)
         self.events: EventSource | None = None
         if events:
@@ -90,6 +99,8 @@ class Hub:
         self._tasks: list[asyncio.Task[None]] = []
         self._history: dict[str, deque[float | None]] = {}
         self._history_tuples: dict[str, tuple[str, tuple[float | None, ...]]] = {}
+        self._history_stale: dict[str, None] = {}
+        self._history_all: tuple[tuple[str, tuple[float | None, ...]], ...] | None = ()
         self._history_dir = history_dir
         self._cluster_name = cluster_name or ",".join(
             str(a) for a in connectstring.addresses)
@@ -97,14 +108,19 @@ class Hub:
         self._past: tuple[PastStart, ...] = ()
 
     def add_listener(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` (on the event loop) whenever new data arrived."""
+        """Call ``callback`` (on the event loop) whenever a source changes state: it
+        connected, failed or recovered, a moment worth drawing at once."""
         self._listeners.append(callback)
 
     def _changed(self) -> None:
         self._version += 1
         self._cached = None
-        for callback in self._listeners:
-            callback()
+        if self._listeners:
+            states = tuple(s.state for s in self.source_statuses())
+            if states != self._states:
+                self._states = states
+                for callback in self._listeners:
+                    callback()
 
     def _on_mgm(self) -> None:
         reading = self.mgm.reading
@@ -133,20 +149,23 @@ class Hub:
         self._statistics = apply_statistics(self._statistics, event)
         self._changed()
 
-    def _record(self, key: str, value: float | None) -> None:
+    def _record(self, key: str, value: float | None, points: int = HISTORY_POINTS) -> None:
         series = self._history.get(key)
         if series is None:
-            series = self._history[key] = deque(maxlen=HISTORY_POINTS)
+            series = self._history[key] = deque(maxlen=points)
         series.append(value)
-        self._history_tuples.pop(key, None)
+        self._history_stale[key] = None
+        self._history_all = None
 
     def _series(self) -> tuple[tuple[str, tuple[float | None, ...]], ...]:
-        # A series' tuple is made again only after it changed.
-        cache = self._history_tuples
-        for key, values in self._history.items():
-            if key not in cache:
-                cache[key] = (key, tuple(values))
-        return tuple(cache.values())
+        # Only the series that changed are copied; the whole is kept until one changes.
+        if self._history_all is None:
+            cache, history = self._history_tuples, self._history
+            for key in self._history_stale:
+                cache[key] = (key, tuple(history[key]))
+            self._history_stale.clear()
+            self._history_all = tuple(cache.values())
+        return self._history_all
 
     def _on_host(self) -> None:
         view = self.host.view if self.host else None
@@ -171,8 +190,11 @@ class Hub:
         self._ndbinfo = sample
         for h in self._hit_ratios:
             self._record(f"hit.interval.{h.node_id}", h.interval_pct)
+        shared = _WHOLE_PERCENTS
         for t in sample.threads:
-            self._record(f"thread.cpu.{t.node_id}.{t.thr_no}", t.cpu_pct)
+            pct = t.cpu_pct
+            pct = shared.get(pct, pct)
+            self._record(f"thread.cpu.{t.node_id}.{t.thr_no}", pct, THREAD_HISTORY_POINTS)
 
     async def start(self) -> None:
         """Start one task per source."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ndbtop.errors import MgmCommandError, MgmDisconnected, MgmError, MgmProtocolError, MgmTimeout
 from ndbtop.mgm.connectstring import ConnectString, MgmAddress
 from ndbtop.mgm.session import MgmSession, open_first
-from ndbtop.mgm.status import NodeStatus, parse_status_reply
+from ndbtop.mgm.status import NodeStatus, StatusCache, parse_status_reply
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import EventStreamParser, RawEvent, Reply
 
@@ -102,6 +102,7 @@ class MgmClient:
         self._session: MgmSession | None = None
         self._lock = asyncio.Lock()
         self.server_version: ServerVersion | None = None
+        self._status_cache: dict[tuple[str, ...], StatusCache] = {}
 
     @property
     def address(self) -> MgmAddress | None:
@@ -190,7 +191,8 @@ class MgmClient:
         args: list[tuple[str, str | int]] = []
         if types:
             args.append(("types", " ".join(types)))
-        return parse_status_reply(await self._call("get status", args))
+        cache = self._status_cache.setdefault(tuple(types or ()), {})
+        return parse_status_reply(await self._call("get status", args), cache)
 
     # Node control (never retried)
 

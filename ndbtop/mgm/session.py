@@ -96,8 +96,12 @@ class MgmSession:
 
     async def read_line(self, timeout: float) -> str:
         """The next line from the server; closes the session on any failure."""
-        if self._pending:
-            return self._pending.popleft()
+        if not self._pending:
+            await self._fill(timeout)
+        return self._pending.popleft()
+
+    async def _fill(self, timeout: float) -> None:
+        """Read until at least one complete line is pending."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not self._pending:
@@ -121,7 +125,6 @@ class MgmSession:
             except MgmProtocolError:
                 self.close()
                 raise
-        return self._pending.popleft()
 
     async def request(
         self, command: str, args: list[tuple[str, str | int]], timeout: float
@@ -146,19 +149,23 @@ class MgmSession:
         parser = ReplyParser()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        pending = self._pending
         while True:
-            try:
-                line = await self.read_line(max(deadline - loop.time(), 0.0))
-            except MgmTimeout:
-                # Name the call's timeout, not what was left of it for the last line.
-                raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s") from None
-            try:
-                reply = parser.feed(line)
-            except MgmProtocolError:
-                self.close()
-                raise
-            if reply is not None:
-                return reply
+            if not pending:
+                try:
+                    await self._fill(max(deadline - loop.time(), 0.0))
+                except MgmTimeout:
+                    # Name the call's timeout, not what was left of it for the last line.
+                    raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s") from None
+            # Every line already received is parsed without returning to the event loop.
+            while pending:
+                try:
+                    reply = parser.feed(pending.popleft())
+                except MgmProtocolError:
+                    self.close()
+                    raise
+                if reply is not None:
+                    return reply
 
     def close(self) -> None:
         """Close the socket (idempotent)."""

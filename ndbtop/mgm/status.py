@@ -62,7 +62,17 @@ FIELDS = (
     "is_single_user",
 )
 
-_FIELD_LINE = re.compile(r"^node\.(\d{1,5})\.([a-z_]+)$")
+_FIELD_NAME = re.compile(r"[a-z_]+")
+_KNOWN = frozenset(FIELDS)
+
+
+def _node_id(number: str, key: str) -> int:
+    if not (0 < len(number) <= 5 and number.isascii() and number.isdigit()):
+        raise MgmProtocolError(f"unexpected line in node status: {key[:60]!r}")
+    node_id = int(number)
+    if node_id == 0:
+        raise MgmProtocolError("node id 0 in node status")
+    return node_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,35 +112,61 @@ def _unsigned(value: int) -> int:
     return value & 0xFFFFFFFF
 
 
-def parse_status_reply(reply: Reply) -> tuple[NodeStatus, ...]:
+StatusCache = dict[int, tuple[dict[str, str], "NodeStatus"]]
+"""The fields and the decoded status of each node in the previous reply of a session."""
+
+
+def parse_status_reply(
+    reply: Reply, cache: StatusCache | None = None
+) -> tuple[NodeStatus, ...]:
     """Decode a ``node status`` reply into nodes, in the order the server sent them.
 
     Raises :class:`MgmProtocolError` for a wrong header, a malformed line, a
     node without type or status, or a node count that differs from ``nodes:``.
-    Field names this version does not know are ignored.
+    Field names this version does not know are ignored. With ``cache``, a node
+    whose lines are the same as in the previous reply is the same object as
+    then (the screen redraws only what changed), and ``cache`` is updated.
     """
     if reply.header != "node status":
         raise MgmProtocolError(f"expected 'node status', got {reply.header[:60]!r}")
     expected = None
     values: dict[int, dict[str, str]] = {}
+    ids: dict[str, dict[str, str]] = {}
     for key, value in reply.fields:
-        if key == "nodes":
+        parts = key.split(".")
+        if len(parts) == 3 and parts[0] == "node":
+            fields = ids.get(parts[1])
+            if fields is None:
+                fields = ids[parts[1]] = values.setdefault(_node_id(parts[1], key), {})
+            name = parts[2]
+            if name in _KNOWN or _FIELD_NAME.fullmatch(name):
+                fields[name] = value
+                continue
+        elif key == "nodes":
             expected = parse_int(value, "nodes")
             continue
-        m = _FIELD_LINE.match(key)
-        if not m:
-            raise MgmProtocolError(f"unexpected line in node status: {key[:60]!r}")
-        node_id = int(m.group(1))
-        if node_id == 0:
-            raise MgmProtocolError("node id 0 in node status")
-        values.setdefault(node_id, {})[m.group(2)] = value
+        raise MgmProtocolError(f"unexpected line in node status: {key[:60]!r}")
     if expected is None:
         raise MgmProtocolError("node status without 'nodes:'")
     if expected != len(values):
         raise MgmProtocolError(
             f"node status announced {expected} nodes and described {len(values)}"
         )
-    return tuple(_node(node_id, fields) for node_id, fields in values.items())
+    if cache is None:
+        return tuple(_node(node_id, fields) for node_id, fields in values.items())
+    nodes = []
+    for node_id, fields in values.items():
+        known = cache.get(node_id)
+        if known is not None and known[0] == fields:
+            nodes.append(known[1])
+            continue
+        node = _node(node_id, fields)
+        cache[node_id] = (fields, node)
+        nodes.append(node)
+    if len(cache) > len(values):
+        for node_id in [n for n in cache if n not in values]:
+            del cache[node_id]
+    return tuple(nodes)
 
 
 def _node(node_id: int, f: dict[str, str]) -> NodeStatus:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 
 def make_version(major: int, minor: int, build: int) -> int:
     """Encode a version as NDB does (``NDB_MAKE_VERSION``)."""
@@ -14,6 +16,7 @@ def split_version(version: int) -> tuple[int, int, int]:
     return (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF
 
 
+@functools.lru_cache(maxsize=64)
 def version_text(version: int) -> str | None:
     """``8.4.3`` for an encoded version; ``None`` for 0 (not connected)."""
     if version == 0:

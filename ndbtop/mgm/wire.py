@@ -93,26 +93,32 @@ class LineBuffer:
 
     def feed(self, data: bytes) -> list[str]:
         """Add bytes; return the complete lines they finish, without line ends."""
-        self._buf += data
-        lines: list[str] = []
-        start = 0
-        while True:
-            nl = self._buf.find(b"\n", start)
-            if nl < 0:
-                break
-            raw = bytes(self._buf[start:nl])
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            if len(raw) > self.max_chars:
-                raise MgmLineTooLong(
-                    f"line of {len(raw)} bytes from the server (limit {self.max_chars})"
-                )
-            lines.append(raw.decode(ENCODING, errors="replace"))
-            start = nl + 1
-        del self._buf[:start]
-        if len(self._buf) > self.max_chars + 1:
+        buf = self._buf
+        buf += data
+        end = buf.rfind(b"\n")
+        if end < 0:
+            if len(buf) > self.max_chars + 1:
+                raise MgmLineTooLong(f"line longer than {self.max_chars} bytes from the server")
+            return []
+        # Every complete line at once: a reply of thousands of lines arrives in a few
+        # chunks, and slicing and decoding line by line would dominate reading it.
+        complete = bytes(buf[:end])
+        del buf[: end + 1]
+        if len(complete) > self.max_chars:
+            parts = complete.split(b"\n")
+            if max(map(len, parts)) > self.max_chars:
+                for line in parts:
+                    size = len(line) - line.endswith(b"\r")
+                    if size > self.max_chars:
+                        raise MgmLineTooLong(
+                            f"line of {size} bytes from the server (limit {self.max_chars})"
+                        )
+        if len(buf) > self.max_chars + 1:
             raise MgmLineTooLong(f"line longer than {self.max_chars} bytes from the server")
-        return lines
+        text = complete.decode(ENCODING, errors="replace")
+        if "\r" in text:
+            return [line.removesuffix("\r") for line in text.split("\n")]
+        return text.split("\n")
 
     @property
     def pending(self) -> int:
@@ -177,6 +183,8 @@ _INT = re.compile(r"-?\d{1,20}")
 def parse_int(text: str, what: str = "value") -> int:
     """Parse a ``%d``/``%u`` printed integer; a protocol error for anything else."""
     t = text.strip()
+    if t.isascii() and t.isdigit() and len(t) <= 20:
+        return int(t)
     if not _INT.fullmatch(t):
         raise MgmProtocolError(f"expected a number for {what}, got {text[:40]!r}")
     return int(t)

@@ -7,6 +7,7 @@ an interval are computed from two samples by :mod:`ndbtop.model.derive`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,13 +21,16 @@ class NdbinfoNode:
     config_generation: int
 
 
-@dataclass(frozen=True, slots=True)
-class ThreadCpu:
+class ThreadCpu(NamedTuple):
     """One data-node thread: name, blocks and its CPU over the last second (``cpustat``).
 
     OS figures are percentages reported by the OS; ``exec_pct`` ... ``buffer_full_pct`` are
     measured by the thread itself (None where the version has no ``cpustat``, in which case
     the OS figures come from ``threadstat`` deltas).
+
+    A named tuple rather than a frozen dataclass like the other values: one is built per
+    thread of the cluster at every refresh, and a named tuple is several times cheaper to
+    build.
     """
 
     node_id: int
@@ -35,9 +39,7 @@ class ThreadCpu:
     blocks: tuple[str, ...] = ()
     os_user_pct: float | None = None
     os_system_pct: float | None = None
-    os_idle_pct: float | None = None
     exec_pct: float | None = None
-    sleep_pct: float | None = None
     spin_pct: float | None = None
     send_pct: float | None = None
     buffer_full_pct: float | None = None
@@ -46,11 +48,14 @@ class ThreadCpu:
     @property
     def cpu_pct(self) -> float:
         """Busy percentage as ndb_top ranks threads: max(thread-measured, OS-measured)."""
-        measured = sum(
-            v or 0.0 for v in (self.exec_pct, self.send_pct, self.buffer_full_pct, self.spin_pct)
+        measured = (
+            (self.exec_pct or 0.0)
+            + (self.send_pct or 0.0)
+            + (self.buffer_full_pct or 0.0)
+            + (self.spin_pct or 0.0)
         )
         os_busy = (self.os_user_pct or 0.0) + (self.os_system_pct or 0.0)
-        return max(measured, os_busy)
+        return measured if measured >= os_busy else os_busy
 
 
 @dataclass(frozen=True, slots=True)

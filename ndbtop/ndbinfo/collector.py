@@ -123,6 +123,7 @@ class NdbinfoCollector:
         self._names: dict[r.ThreadKey, str] = {}
         self._blocks: dict[r.ThreadKey, tuple[str, ...]] = {}
         self._tids: dict[r.ThreadKey, int] = {}
+        self._layout: dict[r.ThreadKey, r.ThreadLayout] = {}
         self._layout_pending: list[q.Query] = []
         self._unknown_tried: frozenset[r.ThreadKey] = frozenset()
         self._uptimes: dict[int, int] | None = None
@@ -172,15 +173,22 @@ class NdbinfoCollector:
         plan = self._plan
         try:
             cpu_rows = None
+            threads: tuple[Any, ...] = ()
             if plan.thread_cpu is not None:
                 cpu_rows = self._run_panel(plan.thread_cpu, tally)
             self._read_panel(plan.disk_page_buffer, tally)
-            if cpu_rows is not None:
-                self._check_layout(cpu_rows)
-            layout_budget = MAX_LAYOUT_READS_PER_SAMPLE
-            while self._layout_pending and layout_budget and tally.queries < MAX_QUERIES_PER_SAMPLE:
+            if plan.thread_cpu is not None and cpu_rows is not None:
+                # Joined now to find the threads the layout lacks; again if it is read below.
+                threads, unknown = self._threads(plan.thread_cpu, cpu_rows)
+                self._check_layout(unknown)
+            layout_reads = 0
+            while (
+                self._layout_pending
+                and layout_reads < MAX_LAYOUT_READS_PER_SAMPLE
+                and tally.queries < MAX_QUERIES_PER_SAMPLE
+            ):
                 self._read_layout(self._layout_pending[0], tally)
-                layout_budget -= 1
+                layout_reads += 1
             rotation = slow_rotation(plan.slow)
             if rotation and tally.queries < MAX_QUERIES_PER_SAMPLE:
                 self._read_panel(rotation[self._next_slow % len(rotation)], tally)
@@ -189,7 +197,12 @@ class NdbinfoCollector:
             self.close()
             raise
         if plan.thread_cpu is not None:
-            self._panels["threads"] = self._threads(plan.thread_cpu, cpu_rows)
+            if cpu_rows is not None:
+                if layout_reads:
+                    threads, _ = self._threads(plan.thread_cpu, cpu_rows)
+                if plan.thread_cpu is q.THREADSTAT_CPU:
+                    self._cpu_counters = r.threadstat_counters(cpu_rows)
+            self._panels["threads"] = threads
         return self._sample(taken_at, tally)
 
     def close(self) -> None:
@@ -318,15 +331,10 @@ class NdbinfoCollector:
             self._blocks = r.thread_blocks(rows or ())
         elif query is q.THREAD_OS_IDS:
             self._tids = r.thread_os_ids(rows or ())
+        self._layout = r.thread_layout(self._names, self._blocks, self._tids)
 
-    def _check_layout(self, cpu_rows: Sequence[r.Row]) -> None:
+    def _check_layout(self, unknown: frozenset[r.ThreadKey]) -> None:
         """Queue the layout reads when a thread nobody has described appears (once per set)."""
-        known = self._names.keys() | self._blocks.keys() | self._tids.keys()
-        unknown = frozenset(
-            (r.to_int(row[0]), r.to_int(row[1]))
-            for row in cpu_rows
-            if (r.to_int(row[0]), r.to_int(row[1])) not in known
-        )
         if unknown and unknown != self._unknown_tried:
             self._unknown_tried = unknown
             self._layout_pending = list(self._plan.thread_layout)
@@ -341,14 +349,16 @@ class NdbinfoCollector:
             self._unknown_tried = frozenset()
             self._layout_pending = list(self._plan.thread_layout)
 
-    def _threads(self, query: q.Query, cpu_rows: list[r.Row] | None) -> tuple[Any, ...]:
-        if cpu_rows is None:
-            return ()
+    def _threads(
+        self, query: q.Query, cpu_rows: list[r.Row]
+    ) -> tuple[tuple[Any, ...], frozenset[r.ThreadKey]]:
+        """The threads of this sample and those the layout does not describe."""
         if query is q.THREADSTAT_CPU:
             threads = r.threads_from_threadstat(cpu_rows, self._cpu_counters, self._blocks)
-            self._cpu_counters = r.threadstat_counters(cpu_rows)
-            return threads
-        return r.threads_from_cpustat(cpu_rows, self._names, self._blocks, self._tids)
+            layout = self._layout
+            keys = ((t.node_id, t.thr_no) for t in threads)
+            return threads, frozenset(key for key in keys if key not in layout)
+        return r.threads_from_cpustat(cpu_rows, self._layout)
 
     def _sample(self, taken_at: float, tally: _Tally) -> NdbinfoSample:
         panels = self._panels

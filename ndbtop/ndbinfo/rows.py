@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from operator import itemgetter
 
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
@@ -208,37 +209,72 @@ def thread_os_ids(rows: Sequence[Row]) -> dict[ThreadKey, int]:
     return tids
 
 
-def threads_from_cpustat(
-    rows: Sequence[Row],
+ThreadLayout = tuple[str, tuple[str, ...], int | None]
+"""A thread's name, block names and OS thread id."""
+
+_NO_LAYOUT: ThreadLayout = ("", (), None)
+
+
+def thread_layout(
     names: Mapping[ThreadKey, str],
     blocks: Mapping[ThreadKey, tuple[str, ...]],
     tids: Mapping[ThreadKey, int],
-) -> tuple[ThreadCpu, ...]:
-    """``cpustat`` rows joined with the cached thread layout, as ``ndb_top`` joins
-    ``cpustat`` with ``threads``; a thread missing from the layout has no name.
+) -> dict[ThreadKey, ThreadLayout]:
+    """The three layout reads joined by thread: every thread at least one of them describes."""
+    return {
+        key: (names.get(key, ""), blocks.get(key, ()), tids.get(key))
+        for key in names.keys() | blocks.keys() | tids.keys()
+    }
 
-    The eight percentages arrive in :class:`ThreadCpu`'s field order (OS user,
-    system, idle, then exec, sleeping, spinning, send, buffer full). Called every
-    refresh with one row per thread of the cluster, so the usual all-integer row
-    is converted without the general-purpose helpers.
+
+_PERCENTS = {str(i): float(i) for i in range(101)}
+"""The text of every whole percentage, and its value: cpustat's figures are whole numbers."""
+_BY_THREAD = itemgetter(0, 1)
+"""A :class:`ThreadCpu`'s ``(node_id, thr_no)``."""
+
+
+def threads_from_cpustat(
+    rows: Sequence[Row], layout: Mapping[ThreadKey, ThreadLayout]
+) -> tuple[tuple[ThreadCpu, ...], frozenset[ThreadKey]]:
+    """:data:`~ndbtop.ndbinfo.queries.CPUSTAT` rows joined with the cached thread layout
+    (:func:`thread_layout`), as ``ndb_top`` joins ``cpustat`` with ``threads``, sorted by
+    node and thread; and the threads the layout does not describe (they have no name).
+
+    Each row is one text: ``node_id thr_no`` then the six percentages in
+    :class:`ThreadCpu`'s field order (OS user, system, then exec, spinning, send, buffer
+    full). ``cpustat`` has no NULL; a row that is NULL or has too few figures is skipped.
     """
-    keyed = []
-    for r in rows:
-        if len(r) < 10:
-            continue
-        node_id, thr_no = r[0], r[1]
-        if type(node_id) is not int or type(thr_no) is not int:
-            node_id, thr_no = to_int(node_id), to_int(thr_no)
-        keyed.append(((node_id, thr_no), r))
-    keyed.sort(key=lambda kr: kr[0])
     out = []
-    for key, r in keyed:
-        pcts = [float(v) if type(v) is int else to_pct(v) for v in r[2:10]]
-        out.append(
-            ThreadCpu(key[0], key[1], names.get(key, ""), blocks.get(key, ()), *pcts,
-                      tids.get(key))
-        )
-    return tuple(out)
+    unknown = []
+    percent = _PERCENTS
+    make = ThreadCpu._make
+    for r in rows:
+        text = r[0] if r else None
+        if isinstance(text, bytes):
+            text = text.decode("latin-1")
+        elif not isinstance(text, str):
+            continue
+        parts = text.split()
+        if len(parts) != 8:
+            if len(parts) < 8:
+                continue
+            parts = parts[:8]
+        node_text, thr_text, user, system, exec_, spin, send, full = parts
+        try:
+            key = (int(node_text), int(thr_text))
+            pcts = (percent[user], percent[system], percent[exec_], percent[spin],
+                    percent[send], percent[full])
+        except (KeyError, ValueError):
+            key = (to_int(node_text), to_int(thr_text))
+            pcts = tuple(to_pct(p) for p in parts[2:])
+        described = layout.get(key)
+        if described is None:
+            unknown.append(key)
+            described = _NO_LAYOUT
+        name, blocks, tid = described
+        out.append(make((*key, name, blocks, *pcts, tid)))
+    out.sort(key=_BY_THREAD)
+    return tuple(out), frozenset(unknown)
 
 
 @dataclass(frozen=True, slots=True)

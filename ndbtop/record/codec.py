@@ -1,9 +1,10 @@
 """Turning snapshots and events into JSON-ready values and back, losslessly.
 
-Frozen dataclasses become objects tagged with their class name, enums are
-tagged with theirs; every sequence comes back as a tuple (snapshots hold only
-tuples). Only the classes registered here can be decoded: a recording is data,
-never a way to build arbitrary objects.
+Frozen dataclasses (and the few named tuples registered here) become objects
+tagged with their class name, enums are tagged with theirs; every other
+sequence comes back as a tuple (snapshots hold only tuples). Only the classes
+registered here can be decoded: a recording is data, never a way to build
+arbitrary objects.
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ _CLASSES: dict[str, type] = {
         ThreadRates,
         ni.NdbinfoSample,
         ni.NdbinfoNode,
-        ni.ThreadCpu,
         ni.DiskPageBuffer,
         ni.DiskWriteSpeed,
         ni.DiskStat,
@@ -55,6 +55,9 @@ _CLASSES: dict[str, type] = {
         PastStart,
     )
 }
+_NAMED_TUPLES: frozenset[type] = frozenset({ni.ThreadCpu})
+"""Values that are named tuples (built in bulk at every refresh), recorded as dataclasses are."""
+_CLASSES.update({cls.__name__: cls for cls in _NAMED_TUPLES})
 _ENUMS: dict[str, type[Enum]] = {e.__name__: e for e in (SourceState, Category, Severity)}
 
 
@@ -70,6 +73,11 @@ def encode(value: Any) -> Any:
         for f in dataclasses.fields(value):
             out[f.name] = encode(getattr(value, f.name))
         return out
+    if type(value) in _NAMED_TUPLES:
+        record: dict[str, Any] = {"@": type(value).__name__}
+        for name, item in zip(_field_names(type(value)), value, strict=True):
+            record[name] = encode(item)
+        return record
     if isinstance(value, tuple | list):
         return [encode(v) for v in value]
     if value is None or isinstance(value, bool | int | float | str):
@@ -90,6 +98,12 @@ def decode(value: Any) -> Any:
         cls = _CLASSES.get(value.get("@", ""))
         if cls is None:
             raise ValueError(f"unknown record type {value.get('@')!r}")
-        names = {f.name for f in dataclasses.fields(cls)}
+        names = set(_field_names(cls))
         return cls(**{k: decode(v) for k, v in value.items() if k in names})
     return value
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    if cls in _NAMED_TUPLES:
+        return cls._fields  # type: ignore[attr-defined, no-any-return]
+    return tuple(f.name for f in dataclasses.fields(cls))

@@ -127,3 +127,6 @@ class ReplaySource:
     def set_interval(self, interval: float) -> None:
         """The screen refresh interval."""
         self.interval = interval
+
+    def add_listener(self, callback: Callable[[], None]) -> None:
+        """Recorded states change with the position, at the screen's own refreshes."""

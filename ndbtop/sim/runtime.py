@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +34,8 @@ class Simulator:
         self._driver: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
         self._release: asyncio.Task[None] | None = None
+        self._sql_socket: socket.socket | None = None
+        self._sql_starting: asyncio.Task[None] | None = None
 
     @property
     def mgm_ports(self) -> dict[int, int]:
@@ -45,7 +49,9 @@ class Simulator:
 
     @property
     def sql_port(self) -> int | None:
-        """Port of the simulated SQL node, if it runs."""
+        """Port of the simulated SQL node, if it runs (or is still starting)."""
+        if self._sql_socket is not None:
+            return int(self._sql_socket.getsockname()[1])
         return None if self.sql_server is None else int(self.sql_server.port)
 
     async def start(
@@ -53,8 +59,15 @@ class Simulator:
         mgm_ports: dict[int, int] | None = None,
         sql_port: int | None = 0,
         require_tls: bool = False,
+        sql_in_background: bool = False,
     ) -> None:
-        """Start the model's driver and the servers (port 0 picks a free one)."""
+        """Start the model's driver and the servers (port 0 picks a free one).
+
+        With ``sql_in_background`` the SQL node's port listens at once but the node
+        itself (and its SQL engine, slow to import) starts in the background: a client
+        that connects meanwhile waits for the server's greeting, as with a busy mysqld.
+        The demo uses it so that the management server's picture comes first.
+        """
         self.sync()
         self._driver = asyncio.create_task(self._drive())
         ports = mgm_ports or {}
@@ -68,13 +81,36 @@ class Simulator:
             )
             await server.start()
             self.mgmds[slot.node_id] = server
-        if sql_port is not None:
+        if sql_port is None:
+            return
+        if not sql_in_background:
             from ndbtop.sim.sqlnode import start_sql_node
 
             self.sql_server = await start_sql_node(self.ndbinfo, host=self.host, port=sql_port)
+            return
+        sock = socket.create_server((self.host, sql_port))
+        self._sql_socket = sock
+        self._sql_starting = asyncio.create_task(self._start_sql_node(sock))
+
+    async def _start_sql_node(self, sock: socket.socket) -> None:
+        # Imported in a thread so the event loop (and the UI on it) keeps running.
+        try:
+            module = await asyncio.to_thread(importlib.import_module, "ndbtop.sim.sqlnode")
+            self.sql_server = await module.start_sql_node(self.ndbinfo, sock=sock)
+        except BaseException:
+            sock.close()  # clients waiting for a greeting get a closed connection instead
+            raise
+        finally:
+            self._sql_socket = None
 
     async def close(self) -> None:
         """Stop the servers and the driver."""
+        if self._sql_starting is not None:
+            await cancel_and_wait([self._sql_starting])
+            self._sql_starting = None
+        if self._sql_socket is not None:
+            self._sql_socket.close()
+            self._sql_socket = None
         for server in self.mgmds.values():
             await server.close()
         if self.sql_server is not None:

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.timer import Timer
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.widgets import Input, TabbedContent, TabPane
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.commands import (
@@ -48,6 +48,7 @@ from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.views.restarts import RestartsView
 from ndbtop.tui.views.threads import ThreadsView
 from ndbtop.tui.widgets.header import StatusHeader
+from ndbtop.tui.widgets.keybar import KeyBar
 
 INTERVALS = (0.5, 1.0, 2.0, 5.0, 10.0)
 VIEWS = (
@@ -74,6 +75,8 @@ class NdbtopApp(App[int]):
     """ndbtop's live view."""
 
     TITLE = "ndbtop"
+    _header: StatusHeader
+    _tabs: TabbedContent
     CSS = """
     Screen { layout: vertical; }
     TabbedContent { height: 1fr; }
@@ -150,6 +153,9 @@ class NdbtopApp(App[int]):
         replay: bool = False,
     ) -> None:
         super().__init__()
+        # Over an SSH link every frame of an animation (the tabs' sliding underline) is
+        # bytes sent for nothing an operator needs.
+        self.animation_level = "none"
         self._start = start
         self._stop = stop
         self.replaying = replay
@@ -164,6 +170,9 @@ class NdbtopApp(App[int]):
         self._timer: Timer | None = None
         self._frozen: ClusterSnapshot | None = None
         self._ticking = False
+        self._tick_soon = False
+        self._views: dict[str, View] = {}
+        """Every view by name, as composed (looked up at every refresh)."""
         self.recorder: Recorder | None = None
         """The flight recorder while ``R`` records, else None."""
         self.recordings: list[Path] = []
@@ -177,22 +186,26 @@ class NdbtopApp(App[int]):
 
     def compose(self) -> ComposeResult:
         # In a replay the REPLAY badge says it all.
-        yield StatusHeader(
+        self._header = StatusHeader(
             read_only=self.read_only and not self.replaying, simulated=self.simulated
         )
-        with TabbedContent(initial="nodes", id="tabs"):
+        yield self._header
+        with TabbedContent(initial="nodes", id="tabs") as tabs:
+            self._tabs = tabs
             for name, cls in VIEWS:
                 with TabPane(cls.title, id=name):
-                    yield cls(id=f"view-{name}")
+                    view = self._views[name] = cls(id=f"view-{name}")
+                    yield view
         yield Input(
             placeholder="filter (Enter to apply, empty to clear, Esc to cancel)", id="filter"
         )
-        yield Footer()
+        yield KeyBar()
 
     async def on_mount(self) -> None:
         """Start the sources and the refresh timer."""
         self.theme = self._theme_name
         self.hub = await self._start()
+        self.hub.add_listener(self._source_changed)
         await self.hub.start()
         self._schedule()
         self.tick()
@@ -203,6 +216,17 @@ class NdbtopApp(App[int]):
             self._timer.stop()
         interval = self.hub.interval if self.hub else 1.0
         self._timer = self.set_interval(interval, self._refresh)
+
+    def _source_changed(self) -> None:
+        # A source that connects, fails or recovers is drawn at once rather than at the
+        # next refresh: the first screen of a start-up is complete a refresh sooner.
+        if not self._tick_soon:
+            self._tick_soon = True
+            self.call_later(self._tick_now)
+
+    def _tick_now(self) -> None:
+        self._tick_soon = False
+        self.tick()
 
     def _refresh(self) -> None:
         self.tick()
@@ -233,18 +257,17 @@ class NdbtopApp(App[int]):
     @property
     def current_view(self) -> View:
         """The visible view."""
-        active = self.query_one("#tabs", TabbedContent).active or "nodes"
-        return self.query_one(f"#view-{active}", View)
+        return self._views[self._tabs.active or "nodes"]
 
     def tick(self) -> None:
         """Render the newest snapshot (or only the header while paused)."""
         # The timer can fire once more while the app closes and its widgets are gone.
-        if self.hub is None or self._ticking or not self.query(StatusHeader):
+        if self.hub is None or self._ticking or not self._header.is_attached:
             return
         self._ticking = True
         try:
             snap = self.hub.snapshot()
-            header = self.query_one(StatusHeader)
+            header = self._header
             header.paused = self.paused
             if isinstance(self.hub, ReplaySource):
                 header.replay = self.hub.describe()

@@ -68,17 +68,23 @@ def sparkline(values: Sequence[float | None], width: int | None = None, *,
     The scale runs from ``lo`` to ``hi``; None takes the data's own minimum or
     maximum. An absolute scale (0..100 for percentages) keeps noise small.
     """
+    chars = spark_chars(values, width, lo=lo, hi=hi)
+    return Text(chars, style="cyan") if chars.strip() else Text(chars)
+
+
+def spark_chars(values: Sequence[float | None], width: int | None = None, *,
+                lo: float | None = 0.0, hi: float | None = None) -> str:
+    """The characters of :func:`sparkline`, without their colour."""
     data = list(values)[-width:] if width else list(values)
     known = [v for v in data if v is not None]
     if not known:
-        return Text(" " * len(data))
+        return " " * len(data)
     lo = min(known) if lo is None else lo
     hi = max(known) if hi is None else hi
     span = hi - lo or 1.0
     top = len(_SPARK) - 1
-    chars = [" " if v is None else _SPARK[max(0, min(int((v - lo) / span * top), top))]
-             for v in data]
-    return Text("".join(chars), style="cyan")
+    return "".join(" " if v is None else _SPARK[max(0, min(int((v - lo) / span * top), top))]
+                   for v in data)
 
 
 def seconds(value: float | None) -> str:

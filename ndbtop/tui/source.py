@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from ndbtop.mgm.connectstring import ConnectString
@@ -33,6 +34,9 @@ class SnapshotSource(Protocol):
 
     def set_interval(self, interval: float) -> None:
         """Change the refresh interval."""
+
+    def add_listener(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` on the event loop whenever a source changes state."""
 
 
 class FixedClock:
@@ -81,3 +85,6 @@ class FrozenSource:
     def set_interval(self, interval: float) -> None:
         """Record the interval (shown in the header)."""
         self.interval = interval
+
+    def add_listener(self, callback: Callable[[], None]) -> None:
+        """Nothing ever changes."""

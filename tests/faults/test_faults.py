@@ -136,3 +136,48 @@ def test_recording_survives_kill_9(tmp_path: Path) -> None:
     assert len(recording) >= 5
     last = recording.snapshot(len(recording) - 1)
     assert {n.node_id for n in last.data_nodes()} == {2, 3}
+
+
+async def test_listeners_hear_a_source_change_state_not_every_poll(start_sim: StartSim) -> None:
+    sim = await start_sim("threads", speed=10)
+    hub = Hub(parse_connectstring(sim.connectstring), RealClock(), INTERVAL, events=False)
+    heard: list[SourceState] = []
+    hub.add_listener(lambda: heard.append(hub.snapshot().source("mgm").state))
+    await hub.start()
+    try:
+        await until(lambda: SourceState.CONNECTED in heard)
+        polled = hub.mgm.health.status.last_ok
+        await until(lambda: (hub.snapshot().source("mgm").last_ok or 0) > (polled or 0))
+        await until(lambda: (hub.snapshot().source("mgm").last_ok or 0) > (polled or 0) + INTERVAL)
+        assert heard == [SourceState.CONNECTED]
+        await sim.stop_mgmd(1)
+        await until(lambda: len(heard) == 2)
+        assert heard[-1] is SourceState.RETRYING
+    finally:
+        await hub.stop()
+
+
+async def test_a_sql_node_started_in_the_background_answers_an_early_client() -> None:
+    import pymysql
+
+    sim = Simulator(build_scenario("threads"), SimClock(speed=10))
+    await sim.start(sql_in_background=True)
+    try:
+        port = sim.sql_port
+        assert port is not None and sim.sql_server is None
+
+        def query() -> tuple[object, ...]:
+            conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="",
+                                   connect_timeout=10, read_timeout=10)
+            try:
+                with conn.cursor() as cur:
+                    cur.execute("SELECT COUNT(*) FROM ndbinfo.nodes")
+                    return cur.fetchone() or ()
+            finally:
+                conn.close()
+
+        (count,) = await asyncio.to_thread(query)
+        assert count == len(sim.cluster.config.data_nodes)
+        assert sim.sql_port == port and sim.sql_server is not None
+    finally:
+        await sim.close()

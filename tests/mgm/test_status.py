@@ -103,6 +103,26 @@ def test_reference_example_parses_to_every_field() -> None:
     assert nodes[3].connected
 
 
+def test_a_cache_keeps_unchanged_nodes_as_the_same_objects() -> None:
+    cache: dict = {}
+    first = parse_status_reply(status_reply(EXAMPLE_2_6), cache)
+    again = parse_status_reply(status_reply(EXAMPLE_2_6), cache)
+    assert again == first and all(a is b for a, b in zip(again, first, strict=True))
+    changed = EXAMPLE_2_6.replace(b"node.2.startphase: 0", b"node.2.startphase: 4")
+    assert changed != EXAMPLE_2_6
+    third = parse_status_reply(status_reply(changed), cache)
+    moved = [n.node_id for a, n in zip(again, third, strict=True) if a is not n]
+    assert moved == [2] and third[1].start_phase == 4
+
+
+def test_a_cache_forgets_nodes_that_left_the_reply() -> None:
+    cache: dict = {}
+    parse_status_reply(status_reply(EXAMPLE_2_6), cache)
+    ndb_only = format_status_reply(EXAMPLE_NODES, types=("NDB",))
+    nodes = parse_status_reply(status_reply(ndb_only), cache)
+    assert sorted(cache) == sorted(n.node_id for n in nodes)
+
+
 def test_reference_example_is_what_format_prints() -> None:
     assert format_status_reply(EXAMPLE_NODES) == EXAMPLE_2_6
 
@@ -185,6 +205,13 @@ def test_unknown_fields_are_ignored() -> None:
             "expected a number",
         ),
         (b"node status\nnodes: x\n\n", "expected a number"),
+        (b"node status\nnodes: 1\nnode.2.Type: NDB\n\n", "unexpected line"),
+        (b"node status\nnodes: 1\nnode.x2.type: NDB\n\n", "unexpected line"),
+        (b"node status\nnodes: 1\nnode.123456.type: NDB\n\n", "unexpected line"),
+        (b"node status\nnodes: 1\nnode.\xd9\xa2.type: NDB\n\n", "unexpected line"),
+        (b"node status\nnodes: 1\nnode.2.type.x: NDB\n\n", "unexpected line"),
+        (b"node status\nnodes: 1\nnode.2.type: NDB\nnode.2.status: STARTED\nid: 2\n\n",
+         "unexpected line"),
     ],
 )
 def test_malformed_status_replies_are_protocol_errors(data: bytes, message: str) -> None:

@@ -113,6 +113,23 @@ def test_line_buffer_refuses_an_endless_line_before_its_end_arrives() -> None:
         buf.feed(b"x" * 12)
 
 
+def test_line_buffer_splits_a_whole_reply_in_one_chunk() -> None:
+    buf = LineBuffer()
+    lines = buf.feed(b"node status\r\nnodes: 2\nnode.1.type: MGM\r\n\r\nnext")
+    assert lines == ["node status", "nodes: 2", "node.1.type: MGM", ""]
+    assert buf.pending == 4
+
+
+def test_line_buffer_refuses_a_long_line_among_short_ones() -> None:
+    with pytest.raises(MgmLineTooLong, match="line of 511 bytes"):
+        LineBuffer().feed(b"a\n" * 300 + b"x" * 511 + b"\n" + b"b\n" * 300)
+
+
+def test_line_buffer_counts_a_crlf_line_end_out_of_the_limit_in_a_long_chunk() -> None:
+    data = b"a\r\n" * 300 + b"x" * 510 + b"\r\n"
+    assert LineBuffer().feed(data)[-1] == "x" * 510
+
+
 def test_line_buffer_replaces_undecodable_bytes() -> None:
     assert LineBuffer().feed(b"node\xff\n") == ["node\ufffd"]
 

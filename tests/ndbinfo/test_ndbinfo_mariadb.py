@@ -132,7 +132,7 @@ def test_threads_come_with_names_blocks_os_ids_and_cpu(mariadb: MariaDbServer) -
         "THRMAN",
     )
     recv = threads[(2, 3)]
-    assert (recv.os_user_pct, recv.os_system_pct, recv.os_idle_pct) == (2.0, 2.0, 96.0)
+    assert (recv.os_user_pct, recv.os_system_pct, recv.exec_pct) == (2.0, 2.0, 4.0)
     assert recv.cpu_pct == 4.0
     assert recv.os_tid == os_tid(2, 3)
     assert all(t.spin_pct == 0.0 for t in threads.values())

@@ -18,15 +18,22 @@ ALL_QUERIES = [value for value in vars(q).values() if isinstance(value, q.Query)
 
 
 def selected_columns(sql: str) -> list[str]:
+    """Every column the select list names, inside SUM() and CONCAT() too."""
     select_list = re.search(r"SELECT (.*?) FROM", sql, re.S)
     assert select_list is not None
-    if select_list.group(1).strip() == "*":
+    text = select_list.group(1)
+    if text.strip() == "*":
         return []
-    names = []
-    for item in select_list.group(1).split(","):
-        inner = re.search(r"SUM\((\w+)\)", item)
-        names.append(inner.group(1) if inner else item.split()[0])
-    return names
+    text = re.sub(r"'[^']*'", "", text)
+    text = re.sub(r"\bAS \w+", "", text)
+    text = re.sub(r"\b(SUM|CONCAT)\(", "(", text)
+    return re.findall(r"[A-Za-z_]\w*", text)
+
+
+def test_selected_columns_looks_inside_functions() -> None:
+    sql = "SELECT node_id, SUM(a) AS a_sum, CONCAT(b, ' x ', c) FROM ndbinfo.t"
+    assert selected_columns(sql) == ["node_id", "a", "b", "c"]
+    assert selected_columns(q.CPUSTAT.sql)[:3] == ["node_id", "thr_no", "OS_user"]
 
 
 def test_every_statement_is_tagged_and_on_one_line() -> None:

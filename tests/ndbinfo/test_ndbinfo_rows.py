@@ -126,16 +126,29 @@ def test_thread_layout_caches() -> None:
 
 
 def test_cpustat_rows_join_the_cached_layout() -> None:
-    rows = [(1, 1, 70, 14, 16, 74, 16, 0, 10, 0), (1, 0, Decimal(1), 0, 99, 1, 99, None, 0, 0)]
-    threads = r.threads_from_cpustat(
-        rows, {(1, 1): "ldm"}, {(1, 1): ("DBLQH",)}, {(1, 1): 4101, (1, 0): 4100}
-    )
+    rows = [("1 1 70 14 74 0 10 0",), ("1 0 1 0 1.5 nan 0 0",)]
+    layout = r.thread_layout({(1, 1): "ldm"}, {(1, 1): ("DBLQH",)}, {(1, 1): 4101, (1, 0): 4100})
+    threads, unknown = r.threads_from_cpustat(rows, layout)
     assert [(t.thr_no, t.thread_name, t.blocks, t.os_tid) for t in threads] == [
         (0, "", (), 4100),
         (1, "ldm", ("DBLQH",), 4101),
     ]
-    assert threads[0].spin_pct is None and threads[0].os_user_pct == 1.0
+    assert (threads[0].os_user_pct, threads[0].exec_pct, threads[0].spin_pct) == (1.0, 1.5, None)
+    assert (threads[1].exec_pct, threads[1].spin_pct, threads[1].send_pct) == (74.0, 0.0, 10.0)
     assert threads[1].cpu_pct == 84.0
+    assert unknown == frozenset()
+
+
+def test_cpustat_rows_are_sorted_and_name_the_threads_the_layout_lacks() -> None:
+    rows = [("2 0 5 1 6 0 0 0",), (b"1 3 7 2 9 0 0 0",), (None,), ("1 4 2",), ("1 2 1 1 2 0 0 0",)]
+    threads, unknown = r.threads_from_cpustat(rows, r.thread_layout({(1, 2): "ldm"}, {}, {}))
+    assert [(t.node_id, t.thr_no, t.thread_name) for t in threads] == [
+        (1, 2, "ldm"),
+        (1, 3, ""),
+        (2, 0, ""),
+    ]
+    assert (threads[1].os_user_pct, threads[1].os_system_pct, threads[1].cpu_pct) == (7.0, 2.0, 9.0)
+    assert unknown == {(1, 3), (2, 0)}
 
 
 def test_threadstat_deltas_give_cpu_and_a_reset_gives_none() -> None:

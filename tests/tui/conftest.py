@@ -273,7 +273,6 @@ def tui(
             return hub
 
         app = NdbtopApp(start, stop=sim.close, read_only=read_only, audit=audit, simulated=scenario)
-        app.animation_level = "none"  # the tabs' underline slides; screens are compared
         notes = record_notifications(app)
         try:
             async with app.run_test(size=SIZE) as pilot:
@@ -322,7 +321,6 @@ def tui_on(tmp_path: Path) -> Callable[..., contextlib.AbstractAsyncContextManag
 
         audit = AuditLog(tmp_path / "audit.log")
         app = NdbtopApp(start, audit=audit, replay=replay)
-        app.animation_level = "none"
         notes = record_notifications(app)
         async with app.run_test(size=SIZE) as pilot:
             t = Tui(app, pilot, None, audit, None, notes)

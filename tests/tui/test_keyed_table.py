@@ -1,10 +1,13 @@
-"""KeyedTable: cells drawn by its own path look exactly as DataTable draws them."""
+"""KeyedTable: rows drawn by its own path look exactly as DataTable draws them, and a
+change repaints only the rows (and the part of a row) it touches."""
 
 from __future__ import annotations
 
-from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable
 
 from ndbtop.tui.widgets.keyed_table import KeyedTable
@@ -21,61 +24,91 @@ class TableApp(App[None]):
         yield KeyedTable(COLUMNS, id="t")
 
 
-def _cells(lines: list[list[Segment]]) -> list[tuple[str, object]]:
-    return [(ch, seg.style) for line in lines for seg in line for ch in seg.text]
-
-
 ROWS = [
     ("1", ("1", Text("ldm", style="bold red"), Text("██", style="green") + Text("▌", "blue"),
            "DBLQH DBACC DBTUP DBTUX BACKUP SUMA")),
     ("2", ("2", Text("main"), Text("水水", style="on blue"), Text("[not markup]"))),
     ("3", ("3", Text(""), Text("·" * 30, style="dim"), "")),
+    ("4", ("4", "[b]markup[/b]", Text("x", justify="right"), "a:b:c 12:30:00")),
+    ("5", ("5", None, Text("two\nlines"), "last")),
 ]
 
 
-async def test_text_cells_match_datatable_rendering_cell_for_cell() -> None:
+def looks(strip: Strip) -> list[tuple[str, object]]:
+    """Every character of a line with how it looks: its style (mouse metadata aside), or
+    for a space only what shows in a space (the background, lines, reverse video)."""
+    out: list[tuple[str, object]] = []
+    for segment in strip:
+        style = segment.style or Style()
+        for char in segment.text:
+            if char == " ":
+                out.append((char, (style.bgcolor, style.reverse, style.underline,
+                                   style.strike, style.overline)))
+            else:
+                out.append((char, style.clear_meta_and_links()))
+    return out
+
+
+async def test_lines_look_exactly_as_datatable_draws_them() -> None:
     app = TableApp()
     async with app.run_test(size=(60, 12)) as pilot:
         table = app.query_one(KeyedTable)
         table.sync(ROWS)
         await pilot.pause()
-        style = table.rich_style
-        widths = [column.get_render_width(table) for column in table.ordered_columns]
         checked = 0
-        for row in range(table.row_count):
-            for col, width in enumerate(widths):
-                for cursor in (False, True):
-                    row_key = table._row_locations.get_key(row)
-                    ours = table._render_text_cell(row, col, row_key, style, width, cursor, False)
-                    theirs = DataTable._render_cell(table, row, col, style, width, cursor, False)
-                    if ours is None:
-                        continue
-                    assert _cells(ours) == _cells(theirs), (row, col, cursor)
-                    checked += 1
-        assert checked >= 20
+        for zebra, scroll_x, cursor_row in ((False, 0, 0), (False, 0, 3), (True, 0, 1),
+                                            (False, 7, 2)):
+            table.zebra_stripes = zebra
+            table.move_cursor(row=cursor_row)
+            table.scroll_to(x=scroll_x, animate=False)
+            await pilot.pause()
+            assert table.scroll_x == scroll_x
+            table._pseudo_class_state = table.get_pseudo_class_state()
+            for y in range(1, 1 + len(ROWS)):
+                ours = table.render_line(y)
+                theirs = DataTable.render_line(table, y)
+                assert looks(ours) == looks(theirs), (zebra, scroll_x, cursor_row, y)
+                checked += 1
+        assert checked == 4 * len(ROWS)
 
 
-async def test_a_cell_is_drawn_again_only_when_its_value_changes() -> None:
+async def test_a_row_is_drawn_again_only_when_its_values_change() -> None:
     app = TableApp()
     async with app.run_test(size=(60, 12)) as pilot:
         table = app.query_one(KeyedTable)
         table.sync(ROWS)
         await pilot.pause()
-        style = table.rich_style
-        first = table._render_cell(0, 1, style, 8)
-        assert table._render_cell(0, 1, style, 8) is first
-        table.sync([(ROWS[0][0], ("1", Text("ldm", style="bold red"), Text("█"), "X")),
-                    *ROWS[1:]])
-        await pilot.pause()
-        assert table._render_cell(0, 1, style, 8) is first, "same name: drawn once"
-        table.sync([(ROWS[0][0], ("1", Text("tc"), Text("█"), "X")), *ROWS[1:]])
-        await pilot.pause()
-        again = table._render_cell(0, 1, style, 8)
-        assert again is not first
-        assert "".join(ch for ch, _ in _cells(again)).strip() == "tc"
+        first, second = table.render_line(1), table.render_line(2)
+        assert table.render_line(1) is first
+        busy = ("2", ("2", Text("busy"), Text("水水", style="on blue"), Text("[not markup]")))
+        table.sync([ROWS[0], busy, *ROWS[2:]])
+        assert table.render_line(1) is first, "row 1 did not change"
+        again = table.render_line(2)
+        assert again is not second
+        assert "busy" in again.text
+        table.sync([ROWS[0], ("2", ("2", Text("busy"), Text("水水", style="on blue"),
+                                     Text("[not markup]"))), *ROWS[2:]])
+        assert table.render_line(2) is again, "values that look the same: not drawn again"
 
 
-async def test_a_changed_cell_repaints_its_row_and_a_reorder_only_the_moved_rows() -> None:
+async def test_a_row_has_one_segment_per_look() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        bars = Text("██", style="green") + Text(" ") + Text("▌", style="green")
+        table.sync([("1", ("1", Text("ldm"), bars, "x"))])
+        await pilot.pause()
+        table.move_cursor(row=0)
+        table.sync([("1", ("1", Text("ldm"), bars, "x")), ("2", ("2", "tc", bars, "y"))])
+        await pilot.pause()
+        line = table.render_line(2)
+        # The plain cells before the bar, the bar (its space and padding take its colour:
+        # spaces look the same in any), then the plain rest of the line.
+        assert [segment.text.split() for segment in line] == [["2", "tc"], ["██", "▌"], ["y"]]
+        assert all(segment.style.meta == {"row": 1, "column": 0} for segment in line)
+
+
+async def test_a_changed_value_repaints_its_row_up_to_that_column() -> None:
     app = TableApp()
     rows = [(str(i), (str(i), Text(f"t{i}"), Text("█"), "X")) for i in range(6)]
     async with app.run_test(size=(60, 12)) as pilot:
@@ -86,8 +119,10 @@ async def test_a_changed_cell_repaints_its_row_and_a_reorder_only_the_moved_rows
         changed = list(rows)
         changed[2] = ("2", ("2", Text("busy"), Text("█"), "X"))
         table.sync(changed)
-        assert {r.height for r in table._repaint_regions} == {1}
-        assert len(table._repaint_regions) == 1, "one row, not the whole table"
+        widths = [column.get_render_width(table) for column in table.ordered_columns]
+        # Textual sends a repainted line from the widget's left edge to the region's end:
+        # the columns after the changed one are not sent again.
+        assert table._repaint_regions == {Region(0, 1 + 2, widths[0] + widths[1], 1)}
         await pilot.pause()
         table._repaint_regions.clear()
         table.sync(changed, order=lambda k: {"1": -1, "0": 0}.get(k, int(k)))
@@ -95,3 +130,49 @@ async def test_a_changed_cell_repaints_its_row_and_a_reorder_only_the_moved_rows
         assert len(table._repaint_regions) == 2, "rows 0 and 1 swapped, the rest stays"
         await pilot.pause()
         assert table.selected_key == "1"
+        table._repaint_regions.clear()
+        table.sync(changed, order=lambda k: {"1": -1, "0": 0}.get(k, int(k)))
+        assert not table._repaint_regions, "nothing changed, nothing repainted"
+
+
+async def test_rows_out_of_sight_are_not_repainted() -> None:
+    app = TableApp()
+    rows = [(str(i), (str(i), Text(f"t{i}"), "", "")) for i in range(30)]
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(rows)
+        await pilot.pause()
+        table._repaint_regions.clear()
+        table.sync([*rows[:20], ("20", ("20", Text("busy"), "", "")), *rows[21:]])
+        assert not table._repaint_regions
+        assert table.get_cell("20", "b").plain == "busy"
+
+
+async def test_the_table_is_sized_as_rows_arrive_not_when_idle() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync([("1", ("1", "a", "", "")), ("2", ("2", "b", "", ""))])
+        # Sized before the screen is drawn again: drawn once, with the final sizes.
+        assert table.virtual_size.height == 1 + 2
+        name = table.ordered_columns[1]
+        assert name.content_width == len("name")
+        table.sync([("1", ("1", "a much longer name", "", "")), ("2", ("2", "b", "", ""))])
+        assert name.content_width == len("a much longer name")
+        table.sync([("1", ("1", "[b]bold[/b] x", "", ""))])
+        assert table.virtual_size.height == 1 + 1
+        assert table.widths[1] == len("a much longer name"), "columns never shrink"
+        await pilot.pause()
+        assert "a much longer name" not in table.render_line(1).text
+
+
+async def test_clicking_a_row_selects_it() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(ROWS)
+        await pilot.pause()
+        assert table.selected_key == "1"
+        await pilot.click(KeyedTable, offset=(12, 3))
+        await pilot.pause()
+        assert table.selected_key == "3"

@@ -63,7 +63,6 @@ async def render(case: Case, cap: Capture, tmp_path: Path, screen) -> tuple[str,
         return FrozenSource(cap.snapshot, cap.connectstring)
 
     app = NdbtopApp(start, audit=AuditLog(tmp_path / "audit.log"), simulated=case.spec.scenario)
-    app.animation_level = "none"  # the tabs' underline would be caught sliding
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, lambda: app.hub is not None and app.current_view.snapshot)
         await pilot.press(case.key)

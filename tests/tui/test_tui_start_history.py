@@ -47,7 +47,6 @@ async def detail(snapshot: ClusterSnapshot, cap: Capture, tmp_path: Path, screen
         return FrozenSource(snapshot, cap.connectstring)
 
     app = NdbtopApp(start, audit=AuditLog(tmp_path / "audit.log"), simulated="node-restart")
-    app.animation_level = "none"
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(200):
             await pilot.pause()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections.abc import Iterable, Mapping
 from types import TracebackType
 
@@ -79,8 +80,11 @@ class SqlNodeServer:
     def offline(self, value: bool) -> None:
         self._state.variables.set("ndbinfo_offline", bool(value))
 
-    async def _listen(self, host: str, port: int) -> None:
-        self._server = await asyncio.start_server(self._serve_client, host=host, port=port)
+    async def _listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
+        if sock is not None:
+            self._server = await asyncio.start_server(self._serve_client, sock=sock)
+        else:
+            self._server = await asyncio.start_server(self._serve_client, host=host, port=port)
 
     async def _serve_client(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -168,6 +172,7 @@ async def start_sql_node(
     host: str = "127.0.0.1",
     port: int = 0,
     users: Mapping[str, UserSpec] | None = None,
+    sock: socket.socket | None = None,
 ) -> SqlNodeServer:
     """Start a simulated SQL node serving ``ndbinfo`` from ``provider``.
 
@@ -176,7 +181,8 @@ async def start_sql_node(
     the set of ``ndbinfo`` tables the account may read, or ``None`` for
     ``GRANT SELECT ON ndbinfo.*``; it replaces the default, a ``root`` account
     without password. A view missing from the set fails as a view whose base
-    tables are not granted (ERROR 1356), a base table with ERROR 1142.
+    tables are not granted (ERROR 1356), a base table with ERROR 1142. ``sock``, a
+    listening socket, is served instead of opening one on ``host``:``port``.
     """
     state = SqlNodeState(
         provider=provider,
@@ -185,5 +191,5 @@ async def start_sql_node(
         stats=StatsRecorder(),
     )
     server = SqlNodeServer(state, LocalControl())
-    await server._listen(host, port)
+    await server._listen(host, port, sock)
     return server

@@ -1,16 +1,31 @@
-"""Threads: every data node's threads as a heat grid; the selected node's threads in detail."""
+"""Threads: every data node's threads as a heat grid; the selected node's threads in detail.
+
+A large cluster has some 1,500 threads whose figures move a little at every refresh. The
+view keeps its work and what reaches the terminal small: a row whose figures look the same
+as at the last refresh keeps its very cells (the table skips it), rows out of sight are
+worked out when they come into sight, the by-CPU order ignores a point of wobble, the trend
+column has its full width from the start, and colour is used where it tells something
+(every change of colour costs an escape sequence).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Container
+from itertools import groupby
+from operator import attrgetter
+from typing import Any
+
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.tui.format import bar, sparkline, split_bar
+from ndbtop.tui.format import bar, spark_chars, split_bar
 from ndbtop.tui.views.base import View
-from ndbtop.tui.widgets.keyed_table import KeyedTable, cell_width
+from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 GRID_COLUMNS = (
     ("node", "node"),
@@ -28,6 +43,20 @@ DETAIL_COLUMNS = (
     ("blocks", "blocks"),
 )
 _HEAT = " ▁▂▃▄▅▆▇█"
+TREND_WIDTH = 12
+"""Seconds of CPU history in a thread's sparkline (the column has this width from the
+start, so that the table does not widen at each of the first refreshes)."""
+BAR_WIDTH = 16
+"""Cells of the exec|send|spin bar."""
+OS_BAR_WIDTH = 8
+"""Cells of the OS (user + system) bar."""
+RANK_STEP = 2.0
+"""CPU points a thread must move before it changes places in the by-CPU order at once:
+figures that wobble by a point between refreshes would otherwise swap rows at every
+refresh."""
+RANK_HOLD = 5
+"""Refreshes in a row a smaller move must last before the thread changes places all the
+same (so that no two threads stay in the wrong order for good)."""
 
 
 def fit(text: str, room: int) -> str:
@@ -41,12 +70,29 @@ def heat_char(pct: float) -> tuple[str, str]:
     return char, "red" if pct >= 90 else "yellow" if pct >= 60 else "green"
 
 
-def heat_row(pcts: list[float]) -> Text:
-    """A node's threads as one line of characters, neighbours of one colour in one span."""
+_HEAT_LOOKS = tuple(dict.fromkeys(heat_char(quarter / 4) for quarter in range(401)))
+"""Every (character, colour) heat_char() gives."""
+_HEAT_BY_QUARTER = bytes(_HEAT_LOOKS.index(heat_char(q / 4)) for q in range(401))
+"""The index in _HEAT_LOOKS of heat_char() at every quarter of a percent: the steps of
+heat_char() all fall on quarters, so this table gives it for any percentage."""
+
+
+def heat_looks(pcts: list[float]) -> bytes:
+    """The heat of each percentage, as indexes in the table of heat looks."""
+    table = _HEAT_BY_QUARTER
+    return bytes(
+        [table[0 if q < 0 else 400 if q > 400 else q] for q in [int(p * 4) for p in pcts]]
+    )
+
+
+def heat_text(looks: bytes) -> Text:
+    """Heat looks (from :func:`heat_looks`) as one line, neighbours of one colour in one
+    span."""
     text = Text()
-    run, style = "", ""
-    for pct in pcts:
-        char, colour = heat_char(pct)
+    run = ""
+    style = ""
+    for index in looks:
+        char, colour = _HEAT_LOOKS[index]
         if colour != style and run:
             text.append(run, style=style)
             run = ""
@@ -57,18 +103,43 @@ def heat_row(pcts: list[float]) -> Text:
     return text
 
 
+def heat_row(pcts: list[float]) -> Text:
+    """A node's threads as one line of characters, neighbours of one colour in one span."""
+    return heat_text(heat_looks(pcts))
+
+
 class ThreadsView(View):
     """Per-thread CPU of every data node, from ``ndbinfo.cpustat``."""
 
     title = "Threads"
     sort_modes = ("cpu", "thread", "name")
 
+    # The detail keeps its scrollbar's gutter whether the scrollbar shows or not: the
+    # block list is cut to the room beside the other columns, and that room then stays
+    # the same from the first refresh on.
     DEFAULT_CSS = """
     ThreadsView #grid { height: auto; max-height: 40%; }
     ThreadsView #caption { height: 1; padding: 0 1; }
-    ThreadsView #detail { height: 1fr; overflow-x: hidden; }
+    ThreadsView #detail { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
     ThreadsView #empty { height: auto; padding: 1 1; }
     """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._detail_node: int | None = None
+        self._grid_rows: dict[int, tuple[tuple[object, ...], tuple[object, ...]]] = {}
+        """Each node's last grid row, with what it shows as plain values."""
+        self._threads_seen: dict[int, tuple[list[ThreadCpu], list[float], tuple[object, ...]]] = {}
+        """Each node's threads at the last refresh, their CPU and the grid row drawn."""
+        self._looks: dict[int, tuple[tuple[object, ...], tuple[Any, ...]]] = {}
+        """What each thread of the detail showed, with what it was worked out from."""
+        self._detail_rows: dict[int, tuple[tuple[object, ...], tuple[object, ...]]] = {}
+        """The detail's last rows by thread, with what they show as plain values."""
+        self._ranked: dict[int, tuple[float, int]] = {}
+        """The CPU each thread of the detail is ranked by, and for how many refreshes in a
+        row it has shown another (see RANK_STEP and RANK_HOLD)."""
+        self._widgets: dict[str, Widget] = {}
+        self._drawing = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="empty")
@@ -76,9 +147,22 @@ class ThreadsView(View):
         yield Static(id="caption")
         yield KeyedTable(DETAIL_COLUMNS, id="detail")
 
+    def _widget(self, selector: str) -> Any:
+        widget = self._widgets.get(selector)
+        if widget is None:
+            widget = self._widgets[selector] = self.query_one(selector)
+        return widget
+
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        self._drawing = True
+        try:
+            self._draw(snap)
+        finally:
+            self._drawing = False
+
+    def _draw(self, snap: ClusterSnapshot) -> None:
         ni = snap.ndbinfo
-        empty = self.query_one("#empty", Static)
+        empty: Static = self._widget("#empty")
         threads = ni.threads if ni is not None else ()
         unavailable = dict(ni.unavailable) if ni is not None else {}
         if not threads:
@@ -95,110 +179,240 @@ class ThreadsView(View):
             empty.display = True
         else:
             empty.display = False
-        by_node: dict[int, list[tuple[ThreadCpu, float]]] = {}
-        for t in threads:
-            by_node.setdefault(t.node_id, []).append((t, t.cpu_pct))
+        by_node: dict[int, list[ThreadCpu]] = {}
+        for node_id, group in groupby(threads, key=_node_id):
+            by_node.setdefault(node_id, []).extend(group)
+        pcts: dict[int, list[float]] = {}
+        grid: KeyedTable = self._widget("#grid")
+        in_sight = self._rows_in_sight(grid)
         grid_rows = []
         for node_id in sorted(by_node):
-            ts = sorted(by_node[node_id], key=lambda tp: tp[0].thr_no)
-            if not self.matches(node_id, *(t.thread_name for t, _ in ts)):
+            ts = by_node[node_id]
+            if self.filter_text and not self.matches(node_id, *(t.thread_name for t in ts)):
                 continue
-            heat = heat_row([pct for _, pct in ts])
-            top, top_pct = max(ts, key=lambda tp: tp[1])
-            top_text = Text(
-                f"{top.thread_name} {top.thr_no} {top_pct:.0f}%",
-                style="bold red" if top_pct >= 90 else "bold",
-            )
-            avg = sum(pct for _, pct in ts) / len(ts)
-            grid_rows.append(
-                (str(node_id), (Text(str(node_id), style="bold"), heat, top_text, f"{avg:.0f}%"))
-            )
-        grid = self.query_one("#grid", KeyedTable)
+            known = self._threads_seen.get(node_id)
+            if known is not None and len(grid_rows) not in in_sight:
+                # Out of sight: the row is worked out again when scrolled into sight.
+                grid_rows.append((str(node_id), known[2]))
+                continue
+            ts.sort(key=_thr_no)
+            # A node whose threads report exactly what they did at the last refresh is
+            # not looked at again (a comparison of the values, not a walk through them).
+            if known is not None and known[0] == ts:
+                pcts[node_id], cells = known[1], known[2]
+            else:
+                pcts[node_id] = [t.cpu_pct for t in ts]
+                cells = self._grid_row(node_id, ts, pcts[node_id])
+                self._threads_seen[node_id] = (ts, pcts[node_id], cells)
+            grid_rows.append((str(node_id), cells))
         grid.sync(grid_rows)
         node_id = self.selected_node() or (min(by_node) if by_node else None)
-        detail = self.query_one("#detail", KeyedTable)
+        detail: KeyedTable = self._widget("#detail")
         if node_id is None or node_id not in by_node:
             self.put("#caption", "", layout=False)
             detail.sync([])
             return
-        host_cpu = {}
-        if snap.host is not None:
-            host_cpu = {t.tid: t.cpu_pct for t in snap.host.threads if t.node_id == node_id}
         ts = by_node[node_id]
-        top, top_pct = max(ts, key=lambda tp: tp[1])
+        if node_id not in pcts:
+            ts.sort(key=_thr_no)
+            pcts[node_id] = [t.cpu_pct for t in ts]
         self.put(
             "#caption",
             Text(
                 f"node {node_id}: {len(ts)} threads, sorted by {self.sort_mode}"
-                + ("  (hottest in red)" if top else ""),
+                "  (hottest in red)",
                 style="bold",
             )
         )
-        series = dict(snap.history)
-        rows = []
-        for t, pct in ts:
-            if self.filter_text and not self.matches(t.thread_name, " ".join(t.blocks), node_id):
-                continue
-            is_top = t is top and top_pct >= 50
-            name = Text(t.thread_name, style="bold red" if is_top else "")
-            os_busy = (t.os_user_pct or 0) + (t.os_system_pct or 0)
-            stacked = split_bar(
-                [(t.exec_pct, "green"), (t.send_pct, "blue"), (t.spin_pct, "magenta")], 16
-            )
-            stacked.append(" ")
-            stacked.append_text(bar(os_busy, 8))
-            trend = sparkline(series.get(f"thread.cpu.{t.node_id}.{t.thr_no}", ()), 12, hi=100.0)
-            host = host_cpu.get(t.os_tid) if t.os_tid else None
-            rows.append(
-                (
-                    str(t.thr_no),
-                    (
-                        str(t.thr_no),
-                        name,
-                        Text(f"{pct:.0f}%", style="bold red" if is_top else ""),
-                        stacked,
-                        " ".join(
-                            _p(v).rjust(4)
-                            for v in (t.os_user_pct, t.os_system_pct, t.exec_pct, t.send_pct,
-                                      t.spin_pct, host)
-                        ),
-                        trend,
-                        " ".join(t.blocks),
-                    ),
-                )
-            )
+        if self._detail_node != node_id:
+            self._ranked.clear()
+            self._looks.clear()
+            self._detail_rows.clear()
+            if detail.row_count:
+                detail.sync([])
+        self._detail_node = node_id
+        node_pcts = pcts[node_id]
         mode = self.sort_mode
-        # By CPU: by the percentage shown, so that threads whose shown figures are equal keep
-        # their places instead of swapping at every refresh.
+        # By CPU: by the percentage shown (held while it wobbles, see RANK_STEP), so that
+        # threads whose figures are equal keep their places instead of swapping.
         rank = {
-            str(t.thr_no): (-round(pct), t.thr_no) if mode == "cpu"
+            str(t.thr_no): (-round(self._rank_pct(t.thr_no, pct)), t.thr_no) if mode == "cpu"
             else (t.thread_name, t.thr_no) if mode == "name"
             else (t.thr_no,)
-            for t, pct in ts
+            for t, pct in zip(ts, node_pcts, strict=True)
         }
-        rows = self._fit_blocks(detail, rows)
-        if detail.row_count and self._detail_node != node_id:
-            detail.sync([])
-        self._detail_node = node_id
+        shown = [
+            (t, pct) for t, pct in zip(ts, node_pcts, strict=True)
+            if not self.filter_text or self.matches(t.thread_name, " ".join(t.blocks), node_id)
+        ]
+        place = {key: i for i, key in enumerate(sorted((str(t.thr_no) for t, _ in shown),
+                                                        key=rank.__getitem__))}
+        in_sight = self._rows_in_sight(detail)
+        rows = []
+        fresh = []
+        for t, pct in shown:
+            drawn = self._detail_rows.get(t.thr_no)
+            if drawn is not None and place[str(t.thr_no)] not in in_sight:
+                # Out of sight: the row is worked out again when it comes into sight.
+                rows.append((str(t.thr_no), drawn[1]))
+            else:
+                fresh.append((t, pct))
+        top_pct = max(node_pcts)
+        hottest = ts[node_pcts.index(top_pct)].thr_no if top_pct >= 50 else None
+        looks = self._detail_looks(snap, node_id, fresh, hottest)
+        rows += [(str(look[0]), self._detail_row(look)) for look in self._fit_blocks(detail, looks)]
         detail.sync(rows, order=rank.__getitem__)
 
-    _detail_node: int | None = None
+    def on_mount(self) -> None:
+        """Draw the rows that come into sight at once: the tables' rows are kept up to
+        date only while in sight."""
+        for table in ("#grid", "#detail"):
+            self.watch(self._widget(table), "scroll_y", self._scrolled, init=False)
+
+    def on_resize(self) -> None:
+        """More rows may be in sight."""
+        self._scrolled()
+
+    def _scrolled(self) -> None:
+        if self.snapshot is None:
+            return
+        if self._drawing:
+            self.call_later(self._scrolled)
+        else:
+            self.redraw(self.snapshot.wall)
+
+    def _rows_in_sight(self, table: KeyedTable) -> Container[int]:
+        # The rows of a table on screen, and the cursor's; every row before the table has
+        # been laid out.
+        height = table.size.height - (table.header_height if table.show_header else 0)
+        if height <= 0 or not table.display:
+            return _EVERY_ROW
+        first = int(table.scroll_y)
+        rows = range(first, first + height + 1)  # one more while a scroll is half way
+        cursor = table.cursor_row
+        return rows if cursor in rows else {*rows, cursor}
+
+    def _rank_pct(self, thr_no: int, pct: float) -> float:
+        ranked, held = self._ranked.get(thr_no, (None, 0))
+        if ranked is None or abs(pct - ranked) >= RANK_STEP:
+            ranked, held = pct, 0
+        elif round(pct) != round(ranked):
+            held += 1
+            if held >= RANK_HOLD:
+                ranked, held = pct, 0
+        else:
+            held = 0
+        self._ranked[thr_no] = (ranked, held)
+        return ranked
+
+    def _grid_row(
+        self, node_id: int, ts: list[ThreadCpu], pcts: list[float]
+    ) -> tuple[object, ...]:
+        # A node that looks the same as at the last refresh keeps the very same cells: the
+        # table then skips the row without comparing it.
+        top_pct = max(pcts)
+        top = ts[pcts.index(top_pct)]
+        look = (
+            heat_looks(pcts), top.thread_name, top.thr_no, f"{top_pct:.0f}", top_pct >= 90,
+            f"{sum(pcts) / len(pcts):.0f}",
+        )
+        drawn = self._grid_rows.get(node_id)
+        if drawn is not None and drawn[0] == look:
+            return drawn[1]
+        heat, name, thr_no, top_shown, hot, avg = look
+        cells = (
+            str(node_id),
+            heat_text(heat),
+            Text(f"{name} {thr_no} {top_shown}%", style="bold red" if hot else ""),
+            f"{avg}%",
+        )
+        self._grid_rows[node_id] = (look, cells)
+        return cells
+
+    def _detail_looks(
+        self,
+        snap: ClusterSnapshot,
+        node_id: int,
+        threads: list[tuple[ThreadCpu, float]],
+        hottest: int | None,
+    ) -> list[tuple[Any, ...]]:
+        # What each thread's row shows, as plain values: a row is drawn from these only
+        # when they differ from the last refresh's.
+        host_cpu = {}
+        if snap.host is not None:
+            host_cpu = {t.tid: t.cpu_pct for t in snap.host.threads if t.node_id == node_id}
+        history = dict(snap.history)
+        prefix = f"thread.cpu.{node_id}."
+        looks = []
+        known = self._looks
+        for t, pct in threads:
+            host = host_cpu.get(t.os_tid) if t.os_tid else None
+            series = history.get(f"{prefix}{t.thr_no}", ())
+            is_top = t.thr_no == hottest
+            source = (t, series, host, is_top)
+            drawn = known.get(t.thr_no)
+            if drawn is not None and drawn[0] == source:
+                looks.append(drawn[1])
+                continue
+            figures = " ".join(
+                _p(v).rjust(4)
+                for v in (t.os_user_pct, t.os_system_pct, t.exec_pct, t.send_pct, t.spin_pct,
+                          host)
+            )
+            trend = spark_chars(series, TREND_WIDTH, hi=100.0)
+            look = (
+                t.thr_no, t.thread_name, is_top, f"{pct:.0f}%",
+                t.exec_pct, t.send_pct, t.spin_pct,
+                (t.os_user_pct or 0) + (t.os_system_pct or 0),
+                figures, trend.rjust(TREND_WIDTH), " ".join(t.blocks),
+            )
+            known[t.thr_no] = (source, look)
+            looks.append(look)
+        return looks
+
+    def _detail_row(self, look: tuple[Any, ...]) -> tuple[object, ...]:
+        # Cells whose part of the look is unchanged are the very objects of the last
+        # refresh: the table skips them without comparing or drawing them again.
+        thr_no = look[0]
+        drawn = self._detail_rows.get(thr_no)
+        if drawn is not None and drawn[0] == look:
+            return drawn[1]
+        was, old = drawn if drawn is not None else ((None,) * len(look), (None,) * 7)
+        _, name, is_top, cpu, exec_pct, send_pct, spin_pct, os_busy, figures, trend, blocks = look
+        hot = "bold red" if is_top else ""
+        name_cell = old[1] if was[1:3] == look[1:3] else Text(name, style=hot)
+        cpu_cell = old[2] if was[2:4] == look[2:4] else Text(cpu, style=hot)
+        stacked = old[3]
+        if was[4:8] != look[4:8]:
+            stacked = split_bar(
+                [(exec_pct, "green"), (send_pct, "blue"), (spin_pct, "magenta")], BAR_WIDTH
+            )
+            stacked.append(" ")
+            stacked.append_text(bar(os_busy, OS_BAR_WIDTH))
+        cells = (str(thr_no), name_cell, cpu_cell, stacked, figures, trend, blocks)
+        self._detail_rows[thr_no] = (look, cells)
+        return cells
 
     def _fit_blocks(
-        self, detail: KeyedTable, rows: list[tuple[str, tuple[object, ...]]]
-    ) -> list[tuple[str, tuple[object, ...]]]:
+        self, detail: KeyedTable, looks: list[tuple[Any, ...]]
+    ) -> list[tuple[Any, ...]]:
         # The block list is the last column: cut to what the screen has left beside the
         # widest cell of every other column, so the table never scrolls sideways.
         widths = detail.widths
-        for _, cells in rows:
-            widths = [max(w, cell_width(c)) for w, c in zip(widths, cells, strict=False)]
-        used = sum(w + 2 * detail.cell_padding for w in widths[:-1])
-        scrollbar = detail.scrollbar_size_vertical if detail.show_vertical_scrollbar else 0
-        room = max(self.size.width - used - 2 * detail.cell_padding - scrollbar, 12)
-        return [(key, (*cells[:-1], fit(str(cells[-1]), room))) for key, cells in rows]
+        for look in looks:
+            shown = (len(str(look[0])), cell_len(look[1]), len(look[3]),
+                     BAR_WIDTH + 1 + OS_BAR_WIDTH, len(look[8]), TREND_WIDTH)
+            widths = [max(w, c) for w, c in zip(widths, shown, strict=False)]
+        used = sum(w + 2 * detail.cell_padding for w in widths[: len(DETAIL_COLUMNS) - 1])
+        # The room is known before the view is first laid out: the view spans the screen,
+        # and the scrollbar's gutter is kept whether the scrollbar shows or not.
+        width = self.size.width or self.app.size.width
+        room = max(width - used - 2 * detail.cell_padding - detail.scrollbar_size_vertical, 12)
+        return [(*look[:-1], fit(look[-1], room)) for look in looks]
 
     def selected_node(self) -> int | None:
-        key = self.query_one("#grid", KeyedTable).selected_key
+        grid: KeyedTable = self._widget("#grid")
+        key = grid.selected_key
         return None if key is None else int(key)
 
     def copy_text(self) -> str | None:
@@ -215,5 +429,19 @@ class ThreadsView(View):
         return "\n".join(lines)
 
 
+class _EveryRow:
+    """A container of every row number."""
+
+    def __contains__(self, row: object) -> bool:
+        return True
+
+
+_EVERY_ROW = _EveryRow()
+
+
 def _p(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"
+
+
+_thr_no = attrgetter("thr_no")
+_node_id = attrgetter("node_id")

@@ -1,8 +1,20 @@
-"""A DataTable updated by key: only changed cells are redrawn; cursor and scroll survive."""
+"""A DataTable updated by key: each row is drawn as one cached line; only what changed is sent.
+
+A live view changes a few figures of a few rows at every refresh. DataTable forgets every
+rendered cell and line whenever any cell changes, draws a line as one run of segments per
+cell, each with its own mouse metadata (so that the terminal receives a colour escape
+sequence per cell), and sizes itself only when idle, after the screen was drawn with the
+old sizes. Here a row is drawn once per change of its values, neighbours that look alike
+are joined into one segment, a changed row is repainted only up to its last changed
+column (Textual sends a line from the widget's left edge to the end of the repainted
+region) and only while in sight, and the table is sized as rows arrive.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 from rich.cells import cell_len
@@ -11,11 +23,20 @@ from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.coordinate import Coordinate
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable
+from textual.widgets._data_table import default_cell_formatter
 from textual.widgets.data_table import ColumnKey, RowKey
 
-_CACHE_SLACK = 2048
 _NULL = Style.null()
+_MARKUP = frozenset("[:\n\t")
+"""Characters that make a string cell more than plain text for DataTable (markup, emoji
+codes, several lines)."""
+_EMPTY = Text()
+
+LineKey = tuple[object, ...]
+"""Everything besides its values that a drawn row depends on."""
 
 
 class KeyedTable(DataTable):
@@ -29,8 +50,13 @@ class KeyedTable(DataTable):
         self._order: list[str] = []
         self._widths = [len(label) for label in self._labels]
         """The widest cell seen per column: columns grow, never shrink (no jitter)."""
-        self._drawn: dict[tuple[object, ...], tuple[object, list[list[Segment]]]] = {}
-        """Rendered cells by position and look, with the value they were drawn from."""
+        self._lines: dict[str | None, tuple[LineKey, tuple[object, ...], Strip]] = {}
+        """Each row's drawn line, with what it was drawn for and the values drawn."""
+        self._drawn_cells: dict[tuple[str | None, int], tuple[Any, ...]] = {}
+        """Each cell's last drawing: (value, width, styles..., segments)."""
+        self._row_meta: dict[int, Style] = {}
+        self._paint: _Paint | None = None
+        self._painting = False
 
     def on_mount(self) -> None:
         """Create the columns."""
@@ -42,101 +68,219 @@ class KeyedTable(DataTable):
         rows: Iterable[tuple[str, Sequence[object]]],
         order: Callable[[str], Any] | None = None,
     ) -> None:
-        """Make the table show exactly ``rows``, in their order (or sorted by ``order``)."""
+        """Make the table show exactly ``rows``, in their order (or sorted by ``order``).
+
+        A row given as the very tuple of cells it was given last time is not compared
+        again: callers that keep the tuples of unchanged rows spare the comparison.
+        """
         wanted: dict[str, tuple[object, ...]] = {}
         sequence: list[str] = []
         for key, cells in rows:
-            wanted[key] = tuple(cells)
+            wanted[key] = cells if isinstance(cells, tuple) else tuple(cells)
             sequence.append(key)
-        for key in [k for k in self._cells if k not in wanted]:
+        removed = [k for k in self._cells if k not in wanted]
+        for key in removed:
             self.remove_row(key)
             del self._cells[key]
+            self._lines.pop(key, None)
+            for col in range(len(self._column_keys)):
+                self._drawn_cells.pop((key, col), None)
         appended = False
-        changed: list[tuple[str, int]] = []
+        grown = False
+        changed: dict[str, int] = {}  # changed rows, with the last column that changed
         for key in sequence:
             cells = wanted[key]
             old = self._cells.get(key)
+            if old is cells:
+                continue
             if old is None:
                 self.add_row(*cells, key=key)
                 for col, cell in enumerate(cells):
                     self._widths[col] = max(self._widths[col], cell_width(cell))
                 appended = True
             else:
+                data = self._data[RowKey(key)]
                 for col, (before, after) in enumerate(zip(old, cells, strict=True)):
-                    if _same(before, after):
+                    if before is after or _same(before, after):
                         continue
-                    # Measuring a whole column again is costly in Textual: ask for it only
-                    # when the new value is wider than anything the column has shown.
+                    changed[key] = col
+                    data[ColumnKey(self._column_keys[col])] = after
                     width = cell_width(after)
                     if width > self._widths[col]:
                         self._widths[col] = width
-                        self.update_cell(key, self._column_keys[col], after, update_width=True)
-                    else:
-                        # update_cell() repaints the whole table; repainting only the cells
-                        # that changed keeps what is sent to the terminal small.
-                        self._data[RowKey(key)][ColumnKey(self._column_keys[col])] = after
-                        self._update_count += 1
-                        changed.append((key, col))
+                        grown = True
             self._cells[key] = cells
+        if changed:
+            self._update_count += 1
+        if appended or grown or removed:
+            self._measure(grown=grown)
         wanted_order = sorted(sequence, key=order) if order is not None else sequence
         if (wanted_order != self._order or appended) and wanted_order != self.row_keys_in_order():
-            self._place(wanted_order, repaint_all=appended)
-        for key, col in changed:
-            self.refresh_coordinate(Coordinate(self.get_row_index(key), col))
+            moved = self._place(wanted_order)
+            if not appended:
+                last = len(self._column_keys) - 1
+                changed.update((key, last) for key in moved)
         self._order = wanted_order
+        if appended:
+            self.refresh()
+        elif changed:
+            self._refresh_starts_of_rows(changed)
 
-    def _render_cell(
-        self,
-        row_index: int,
-        column_index: int,
-        base_style: Style,
-        width: int,
-        cursor: bool = False,
-        hover: bool = False,
-    ) -> list[list[Segment]]:
-        # DataTable forgets every rendered cell whenever any cell changes; a live view
-        # changes a few cells each refresh, so cells are kept while their value is the same
-        # object (sync() only replaces values that changed).
-        if row_index < 0 or column_index < 0:
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        row_key = self._row_locations.get_key(row_index)
-        column_key = self._column_locations.get_key(column_index)
-        value = self._data.get(row_key, {}).get(column_key)
-        key = (row_key, column_key, row_index, base_style, width, cursor, hover,
-               self._show_hover_cursor, self._pseudo_class_state)
-        drawn = self._drawn.get(key)
-        if drawn is not None and drawn[0] is value:
-            return drawn[1]
-        lines = self._render_text_cell(row_index, column_index, row_key, base_style, width,
-                                       cursor, hover)
-        if lines is None:
-            lines = super()._render_cell(
-                row_index, column_index, base_style, width, cursor, hover
-            )
-        if len(self._drawn) > _CACHE_SLACK + 4 * len(self._data) * len(self._column_keys):
-            self._drawn.clear()
-        self._drawn[key] = (value, lines)
-        return lines
+    def _measure(self, *, grown: bool) -> None:
+        # DataTable sizes itself when idle, after the screen has been drawn once with the
+        # old sizes (and again with the new): a view shown for the first time, or a column
+        # that widened, would reach the terminal twice. The table is sized at once instead.
+        if grown:
+            # Widths are tracked here as values change: no column is measured again.
+            for column, width in zip(self.ordered_columns, self._widths, strict=True):
+                column.content_width = max(column.content_width, width)
+            self.refresh()
+        new_rows = list(self._new_rows)
+        self._new_rows.clear()
+        self._require_update_dimensions = False
+        self._update_dimensions(new_rows)
 
-    def _render_text_cell(
+    def _refresh_starts_of_rows(self, last_columns: dict[str, int]) -> None:
+        # The compositor sends a repainted line from the widget's left edge to the end of
+        # the repainted region: the columns after the last changed one are not sent again.
+        # Rows out of sight are not repainted at all.
+        ends = list(accumulate(column.get_render_width(self) for column in self.ordered_columns))
+        label = self._row_label_column_width
+        header = self.header_height if self.show_header else 0
+        single = all(row.height == 1 for row in self.rows.values())
+        window = self.window_region
+        scroll = -self.scroll_offset
+        regions = []
+        for key, last_column in last_columns.items():
+            index = self.get_row_index(key)
+            if single:
+                y, height = header + index, 1
+            else:
+                cell = self._get_cell_region(Coordinate(index, last_column))
+                y, height = cell.y, cell.height
+            region = Region(0, y, ends[last_column] + label, height)
+            if window.overlaps(region):
+                regions.append(region.translate(scroll))
+        if regions:
+            self.refresh(*regions)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines in ``crop``, with what every line shares looked up once."""
+        self._paint = None
+        self._painting = True
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._painting = False
+            self._paint = None
+
+    def render_line(self, y: int) -> Strip:
+        """One line of the table: a body row comes from its cached drawing."""
+        paint = self._paint
+        if paint is None:
+            paint = _Paint(self)
+            if self._painting:
+                self._paint = paint
+        if not paint.rows_alike or y < paint.header:
+            return super().render_line(y)
+        try:
+            row_key, _ = self._get_offsets(y + paint.scroll_y)
+        except LookupError:
+            return Strip.blank(paint.width, paint.base_style)
+        row = self.rows.get(row_key)
+        row_index = self._row_locations.get(row_key)
+        if row is None or row.height != 1 or row_index is None:
+            return super().render_line(y)
+        cursor = paint.show_cursor and paint.cursor_row == row_index
+        hover = paint.show_cursor and paint.hover_row == row_index
+        line_key: LineKey = (row_index, cursor, hover, paint.key)
+        data = self._data.get(row_key, {})
+        if len(data) == len(paint.column_keys):
+            values = tuple(data.values())  # added in column order, by add_row()
+        else:
+            values = tuple([data.get(key) for key in paint.column_keys])
+        key = row_key.value
+        drawn = self._lines.get(key)
+        if drawn is not None and drawn[0] == line_key:
+            for a, b in zip(drawn[1], values, strict=True):
+                if a is not b:
+                    break
+            else:
+                return drawn[2]
+        strip = self._draw_row(paint, key, row_index, values, cursor, hover)
+        self._lines[key] = (line_key, values, strip)
+        return strip
+
+    def _draw_row(
         self,
+        paint: _Paint,
+        row_key: str | None,
         row_index: int,
-        column_index: int,
-        row_key: Any,
-        base_style: Style,
-        width: int,
+        values: tuple[object, ...],
         cursor: bool,
         hover: bool,
-    ) -> list[list[Segment]] | None:
-        # A one-line Text cell drawn straight to segments: the same cells and styles
-        # DataTable's Padding/Styled/render_lines path produces, at a fraction of its cost.
-        # Anything else (several lines, justified text, fixed cells) takes DataTable's path.
-        row = self.rows.get(row_key)
-        if row is None or row.height != 1:
-            return None
-        if row_index < self.fixed_rows or column_index < self.fixed_columns:
-            return None
-        cell = self._get_row_renderables(row_index).cells[column_index]
+    ) -> Strip:
+        # The cells and styles DataTable's own path draws (the tests compare them), in
+        # as few segments as their looks allow.
+        row_style, pre_style, post_style, extend_style = paint.styles(row_index, cursor, hover)
+        segments: list[Segment] = []
+        cells = self._drawn_cells
+        for column_index, (value, width) in enumerate(zip(values, paint.widths, strict=True)):
+            slot = (row_key, column_index)
+            drawn = cells.get(slot)
+            if (
+                drawn is not None
+                and drawn[0] is value
+                and drawn[1] == width
+                and drawn[2] is pre_style
+                and drawn[3] is post_style
+            ):
+                segments.extend(drawn[4])
+                continue
+            cell = self._text_cell(value, width, pre_style, post_style)
+            if cell is None:
+                cell = [
+                    Segment(s.text, _without_meta(s.style), s.control)
+                    for s in DataTable._render_cell(
+                        self, row_index, column_index, row_style, width, cursor, hover
+                    )[0]
+                ]
+            cell = _joined(cell)
+            cells[slot] = (value, width, pre_style, post_style, cell)
+            segments.extend(cell)
+        remaining = paint.width - paint.table_width
+        if remaining > 0:
+            segments.append(Segment(" " * remaining, extend_style))
+        meta = self._row_meta.get(row_index)
+        if meta is None:
+            # Mouse clicks and hovers find the row from the metadata; in a row cursor the
+            # column does not matter, and one metadata for the whole line lets its
+            # segments join.
+            meta = self._row_meta[row_index] = Style.from_meta({"row": row_index, "column": 0})
+        if remaining >= 0 and not paint.scroll_x:
+            # Every cell is drawn to its column's width: the line is the widget's width.
+            return Strip(_joined(segments, meta), paint.width)
+        strip = Strip(_joined(segments, meta)).crop(paint.scroll_x, paint.scroll_x + paint.width)
+        return strip.adjust_cell_length(paint.width, paint.base_style)
+
+    def _text_cell(
+        self, value: object, width: int, pre_style: Style, post_style: Style
+    ) -> list[Segment] | None:
+        # A one-line text cell drawn straight to segments: what DataTable's
+        # Padding/Styled/render_lines path produces, at a fraction of its cost. Anything
+        # else (several lines, justified text, other renderables) returns None.
+        pad = self.cell_padding
+        inner = max(width - 2 * pad, 0)
+        if isinstance(value, str) and _MARKUP.isdisjoint(value):
+            # Plain text, no markup or emoji code: the whole cell is one run of one style.
+            text = value
+            if cell_len(value) > inner:
+                cut = Text(value)
+                cut.truncate(inner)
+                text = cut.plain
+            fill = inner - cell_len(text) + pad
+            return [Segment(" " * pad + text + " " * max(fill, 0), pre_style + post_style)]
+        cell = _EMPTY if value is None else default_cell_formatter(value, False, 1) or _EMPTY
         if (
             not isinstance(cell, Text)
             or cell.justify not in (None, "default", "left")
@@ -145,23 +289,6 @@ class KeyedTable(DataTable):
             or "\t" in cell.plain
         ):
             return None
-        component_style, post_style = self._get_styles_to_render_cell(
-            False,
-            False,
-            False,
-            hover,
-            cursor,
-            self.show_cursor,
-            self._show_hover_cursor,
-            self.cursor_foreground_priority == "css",
-            self.cursor_background_priority == "css",
-        )
-        pre_style = (
-            base_style + Style.from_meta({"row": row_index, "column": column_index})
-            + component_style
-        )
-        pad = self.cell_padding
-        inner = max(width - 2 * pad, 0)
         if cell.cell_len > inner:
             cell = cell.copy()
             cell.truncate(inner)
@@ -174,26 +301,25 @@ class KeyedTable(DataTable):
         fill = inner - cell.cell_len + pad
         if fill > 0:
             segments.append(Segment(" " * fill))
-        return [list(Segment.apply_style(segments, style=pre_style, post_style=post_style))]
+        return list(Segment.apply_style(segments, style=pre_style, post_style=post_style))
 
     def row_keys_in_order(self) -> list[str]:
         """The row keys from top to bottom."""
         return [str(row.key.value) for row in self.ordered_rows]
 
-    def _place(self, order: list[str], *, repaint_all: bool) -> None:
+    def _place(self, order: list[str]) -> list[str]:
         # DataTable.sort only hands cell values to its key function; an order given by row
-        # keys is applied the way sort() applies its result.
+        # keys is applied the way sort() applies its result. Returns the rows that moved.
         before = self.row_keys_in_order()
         position = {k: i for i, k in enumerate(order)}
         ranked = sorted(self.rows, key=lambda rk: position.get(str(rk.value), len(position)))
         self._row_locations = TwoWayDict({rk: i for i, rk in enumerate(ranked)})
         self._update_count += 1
-        if repaint_all or len(before) != len(ranked):
+        after = self.row_keys_in_order()
+        if len(before) != len(after):
             self.refresh()
-            return
-        for index, (was, now) in enumerate(zip(before, self.row_keys_in_order(), strict=True)):
-            if was != now:
-                self.refresh_row(index)
+            return after
+        return [now for was, now in zip(before, after, strict=True) if was != now]
 
     @property
     def widths(self) -> list[int]:
@@ -213,9 +339,11 @@ class KeyedTable(DataTable):
 
 
 def cell_width(cell: object) -> int:
-    """Columns a cell's value takes on screen."""
+    """Columns a cell's value takes on screen (a string as the markup DataTable reads)."""
     if isinstance(cell, Text):
         return cell.cell_len
+    if isinstance(cell, str) and not _MARKUP.isdisjoint(cell):
+        return Text.from_markup(cell).cell_len
     return cell_len(str(cell)) if cell is not None else 0
 
 
@@ -223,3 +351,117 @@ def _same(a: object, b: object) -> bool:
     if isinstance(a, Text) and isinstance(b, Text):
         return a.plain == b.plain and a.style == b.style and a.spans == b.spans
     return a == b
+
+
+def _without_meta(style: Style | None) -> Style | None:
+    if style is None or not style._meta:
+        return style
+    return style.clear_meta_and_links()
+
+
+class _Paint:
+    """What every line of one repaint shares, looked up once."""
+
+    def __init__(self, table: KeyedTable) -> None:
+        self.table = table
+        self.base_style = table.rich_style
+        self.width = table.size.width
+        self.scroll_x, self.scroll_y = table.scroll_offset
+        columns = table.ordered_columns
+        self.column_keys = [column.key for column in columns]
+        self.widths = tuple(column.get_render_width(table) for column in columns)
+        self.table_width = sum(self.widths) + table._row_label_column_width
+        self.rows_alike = not (
+            table.fixed_columns
+            or table.fixed_rows
+            or table.cursor_type != "row"
+            or table._should_render_row_labels
+        )
+        """Whether body rows take this class's own path (else DataTable's)."""
+        self.header = table.header_height if table.show_header else 0
+        self.show_cursor = table.show_cursor
+        self.cursor_row = table.cursor_coordinate.row
+        self.hover_row = table.hover_coordinate.row
+        self.key = (
+            self.base_style, self.width, self.scroll_x, self.widths,
+            table._show_hover_cursor, table._pseudo_class_state, table.zebra_stripes,
+            table.cursor_foreground_priority, table.cursor_background_priority,
+        )
+        """What a drawn line depends on besides its values, cursor and hover."""
+        self._styles: dict[tuple[bool, bool], tuple[Style, Style, Style, Style]] = {}
+
+    def styles(
+        self, row_index: int, cursor: bool, hover: bool
+    ) -> tuple[Style, Style, Style, Style]:
+        """The row, cell (before and after) and filler styles of a row."""
+        table = self.table
+        if table.zebra_stripes:
+            row_style = table._get_row_style(row_index, self.base_style)
+            return self._row_styles(row_style, cursor, hover)
+        styles = self._styles.get((cursor, hover))
+        if styles is None:
+            styles = self._styles[cursor, hover] = self._row_styles(self.base_style, cursor, hover)
+        return styles
+
+    def _row_styles(
+        self, row_style: Style, cursor: bool, hover: bool
+    ) -> tuple[Style, Style, Style, Style]:
+        table = self.table
+        component_style, post_style = table._get_styles_to_render_cell(
+            False, False, False, hover, cursor, table.show_cursor, table._show_hover_cursor,
+            table.cursor_foreground_priority == "css",
+            table.cursor_background_priority == "css",
+        )
+        extend_style, _ = table._get_styles_to_render_cell(
+            False, False, False, hover, cursor, table.show_cursor, table._show_hover_cursor,
+            False, False,
+        )
+        return row_style, row_style + component_style, post_style, row_style + extend_style
+
+
+def _joined(segments: list[Segment], meta: Style | None = None) -> list[Segment]:
+    # Neighbours that look alike become one segment: one colour escape sequence each.
+    # Spaces look alike in any foreground colour, so they join a neighbour of the same
+    # background. ``meta`` (mouse metadata) is added to every segment.
+    out: list[Segment] = []
+    text = ""
+    style: Style | None = None
+    for piece, piece_style, control in segments:
+        if control or not piece:
+            continue
+        if text:
+            if piece_style is style or piece_style == style or (
+                not piece.strip(" ") and _spaces_alike(style, piece_style)
+            ):
+                text += piece
+                continue
+            if not text.strip(" ") and _spaces_alike(style, piece_style):
+                text += piece
+                style = piece_style
+                continue
+            out.append(_with_meta(text, style, meta))
+        text, style = piece, piece_style
+    if text:
+        out.append(_with_meta(text, style, meta))
+    return out
+
+
+def _with_meta(text: str, style: Style | None, meta: Style | None) -> Segment:
+    if meta is None:
+        return Segment(text, style)
+    return Segment(text, meta if style is None else style + meta)
+
+
+_SPACE_MARKS = ("reverse", "underline", "underline2", "strike", "overline", "frame", "encircle")
+
+
+@lru_cache(maxsize=1024)
+def _spaces_alike(a: Style | None, b: Style | None) -> bool:
+    """Whether spaces drawn in style ``a`` and in style ``b`` look the same."""
+
+    def marks(style: Style | None) -> tuple[object, ...]:
+        if style is None:
+            return (None, *(False for _ in _SPACE_MARKS), None)
+        return (style.bgcolor, *(bool(getattr(style, m)) for m in _SPACE_MARKS), style.link)
+
+    return marks(a) == marks(b)

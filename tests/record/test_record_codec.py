@@ -1,0 +1,53 @@
+"""Recording the values that are named tuples (threads), and reading older recordings."""
+
+from __future__ import annotations
+
+import json
+
+from ndbtop.model.ndbinfo import NdbinfoSample, ThreadCpu
+from ndbtop.record.codec import decode, encode
+
+
+def test_a_thread_is_recorded_by_field_name_and_read_back_as_a_thread() -> None:
+    thread = ThreadCpu(2, 3, "ldm", ("DBLQH", "DBACC"), 40.0, 5.0, 42.0, None, 3.0, 0.0, 4103)
+    sample = NdbinfoSample(taken_at=1.0, ndb_version=None, threads=(thread,))
+    record = json.loads(json.dumps(encode(sample)))
+    assert record["threads"] == [
+        {
+            "@": "ThreadCpu",
+            "node_id": 2,
+            "thr_no": 3,
+            "thread_name": "ldm",
+            "blocks": ["DBLQH", "DBACC"],
+            "os_user_pct": 40.0,
+            "os_system_pct": 5.0,
+            "exec_pct": 42.0,
+            "spin_pct": None,
+            "send_pct": 3.0,
+            "buffer_full_pct": 0.0,
+            "os_tid": 4103,
+        }
+    ]
+    back = decode(record)
+    assert back == sample
+    assert type(back.threads[0]) is ThreadCpu and back.threads[0].cpu_pct == 45.0
+
+
+def test_a_thread_from_an_older_recording_drops_the_figures_no_longer_kept() -> None:
+    old = {
+        "@": "ThreadCpu",
+        "node_id": 2,
+        "thr_no": 3,
+        "thread_name": "ldm",
+        "blocks": ["DBLQH"],
+        "os_user_pct": 40.0,
+        "os_system_pct": 5.0,
+        "os_idle_pct": 55.0,
+        "exec_pct": 42.0,
+        "sleep_pct": 58.0,
+        "spin_pct": 0.0,
+        "send_pct": 3.0,
+        "buffer_full_pct": 0.0,
+        "os_tid": 4103,
+    }
+    assert decode(old) == ThreadCpu(2, 3, "ldm", ("DBLQH",), 40.0, 5.0, 42.0, 0.0, 3.0, 0.0, 4103)

@@ -1,0 +1,59 @@
+"""The bottom line of keys: what it lists in the live view and in a replay, and clicks."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.record.reader import read_recording
+from ndbtop.record.recorder import Recorder
+from ndbtop.record.replay import ReplaySource
+from ndbtop.tui.screens.help import HelpScreen
+from ndbtop.tui.source import FrozenSource
+from ndbtop.tui.widgets.keybar import KeyBar
+
+LIVE = (
+    " 1 Nodes  2 Threads  3 Disk  4 Events  5 Restarts  r Restart  L Stats log  p Pause  "
+    "/ Filter  ? Help  q Quit"
+)
+
+
+def _snapshot() -> ClusterSnapshot:
+    return ClusterSnapshot(time.monotonic(), time.time(), 1.0, ())
+
+
+def _frozen() -> FrozenSource:
+    return FrozenSource(_snapshot(), parse_connectstring("127.0.0.1:1"))
+
+
+async def test_the_live_view_lists_its_keys_and_the_palette_at_the_right(tui_on) -> None:
+    async with tui_on(_frozen()) as t:
+        line = await t.footer()
+        assert line.startswith(LIVE)
+        assert line.endswith("▏^p palette ") and len(line) == 120
+        keys = [shown for shown, _, _, _ in t.app.query_one(KeyBar).entries()]
+        assert "space" not in keys and "." not in keys  # replay keys are hidden
+
+
+async def test_a_replay_lists_its_keys_with_grouped_ones_together(
+    tmp_path: Path, tui_on
+) -> None:
+    recorder = Recorder(tmp_path / "r.ndbrec", source="test")
+    recorder.write(_snapshot())
+    recorder.close()
+    replay = ReplaySource(read_recording(tmp_path / "r.ndbrec"))
+    async with tui_on(replay, replay=True) as t:
+        line = await t.footer()
+        assert " space Play " in line
+        assert " . , Step " in line and " > < Speed " in line
+        assert "r Restart" not in line and "p Pause" not in line
+
+
+async def test_clicking_a_key_presses_it(tui_on) -> None:
+    async with tui_on(_frozen()) as t:
+        line = await t.footer()
+        await t.pilot.click(KeyBar, offset=(line.index("? Help") + 1, 0))
+        await t.until(lambda: isinstance(t.app.screen, HelpScreen), "the help")
+
