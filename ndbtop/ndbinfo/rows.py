@@ -255,18 +255,16 @@ def threads_from_cpustat(
         elif not isinstance(text, str):
             continue
         parts = text.split()
-        if len(parts) != 8:
-            if len(parts) < 8:
-                continue
-            parts = parts[:8]
-        node_text, thr_text, user, system, exec_, spin, send, full = parts
+        if len(parts) < 8:
+            continue
+        node_text, thr_text, user, system, exec_, spin, send, full = parts[:8]
         try:
             key = (int(node_text), int(thr_text))
             pcts = (percent[user], percent[system], percent[exec_], percent[spin],
                     percent[send], percent[full])
         except (KeyError, ValueError):
             key = (to_int(node_text), to_int(thr_text))
-            pcts = tuple(to_pct(p) for p in parts[2:])
+            pcts = tuple(to_pct(p) for p in parts[2:8])
         described = layout.get(key)
         if described is None:
             unknown.append(key)

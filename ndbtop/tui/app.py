@@ -315,8 +315,8 @@ class NdbtopApp(App[int]):
         # The new view takes the focus before the old one is hidden: a focused table that
         # gets hidden hands the focus to a sibling in its own (hidden) pane, and the tabs
         # then switch back to that pane.
-        self.query_one(f"#view-{name}", View).focus_table()
-        self.query_one("#tabs", TabbedContent).active = name
+        self._views[name].focus_table()
+        self._tabs.active = name
 
     def action_pause(self) -> None:
         """Freeze the screen; data keeps being collected."""
@@ -409,7 +409,7 @@ class NdbtopApp(App[int]):
             self.notify(f"cannot record to {path}: {exc.strerror}", severity="error", timeout=10)
             return
         self.recordings.append(path)
-        self.query_one(StatusHeader).recording = path.name
+        self._header.recording = path.name
         self.notify(f"recording to {path} (R stops)", timeout=4)
         # The file holds a snapshot at once: a recording without any cannot be replayed.
         self._record(self.hub.snapshot())
@@ -437,7 +437,7 @@ class NdbtopApp(App[int]):
             recorder.close()
         except OSError:
             quiet = True
-        self.query_one(StatusHeader).recording = None
+        self._header.recording = None
         if not quiet:
             self.notify(f"recorded {recorder.snapshots} snapshots to {recorder.path}", timeout=6)
         self.tick()
