@@ -86,7 +86,7 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "log_buffers": lambda rows, _: r.parse_logs(rows),
     "memory": lambda rows, _: r.parse_memory(rows),
     "restart_info": r.parse_restart_info,
-    "transporters": lambda rows, _: r.parse_transporters(rows),
+    "transporters": lambda rows, _: r.parse_transporters(q.split_fields(rows)),
 }
 
 
@@ -128,7 +128,10 @@ class NdbinfoCollector:
         self._unknown_tried: frozenset[r.ThreadKey] = frozenset()
         self._uptimes: dict[int, int] | None = None
         self._cpu_counters: dict[r.ThreadKey, r.CpuCounters] = {}
+        self._cpustat_join = r.CpustatJoin()
         self._next_slow = 0
+        self._packing = False
+        self._unpacked: set[q.Query] = set()
 
     @property
     def version(self) -> int | None:
@@ -153,6 +156,7 @@ class NdbinfoCollector:
             tally = _Tally()
             self._account = self._current_user(tally)
             self._version = self._find_version(tally)
+            self._packing = self._allow_packed_results(tally)
             self._plan = q.plan_for(self._version)
             for panel, reason in self._plan.unsupported:
                 self._unavailable[panel] = reason
@@ -267,6 +271,15 @@ class NdbinfoCollector:
             return None
         return q.parse_node_version(r.to_text(rows[0][0])) if rows else None
 
+    def _allow_packed_results(self, tally: _Tally) -> bool:
+        """Raise the session's ``group_concat_max_len`` for packed results; a server that
+        refuses is read row by row."""
+        try:
+            self._execute(q.SET_GROUP_CONCAT_MAX_LEN, tally)
+        except (SqlTableError, SqlServerError):
+            return False
+        return True
+
     # Statements
 
     def _context(self, table: str | None) -> ErrorContext:
@@ -280,14 +293,16 @@ class NdbinfoCollector:
             read_timeout=o.read_timeout,
         )
 
-    def _execute(self, query: q.Query, tally: _Tally) -> tuple[list[r.Row], list[str]]:
+    def _execute(
+        self, query: q.Query, tally: _Tally, sql: str | None = None
+    ) -> tuple[list[r.Row], list[str]]:
         conn = self._conn
         if conn is None:
             raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
         tally.queries += 1
         try:
             with conn.cursor() as cursor:
-                cursor.execute(query.sql)
+                cursor.execute(sql or query.sql)
                 rows = list(cursor.fetchall())
                 columns = [d[0] for d in cursor.description or ()]
         except Exception as exc:
@@ -295,10 +310,31 @@ class NdbinfoCollector:
         tally.rows += len(rows)
         return rows, columns
 
-    def _run_panel(self, query: q.Query, tally: _Tally) -> list[r.Row] | None:
+    def _fetch(self, query: q.Query, tally: _Tally) -> tuple[list[Any], list[str]]:
+        """A query's rows: typed columns, or for a text query each row's text.
+
+        A text query is read packed into one row while the server allows it; a packed
+        result that does not hold as many rows as it counted (cut by ``max_allowed_packet``,
+        say) is read again row by row, and so is that query from then on.
+        """
+        if not query.fields:
+            return self._execute(query, tally)
+        if query.packed is not None and self._packing and query not in self._unpacked:
+            packed, _ = self._execute(query, tally, query.packed)
+            first = packed[0] if packed else (0, None)
+            count = r.to_int(first[0])
+            texts = q.split_text_rows(first[1] if len(first) > 1 else None)
+            if len(texts) == count:
+                tally.rows += count - len(packed)
+                return texts, []
+            self._unpacked.add(query)
+        rows, _ = self._execute(query, tally)
+        return [r.to_text(row[0]) for row in rows if row and row[0] is not None], []
+
+    def _run_panel(self, query: q.Query, tally: _Tally) -> list[Any] | None:
         """Rows of a panel's query, or None (and the panel unavailable) on a table error."""
         try:
-            rows, _ = self._execute(query, tally)
+            rows, _ = self._fetch(query, tally)
         except SqlTableError as exc:
             self._unavailable[query.panel] = str(exc)
             self._panels[query.panel] = ()
@@ -308,7 +344,7 @@ class NdbinfoCollector:
 
     def _read_panel(self, query: q.Query, tally: _Tally) -> None:
         try:
-            rows, columns = self._execute(query, tally)
+            rows, columns = self._fetch(query, tally)
         except SqlTableError as exc:
             self._unavailable[query.panel] = str(exc)
             self._panels[query.panel] = ()
@@ -350,7 +386,7 @@ class NdbinfoCollector:
             self._layout_pending = list(self._plan.thread_layout)
 
     def _threads(
-        self, query: q.Query, cpu_rows: list[r.Row]
+        self, query: q.Query, cpu_rows: list[Any]
     ) -> tuple[tuple[Any, ...], frozenset[r.ThreadKey]]:
         """The threads of this sample and those the layout does not describe."""
         if query is q.THREADSTAT_CPU:
@@ -358,7 +394,7 @@ class NdbinfoCollector:
             layout = self._layout
             keys = ((t.node_id, t.thr_no) for t in threads)
             return threads, frozenset(key for key in keys if key not in layout)
-        return r.threads_from_cpustat(cpu_rows, self._layout)
+        return self._cpustat_join(cpu_rows, self._layout)
 
     def _sample(self, taken_at: float, tally: _Tally) -> NdbinfoSample:
         panels = self._panels

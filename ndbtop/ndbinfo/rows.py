@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
@@ -38,7 +38,12 @@ def to_int(value: object, default: int = 0) -> int:
     kind = type(value)
     if kind is int:
         return value  # type: ignore[return-value]
-    if kind is Decimal:
+    if kind is str:
+        try:
+            return int(value)  # type: ignore[call-overload]
+        except ValueError:
+            pass
+    elif kind is Decimal:
         return int(value)  # type: ignore[call-overload]
     if value is None:
         return default
@@ -159,26 +164,32 @@ def parse_restart_info(rows: Sequence[Row], columns: Sequence[str]) -> tuple[Res
     return tuple(sorted(out, key=lambda x: x.node_id))
 
 
-def parse_transporters(rows: Sequence[Row]) -> tuple[Transporter, ...]:
-    """``node_id, remote_node_id, status, remote_address, bytes_sent, bytes_received``, then
-    ``connect_count, overloaded, slowdown`` where the version has them."""
+def parse_transporters(rows: Sequence[Sequence[str]]) -> tuple[Transporter, ...]:
+    """The text fields of :data:`~ndbtop.ndbinfo.queries.TRANSPORTERS` rows: ``node_id,
+    remote_node_id, status, remote_address, bytes_sent, bytes_received``, then
+    ``connect_count, overloaded, slowdown`` where the version has them; sorted by link.
+
+    A row per link of every data node (7,152 for 48 data nodes and 150 slots): the
+    numbers are read with ``int()``, and only a row it refuses goes the slow way.
+    """
     out = []
-    for r in _sorted(rows, 6):
-        extra = r[6:9] if len(r) >= 9 else (0, 0, 0)
-        out.append(
-            Transporter(
-                node_id=to_int(r[0]),
-                remote_node_id=to_int(r[1]),
-                status=to_text(r[2]),
-                remote_address=to_text(r[3]),
-                bytes_sent=to_int(r[4]),
-                bytes_received=to_int(r[5]),
-                connect_count=to_int(extra[0]),
-                overloaded=to_int(extra[1]) != 0,
-                slowdown=to_int(extra[2]) != 0,
-            )
-        )
+    for f in rows:
+        if len(f) < 6:
+            continue
+        try:
+            numbers = [int(f[0]), int(f[1]), int(f[4]), int(f[5])]
+            numbers += [int(v) for v in f[6:9]] if len(f) >= 9 else [0, 0, 0]
+        except ValueError:
+            numbers = [to_int(f[0]), to_int(f[1]), to_int(f[4]), to_int(f[5])]
+            numbers += [to_int(v) for v in f[6:9]] if len(f) >= 9 else [0, 0, 0]
+        node, remote, sent, received, connects, overloaded, slowdown = numbers
+        out.append(Transporter(node, remote, f[2], f[3], sent, received, connects,
+                               overloaded != 0, slowdown != 0))
+    out.sort(key=_BY_LINK)
     return tuple(out)
+
+
+_BY_LINK = attrgetter("node_id", "remote_node_id")
 
 
 def thread_names(rows: Sequence[Row]) -> dict[ThreadKey, str]:
@@ -233,46 +244,63 @@ _BY_THREAD = itemgetter(0, 1)
 """A :class:`ThreadCpu`'s ``(node_id, thr_no)``."""
 
 
-def threads_from_cpustat(
-    rows: Sequence[Row], layout: Mapping[ThreadKey, ThreadLayout]
-) -> tuple[tuple[ThreadCpu, ...], frozenset[ThreadKey]]:
-    """:data:`~ndbtop.ndbinfo.queries.CPUSTAT` rows joined with the cached thread layout
-    (:func:`thread_layout`), as ``ndb_top`` joins ``cpustat`` with ``threads``, sorted by
-    node and thread; and the threads the layout does not describe (they have no name).
-
-    Each row is one text: ``node_id thr_no`` then the six percentages in
-    :class:`ThreadCpu`'s field order (OS user, system, then exec, spinning, send, buffer
-    full). ``cpustat`` has no NULL; a row that is NULL or has too few figures is skipped.
-    """
-    out = []
-    unknown = []
+def _thread_from_cpustat(text: str, layout: Mapping[ThreadKey, ThreadLayout]) -> ThreadCpu | None:
+    parts = text.split()
+    if len(parts) < 8:
+        return None
+    node_text, thr_text, user, system, exec_, spin, send, full = parts[:8]
     percent = _PERCENTS
-    make = ThreadCpu._make
-    for r in rows:
-        text = r[0] if r else None
-        if isinstance(text, bytes):
-            text = text.decode("latin-1")
-        elif not isinstance(text, str):
-            continue
-        parts = text.split()
-        if len(parts) < 8:
-            continue
-        node_text, thr_text, user, system, exec_, spin, send, full = parts[:8]
-        try:
-            key = (int(node_text), int(thr_text))
-            pcts = (percent[user], percent[system], percent[exec_], percent[spin],
-                    percent[send], percent[full])
-        except (KeyError, ValueError):
-            key = (to_int(node_text), to_int(thr_text))
-            pcts = tuple(to_pct(p) for p in parts[2:8])
-        described = layout.get(key)
-        if described is None:
-            unknown.append(key)
-            described = _NO_LAYOUT
-        name, blocks, tid = described
-        out.append(make((*key, name, blocks, *pcts, tid)))
-    out.sort(key=_BY_THREAD)
-    return tuple(out), frozenset(unknown)
+    try:
+        key = (int(node_text), int(thr_text))
+        pcts = (percent[user], percent[system], percent[exec_], percent[spin],
+                percent[send], percent[full])
+    except (KeyError, ValueError):
+        key = (to_int(node_text), to_int(thr_text))
+        pcts = tuple(to_pct(p) for p in parts[2:8])
+    name, blocks, tid = layout.get(key, _NO_LAYOUT)
+    return ThreadCpu._make((*key, name, blocks, *pcts, tid))
+
+
+class CpustatJoin:
+    """Joins :data:`~ndbtop.ndbinfo.queries.CPUSTAT` rows with the cached thread layout
+    (:func:`thread_layout`), as ``ndb_top`` joins ``cpustat`` with ``threads``.
+
+    Each row is the text ``node_id thr_no`` then the six percentages in
+    :class:`ThreadCpu`'s field order (OS user, system, then exec, spinning, send, buffer
+    full); a row with too few is skipped. Most rows read the same as a second earlier:
+    while the layout is the same object, such a row gives the same :class:`ThreadCpu`.
+    """
+
+    def __init__(self) -> None:
+        self._layout: Mapping[ThreadKey, ThreadLayout] | None = None
+        self._known: dict[str, ThreadCpu] = {}
+
+    def __call__(
+        self, rows: Sequence[str], layout: Mapping[ThreadKey, ThreadLayout]
+    ) -> tuple[tuple[ThreadCpu, ...], frozenset[ThreadKey]]:
+        """The threads of ``rows`` sorted by node and thread, and those the layout does not
+        describe (they have no name)."""
+        known = self._known if layout is self._layout else {}
+        self._layout = layout
+        kept: dict[str, ThreadCpu] = {}
+        out = []
+        unknown = []
+        for text in rows:
+            thread = known.get(text)
+            if thread is None:
+                thread = _thread_from_cpustat(text, layout)
+                if thread is None:
+                    continue
+                key = (thread.node_id, thread.thr_no)
+                if key not in layout:
+                    unknown.append(key)
+                    out.append(thread)
+                    continue
+            kept[text] = thread
+            out.append(thread)
+        self._known = kept
+        out.sort(key=_BY_THREAD)
+        return tuple(out), frozenset(unknown)
 
 
 @dataclass(frozen=True, slots=True)

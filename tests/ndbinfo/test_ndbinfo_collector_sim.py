@@ -12,6 +12,7 @@ import pytest
 
 from ndbtop.mgm.version import make_version
 from ndbtop.model.derive import hit_ratio
+from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo.collector import MAX_QUERIES_PER_SAMPLE, NdbinfoCollector
 from ndbtop.ndbinfo.errors import (
@@ -183,6 +184,60 @@ async def test_each_sample_sends_at_most_four_queries_and_rotates_the_slow_tier(
         assert reads(after, static) == reads(before, static) == 1
     # Slow panels not read this time keep their last values.
     assert samples[1].nodes == samples[0].nodes and samples[0].memory and samples[1].memory
+
+
+async def read_threads_and_links(
+    server: SqlNodeServer, cluster: SimCluster
+) -> list[tuple[NdbinfoSample, int]]:
+    """Samples until ``transporters`` was read, each with the rows the server sent for it."""
+    collector = await connected(server)
+    out = []
+    for _ in range(len(SLOW_TABLES)):
+        sent = server.stats.rows_sent
+        out.append((await blocking(collector.sample), server.stats.rows_sent - sent))
+    collector.close()
+    return out
+
+
+async def test_threads_and_links_come_packed_in_one_row_each() -> None:
+    cluster = threads_cluster()
+    async with sql_node(SimNdbinfo(cluster)) as server:
+        samples = await read_threads_and_links(server, cluster)
+        cpustat = await hand_query(server, "SELECT node_id, thr_no, OS_user FROM cpustat")
+        links = await hand_query(
+            server, "SELECT node_id, remote_node_id, status, bytes_sent FROM transporters"
+        )
+    first, sent = samples[0]
+    assert len(first.threads) == len(cpustat) == 14
+    # cpustat and the disk page buffer sums (a row per node) and one slow panel's rows
+    assert sent < len(first.threads) and first.rows >= len(first.threads)
+    assert {(t.node_id, t.thr_no, t.os_user_pct) for t in first.threads} == {
+        (n, t, float(user)) for n, t, user in cpustat
+    }
+    with_links = next(sample for sample, _ in samples if sample.transporters)
+    assert {(t.node_id, t.remote_node_id, t.status, t.bytes_sent)
+            for t in with_links.transporters} == set(links)
+
+
+@pytest.mark.parametrize(
+    "setting",
+    ["SET SESSION group_concat_max_len = 64", "SET SESSION no_such_variable = 1"],
+    ids=["results-cut-by-the-server", "setting-refused"],
+)
+async def test_threads_and_links_are_read_row_by_row_when_packing_fails(
+    monkeypatch: pytest.MonkeyPatch, setting: str
+) -> None:
+    cluster = threads_cluster()
+    async with sql_node(SimNdbinfo(cluster)) as server:
+        packed = await read_threads_and_links(server, cluster)
+        monkeypatch.setattr(q, "SET_GROUP_CONCAT_MAX_LEN", q.Query("packing", "", setting))
+        rows = await read_threads_and_links(server, cluster)
+    assert [s.threads for s, _ in rows] == [s.threads for s, _ in packed]
+    assert [s.transporters for s, _ in rows] == [s.transporters for s, _ in packed]
+    assert all(sent > len(sample.threads) for sample, sent in rows)
+    cut = setting.endswith("64")
+    # A cut result is read again row by row at once, and row by row from then on.
+    assert rows[0][0].queries == 3 + cut and [s.queries for s, _ in rows[1:3]] == [3, 3]
 
 
 def small_cluster(version: int = make_version(8, 4, 3)) -> StaticProvider:

@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 from ndbtop.model.ndbinfo import DiskPageBuffer, LogSpace, MemoryUse, RestartInfo, Transporter
+from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
 
 
@@ -85,10 +86,39 @@ def test_panels_are_sorted_by_node_and_short_rows_are_dropped() -> None:
 
 
 def test_transporters_with_and_without_the_7_5_columns() -> None:
-    new = r.parse_transporters([(1, 2, "CONNECTED", "10.0.0.2", 10, 20, 3, 1, 0)])
-    old = r.parse_transporters([(1, 2, "CONNECTING", "-", 0, 0)])
+    new = r.parse_transporters([["1", "2", "CONNECTED", "10.0.0.2", "10", "20", "3", "1", "0"]])
+    old = r.parse_transporters([["1", "2", "CONNECTING", "-", "0", "0"], ["1", "3", "-"]])
     assert new == (Transporter(1, 2, "CONNECTED", "10.0.0.2", 10, 20, 3, True, False),)
     assert old == (Transporter(1, 2, "CONNECTING", "-", 0, 0, 0, False, False),)
+
+
+def test_transporters_read_as_text_are_the_same_links() -> None:
+    text = (
+        "2 1 CONNECTED 10.0.0.1 18446744073709551615 20 3 0 1;1 3   0 0 0 0 0;1 2 x - 1.0 2 0 0 0"
+    )
+    links = r.parse_transporters(q.split_fields(q.split_text_rows(text)))
+    assert links == (
+        Transporter(1, 2, "x", "-", 1, 2, 0, False, False),
+        Transporter(1, 3, "", "", 0, 0, 0, False, False),
+        Transporter(2, 1, "CONNECTED", "10.0.0.1", 2**64 - 1, 20, 3, False, True),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "rows"),
+    [(None, []), ("", [""]), ("1 2;3 4", ["1 2", "3 4"]), (b"1 2;3 \xc3\xa9", ["1 2", "3 é"])],
+)
+def test_packed_text_splits_into_row_texts(text: str | bytes | None, rows: list[str]) -> None:
+    assert q.split_text_rows(text) == rows
+
+
+def test_row_texts_split_into_fields_keeping_empty_ones() -> None:
+    assert q.split_fields(["1  x", "2"]) == [["1", "", "x"], ["2"]]
+
+
+@pytest.mark.parametrize(("value", "expected"), [("12", 12), (" 7 ", 7), ("1.9", 1), ("x", 0)])
+def test_integers_from_text(value: str, expected: int) -> None:
+    assert r.to_int(value) == expected
 
 
 def test_restart_info_phases_are_read_by_column_name() -> None:
@@ -126,9 +156,9 @@ def test_thread_layout_caches() -> None:
 
 
 def test_cpustat_rows_join_the_cached_layout() -> None:
-    rows = [("1 1 70 14 74 0 10 0",), ("1 0 1 0 1.5 nan 0 0",)]
+    rows = ["1 1 70 14 74 0 10 0", "1 0 1 0 1.5 nan 0 0"]
     layout = r.thread_layout({(1, 1): "ldm"}, {(1, 1): ("DBLQH",)}, {(1, 1): 4101, (1, 0): 4100})
-    threads, unknown = r.threads_from_cpustat(rows, layout)
+    threads, unknown = r.CpustatJoin()(rows, layout)
     assert [(t.thr_no, t.thread_name, t.blocks, t.os_tid) for t in threads] == [
         (0, "", (), 4100),
         (1, "ldm", ("DBLQH",), 4101),
@@ -140,15 +170,30 @@ def test_cpustat_rows_join_the_cached_layout() -> None:
 
 
 def test_cpustat_rows_are_sorted_and_name_the_threads_the_layout_lacks() -> None:
-    rows = [("2 0 5 1 6 0 0 0",), (b"1 3 7 2 9 0 0 0",), (None,), ("1 4 2",), ("1 2 1 1 2 0 0 0",)]
-    threads, unknown = r.threads_from_cpustat(rows, r.thread_layout({(1, 2): "ldm"}, {}, {}))
-    assert [(t.node_id, t.thr_no, t.thread_name) for t in threads] == [
-        (1, 2, "ldm"),
-        (1, 3, ""),
-        (2, 0, ""),
-    ]
-    assert (threads[1].os_user_pct, threads[1].os_system_pct, threads[1].cpu_pct) == (7.0, 2.0, 9.0)
-    assert unknown == {(1, 3), (2, 0)}
+    rows = ["2 0 5 1 6 0 0 0", "1 3 7 2 9 0 0 0", "", "1 4 2", "1 2 1 1 2 0 0 0"]
+    join = r.CpustatJoin()
+    layout = r.thread_layout({(1, 2): "ldm"}, {}, {})
+    for _ in range(2):
+        threads, unknown = join(rows, layout)
+        assert [(t.node_id, t.thr_no, t.thread_name) for t in threads] == [
+            (1, 2, "ldm"),
+            (1, 3, ""),
+            (2, 0, ""),
+        ]
+        assert (threads[1].os_user_pct, threads[1].os_system_pct, threads[1].cpu_pct) == (
+            7.0, 2.0, 9.0)
+        assert unknown == {(1, 3), (2, 0)}
+
+
+def test_an_unchanged_cpustat_row_gives_the_same_thread_until_the_layout_changes() -> None:
+    join = r.CpustatJoin()
+    layout = r.thread_layout({(1, 0): "main", (1, 1): "ldm"}, {}, {})
+    first, _ = join(["1 0 5 1 6 0 0 0", "1 1 9 0 9 0 0 0"], layout)
+    second, _ = join(["1 0 5 1 6 0 0 0", "1 1 8 0 8 0 0 0"], layout)
+    assert second[0] is first[0] and second[1] is not first[1] and second[1].cpu_pct == 8.0
+    renamed = r.thread_layout({(1, 0): "main_rep", (1, 1): "ldm"}, {}, {})
+    third, _ = join(["1 0 5 1 6 0 0 0", "1 1 8 0 8 0 0 0"], renamed)
+    assert third[0] == first[0]._replace(thread_name="main_rep") and third[1] == second[1]
 
 
 def test_threadstat_deltas_give_cpu_and_a_reset_gives_none() -> None:

@@ -200,3 +200,46 @@ def test_join_of_two_1536_row_tables_is_fast() -> None:
     assert len(rows) == 1536
     # About 10 ms on a 2-core machine; the bound only catches a lost join index.
     assert elapsed < 0.5
+
+
+def test_group_concat_is_cut_to_the_sessions_maximum_length() -> None:
+    names = ("main", "ldm", "rép", "recv")
+    rows = {"threads": [[1, t, name, "x"] for t, name in enumerate(names)]}
+    sql = (
+        "SELECT COUNT(*), GROUP_CONCAT(CONCAT(thr_no, ' ', thread_name) SEPARATOR ';')"
+        " FROM threads"
+    )
+
+    def run(max_len: int) -> tuple[object, ...]:
+        statement = sqlglot.parse_one(sql, read="mysql")
+        result = run_select(statement, sql, {"threads": TABLES["threads"]}, rows, max_len)
+        return result.rows[0]
+
+    assert run(1024) == (4, "0 main;1 ldm;2 rép;3 recv")
+    assert run(10) == (4, "0 main;1 l")
+    # Cut on a character boundary: "é" is two bytes in UTF-8.
+    assert run(17) == (4, "0 main;1 ldm;2 r")
+    assert run(18) == (4, "0 main;1 ldm;2 ré")
+
+
+def test_group_concat_skips_nulls_and_is_null_without_values() -> None:
+    rows = {"threads": [[1, 0, "main", "x"], [1, 1, None, "x"], [2, 0, "ldm", "x"]]}
+    _, concat = _run("SELECT GROUP_CONCAT(thread_name) FROM threads", rows)
+    _, grouped = _run(
+        "SELECT node_id, GROUP_CONCAT(thread_name SEPARATOR '+') FROM threads"
+        " WHERE thr_no = 1 OR node_id = 2 GROUP BY node_id ORDER BY node_id",
+        rows,
+    )
+    assert concat == [("main,ldm",)]
+    assert grouped == [(1, None), (2, "ldm")]
+
+
+@pytest.mark.parametrize(("max_len", "flavour"), [(1024, "text"), (512, ""), (64, "")])
+def test_group_concat_is_text_above_512_bytes_else_varchar(max_len: int, flavour: str) -> None:
+    sql = "SELECT node_id, GROUP_CONCAT(thread_name) AS names FROM threads GROUP BY node_id"
+    statement = sqlglot.parse_one(sql, read="mysql")
+    result = run_select(statement, sql, {"threads": TABLES["threads"]}, {"threads": []}, max_len)
+    names = result.columns[1]
+    assert (names.name, names.type.kind, names.type.length, names.type.flavour) == (
+        "names", Kind.STRING, max_len, flavour)
+    assert result.columns[0].type.kind is Kind.INT

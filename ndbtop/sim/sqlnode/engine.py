@@ -37,6 +37,7 @@ from ndbtop.sim.sqlnode.sqltypes import (
     Kind,
     SqlType,
     format_decimal,
+    string,
     to_float,
     to_int,
     to_text,
@@ -44,6 +45,11 @@ from ndbtop.sim.sqlnode.sqltypes import (
 )
 
 _AGGREGATE_ORDER_SINCE = (3, 44, 0)
+GROUP_CONCAT_MAX_LEN_DEFAULT = 1024
+"""MySQL's default ``group_concat_max_len``."""
+_GROUP_CONCAT_BLOB_ABOVE = 512
+"""A ``GROUP_CONCAT`` is a TEXT column when ``group_concat_max_len`` is above this, else a
+VARCHAR of that length."""
 
 
 class _SQLiteBackticks(SQLite):
@@ -100,16 +106,20 @@ def run_select(
     sql: str | None,
     tables: Mapping[str, Table],
     rows: Mapping[str, Sequence[Row]],
+    group_concat_max_len: int = GROUP_CONCAT_MAX_LEN_DEFAULT,
 ) -> QueryResult:
     """Run a SELECT (or UNION) whose tables are ``tables``, filled with ``rows``.
 
     ``statement`` is changed in place. ``sql`` is the client's text, used for
     the names of unaliased columns; ``tables`` maps the bare table names the
-    statement uses to their schema entries.
+    statement uses to their schema entries. ``GROUP_CONCAT`` results are cut
+    to ``group_concat_max_len`` bytes, as the session variable makes MySQL do.
     """
     _strip_databases(statement)
     _name_unaliased_items(statement, sql)
     outputs = describe_query(statement, tables)
+    if outputs is not None:
+        outputs = _group_concat_types(statement, outputs, group_concat_max_len)
     origins = _origins(statement, tables)
     _adapt_for_sqlite(statement)
     try:
@@ -121,7 +131,7 @@ def run_select(
 
     connection = sqlite3.connect(":memory:")
     try:
-        _register_functions(connection)
+        _register_functions(connection, group_concat_max_len)
         for name, table in tables.items():
             _load(connection, table, rows.get(name, ()))
         try:
@@ -276,7 +286,57 @@ def _unix_timestamp(*args: object) -> object:
     return int(time.time()) if not args else None
 
 
-def _register_functions(connection: sqlite3.Connection) -> None:
+def _group_concat_types(
+    statement: exp.Expression, outputs: list[OutputColumn], max_len: int
+) -> list[OutputColumn]:
+    """The select list's ``GROUP_CONCAT`` columns typed by the session's maximum length."""
+    select = _leftmost_select(statement)
+    if select is None or len(select.expressions) != len(outputs):
+        return outputs
+    typed = string(max_len, "text" if max_len > _GROUP_CONCAT_BLOB_ABOVE else "")
+    return [
+        OutputColumn(out.name, typed)
+        if isinstance(item.unalias(), exp.GroupConcat) else out
+        for item, out in zip(select.expressions, outputs, strict=True)
+    ]
+
+
+def _as_text(value: object) -> str:
+    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def _group_concat_aggregate(max_len: int) -> type:
+    """MySQL's ``GROUP_CONCAT`` for SQLite: NULLs skipped, NULL when nothing is left, the
+    result cut to ``max_len`` bytes on a character boundary."""
+
+    class GroupConcat:
+        def __init__(self) -> None:
+            self.parts: list[str] = []
+
+        def step(self, value: object, separator: object = ",") -> None:
+            if value is None:
+                return
+            if self.parts:
+                self.parts.append("" if separator is None else _as_text(separator))
+            self.parts.append(_as_text(value))
+
+        def finalize(self) -> str | None:
+            if not self.parts:
+                return None
+            data = "".join(self.parts).encode("utf-8")
+            if len(data) <= max_len:
+                return data.decode("utf-8")
+            return data[:max_len].decode("utf-8", errors="ignore")
+
+    return GroupConcat
+
+
+def _register_functions(
+    connection: sqlite3.Connection, group_concat_max_len: int = GROUP_CONCAT_MAX_LEN_DEFAULT
+) -> None:
+    concat = _group_concat_aggregate(group_concat_max_len)
+    connection.create_aggregate("group_concat", 1, concat)  # type: ignore[arg-type]
+    connection.create_aggregate("group_concat", 2, concat)  # type: ignore[arg-type]
     connection.create_function("mysql_truncate", 2, _mysql_truncate, deterministic=True)
     connection.create_function("regexp", 2, _regexp, deterministic=True)
     connection.create_function("unix_timestamp", -1, _unix_timestamp)

@@ -70,6 +70,7 @@ def variable_schema(ndb_version: int) -> dict[str, VariableSchema]:
                 "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
                 True,
             ),
+            "group_concat_max_len": (_bounded(4, 2**64 - 1), 1024, True),
             "ndbinfo_database": (str, DATABASE, False),
             "ndbinfo_max_bytes": (_bounded(0, 65535), 0, True),
             "ndbinfo_max_rows": (_bounded(1, 256), 10, True),
