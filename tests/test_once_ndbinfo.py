@@ -58,3 +58,12 @@ def test_once_json_matches_hand_written_sql(threaded_sim: Callable[..., Any],
     redo = query(port, "SELECT node_id, log_part, used FROM logspaces WHERE log_type='REDO'")
     assert {(r["node_id"], r["log_part"]): r["used"] for r in report["redo_log"]} == {
         (n, p): int(u) for n, p, u in redo}
+    links = query(port, "SELECT node_id, remote_node_id, status FROM transporters")
+    api = {n["node_id"] for n in report["nodes"] if n["type"] == "API"}
+    for node in report["links"]:
+        own = [(r, s) for n, r, s in links if n == node["node_id"] and r != n]
+        assert node["not_connected"] == sorted(r for r, s in own if s != "CONNECTED")
+        assert sum(node["configured"].values()) == len(own)
+        assert node["connected"]["API"] == sum(1 for r, s in own if r in api and s == "CONNECTED")
+        assert node["not_connected_while_up"] == node["overloaded"] == node["slowdown"] == []
+    assert {n["node_id"] for n in report["links"]} == {3, 4}

@@ -26,7 +26,7 @@ from ndbtop.mgm.events.decode import Event
 from ndbtop.model.clock import Clock
 from ndbtop.model.derive import HitRatio, LinkRate, hit_ratios, link_rates
 from ndbtop.model.history import PastStart, cluster_key, past_start
-from ndbtop.model.ndbinfo import NdbinfoSample, Transporter
+from ndbtop.model.ndbinfo import NdbinfoSample, NodeLinks
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -95,7 +95,7 @@ class Hub:
         self._ndbinfo: NdbinfoSample | None = None
         self._hit_ratios: tuple[HitRatio, ...] = ()
         self._link_rates: tuple[LinkRate, ...] = ()
-        self._links: tuple[tuple[Transporter, ...], float] = ((), 0.0)
+        self._links: tuple[tuple[NodeLinks, ...], float | None] = ((), None)
         self._tasks: list[asyncio.Task[None]] = []
         self._history: dict[str, deque[float | None]] = {}
         self._history_tuples: dict[str, tuple[str, tuple[float | None, ...]]] = {}
@@ -182,11 +182,15 @@ class Hub:
         seconds = sample.taken_at - previous.taken_at if previous is not None else 0.0
         before = previous.disk_page_buffer if previous is not None else None
         self._hit_ratios = hit_ratios(before, sample.disk_page_buffer, seconds)
-        if sample.transporters != self._links[0]:
-            # Transporters are read every few refreshes: rate over the time between readings.
+        links_at = sample.panel_read_at("links")
+        if links_at is not None and links_at != self._links[1]:
+            # Links are read every few refreshes: rates over the time between two readings.
             links, at = self._links
-            self._link_rates = link_rates(links or None, sample.transporters, sample.taken_at - at)
-            self._links = (sample.transporters, sample.taken_at)
+            if at is None:
+                self._link_rates = link_rates(None, sample.links, 0.0)
+            else:
+                self._link_rates = link_rates(links, sample.links, links_at - at)
+            self._links = (sample.links, links_at)
         self._ndbinfo = sample
         for h in self._hit_ratios:
             self._record(f"hit.interval.{h.node_id}", h.interval_pct)

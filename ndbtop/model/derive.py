@@ -1,7 +1,7 @@
 """Values derived from two samples: rates, deltas and ratios, as pure functions.
 
 Counters reset when a data node restarts (its ``nodes.uptime`` goes back) and
-transporter counters reset when a link reconnects (``connect_count`` changes);
+transporter counters reset when a link connects again;
 a delta across a reset is unknown (None), never negative.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ndbtop.model.ndbinfo import DiskPageBuffer, Transporter
+from ndbtop.model.ndbinfo import DiskPageBuffer, NodeLinks
 
 
 def counter_delta(previous: int | float | None, current: int | float | None) -> float | None:
@@ -78,33 +78,40 @@ def hit_ratios(
 
 @dataclass(frozen=True, slots=True)
 class LinkRate:
-    """Bytes per second on one transporter link over the last interval."""
+    """Bytes per second over all the links of one data node, over ``seconds``."""
 
     node_id: int
-    remote_node_id: int
     sent_per_s: float | None
     received_per_s: float | None
+    seconds: float = 0.0
 
 
 def link_rates(
-    previous: tuple[Transporter, ...] | None,
-    current: tuple[Transporter, ...],
+    previous: tuple[NodeLinks, ...] | None,
+    current: tuple[NodeLinks, ...],
     seconds: float,
 ) -> tuple[LinkRate, ...]:
-    """Transporter throughput; a changed ``connect_count`` means the counters restarted."""
-    before = {(t.node_id, t.remote_node_id): t for t in previous or ()}
+    """Each data node's traffic between two readings of its links. A link that connected
+    again in between restarted its counters: when the links or their connect counts changed,
+    or a sum went back, the rate is unknown."""
+    before = {links.node_id: links for links in previous or ()}
     out = []
     for cur in current:
-        prev = before.get((cur.node_id, cur.remote_node_id))
-        if prev is None or prev.connect_count != cur.connect_count:
-            out.append(LinkRate(cur.node_id, cur.remote_node_id, None, None))
+        prev = before.get(cur.node_id)
+        if (
+            prev is None
+            or prev.connects != cur.connects
+            or prev.links != cur.links
+            or prev.down != cur.down
+        ):
+            out.append(LinkRate(cur.node_id, None, None, seconds))
             continue
         out.append(
             LinkRate(
                 cur.node_id,
-                cur.remote_node_id,
                 rate(prev.bytes_sent, cur.bytes_sent, seconds),
                 rate(prev.bytes_received, cur.bytes_received, seconds),
+                seconds,
             )
         )
     return tuple(out)

@@ -143,18 +143,24 @@ class RestartInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class Transporter:
-    """``transporters``: one link of one data node (bytes since the link connected)."""
+class NodeLinks:
+    """``transporters`` summed per data node: its links to every other configured node.
+
+    Byte counters restart when a link connects again, so their sums can go back.
+    """
 
     node_id: int
-    remote_node_id: int
-    status: str
-    remote_address: str
+    links: int
+    connects: int
+    """``connect_count`` summed over the links (0 before 7.5)."""
     bytes_sent: int
     bytes_received: int
-    connect_count: int
-    overloaded: bool = False
-    slowdown: bool = False
+    down: tuple[int, ...] = ()
+    """Nodes the link to which is not ``CONNECTED`` (an API slot nobody uses among them)."""
+    overloaded: tuple[int, ...] = ()
+    """Nodes whose send buffer is past ``OverloadLimit``: transactions over it fail (1218)."""
+    slowdown: tuple[int, ...] = ()
+    """Nodes whose send buffer is past 60% of the overload limit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,10 +183,17 @@ class NdbinfoSample:
     log_buffers: tuple[LogSpace, ...] = ()
     memory: tuple[MemoryUse, ...] = ()
     restart_info: tuple[RestartInfo, ...] = ()
-    transporters: tuple[Transporter, ...] = ()
+    links: tuple[NodeLinks, ...] = ()
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
+    read_at: tuple[tuple[str, float], ...] = field(default=())
+    """(panel, when it was last read) on the clock of ``taken_at``: panels read in rotation
+    are older than the sample."""
     queries: int = 0
     """Queries this refresh sent (each one scans every data node)."""
     rows: int = 0
     """Rows those queries returned."""
+
+    def panel_read_at(self, panel: str) -> float | None:
+        """When a panel was last read (None if never)."""
+        return dict(self.read_at).get(panel)

@@ -59,13 +59,14 @@ PANELS = (
     "log_buffers",
     "memory",
     "restart_info",
-    "transporters",
+    "links",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
-RARE_PANELS = {"transporters": 4}
+RARE_PANELS = {"links": 4}
 """Slow panels read only every N-th round of the rotation: ``transporters`` has a row for
-every pair of nodes (7,152 rows for 48 data nodes and 150 slots) and changes little."""
+every pair of nodes (7,152 rows for 48 data nodes and 150 slots) for every data node to scan,
+and changes little."""
 
 
 def slow_rotation(slow: Sequence[q.Query]) -> tuple[q.Query, ...]:
@@ -86,7 +87,7 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "log_buffers": lambda rows, _: r.parse_logs(rows),
     "memory": lambda rows, _: r.parse_memory(rows),
     "restart_info": r.parse_restart_info,
-    "transporters": lambda rows, _: r.parse_transporters(q.split_fields(rows)),
+    "links": lambda rows, _: r.parse_links(rows),
 }
 
 
@@ -119,6 +120,7 @@ class NdbinfoCollector:
 
     def _reset(self) -> None:
         self._panels: dict[str, tuple[Any, ...]] = {}
+        self._read_at: dict[str, float] = {}
         self._unavailable: dict[str, str] = {}
         self._names: dict[r.ThreadKey, str] = {}
         self._blocks: dict[r.ThreadKey, tuple[str, ...]] = {}
@@ -354,6 +356,7 @@ class NdbinfoCollector:
         if query.panel == "nodes":
             self._check_uptimes(value)
         self._panels[query.panel] = value
+        self._read_at[query.panel] = self._clock()
 
     # Thread layout cache
 
@@ -414,8 +417,9 @@ class NdbinfoCollector:
             log_buffers=panels.get("log_buffers", ()),
             memory=panels.get("memory", ()),
             restart_info=panels.get("restart_info", ()),
-            transporters=panels.get("transporters", ()),
+            links=panels.get("links", ()),
             unavailable=tuple(unavailable),
+            read_at=tuple(self._read_at.items()),
             queries=tally.queries,
             rows=tally.rows,
         )

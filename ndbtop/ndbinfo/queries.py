@@ -6,11 +6,12 @@ data node, so the collector sends few of them: a fast tier every refresh, one
 slow-tier query per refresh in rotation, and the thread layout only when it
 may have changed.
 
-The two large results, ``cpustat`` (a row per thread of the cluster) and
-``transporters`` (a row per pair of nodes), are read as text: each row joined
-into one string by ``CONCAT``, and all of them into one result row by
-``GROUP_CONCAT`` (:attr:`Query.packed`). PyMySQL decodes every row and column
-in Python; one row of text costs a twentieth of 1,536 rows of eight columns.
+The large results are made small on the SQL node: ``transporters`` (a row per
+pair of nodes) is summed per data node, and ``cpustat`` (a row per thread of
+the cluster, read at every refresh) comes as text: each row joined into one
+string by ``CONCAT``, and all of them into one result row by ``GROUP_CONCAT``
+(:attr:`Query.packed`). PyMySQL decodes every row and column in Python; one row
+of text costs a twentieth of 1,536 rows of eight columns.
 
 Versions are encoded as NDB does, ``(major << 16) | (minor << 8) | build``. The
 "since" versions are those of ndbinfo.md §5; where a table arrived in two
@@ -209,13 +210,24 @@ MEMORY = _q(
 )
 RESTART_INFO = _q("restart_info", "restart_info", "SELECT * FROM ndbinfo.restart_info")
 """All columns: the ``secs_*`` phases are read by name from the result."""
-_LINK = ("node_id", "remote_node_id", "COALESCE(status, '')", "COALESCE(remote_address, '')",
-         "bytes_sent", "bytes_received")
-TRANSPORTERS = _text_query(
-    "transporters", "transporters", (*_LINK, "connect_count", "overloaded", "slowdown")
+_LINKS = """SELECT node_id, COUNT(*) AS links, {connects} AS connects,
+    SUM(bytes_sent) AS bytes_sent, SUM(bytes_received) AS bytes_received,
+    GROUP_CONCAT(IF(status = 'CONNECTED', NULL, remote_node_id)) AS down{flags}
+    FROM ndbinfo.transporters WHERE remote_node_id <> node_id GROUP BY node_id"""
+TRANSPORTERS = _q(
+    "links",
+    "transporters",
+    _LINKS.format(
+        connects="SUM(connect_count)",
+        flags=""",
+        GROUP_CONCAT(IF(overloaded = 0, NULL, remote_node_id)) AS overloaded,
+        GROUP_CONCAT(IF(slowdown = 0, NULL, remote_node_id)) AS slowdown""",
+    ),
 )
-"""A row per link of every data node (7,152 for 48 data nodes and 150 slots), as text."""
-TRANSPORTERS_BEFORE_7_5 = _text_query("transporters", "transporters", _LINK)
+"""Every data node's links summed, with the nodes it is not connected to, or overloaded or
+slowed down towards: a row per data node, where the table has one per pair of nodes (7,152
+for 48 data nodes and 150 slots). A link to itself, which old versions list, is left out."""
+TRANSPORTERS_BEFORE_7_5 = _q("links", "transporters", _LINKS.format(connects="0", flags=""))
 LOG_BUFFERS = _q(
     "log_buffers",
     "logbuffers",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
@@ -21,9 +21,9 @@ from ndbtop.model.ndbinfo import (
     LogSpace,
     MemoryUse,
     NdbinfoNode,
+    NodeLinks,
     RestartInfo,
     ThreadCpu,
-    Transporter,
 )
 
 Row = Sequence[object]
@@ -164,32 +164,22 @@ def parse_restart_info(rows: Sequence[Row], columns: Sequence[str]) -> tuple[Res
     return tuple(sorted(out, key=lambda x: x.node_id))
 
 
-def parse_transporters(rows: Sequence[Sequence[str]]) -> tuple[Transporter, ...]:
-    """The text fields of :data:`~ndbtop.ndbinfo.queries.TRANSPORTERS` rows: ``node_id,
-    remote_node_id, status, remote_address, bytes_sent, bytes_received``, then
-    ``connect_count, overloaded, slowdown`` where the version has them; sorted by link.
-
-    A row per link of every data node (7,152 for 48 data nodes and 150 slots): the
-    numbers are read with ``int()``, and only a row it refuses goes the slow way.
-    """
-    out = []
-    for f in rows:
-        if len(f) < 6:
-            continue
-        try:
-            numbers = [int(f[0]), int(f[1]), int(f[4]), int(f[5])]
-            numbers += [int(v) for v in f[6:9]] if len(f) >= 9 else [0, 0, 0]
-        except ValueError:
-            numbers = [to_int(f[0]), to_int(f[1]), to_int(f[4]), to_int(f[5])]
-            numbers += [to_int(v) for v in f[6:9]] if len(f) >= 9 else [0, 0, 0]
-        node, remote, sent, received, connects, overloaded, slowdown = numbers
-        out.append(Transporter(node, remote, f[2], f[3], sent, received, connects,
-                               overloaded != 0, slowdown != 0))
-    out.sort(key=_BY_LINK)
-    return tuple(out)
+def _node_ids(value: object) -> tuple[int, ...]:
+    """``GROUP_CONCAT`` of node ids (``3,4``) as sorted ids; none for NULL."""
+    text = to_text(value)
+    return tuple(sorted({to_int(part) for part in text.split(",") if part.strip()}))
 
 
-_BY_LINK = attrgetter("node_id", "remote_node_id")
+def parse_links(rows: Sequence[Row]) -> tuple[NodeLinks, ...]:
+    """``node_id, links, connects, bytes_sent, bytes_received, down``, then ``overloaded,
+    slowdown`` where the version has them (:data:`~ndbtop.ndbinfo.queries.TRANSPORTERS`)."""
+    return tuple(
+        NodeLinks(
+            *(to_int(v) for v in r[:5]),
+            *(_node_ids(v) for v in r[5:8]),
+        )
+        for r in _sorted(rows, 6)
+    )
 
 
 def thread_names(rows: Sequence[Row]) -> dict[ThreadKey, str]:

@@ -51,7 +51,7 @@ _CLASSES: dict[str, type] = {
         ni.LogSpace,
         ni.MemoryUse,
         ni.RestartInfo,
-        ni.Transporter,
+        ni.NodeLinks,
         PastStart,
     )
 }

@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ndbtop.model.links import id_ranges, node_link_state
+from ndbtop.model.ndbinfo import NodeLinks
 from ndbtop.model.phases import phase_name
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
@@ -91,6 +93,7 @@ def _ndbinfo_json(snap: ClusterSnapshot) -> dict[str, Any]:
             "disk_page_buffer": [],
             "disk_io": {"write_speed": [], "diskstat": []},
             "memory": [],
+            "links": [],
             "redo_log": [],
             "restart_info": [],
             "unavailable": [],
@@ -161,6 +164,7 @@ def _ndbinfo_json(snap: ClusterSnapshot) -> dict[str, Any]:
             }
             for m in ni.memory
         ],
+        "links": [_links_json(snap, links) for links in ni.links],
         "redo_log": [
             {
                 "node_id": r.node_id,
@@ -184,6 +188,53 @@ def _ndbinfo_json(snap: ClusterSnapshot) -> dict[str, Any]:
         ],
         "unavailable": [{"panel": p, "reason": why} for p, why in ni.unavailable],
     }
+
+
+def _links_json(snap: ClusterSnapshot, links: NodeLinks) -> dict[str, Any]:
+    state = node_link_state(snap, links.node_id)
+    assert state is not None
+    return {
+        "node_id": links.node_id,
+        "connected": {c.kind: c.connected for c in state.counts},
+        "configured": {c.kind: c.configured for c in state.counts},
+        "not_connected": list(links.down),
+        "not_connected_while_up": list(state.unexpected_down),
+        "overloaded": list(state.overloaded),
+        "slowdown": list(state.slowdown),
+        "sent_per_s": _round(state.sent_per_s),
+        "received_per_s": _round(state.received_per_s),
+        "rate_over_s": _round(state.rate_over_s),
+    }
+
+
+def _links_text(snap: ClusterSnapshot) -> list[str]:
+    ni = snap.ndbinfo
+    states = [node_link_state(snap, n.node_id) for n in ni.links] if ni else []
+    rows = []
+    for s in states:
+        if s is None:
+            continue
+        counts = {c.kind: f"{c.connected}/{c.configured}" for c in s.counts}
+        rows.append((
+            s.node_id, counts["NDB"], counts["MGM"], counts["API"],
+            human_bytes(s.sent_per_s) + "/s" if s.sent_per_s is not None else "-",
+            human_bytes(s.received_per_s) + "/s" if s.received_per_s is not None else "-",
+            id_ranges(s.unexpected_down) or "-",
+            id_ranges(s.overloaded) or "-",
+            id_ranges(s.slowdown) or "-",
+        ))
+    if not rows:
+        return []
+    return [
+        "",
+        "Links (connected/configured; down while the other end is up):",
+        format_table(
+            ("node", "data", "mgm", "API", "sent", "received", "down", "overloaded",
+             "slowdown"),
+            rows,
+            right=(0, 1, 2, 3, 4, 5),
+        ),
+    ]
 
 
 def _host_json(snap: ClusterSnapshot) -> dict[str, Any] | None:
@@ -338,6 +389,7 @@ def _ndbinfo_text(snap: ClusterSnapshot) -> list[str]:
                 right=(0, 2, 3, 4),
             ),
         ]
+    out += _links_text(snap)
     if ni.log_spaces:
         out += [
             "",

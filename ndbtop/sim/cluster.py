@@ -768,11 +768,17 @@ class SimCluster:
         if master is not None:
             self.emit(7, master.node_id, lcp)
 
+    def index_pages(self, node: SimDataNode) -> tuple[int, int]:
+        """``IndexMemory`` pages (8 KB) a node uses and has: filled half as much as its
+        ``DataMemory``, as hash indexes take less room than the rows they point to."""
+        total = self.config.index_memory_mb * 1024 // 8
+        used = node.data_pages_used * total // (2 * node.data_pages_total or 1)
+        return used, total
+
     def memory_usage_words(self, node: SimDataNode) -> list[tuple[int, ...]]:
         """MemoryUsage (event 50) words a node reports for ``REPORT MEMORY``: data then index."""
         data = (0, 32768, node.data_pages_used, node.data_pages_total, DBTUP)
-        index_total = self.config.index_memory_mb * 1024 // 8
-        index = (0, 8192, node.data_pages_used // 6, index_total, DBACC)
+        index = (0, 8192, *self.index_pages(node), DBACC)
         return [data, index]
 
     def _notify(self) -> None:

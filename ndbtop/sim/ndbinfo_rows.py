@@ -419,8 +419,7 @@ class SimNdbinfo:
                 )
             )
             if legacy_index:
-                total = self.cluster.config.index_memory_mb * 1024 // 8
-                used = n.data_pages_used // 6
+                used, total = self.cluster.index_pages(n)
                 rows.append((n.node_id, "Index memory", used * 8192, used, total * 8192, total))
             lmb_used = 512 + int(sum(n.loads) * 2)
             rows.append(

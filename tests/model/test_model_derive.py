@@ -6,7 +6,7 @@ import pytest
 
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.derive import counter_delta, hit_ratio, hit_ratios, link_rates, rate
-from ndbtop.model.ndbinfo import DiskPageBuffer, ThreadCpu, Transporter
+from ndbtop.model.ndbinfo import DiskPageBuffer, NodeLinks, ThreadCpu
 from ndbtop.model.sources import Backoff, SourceState, SourceStatus
 from ndbtop.model.summary import summarize
 
@@ -61,15 +61,29 @@ def test_hit_ratio_interval_without_requests_is_undefined_not_100() -> None:
     assert h.interval_pct is None
 
 
-def link(sent: int, received: int, connects: int) -> Transporter:
-    return Transporter(1, 2, "CONNECTED", "10.0.0.2", sent, received, connects)
+def links(sent: int, received: int, connects: int = 49, down: tuple[int, ...] = ()) -> NodeLinks:
+    return NodeLinks(1, 49, connects, sent, received, down)
 
 
-def test_link_rates_restart_when_the_link_reconnects() -> None:
-    (r,) = link_rates((link(1000, 500, 1),), (link(3000, 1500, 1),), 2.0)
-    assert (r.sent_per_s, r.received_per_s) == (1000.0, 500.0)
-    (r,) = link_rates((link(1000, 500, 1),), (link(3000, 1500, 2),), 2.0)
-    assert (r.sent_per_s, r.received_per_s) == (None, None)
+@pytest.mark.parametrize(
+    ("before", "after", "rates"),
+    [
+        (links(1000, 500), links(3000, 1500), (1000.0, 500.0)),
+        # a link connected again: its counters restarted
+        (links(1000, 500), links(3000, 1500, connects=50), (None, None)),
+        # a link went down or came up: its counters left or joined the sums
+        (links(1000, 500), links(3000, 1500, down=(7,)), (None, None)),
+        (links(1000, 500, down=(7,)), links(3000, 1500), (None, None)),
+        (links(3000, 1500), links(1000, 1600), (None, 50.0)),
+    ],
+)
+def test_link_rates_per_node_are_unknown_across_a_change_of_links(
+    before: NodeLinks, after: NodeLinks, rates: tuple[float | None, float | None]
+) -> None:
+    (r,) = link_rates((before,), (after,), 2.0)
+    assert (r.node_id, r.sent_per_s, r.received_per_s, r.seconds) == (1, *rates, 2.0)
+    (first,) = link_rates(None, (after,), 0.0)
+    assert (first.sent_per_s, first.received_per_s) == (None, None)
 
 
 def test_thread_cpu_ranks_like_ndb_top() -> None:

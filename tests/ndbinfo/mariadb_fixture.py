@@ -129,6 +129,10 @@ FIXTURE_ROWS: dict[str, list[tuple[Any, ...]]] = {
     "transporters": [
         (1, 2, "CONNECTED", "192.168.56.104", 139508260, 117712512, 1, 0, 0, 0, 0, 0),
         (2, 1, "CONNECTED", "192.168.56.103", 117712512, 139508260, 1, 0, 0, 0, 0, 0),
+        # An API slot nobody uses, and a link to itself as older versions list it.
+        (1, 3, "CONNECTING", "-", 0, 0, 0, 0, 0, 0, 0, 0),
+        (2, 3, "CONNECTING", "-", 0, 0, 0, 0, 0, 0, 0, 0),
+        (1, 1, "DISCONNECTED", "-", 0, 0, 0, 0, 0, 0, 0, 0),
     ],
     "disk_write_speed_aggregate_node": [
         (1, 75000, 130000, 7540, 65235, 1000, 65000),

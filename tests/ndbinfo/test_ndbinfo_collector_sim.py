@@ -12,7 +12,7 @@ import pytest
 
 from ndbtop.mgm.version import make_version
 from ndbtop.model.derive import hit_ratio
-from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.model.ndbinfo import NdbinfoSample, NodeLinks
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo.collector import MAX_QUERIES_PER_SAMPLE, NdbinfoCollector
 from ndbtop.ndbinfo.errors import (
@@ -186,10 +186,8 @@ async def test_each_sample_sends_at_most_four_queries_and_rotates_the_slow_tier(
     assert samples[1].nodes == samples[0].nodes and samples[0].memory and samples[1].memory
 
 
-async def read_threads_and_links(
-    server: SqlNodeServer, cluster: SimCluster
-) -> list[tuple[NdbinfoSample, int]]:
-    """Samples until ``transporters`` was read, each with the rows the server sent for it."""
+async def read_rotation(server: SqlNodeServer) -> list[tuple[NdbinfoSample, int]]:
+    """One sample per slow panel, each with the rows the server sent for it."""
     collector = await connected(server)
     out = []
     for _ in range(len(SLOW_TABLES)):
@@ -199,14 +197,10 @@ async def read_threads_and_links(
     return out
 
 
-async def test_threads_and_links_come_packed_in_one_row_each() -> None:
-    cluster = threads_cluster()
-    async with sql_node(SimNdbinfo(cluster)) as server:
-        samples = await read_threads_and_links(server, cluster)
+async def test_threads_come_packed_in_one_row() -> None:
+    async with sql_node(SimNdbinfo(threads_cluster())) as server:
+        samples = await read_rotation(server)
         cpustat = await hand_query(server, "SELECT node_id, thr_no, OS_user FROM cpustat")
-        links = await hand_query(
-            server, "SELECT node_id, remote_node_id, status, bytes_sent FROM transporters"
-        )
     first, sent = samples[0]
     assert len(first.threads) == len(cpustat) == 14
     # cpustat and the disk page buffer sums (a row per node) and one slow panel's rows
@@ -214,9 +208,6 @@ async def test_threads_and_links_come_packed_in_one_row_each() -> None:
     assert {(t.node_id, t.thr_no, t.os_user_pct) for t in first.threads} == {
         (n, t, float(user)) for n, t, user in cpustat
     }
-    with_links = next(sample for sample, _ in samples if sample.transporters)
-    assert {(t.node_id, t.remote_node_id, t.status, t.bytes_sent)
-            for t in with_links.transporters} == set(links)
 
 
 @pytest.mark.parametrize(
@@ -224,20 +215,49 @@ async def test_threads_and_links_come_packed_in_one_row_each() -> None:
     ["SET SESSION group_concat_max_len = 64", "SET SESSION no_such_variable = 1"],
     ids=["results-cut-by-the-server", "setting-refused"],
 )
-async def test_threads_and_links_are_read_row_by_row_when_packing_fails(
+async def test_threads_are_read_row_by_row_when_packing_fails(
     monkeypatch: pytest.MonkeyPatch, setting: str
 ) -> None:
-    cluster = threads_cluster()
-    async with sql_node(SimNdbinfo(cluster)) as server:
-        packed = await read_threads_and_links(server, cluster)
+    async with sql_node(SimNdbinfo(threads_cluster())) as server:
+        packed = await read_rotation(server)
         monkeypatch.setattr(q, "SET_GROUP_CONCAT_MAX_LEN", q.Query("packing", "", setting))
-        rows = await read_threads_and_links(server, cluster)
+        rows = await read_rotation(server)
     assert [s.threads for s, _ in rows] == [s.threads for s, _ in packed]
-    assert [s.transporters for s, _ in rows] == [s.transporters for s, _ in packed]
     assert all(sent > len(sample.threads) for sample, sent in rows)
     cut = setting.endswith("64")
     # A cut result is read again row by row at once, and row by row from then on.
     assert rows[0][0].queries == 3 + cut and [s.queries for s, _ in rows[1:3]] == [3, 3]
+
+
+async def test_links_are_summed_per_data_node_as_the_table_has_them() -> None:
+    cluster = threads_cluster()
+    assert cluster.stop_nodes((3,)).ok
+    cluster.advance(60)
+    async with sql_node(SimNdbinfo(cluster)) as server:
+        collector = await connected(server)
+        sample = await blocking(collector.sample)
+        collector.close()
+        rows = await hand_query(
+            server,
+            "SELECT node_id, remote_node_id, status, bytes_sent, bytes_received, connect_count"
+            " FROM transporters",
+        )
+    expected = []
+    for node in sorted({row[0] for row in rows}):
+        links = [row for row in rows if row[0] == node and row[1] != node]
+        expected.append(
+            NodeLinks(
+                node,
+                len(links),
+                sum(row[5] for row in links),
+                sum(row[3] for row in links),
+                sum(row[4] for row in links),
+                tuple(sorted(row[1] for row in links if row[2] != "CONNECTED")),
+            )
+        )
+    assert sample.links == tuple(expected)
+    (node2,) = sample.links
+    assert node2.node_id == 2 and 3 in node2.down and 1 not in node2.down
 
 
 def small_cluster(version: int = make_version(8, 4, 3)) -> StaticProvider:
@@ -310,12 +330,12 @@ async def test_an_account_without_one_table_loses_only_that_panel() -> None:
     for sample in samples:
         assert sample.unavailable == (
             (
-                "transporters",
+                "links",
                 "no SELECT privilege on ndbinfo.transporters "
                 "(needs GRANT SELECT ON ndbinfo.* TO 'monitor'@'%')",
             ),
         )
-        assert sample.transporters == () and len(sample.threads) == 14
+        assert sample.links == () and len(sample.threads) == 14
         assert sample.nodes and sample.memory and sample.log_spaces and sample.disk_write_speed
 
 

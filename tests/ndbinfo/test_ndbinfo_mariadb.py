@@ -29,7 +29,7 @@ from ndbtop.model.ndbinfo import (
     MemoryUse,
     NdbinfoNode,
     NdbinfoSample,
-    Transporter,
+    NodeLinks,
 )
 from ndbtop.ndbinfo.collector import MAX_QUERIES_PER_SAMPLE, NdbinfoCollector
 from ndbtop.ndbinfo.errors import (
@@ -158,9 +158,9 @@ def test_every_panel_the_version_has_matches_the_fixture_rows(mariadb: MariaDbSe
         key=lambda s: (s.node_id, s.log_id, s.log_part),
     )
     assert LogSpace(2, "REDO", 0, 1, 16 << 20, 320 << 10) in sample.log_buffers
-    assert sample.transporters == (
-        Transporter(1, 2, "CONNECTED", "192.168.56.104", 139508260, 117712512, 1),
-        Transporter(2, 1, "CONNECTED", "192.168.56.103", 117712512, 139508260, 1),
+    assert sample.links == (
+        NodeLinks(1, 2, 1, 139508260, 117712512, down=(3,)),
+        NodeLinks(2, 2, 1, 117712512, 139508260, down=(3,)),
     )
     assert sample.disk_write_speed[0] == DiskWriteSpeed(1, 75000, 130000, 7540, 65235, 1000, 65000)
     assert sample.restart_info == ()
@@ -181,11 +181,11 @@ def test_an_account_without_one_table_loses_only_that_panel(mariadb: MariaDbServ
         samples = [c.sample() for _ in range(10)]
     last = samples[-1]
     reasons = dict(last.unavailable)
-    assert reasons["transporters"] == (
+    assert reasons["links"] == (
         "no SELECT privilege on ndbinfo.transporters "
         "(needs GRANT SELECT ON ndbinfo.* TO 'limited'@'%')"
     )
-    assert last.transporters == ()
+    assert last.links == ()
     assert len(last.threads) == 8 and last.memory and last.nodes and last.disk_page_buffer
     assert all(s.queries <= MAX_QUERIES_PER_SAMPLE for s in samples)
 

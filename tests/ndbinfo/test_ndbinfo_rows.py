@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from ndbtop.model.ndbinfo import DiskPageBuffer, LogSpace, MemoryUse, RestartInfo, Transporter
+from ndbtop.model.ndbinfo import DiskPageBuffer, LogSpace, MemoryUse, NodeLinks, RestartInfo
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
 
@@ -85,23 +85,11 @@ def test_panels_are_sorted_by_node_and_short_rows_are_dropped() -> None:
     )
 
 
-def test_transporters_with_and_without_the_7_5_columns() -> None:
-    new = r.parse_transporters([["1", "2", "CONNECTED", "10.0.0.2", "10", "20", "3", "1", "0"]])
-    old = r.parse_transporters([["1", "2", "CONNECTING", "-", "0", "0"], ["1", "3", "-"]])
-    assert new == (Transporter(1, 2, "CONNECTED", "10.0.0.2", 10, 20, 3, True, False),)
-    assert old == (Transporter(1, 2, "CONNECTING", "-", 0, 0, 0, False, False),)
-
-
-def test_transporters_read_as_text_are_the_same_links() -> None:
-    text = (
-        "2 1 CONNECTED 10.0.0.1 18446744073709551615 20 3 0 1;1 3   0 0 0 0 0;1 2 x - 1.0 2 0 0 0"
-    )
-    links = r.parse_transporters(q.split_fields(q.split_text_rows(text)))
-    assert links == (
-        Transporter(1, 2, "x", "-", 1, 2, 0, False, False),
-        Transporter(1, 3, "", "", 0, 0, 0, False, False),
-        Transporter(2, 1, "CONNECTED", "10.0.0.1", 2**64 - 1, 20, 3, False, True),
-    )
+def test_links_with_and_without_the_7_5_columns() -> None:
+    new = r.parse_links([(2, 149, Decimal(149), Decimal(10), Decimal(20), "51,4,50", "4", None)])
+    old = r.parse_links([(1, 3, 0, 5, 6, None), (1, 2)])
+    assert new == (NodeLinks(2, 149, 149, 10, 20, (4, 50, 51), (4,), ()),)
+    assert old == (NodeLinks(1, 3, 0, 5, 6),)
 
 
 @pytest.mark.parametrize(

@@ -242,7 +242,7 @@ async def test_vector_22_memory_report(ref: Simulator, raw: Raw) -> None:
     )
     index = (
         b"log event reply\ntype=50\ntime=0\nsource_nodeid=2\ngth=0\npage_size_bytes=8192\n"
-        b"pages_used=10\npages_total=1280\nblock=248\n\n"
+        b"pages_used=32\npages_total=1280\nblock=248\n\n"
     )
     conn = await raw(ref.mgm_ports[1])
     expected = b"dump events reply\nresult: Ok\nevents: 2\n\n" + data + index

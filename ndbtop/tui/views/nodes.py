@@ -22,6 +22,13 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
 from ndbtop.tui.format import bar, seconds, status_text
 from ndbtop.tui.views.base import View
+from ndbtop.tui.views.node_facts import (
+    data_memory_pct,
+    links_lines,
+    links_warning,
+    memory_line,
+    memory_style,
+)
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 COLUMNS = (
@@ -34,8 +41,15 @@ COLUMNS = (
     ("group", "group"),
     ("version", "version"),
     ("uptime", "uptime"),
+    ("memory", "data mem"),
 )
 _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
+
+
+def memory_cell(snap: ClusterSnapshot, node_id: int) -> Text:
+    """``61%`` of ``DataMemory`` in use, coloured from 80%."""
+    used = data_memory_pct(snap, node_id)
+    return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
 
 
 def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
@@ -136,6 +150,10 @@ class NodesView(View):
                     f" ETA {seconds(t.redo.eta_s)}",
                     style="yellow",
                 )
+        links = links_warning(snap)
+        if links is not None:
+            line.append("\n")
+            line.append_text(links)
         self.put("#summary", line)
 
         uptimes = {}
@@ -160,6 +178,7 @@ class NodesView(View):
                         group,
                         n.version_text or "",
                         seconds(uptimes.get(n.node_id)) if n.node_id in uptimes else "",
+                        memory_cell(snap, n.node_id) if n.type == "NDB" else "",
                     ),
                 )
             )
@@ -199,7 +218,18 @@ class NodesView(View):
         node_id = self._focus_node(snap)
         if node_id is None:
             return Text("Select a data node to see its start phases.", style="dim")
-        return timeline_panel(snap, node_id, now)
+        facts = [line for line in (memory_line(snap, node_id), *links_lines(snap, node_id))
+                 if line is not None]
+        timeline = timeline_panel(snap, node_id, now)
+        if not facts:
+            return timeline
+        t = snap.timeline(node_id)
+        # During a start its phases come first; otherwise what the node is doing now.
+        parts = [timeline, *facts] if t is not None and t.active else [*facts, timeline]
+        grid = Table.grid()
+        for part in parts:
+            grid.add_row(part)
+        return grid
 
     def copy_text(self) -> str | None:
         snap = self.snapshot

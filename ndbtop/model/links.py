@@ -1,0 +1,101 @@
+"""A data node's links to the rest of the cluster, told apart by the kind of node at the
+other end: from ``ndbinfo.transporters`` (summed per node) and the node types of
+``get status``.
+
+A link to an API slot nobody uses is never connected, and one to a data node that is
+not started cannot be: neither is a problem. A link that is down while the node at the
+other end is started, or whose send buffer is overloaded or slowed down, is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ndbtop.model.snapshot import ClusterSnapshot
+
+_UP = frozenset({"STARTED", "SINGLE USER MODE", "CONNECTED"})
+"""``get status`` states in which a node's links are expected to be connected."""
+
+KINDS = ("NDB", "MGM", "API")
+"""Node types in the order their link counts are shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class LinkCount:
+    """Links of one data node to the nodes of one type."""
+
+    kind: str
+    connected: int
+    configured: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeLinkState:
+    """What a data node's links look like at the last reading of ``transporters``."""
+
+    node_id: int
+    counts: tuple[LinkCount, ...]
+    unexpected_down: tuple[int, ...]
+    """Nodes that are up by ``get status`` but the link to which is not connected."""
+    overloaded: tuple[int, ...]
+    slowdown: tuple[int, ...]
+    sent_per_s: float | None
+    received_per_s: float | None
+    rate_over_s: float
+    read_at: float | None
+    """When ``transporters`` was read, on the clock of the ndbinfo sample."""
+
+    @property
+    def troubled(self) -> bool:
+        """Whether a link is overloaded, slowed down or down where it should be up."""
+        return bool(self.unexpected_down or self.overloaded or self.slowdown)
+
+
+def node_link_state(snap: ClusterSnapshot, node_id: int) -> NodeLinkState | None:
+    """The links of data node ``node_id``, or None when they were not read."""
+    ni = snap.ndbinfo
+    links = next((n for n in ni.links if n.node_id == node_id), None) if ni else None
+    if ni is None or links is None:
+        return None
+    types = {n.node_id: n.type for n in snap.nodes}
+    states = {n.node_id: n.status for n in snap.nodes}
+    down = set(links.down)
+    counts = []
+    for kind in KINDS:
+        peers = [n for n, t in types.items() if t == kind and n != node_id]
+        counts.append(LinkCount(kind, sum(1 for n in peers if n not in down), len(peers)))
+    rate = next((r for r in snap.link_rates if r.node_id == node_id), None)
+    return NodeLinkState(
+        node_id=node_id,
+        counts=tuple(counts),
+        unexpected_down=tuple(n for n in links.down if states.get(n) in _UP),
+        overloaded=links.overloaded,
+        slowdown=links.slowdown,
+        sent_per_s=rate.sent_per_s if rate else None,
+        received_per_s=rate.received_per_s if rate else None,
+        rate_over_s=rate.seconds if rate else 0.0,
+        read_at=ni.panel_read_at("links"),
+    )
+
+
+def troubled_links(snap: ClusterSnapshot) -> tuple[NodeLinkState, ...]:
+    """Every data node with a troubled link, by node id."""
+    if snap.ndbinfo is None:
+        return ()
+    states = (node_link_state(snap, links.node_id) for links in snap.ndbinfo.links)
+    return tuple(s for s in states if s is not None and s.troubled)
+
+
+def id_ranges(ids: Iterable[int]) -> str:
+    """``3, 5-8, 12``: node ids with runs shown as ranges."""
+    ordered = sorted(set(ids))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ", ".join(parts)

@@ -1,0 +1,124 @@
+"""A data node's memory and links, as lines of the Nodes view's detail panel, and the
+cluster-wide warnings about links for its summary line."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ndbtop.model.links import NodeLinkState, id_ranges, node_link_state, troubled_links
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.report.tables import human_bytes
+from ndbtop.tui.format import rate_bytes, seconds
+
+MEMORY_WARN_PCT = 80.0
+"""Memory use shown in yellow from here."""
+MEMORY_CRIT_PCT = 90.0
+"""And in red from here: a full DataMemory fails inserts with error 827."""
+
+_KIND_LABEL = {"NDB": "data nodes", "MGM": "mgm", "API": "API"}
+
+
+def memory_style(pct: float | None) -> str:
+    """The colour of a data memory percentage."""
+    if pct is None:
+        return "dim"
+    return "bold red" if pct >= MEMORY_CRIT_PCT else "yellow" if pct >= MEMORY_WARN_PCT else ""
+
+
+def data_memory_pct(snap: ClusterSnapshot, node_id: int) -> float | None:
+    """Percent of ``DataMemory`` a data node uses (None before it was read)."""
+    if snap.ndbinfo is None:
+        return None
+    for m in snap.ndbinfo.memory:
+        if m.node_id == node_id and m.memory_type == "Data memory":
+            return m.used_pct
+    return None
+
+
+def memory_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
+    """``memory  Data 12.1 GiB of 20.0 GiB (61%) · Long message buffer 2%``."""
+    uses = [m for m in snap.ndbinfo.memory if m.node_id == node_id] if snap.ndbinfo else []
+    if not uses:
+        return None
+    line = Text("memory  ", style="bold")
+    for i, m in enumerate(uses):
+        if i:
+            line.append(" · ")
+        pct = m.used_pct
+        shown = "-" if pct is None else f"{pct:.0f}%"
+        if m.memory_type == "Data memory":
+            line.append(f"Data {human_bytes(m.used)} of {human_bytes(m.total)} ")
+            line.append(f"({shown})", style=memory_style(pct))
+        else:
+            line.append(f"{m.memory_type} {shown}", style=memory_style(pct))
+    return line
+
+
+def links_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
+    """The node's links: connected per kind of node, traffic, and what is wrong."""
+    state = node_link_state(snap, node_id)
+    if state is None:
+        return []
+    line = Text("links   ", style="bold")
+    shown = [c for c in state.counts if c.configured]
+    for i, count in enumerate(shown):
+        if i:
+            line.append(" · ")
+        healthy = count.connected == count.configured or count.kind == "API"
+        line.append(
+            f"{_KIND_LABEL[count.kind]} {count.connected}/{count.configured}",
+            style="" if healthy else "yellow",
+        )
+    if state.sent_per_s is not None or state.received_per_s is not None:
+        line.append(
+            f" · sent {rate_bytes(state.sent_per_s)}, received "
+            f"{rate_bytes(state.received_per_s)} over {seconds(state.rate_over_s)}"
+        )
+    ni = snap.ndbinfo
+    if state.read_at is not None and ni is not None:
+        line.append(f" · read {seconds(max(ni.taken_at - state.read_at, 0.0))} ago", style="dim")
+    out = [line]
+    out.extend(_trouble_lines(state))
+    return out
+
+
+def _trouble_lines(state: NodeLinkState) -> list[Text]:
+    out = []
+    if state.overloaded:
+        out.append(Text(
+            f"        overloaded towards {id_ranges(state.overloaded)}: send buffer past "
+            "OverloadLimit, transactions over these links fail (error 1218)",
+            style="bold red",
+        ))
+    if state.slowdown:
+        out.append(Text(
+            f"        slowed down towards {id_ranges(state.slowdown)}: send buffer past 60% "
+            "of OverloadLimit",
+            style="yellow",
+        ))
+    if state.unexpected_down:
+        out.append(Text(
+            f"        not connected to {id_ranges(state.unexpected_down)}, which "
+            f"{'is' if len(state.unexpected_down) == 1 else 'are'} up",
+            style="bold red",
+        ))
+    return out
+
+
+def links_warning(snap: ClusterSnapshot, limit: int = 3) -> Text | None:
+    """``links: node 3 overloaded → 4 · node 5 not connected → 7`` for the summary line."""
+    troubled = troubled_links(snap)
+    if not troubled:
+        return None
+    parts = []
+    for s in troubled:
+        if s.overloaded:
+            parts.append(f"node {s.node_id} overloaded → {id_ranges(s.overloaded)}")
+        if s.unexpected_down:
+            parts.append(f"node {s.node_id} not connected → {id_ranges(s.unexpected_down)}")
+        if s.slowdown:
+            parts.append(f"node {s.node_id} slowdown → {id_ranges(s.slowdown)}")
+    more = f" (+{len(parts) - limit} more)" if len(parts) > limit else ""
+    severe = any(s.overloaded or s.unexpected_down for s in troubled)
+    return Text("links: " + " · ".join(parts[:limit]) + more,
+                style="bold red" if severe else "yellow")

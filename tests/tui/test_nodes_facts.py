@@ -1,0 +1,117 @@
+"""The Nodes view on made-up snapshots: each data node's memory, its links, and the
+summary's warning about troubled links."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.derive import LinkRate
+from ndbtop.model.ndbinfo import MemoryUse, NdbinfoSample, NodeLinks
+from ndbtop.model.phases import StartTimeline
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.screen_text import screen_text
+from ndbtop.tui.views.nodes import NodesView
+from ndbtop.tui.widgets.keyed_table import KeyedTable
+
+GIB = 1 << 30
+
+
+class NodesApp(App[None]):
+    """The Nodes view alone, as wide as the live view."""
+
+    def compose(self) -> ComposeResult:
+        yield NodesView(id="view")
+
+
+NODES = (
+    NodeStatus(1, "NDB", "STARTED", node_group=0, dynamic_id=1),
+    NodeStatus(2, "NDB", "STARTED", node_group=0, dynamic_id=2),
+    NodeStatus(3, "NDB", "STARTING", start_phase=3, node_group=1),
+    NodeStatus(50, "MGM", "CONNECTED"),
+    NodeStatus(60, "API", "CONNECTED"),
+    NodeStatus(61, "API", "NO_CONTACT"),
+)
+
+
+def snapshot(
+    links: tuple[NodeLinks, ...], *, data_used: float = 0.5, starting: bool = False
+) -> ClusterSnapshot:
+    memory = tuple(
+        use
+        for n in (1, 2)
+        for use in (
+            MemoryUse(n, "Data memory", int(data_used * 20 * GIB), 0, 20 * GIB, 0),
+            MemoryUse(n, "Long message buffer", 1 << 20, 0, 64 << 20, 0),
+        )
+    )
+    sample = NdbinfoSample(taken_at=500.0, ndb_version=None, memory=memory, links=links,
+                           read_at=(("links", 488.0),))
+    timelines = (StartTimeline(1, 1, 400.0, True, current_phase=5, current_since=450.0),) \
+        if starting else ()
+    return ClusterSnapshot(
+        taken_at=500.0, wall=500.0, interval=1.0, sources=(), nodes=NODES, ndbinfo=sample,
+        link_rates=(LinkRate(1, 2_500_000.0, 1_200_000.0, 29.0),), timelines=timelines,
+    )
+
+
+HEALTHY = (
+    NodeLinks(1, 5, 5, 10, 10, down=(3, 61)),
+    NodeLinks(2, 5, 5, 10, 10, down=(3, 61)),
+)
+
+
+async def test_data_memory_in_the_table_and_memory_and_links_of_the_selected_node() -> None:
+    app = NodesApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(NodesView)
+        view.show(snapshot(HEALTHY, data_used=0.93), 500.0)
+        await pilot.pause()
+        table = view.query_one("#nodes", KeyedTable)
+        cell = table.get_cell("1", "memory")
+        assert cell.plain == "93%" and "red" in str(cell.style)
+        assert table.get_cell("3", "memory").plain == ""
+        assert table.get_cell("50", "memory") == ""
+        text = screen_text(app)
+        assert "memory  Data 18.6 GiB of 20.0 GiB (93%) · Long message buffer 2%" in text
+        # node 3 is starting and 61 is a free slot: neither is a problem
+        assert (
+            "links   data nodes 1/2 · mgm 1/1 · API 1/2 · sent 2.5 MB/s, received 1.2 MB/s "
+            "over 29s · read 12s ago"
+        ) in text
+        assert "links:" not in text and "overloaded" not in text
+
+
+async def test_troubled_links_are_named_in_the_summary_and_the_detail() -> None:
+    app = NodesApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(NodesView)
+        troubled = (
+            NodeLinks(1, 5, 5, 10, 10, down=(2, 3, 61), overloaded=(60,)),
+            NodeLinks(2, 5, 5, 10, 10, down=(3, 61), slowdown=(1,)),
+        )
+        view.show(snapshot(troubled), 500.0)
+        await pilot.pause()
+        text = screen_text(app)
+        assert (
+            "links: node 1 overloaded → 60 · node 1 not connected → 2 · node 2 slowdown → 1"
+        ) in text
+        assert "overloaded towards 60: send buffer past OverloadLimit" in text
+        assert "not connected to 2, which is up" in text
+        view.show(snapshot(HEALTHY), 501.0)
+        await pilot.pause()
+        assert "links:" not in screen_text(app)
+
+
+async def test_during_a_start_its_phases_come_before_memory_and_links() -> None:
+    app = NodesApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(NodesView)
+        view.show(snapshot(HEALTHY), 500.0)
+        await pilot.pause()
+        text = screen_text(app)
+        assert text.index("memory  Data") < text.index("Node 1: STARTED; no start seen")
+        view.show(snapshot(HEALTHY, starting=True), 500.0)
+        await pilot.pause()
+        text = screen_text(app)
+        assert text.index("Node 1 · ") < text.index("memory  Data") < text.index("links   ")
