@@ -15,6 +15,7 @@ from ndbtop.collect.hub import Hub
 from ndbtop.errors import NdbtopError, UsageError
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
+from ndbtop.record.background import BackgroundRecorder
 from ndbtop.record.recorder import Recorder
 
 
@@ -56,14 +57,23 @@ async def _record(args: argparse.Namespace) -> int:
     sys.stderr.write(
         f"recording {source} to {args.file} every {args.interval:g} s (Ctrl-C stops)\n"
     )
+    # Written in a worker thread: the sources go on while the disk syncs each snapshot.
+    writer = BackgroundRecorder(recorder)
     try:
         while args.duration is None or time.monotonic() - began < args.duration:
             await asyncio.sleep(args.interval)
-            recorder.write(hub.snapshot())
+            writer.write(hub.snapshot())
+            await writer.flush()
+            if writer.error is not None:
+                why = writer.error
+                raise NdbtopError(
+                    f"cannot write {args.file}: {why.strerror if isinstance(why, OSError) else why}"
+                )
     except asyncio.CancelledError:
         pass
     finally:
-        recorder.close()
+        with contextlib.suppress(OSError):
+            await writer.close()
         with contextlib.suppress(Exception):
             await hub.stop()
         if sim is not None:

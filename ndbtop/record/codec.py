@@ -75,7 +75,7 @@ def encode(value: Any) -> Any:
         return out
     if type(value) in _NAMED_TUPLES:
         record: dict[str, Any] = {"@": type(value).__name__}
-        for name, item in zip(_field_names(type(value)), value, strict=True):
+        for name, item in zip(field_names(type(value)), value, strict=True):
             record[name] = encode(item)
         return record
     if isinstance(value, tuple | list):
@@ -98,12 +98,21 @@ def decode(value: Any) -> Any:
         cls = _CLASSES.get(value.get("@", ""))
         if cls is None:
             raise ValueError(f"unknown record type {value.get('@')!r}")
-        names = set(_field_names(cls))
+        names = set(field_names(cls))
         return cls(**{k: decode(v) for k, v in value.items() if k in names})
     return value
 
 
-def _field_names(cls: type) -> tuple[str, ...]:
+def is_record(value: Any) -> bool:
+    """Whether ``value`` is recorded field by field (a dataclass or a registered named
+    tuple)."""
+    return type(value) in _NAMED_TUPLES or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    )
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """The fields a record of ``cls`` is written with, in order."""
     if cls in _NAMED_TUPLES:
         return cls._fields  # type: ignore[attr-defined, no-any-return]
     return tuple(f.name for f in dataclasses.fields(cls))

@@ -1,8 +1,12 @@
 """Reading a recording back into the snapshots the live view rendered.
 
-Records are kept as raw lines and decoded on demand, so a long recording
-costs little until it is looked at. A file cut short by a killed recorder is
-read up to its last complete record.
+A recording (:mod:`ndbtop.record.recorder`) is one gzip member per key frame and
+the deltas after it. Opening one reads it through once to find every snapshot and
+event; what a snapshot holds is decoded when it is asked for, by applying the
+deltas since the key frame before it, so a long recording costs little until it is
+looked at, and moving one snapshot on costs one delta. A file cut short by a killed
+recorder is read up to its last complete record. Recordings of format 1, where
+every snapshot is whole, are read as well.
 """
 
 from __future__ import annotations
@@ -11,30 +15,71 @@ import bisect
 import dataclasses
 import json
 import zlib
-from collections import deque
+from collections import OrderedDict, deque
 from pathlib import Path
+from typing import Any
 
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import decode
+from ndbtop.record.delta import apply
 
 EVENTS_KEPT = 2000
 SERIES_KEPT = 120
+_CHUNK = 1 << 16
+_MEMBERS_CACHED = 2
 
 
-def _lines(path: Path) -> list[bytes]:
+def _members(path: Path) -> tuple[bytes, list[tuple[int, int]]]:
+    """The file's bytes and the (start, end) of each gzip member in them."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise NdbtopError(f"cannot read recording {path}: {exc.strerror}") from None
+    view = memoryview(raw)
+    members = []
+    pos = 0
+    while pos < len(raw):
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        fed = pos
+        try:
+            while not d.eof and fed < len(raw):
+                d.decompress(view[fed : fed + _CHUNK])
+                fed = min(fed + _CHUNK, len(raw))
+        except zlib.error:
+            if not members:
+                raise NdbtopError(f"{path} is not an ndbtop recording (not gzip data)") from None
+            break
+        end = fed - len(d.unused_data) if d.eof else len(raw)
+        members.append((pos, end))
+        if not d.eof:
+            break
+        pos = end
+    return raw, members
+
+
+def _lines(data: bytes) -> list[bytes]:
+    # The last line is either empty (complete member) or cut short (killed recorder).
+    return [line for line in data.split(b"\n")[:-1] if line]
+
+
+def _inflate(data: bytes | memoryview) -> bytes:
+    """A member decompressed, as much of it as there is."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
-        data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
+        return d.decompress(data)
     except zlib.error:
-        raise NdbtopError(f"{path} is not an ndbtop recording (not gzip data)") from None
-    lines = data.split(b"\n")
-    # The last line is either empty (complete file) or cut short (killed recorder).
-    return [line for line in lines[:-1] if line]
+        return b""
+
+
+class _Cursor:
+    """The encoded body of one snapshot and the series up to it."""
+
+    def __init__(self, index: int, body: dict[str, Any], rings: dict[str, deque[Any]]) -> None:
+        self.index = index
+        self.body = body
+        self.rings = rings
 
 
 class Recording:
@@ -43,30 +88,63 @@ class Recording:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.header: dict[str, object] = {}
-        self._snaps: list[bytes] = []
+        self._raw, self._member_spans = _members(path)
+        self._cache: OrderedDict[int, list[bytes]] = OrderedDict()
+        self._snaps: list[tuple[int, int]] = []
+        """(member, line) of every snapshot record."""
+        self._keys: list[int] = []
+        """Indexes of the snapshots that are whole (key frames)."""
         self._snap_walls: list[float] = []
         self._events: list[tuple[float, bytes]] = []
         self._event_counts: list[int] = []
-        for line in _lines(path):
-            # A damaged record ends the recording, as a cut-short one does.
-            try:
-                record = json.loads(line)
-                kind = record.get("k")
-                if kind == "header":
-                    self.header = record
-                elif kind == "snap":
-                    wall = float(record["s"]["wall"])
-                    self._snaps.append(line)
-                    self._snap_walls.append(wall)
-                    self._event_counts.append(len(self._events))
-                elif kind == "event":
-                    self._events.append((float(record["e"]["received_at"]), line))
-            except (ValueError, KeyError, TypeError, AttributeError):
-                break
+        self._cursor: _Cursor | None = None
+        self._index()
         if not self.header:
             raise NdbtopError(f"{path} is not an ndbtop recording")
         if not self._snaps:
             raise NdbtopError(f"{path} holds no snapshot")
+
+    def _index(self) -> None:
+        for member in range(len(self._member_spans)):
+            for number, line in enumerate(self._member_lines(member)):
+                # A damaged record ends the recording, as a cut-short one does.
+                try:
+                    record = json.loads(line)
+                    kind = record.get("k")
+                    if kind == "header":
+                        self.header = record
+                    elif kind in ("snap", "delta"):
+                        if kind == "delta" and not self._snaps:
+                            return
+                        wall = float(record["w"] if "w" in record else record["s"]["wall"])
+                        if kind == "snap":
+                            self._keys.append(len(self._snaps))
+                        self._snaps.append((member, number))
+                        self._snap_walls.append(wall)
+                        self._event_counts.append(len(self._events))
+                    elif kind == "event":
+                        self._events.append((float(record["e"]["received_at"]), line))
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    return
+            # Lines are read again only when a snapshot of this member is asked for.
+            self._cache.clear()
+
+    def _member_lines(self, member: int) -> list[bytes]:
+        lines = self._cache.get(member)
+        if lines is None:
+            start, end = self._member_spans[member]
+            lines = _lines(_inflate(memoryview(self._raw)[start:end]))
+            self._cache[member] = lines
+            while len(self._cache) > _MEMBERS_CACHED:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(member)
+        return lines
+
+    def _record(self, index: int) -> dict[str, Any]:
+        member, number = self._snaps[index]
+        record: dict[str, Any] = json.loads(self._member_lines(member)[number])
+        return record
 
     def __len__(self) -> int:
         return len(self._snaps)
@@ -89,25 +167,57 @@ class Recording:
         """Wall time of snapshot ``index``."""
         return self._snap_walls[index]
 
+    def key_frame(self, index: int) -> int:
+        """The whole snapshot that snapshot ``index`` is rebuilt from."""
+        return self._keys[bisect.bisect_right(self._keys, index) - 1]
+
     def snapshot(self, index: int) -> ClusterSnapshot:
         """Snapshot ``index`` as the live view had it: recent events and time series back."""
-        snap: ClusterSnapshot = decode(json.loads(self._snaps[index])["s"])
+        cursor = self._move_to(index)
+        snap: ClusterSnapshot = decode(cursor.body)
         count = self._event_counts[index]
         events = tuple(
             decode(json.loads(line)["e"])
             for _, line in self._events[max(count - EVENTS_KEPT, 0) : count]
         )
-        return dataclasses.replace(
-            snap, events=events, events_total=count, history=self._series(index)
-        )
+        history = tuple((key, tuple(ring)) for key, ring in cursor.rings.items())
+        return dataclasses.replace(snap, events=events, events_total=count, history=history)
 
-    def _series(self, index: int) -> tuple[tuple[str, tuple[float | None, ...]], ...]:
-        rings: dict[str, deque[float | None]] = {}
-        for line in self._snaps[max(index - SERIES_KEPT + 1, 0) : index + 1]:
-            for key, values in json.loads(line)["s"].get("history", []):
-                ring = rings.setdefault(key, deque(maxlen=SERIES_KEPT))
+    def _move_to(self, index: int) -> _Cursor:
+        """The cursor at ``index``: moved on from where it is, or rebuilt from the key frame
+        (and the series from ``SERIES_KEPT`` snapshots back) when that is less work."""
+        first = min(self.key_frame(index), max(index - SERIES_KEPT + 1, 0))
+        cursor = self._cursor
+        if cursor is None or cursor.index > index or cursor.index < first - 1:
+            cursor = _Cursor(first - 1, {}, {})
+        rings = cursor.rings
+        body = cursor.body
+        for i in range(cursor.index + 1, index + 1):
+            record = self._record(i)
+            if record["k"] == "snap":
+                body = record["s"]
+            elif body:
+                body = apply(body, {"@patch": record["s"]})
+            points = record["h"] if "h" in record else record["s"].get("history", [])
+            for series, values in points:
+                ring = rings.get(series)
+                if ring is None:
+                    ring = rings[series] = deque(maxlen=SERIES_KEPT)
                 ring.extend(values)
-        return tuple((k, tuple(v)) for k, v in rings.items())
+        cursor.index, cursor.body = index, body
+        self._cursor = cursor
+        return cursor
+
+    def tail(self, index: int) -> bytes:
+        """A recording of its own (gzip) from the key frame snapshot ``index`` is rebuilt
+        from to the end: the header, then every record from there on."""
+        member, number = self._snaps[self.key_frame(index)]
+        lines = [json.dumps(self.header, separators=(",", ":")).encode()]
+        lines += self._member_lines(member)[number:]
+        for later in range(member + 1, len(self._member_spans)):
+            lines += self._member_lines(later)
+        compressor = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        return compressor.compress(b"\n".join(lines) + b"\n") + compressor.flush()
 
     def events(self) -> tuple[Event, ...]:
         """Every recorded event."""

@@ -15,7 +15,6 @@ import json
 import socket
 import tarfile
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,23 +126,7 @@ async def _memory(client: MgmClient, clock: Clock) -> str:
 
 def _recording_tail(path: Path, minutes: float) -> bytes:
     recording = read_recording(path)
-    start = recording.index_at(recording.end - minutes * 60)
-    keep_from = recording.wall(start)
-    data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(path.read_bytes())
-    kept: list[bytes] = []
-    for line in data.split(b"\n"):
-        if not line:
-            continue
-        record = json.loads(line)
-        kind = record.get("k")
-        if (
-            kind == "header"
-            or (kind == "snap" and record["s"]["wall"] >= keep_from)
-            or (kind == "event" and record["e"]["received_at"] >= keep_from)
-        ):
-            kept.append(line)
-    compressor = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    return compressor.compress(b"\n".join(kept) + b"\n") + compressor.flush()
+    return recording.tail(recording.index_at(recording.end - minutes * 60))
 
 
 async def collect_bundle(

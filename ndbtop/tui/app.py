@@ -33,6 +33,7 @@ from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.ops.rolling import RollingResult
+from ndbtop.record.background import BackgroundRecorder
 from ndbtop.record.recorder import Recorder, default_recording_path
 from ndbtop.record.replay import ReplaySource
 from ndbtop.report.render import report_text
@@ -173,7 +174,7 @@ class NdbtopApp(App[int]):
         self._tick_soon = False
         self._views: dict[str, View] = {}
         """Every view by name, as composed (looked up at every refresh)."""
-        self.recorder: Recorder | None = None
+        self.recorder: BackgroundRecorder | None = None
         """The flight recorder while ``R`` records, else None."""
         self.recordings: list[Path] = []
         """Every file ``R`` recorded to in this session."""
@@ -236,8 +237,8 @@ class NdbtopApp(App[int]):
     async def on_unmount(self) -> None:
         """Close the recording; stop the sources (and the simulation, in the demo)."""
         if self.recorder is not None:
-            with contextlib.suppress(OSError):  # nowhere left to report it
-                self.recorder.close()
+            with contextlib.suppress(Exception):  # nowhere left to report it
+                await self.recorder.close()
             self.recorder = None
         if self.hub is not None:
             await self.hub.stop()
@@ -394,20 +395,21 @@ class NdbtopApp(App[int]):
 
     # The flight recorder (live view)
 
-    def action_record(self) -> None:
+    async def action_record(self) -> None:
         """Start recording every refresh's snapshot to a new file, or stop."""
         if self.hub is None:
             return
         if self.recorder is not None:
-            self._stop_recording()
+            await self._stop_recording()
             return
         path = default_recording_path()
         source = f"simulated {self.simulated}" if self.simulated else str(self.hub.connectstring)
         try:
-            self.recorder = Recorder(path, source=source)
+            recorder = Recorder(path, source=source)
         except OSError as exc:
             self.notify(f"cannot record to {path}: {exc.strerror}", severity="error", timeout=10)
             return
+        self.recorder = BackgroundRecorder(recorder, on_error=self._recording_failed)
         self.recordings.append(path)
         self._header.recording = path.name
         self.notify(f"recording to {path} (R stops)", timeout=4)
@@ -416,25 +418,24 @@ class NdbtopApp(App[int]):
         self.tick()
 
     def _record(self, snap: ClusterSnapshot) -> None:
+        if self.recorder is not None:
+            self.recorder.write(snap)
+
+    def _recording_failed(self, exc: Exception) -> None:
         if self.recorder is None:
             return
-        try:
-            self.recorder.write(snap)
-        except OSError as exc:
-            self.notify(
-                f"recording stopped: {self.recorder.path}: {exc.strerror}",
-                severity="error",
-                timeout=10,
-            )
-            self._stop_recording(quiet=True)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        self.notify(f"recording stopped: {self.recorder.path}: {why}", severity="error",
+                    timeout=10)
+        self.call_later(self._stop_recording, quiet=True)
 
-    def _stop_recording(self, *, quiet: bool = False) -> None:
+    async def _stop_recording(self, *, quiet: bool = False) -> None:
         recorder = self.recorder
         if recorder is None:
             return
         self.recorder = None
         try:
-            recorder.close()
+            await recorder.close()
         except OSError:
             quiet = True
         self._header.recording = None

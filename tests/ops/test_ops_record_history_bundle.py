@@ -106,13 +106,22 @@ def test_recording_rotates_by_size(tmp_path: Path) -> None:
     path = tmp_path / "r.ndbrec"
     recorder = Recorder(path, max_bytes=2000, keep=2)
     for i in range(30):
-        recorder.write(dataclasses.replace(snap, wall=1000.0 + i))
+        # Every node changes at every snapshot: no delta is much smaller than the whole.
+        nodes = tuple(NodeStatus(n, "API", "NO_CONTACT", connect_count=i) for n in range(1, 200))
+        recorder.write(dataclasses.replace(snap, wall=1000.0 + i, nodes=nodes))
     recorder.close()
     assert (
         path.exists() and (tmp_path / "r.ndbrec.1").exists() and (tmp_path / "r.ndbrec.2").exists()
     )
     assert not (tmp_path / "r.ndbrec.3").exists()
     assert path.stat().st_size < 4000
+    # Each file starts with a whole snapshot: it is read without the files before it.
+    newer, older = (read_recording(tmp_path / f"r.ndbrec.{i}") for i in (1, 2))
+    assert newer.end == 1029.0 and older.end == newer.start - 1
+    for recording in (newer, older):
+        for i in range(len(recording)):
+            snap_i = recording.snapshot(i)
+            assert {n.connect_count for n in snap_i.nodes} == {int(snap_i.wall) - 1000}
 
 
 def test_not_a_recording_is_a_clear_error(tmp_path: Path) -> None:
