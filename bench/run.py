@@ -218,6 +218,66 @@ async def render_cost(snaps: list[Any]) -> dict[str, Any]:
     return out
 
 
+async def recording_cost(scenario: str, rounds: int) -> dict[str, Any]:
+    """The flight recorder on ``scenario``: CPU to write a key frame and a delta, bytes on
+    disk per snapshot, and the reader's CPU to open the file, to seek back to a snapshot
+    (rebuilt from its key frame) and to move one snapshot on."""
+    import tempfile
+
+    from ndbtop.collect.hub import Hub
+    from ndbtop.mgm.connectstring import parse_connectstring
+    from ndbtop.model.clock import RealClock
+    from ndbtop.ndbinfo.collector import NdbinfoCollector
+    from ndbtop.ndbinfo.options import MysqlOptions
+    from ndbtop.record.reader import read_recording
+    from ndbtop.record.recorder import Recorder
+
+    sim = SimProcess(scenario)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.ndbrec"
+        try:
+            options = MysqlOptions(host="127.0.0.1", port=sim.sql_port, user="root", password="")
+            hub = Hub(parse_connectstring(f"127.0.0.1:{sim.mgm_port}"), RealClock(), 1.0,
+                      ndbinfo=(NdbinfoCollector(options), "bench"), events=False)
+            assert hub.sql is not None
+            recorder = Recorder(path)
+            writes = []
+            for _ in range(rounds):
+                await hub.mgm.poll_once()
+                await hub.sql.poll_once()
+                hub._changed()
+                snap = hub.snapshot()
+                cpu0 = time.process_time()
+                recorder.write(snap)
+                writes.append((time.process_time() - cpu0) * 1000)
+                await asyncio.sleep(0.5)
+            recorder.close()
+            await hub.stop()
+        finally:
+            sim.stop()
+        size = path.stat().st_size
+        cpu0 = time.process_time()
+        recording = read_recording(path)
+        opened = time.process_time() - cpu0
+        recording.snapshot(rounds - 1)
+        cpu0 = time.process_time()
+        recording.snapshot(rounds // 2)
+        seek = time.process_time() - cpu0
+        cpu0 = time.process_time()
+        recording.snapshot(rounds // 2 + 1)
+        step = time.process_time() - cpu0
+    return {
+        "scenario": scenario,
+        "snapshots": rounds,
+        "key_frame_write_cpu_ms": writes[0],
+        "delta_write_cpu_ms_median": statistics.median(writes[1:]),
+        "bytes_per_snapshot": size / rounds,
+        "open_ms": opened * 1000,
+        "seek_ms": seek * 1000,
+        "step_ms": step * 1000,
+    }
+
+
 def steady_state(scenario: str, seconds: float) -> dict[str, Any]:
     """CPU and terminal output of the live view on ``scenario``; Nodes then Threads."""
     sim = SimProcess(scenario)
@@ -374,6 +434,8 @@ def main() -> int:
     results["load_large"] = asyncio.run(cluster_load("large", 12))
     print("get status 255 nodes ...", flush=True)
     results["status_255"] = asyncio.run(status_parse(50))
+    print("recording ...", flush=True)
+    results["recording_large"] = asyncio.run(recording_cost("large", 30))
     print("start-up ...", flush=True)
     results["startup"] = startup()
     print(f"steady state {cpu_seconds} s ...", flush=True)
@@ -422,6 +484,13 @@ def print_table(r: dict[str, Any]) -> None:
         ("6 terminal output, large", r["steady_large"]["output_kb_s"], "KB/s",
          TARGETS["output_kb_s"]),
         ("7 get status 255 nodes, client/raw", r["status_255"]["ratio"], "x", None),
+        ("8 record a delta, large (CPU)", r["recording_large"]["delta_write_cpu_ms_median"],
+         "ms", None),
+        ("8 record a key frame, large (CPU)", r["recording_large"]["key_frame_write_cpu_ms"],
+         "ms", None),
+        ("8 recording on disk per snapshot", r["recording_large"]["bytes_per_snapshot"] / 1024,
+         "KB", None),
+        ("8 replay one step, large (CPU)", r["recording_large"]["step_ms"], "ms", None),
     ]
     print(f"{'measure':40} {'value':>10} {'unit':7} {'target':>8}  ok")
     for name, value, unit, target in rows:

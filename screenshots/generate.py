@@ -64,6 +64,13 @@ SHOTS = (
         "4 redo log init",
     ),
     Shot(
+        "nodes-large-memory-links",
+        CaptureSpec("large", 120.0),
+        ("1",),
+        "ndbtop · 48 data nodes: DataMemory in use, and the selected node's memory and links",
+        "links   data nodes 47/47",
+    ),
+    Shot(
         "disk-s1-synced-redo-writes",
         CaptureSpec("initial-start", 1800.0),
         ("3",),
