@@ -437,8 +437,8 @@ class SimCluster:
             self.emit(86, node.node_id, self.lcp_id)
 
     def _complete_phase(self, node: SimDataNode, phase: int) -> None:
-        if phase == 0:
-            return
+        # Phase 0 is reported too: a data node logs "Start phase 0 completed" once its
+        # memory is allocated and touched, before it connects to the others.
         if phase == 1:
             if not node.dynamic_id:
                 node.dynamic_id = self.next_dynamic_id

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 START_PHASES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101)
-"""STTOR phases a data node reports, in order."""
+"""STTOR phases after phase 0 (allocating memory), in order: those a start can be made to
+hang in."""
 
 INITIAL_START = 0
 SYSTEM_RESTART = 1

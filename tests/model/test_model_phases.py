@@ -71,6 +71,17 @@ def test_events_give_exact_phase_durations_for_the_initial_start() -> None:
     assert not t[10].active and t[10].finished_at == 5000.0
 
 
+def test_memory_allocation_is_phase_0_and_phase_1_its_own_time() -> None:
+    # S2: a node restart allocates and touches memory for 26 s before phase 0 completes.
+    t = apply_event({}, event(10, 3, (525315, 525315), 100.0))
+    t = apply_event(t, event(13, 3, (0, 2), 126.0))
+    assert t[3].current_phase == 1 and t[3].in_phase_s(126.5) == pytest.approx(0.5)
+    t = apply_event(t, event(13, 3, (1, 2), 127.5))
+    zero, one = t[3].completed
+    assert (zero.phase, zero.seconds, one.phase, one.seconds) == (0, 26.0, 1, 1.5)
+    assert zero.exact and one.exact
+
+
 def test_status_polls_fill_in_what_events_did_not_say_marked_approximate() -> None:
     t = apply_status({}, [starting(11, 3)], 100.0)
     line = t[11]

@@ -55,7 +55,7 @@ async def test_two_nodes_grow_to_four_then_the_data_moves(watch: Watch) -> None:
     assert all(c is not None and c >= started4 for c in connected)
     for n in (5, 6):
         (initiated,) = w.seen(10, n)
-        assert w.seen(13, n)[0].line == "Start phase 1 completed (initial node restart)"
+        assert w.seen(13, n)[0].line == "Start phase 0 completed (initial node restart)"
         assert initiated.line == "Start initiated (mysql-8.4.3 ndb-8.4.3)"
     procedure = max(w.arrived(11, 5), w.arrived(11, 6)) - stop3  # type: ignore[type-var, operator]
     assert abs(procedure - ADD_NODE) <= 0.10 * ADD_NODE, procedure

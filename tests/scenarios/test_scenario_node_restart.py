@@ -120,7 +120,7 @@ async def test_restart_info_holds_the_76_phase_figures(watch: Watch) -> None:
     assert initiated.line.endswith(" ndb-7.6.6)") and started.line.endswith(" ndb-7.6.6)")
     assert initiated.time < w.arrived(13, 3, phase=1) <= started.time  # type: ignore[operator]
     phases = [p.phase for s in w.seen(13, 3) if (p := start_phase(s.event))]
-    assert phases == [1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101]
+    assert phases == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101]
 
 
 async def test_the_same_restart_on_7510_takes_19_minutes(watch: Watch) -> None:
