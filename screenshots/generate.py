@@ -68,7 +68,7 @@ SHOTS = (
         CaptureSpec("large", 120.0),
         ("1",),
         "ndbtop · 48 data nodes: DataMemory in use, and the selected node's memory and links",
-        "links   data nodes 47/47",
+        "links     data nodes 47/47",
     ),
     Shot(
         "disk-s1-synced-redo-writes",

@@ -67,3 +67,11 @@ def test_once_json_matches_hand_written_sql(threaded_sim: Callable[..., Any],
         assert node["connected"]["API"] == sum(1 for r, s in own if r in api and s == "CONNECTED")
         assert node["not_connected_while_up"] == node["overloaded"] == node["slowdown"] == []
     assert {n["node_id"] for n in report["links"]} == {3, 4}
+    counted = dict(query(
+        port, "SELECT node_id, SUM(val) FROM counters WHERE counter_name = 'TRANSACTIONS'"
+              " GROUP BY node_id"))
+    assert {a["node_id"]: a["transactions"] for a in report["activity"]} == {
+        n: int(v) for n, v in counted.items()}
+    # the counters are read at connect and again a refresh later: a rate over that time
+    # (of nothing: simulated time stands still)
+    assert all(a["transactions_per_s"] == 0.0 and a["over_s"] > 0 for a in report["activity"])

@@ -13,6 +13,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.events import EventSource
@@ -24,13 +25,16 @@ from ndbtop.errors import SqlError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.clock import Clock
-from ndbtop.model.derive import HitRatio, LinkRate, hit_ratios, link_rates
+from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
 from ndbtop.model.history import PastStart, cluster_key, past_start
-from ndbtop.model.ndbinfo import NdbinfoSample, NodeLinks
+from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics, apply_statistics
+
+V = TypeVar("V")
+R = TypeVar("R")
 
 EVENT_HISTORY = 2000
 """Events kept for the Events view."""
@@ -44,6 +48,32 @@ _WHOLE_PERCENTS = {float(i): float(i) for i in range(401)}
 """One float object per whole percentage: ``cpustat`` figures are whole numbers, and thread
 series that share a few hundred objects, rather than hold a new one per point, take less
 memory and are cheaper to copy into each snapshot (fewer cache misses)."""
+
+
+class BetweenReadings(Generic[V, R]):
+    """Rates from a panel read in rotation, over the time between its last two readings
+    (the panel's values stay the same in the samples in between)."""
+
+    def __init__(
+        self, panel: str, derive: Callable[[tuple[V, ...] | None, tuple[V, ...], float],
+                                           tuple[R, ...]]
+    ) -> None:
+        self.panel = panel
+        self.derive = derive
+        self.rates: tuple[R, ...] = ()
+        self._last: tuple[V, ...] = ()
+        self._at: float | None = None
+
+    def update(self, sample: NdbinfoSample, values: tuple[V, ...]) -> None:
+        """Take a sample's values of the panel; rates change when it was read again."""
+        at = sample.panel_read_at(self.panel)
+        if at is None or at == self._at:
+            return
+        if self._at is None:
+            self.rates = self.derive(None, values, 0.0)
+        else:
+            self.rates = self.derive(self._last, values, at - self._at)
+        self._last, self._at = values, at
 
 
 class Hub:
@@ -94,8 +124,8 @@ class Hub:
         self._statistics: dict[int, NodeStatistics] = {}
         self._ndbinfo: NdbinfoSample | None = None
         self._hit_ratios: tuple[HitRatio, ...] = ()
-        self._link_rates: tuple[LinkRate, ...] = ()
-        self._links: tuple[tuple[NodeLinks, ...], float | None] = ((), None)
+        self._links = BetweenReadings("links", link_rates)
+        self._activity = BetweenReadings("activity", activity_rates)
         self._tasks: list[asyncio.Task[None]] = []
         self._history: dict[str, deque[float | None]] = {}
         self._history_tuples: dict[str, tuple[str, tuple[float | None, ...]]] = {}
@@ -182,15 +212,8 @@ class Hub:
         seconds = sample.taken_at - previous.taken_at if previous is not None else 0.0
         before = previous.disk_page_buffer if previous is not None else None
         self._hit_ratios = hit_ratios(before, sample.disk_page_buffer, seconds)
-        links_at = sample.panel_read_at("links")
-        if links_at is not None and links_at != self._links[1]:
-            # Links are read every few refreshes: rates over the time between two readings.
-            links, at = self._links
-            if at is None:
-                self._link_rates = link_rates(None, sample.links, 0.0)
-            else:
-                self._link_rates = link_rates(links, sample.links, links_at - at)
-            self._links = (sample.links, links_at)
+        self._links.update(sample, sample.links)
+        self._activity.update(sample, sample.activity)
         self._ndbinfo = sample
         for h in self._hit_ratios:
             self._record(f"hit.interval.{h.node_id}", h.interval_pct)
@@ -310,7 +333,8 @@ class Hub:
             statistics=tuple(self._statistics[k] for k in sorted(self._statistics)),
             ndbinfo=self._ndbinfo,
             hit_ratios=self._hit_ratios,
-            link_rates=self._link_rates,
+            link_rates=self._links.rates,
+            activity_rates=self._activity.rates,
             host=self.host.view if self.host else None,
             history=self._series(),
             past_starts=self._past,

@@ -7,9 +7,9 @@ a delta across a reset is unknown (None), never negative.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
-from ndbtop.model.ndbinfo import DiskPageBuffer, NodeLinks
+from ndbtop.model.ndbinfo import DiskPageBuffer, NodeActivity, NodeLinks
 
 
 def counter_delta(previous: int | float | None, current: int | float | None) -> float | None:
@@ -111,6 +111,53 @@ def link_rates(
                 cur.node_id,
                 rate(prev.bytes_sent, cur.bytes_sent, seconds),
                 rate(prev.bytes_received, cur.bytes_received, seconds),
+                seconds,
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityRate:
+    """What one data node did per second between two readings of its counters."""
+
+    node_id: int
+    transactions_per_s: float | None
+    commits_per_s: float | None
+    aborts_per_s: float | None
+    reads_per_s: float | None
+    writes_per_s: float | None
+    scans_per_s: float | None
+    operations_per_s: float | None
+    seconds: float = 0.0
+
+
+def activity_rates(
+    previous: tuple[NodeActivity, ...] | None,
+    current: tuple[NodeActivity, ...],
+    seconds: float,
+) -> tuple[ActivityRate, ...]:
+    """Each data node's rates between two readings; a node that restarted in between
+    (its counters went back) has none."""
+    before = {a.node_id: a for a in previous or ()}
+    out = []
+    for cur in current:
+        prev = before.get(cur.node_id)
+        if prev is None or any(
+            now < then for now, then in zip(astuple(cur)[1:], astuple(prev)[1:], strict=True)
+        ):
+            out.append(ActivityRate(cur.node_id, *(None,) * 7, seconds))
+            continue
+        out.append(
+            ActivityRate(
+                cur.node_id,
+                rate(prev.transactions, cur.transactions, seconds),
+                rate(prev.commits, cur.commits, seconds),
+                rate(prev.aborts, cur.aborts, seconds),
+                rate(prev.reads, cur.reads, seconds),
+                rate(prev.writes, cur.writes, seconds),
+                rate(prev.scans, cur.scans, seconds),
+                rate(prev.operations, cur.operations, seconds),
                 seconds,
             )
         )

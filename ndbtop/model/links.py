@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ndbtop.model.ndbinfo import NodeLinks
 from ndbtop.model.snapshot import ClusterSnapshot
 
 _UP = frozenset({"STARTED", "SINGLE USER MODE", "CONNECTED"})
@@ -43,13 +44,47 @@ class NodeLinkState:
     sent_per_s: float | None
     received_per_s: float | None
     rate_over_s: float
-    read_at: float | None
-    """When ``transporters`` was read, on the clock of the ndbinfo sample."""
 
     @property
     def troubled(self) -> bool:
         """Whether a link is overloaded, slowed down or down where it should be up."""
         return bool(self.unexpected_down or self.overloaded or self.slowdown)
+
+
+class _Peers:
+    """The node types and states of ``get status``, looked up once for every data node."""
+
+    def __init__(self, snap: ClusterSnapshot) -> None:
+        self.types = {n.node_id: n.type for n in snap.nodes}
+        self.up = {n.node_id for n in snap.nodes if n.status in _UP}
+        self.configured = {kind: 0 for kind in KINDS}
+        for kind in self.types.values():
+            if kind in self.configured:
+                self.configured[kind] += 1
+        self.rates = {r.node_id: r for r in snap.link_rates}
+
+    def state(self, links: NodeLinks) -> NodeLinkState:
+        down_by_kind = dict.fromkeys(KINDS, 0)
+        for node in links.down:
+            kind = self.types.get(node)
+            if kind in down_by_kind:
+                down_by_kind[kind] += 1
+        own = self.types.get(links.node_id)
+        counts = []
+        for kind in KINDS:
+            configured = self.configured[kind] - (own == kind)
+            counts.append(LinkCount(kind, configured - down_by_kind[kind], configured))
+        rate = self.rates.get(links.node_id)
+        return NodeLinkState(
+            node_id=links.node_id,
+            counts=tuple(counts),
+            unexpected_down=tuple(n for n in links.down if n in self.up),
+            overloaded=links.overloaded,
+            slowdown=links.slowdown,
+            sent_per_s=rate.sent_per_s if rate else None,
+            received_per_s=rate.received_per_s if rate else None,
+            rate_over_s=rate.seconds if rate else 0.0,
+        )
 
 
 def node_link_state(snap: ClusterSnapshot, node_id: int) -> NodeLinkState | None:
@@ -58,33 +93,21 @@ def node_link_state(snap: ClusterSnapshot, node_id: int) -> NodeLinkState | None
     links = next((n for n in ni.links if n.node_id == node_id), None) if ni else None
     if ni is None or links is None:
         return None
-    types = {n.node_id: n.type for n in snap.nodes}
-    states = {n.node_id: n.status for n in snap.nodes}
-    down = set(links.down)
-    counts = []
-    for kind in KINDS:
-        peers = [n for n, t in types.items() if t == kind and n != node_id]
-        counts.append(LinkCount(kind, sum(1 for n in peers if n not in down), len(peers)))
-    rate = next((r for r in snap.link_rates if r.node_id == node_id), None)
-    return NodeLinkState(
-        node_id=node_id,
-        counts=tuple(counts),
-        unexpected_down=tuple(n for n in links.down if states.get(n) in _UP),
-        overloaded=links.overloaded,
-        slowdown=links.slowdown,
-        sent_per_s=rate.sent_per_s if rate else None,
-        received_per_s=rate.received_per_s if rate else None,
-        rate_over_s=rate.seconds if rate else 0.0,
-        read_at=ni.panel_read_at("links"),
-    )
+    return _Peers(snap).state(links)
+
+
+def link_states(snap: ClusterSnapshot) -> tuple[NodeLinkState, ...]:
+    """The links of every data node whose links were read, by node id."""
+    ni = snap.ndbinfo
+    if ni is None or not ni.links:
+        return ()
+    peers = _Peers(snap)
+    return tuple(peers.state(links) for links in ni.links)
 
 
 def troubled_links(snap: ClusterSnapshot) -> tuple[NodeLinkState, ...]:
     """Every data node with a troubled link, by node id."""
-    if snap.ndbinfo is None:
-        return ()
-    states = (node_link_state(snap, links.node_id) for links in snap.ndbinfo.links)
-    return tuple(s for s in states if s is not None and s.troubled)
+    return tuple(s for s in link_states(snap) if s.troubled)
 
 
 def id_ranges(ids: Iterable[int]) -> str:

@@ -164,6 +164,25 @@ class NodeLinks:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeActivity:
+    """``counters`` summed per data node: what its transaction coordinators (DBTC) and
+    local query handlers (DBLQH) did since the node started."""
+
+    node_id: int
+    transactions: int
+    commits: int
+    aborts: int
+    reads: int
+    """Primary and unique key reads."""
+    writes: int
+    """Primary and unique key writes."""
+    scans: int
+    """Table and range scans."""
+    operations: int
+    """Operations the node's LDM threads executed (its share of the data)."""
+
+
+@dataclass(frozen=True, slots=True)
 class NdbinfoSample:
     """Everything read from ``ndbinfo`` in one refresh, stamped with a monotonic time.
 
@@ -184,6 +203,7 @@ class NdbinfoSample:
     memory: tuple[MemoryUse, ...] = ()
     restart_info: tuple[RestartInfo, ...] = ()
     links: tuple[NodeLinks, ...] = ()
+    activity: tuple[NodeActivity, ...] = ()
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

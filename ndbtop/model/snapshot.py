@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ndbtop.host.view import HostView
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.derive import HitRatio, LinkRate
+from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline
@@ -45,6 +45,7 @@ class ClusterSnapshot:
     ndbinfo: NdbinfoSample | None = None
     hit_ratios: tuple[HitRatio, ...] = ()
     link_rates: tuple[LinkRate, ...] = ()
+    activity_rates: tuple[ActivityRate, ...] = ()
     host: HostView | None = None
     history: tuple[tuple[str, tuple[float | None, ...]], ...] = ()
     past_starts: tuple[PastStart, ...] = ()

@@ -60,6 +60,7 @@ PANELS = (
     "memory",
     "restart_info",
     "links",
+    "activity",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
@@ -88,6 +89,7 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "memory": lambda rows, _: r.parse_memory(rows),
     "restart_info": r.parse_restart_info,
     "links": lambda rows, _: r.parse_links(rows),
+    "activity": lambda rows, _: r.parse_activity(rows),
 }
 
 
@@ -418,6 +420,7 @@ class NdbinfoCollector:
             memory=panels.get("memory", ()),
             restart_info=panels.get("restart_info", ()),
             links=panels.get("links", ()),
+            activity=panels.get("activity", ()),
             unavailable=tuple(unavailable),
             read_at=tuple(self._read_at.items()),
             queries=tally.queries,

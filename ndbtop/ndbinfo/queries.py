@@ -34,6 +34,7 @@ NEWEST = make_version(255, 255, 255)
 
 SINCE: dict[str, int] = {
     "nodes": make_version(7, 1, 1),
+    "counters": make_version(7, 1, 1),
     "diskpagebuffer": make_version(7, 1, 1),
     "logspaces": make_version(7, 1, 1),
     "logbuffers": make_version(7, 1, 1),
@@ -243,8 +244,27 @@ DISK_STAT = _q(
     FROM ndbinfo.diskstat GROUP BY node_id""",
 )
 
+def _counted(name: str, *counters: str) -> str:
+    names = ", ".join(f"'{c}'" for c in counters)
+    return f"SUM(IF(counter_name IN ({names}), val, 0)) AS {name}"
+
+
+COUNTERS = _q(
+    "activity",
+    "counters",
+    f"""SELECT node_id, {_counted("transactions", "TRANSACTIONS")},
+    {_counted("commits", "COMMITS")}, {_counted("aborts", "ABORTS")},
+    {_counted("key_reads", "READS")}, {_counted("key_writes", "WRITES")},
+    {_counted("scans", "TABLE_SCANS", "RANGE_SCANS")}, {_counted("operations", "OPERATIONS")}
+    FROM ndbinfo.counters GROUP BY node_id""",
+)
+"""What each data node's transaction coordinators and query handlers did since it started,
+summed on the SQL node: a row per node, where the table has one per counter of every block
+instance."""
+
 SLOW_ROTATION = (
     NODES,
+    COUNTERS,
     DISK_WRITE_SPEED,
     LOG_SPACES,
     MEMORY,

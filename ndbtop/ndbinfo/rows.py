@@ -21,6 +21,7 @@ from ndbtop.model.ndbinfo import (
     LogSpace,
     MemoryUse,
     NdbinfoNode,
+    NodeActivity,
     NodeLinks,
     RestartInfo,
     ThreadCpu,
@@ -180,6 +181,11 @@ def parse_links(rows: Sequence[Row]) -> tuple[NodeLinks, ...]:
         )
         for r in _sorted(rows, 6)
     )
+
+
+def parse_activity(rows: Sequence[Row]) -> tuple[NodeActivity, ...]:
+    """``node_id`` then the seven sums of :data:`~ndbtop.ndbinfo.queries.COUNTERS`."""
+    return tuple(NodeActivity(*(to_int(v) for v in r[:8])) for r in _sorted(rows, 8))
 
 
 def thread_names(rows: Sequence[Row]) -> dict[ThreadKey, str]:

@@ -19,7 +19,7 @@ from ndbtop.mgm.events.catalogue import Category, Severity
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model import ndbinfo as ni
-from ndbtop.model.derive import HitRatio, LinkRate
+from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -52,6 +52,8 @@ _CLASSES: dict[str, type] = {
         ni.MemoryUse,
         ni.RestartInfo,
         ni.NodeLinks,
+        ni.NodeActivity,
+        ActivityRate,
         PastStart,
     )
 }

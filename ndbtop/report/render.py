@@ -9,8 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ndbtop.model.links import id_ranges, node_link_state
-from ndbtop.model.ndbinfo import NodeLinks
+from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_name
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
@@ -94,6 +93,7 @@ def _ndbinfo_json(snap: ClusterSnapshot) -> dict[str, Any]:
             "disk_io": {"write_speed": [], "diskstat": []},
             "memory": [],
             "links": [],
+            "activity": [],
             "redo_log": [],
             "restart_info": [],
             "unavailable": [],
@@ -164,7 +164,8 @@ def _ndbinfo_json(snap: ClusterSnapshot) -> dict[str, Any]:
             }
             for m in ni.memory
         ],
-        "links": [_links_json(snap, links) for links in ni.links],
+        "links": _links_json(snap),
+        "activity": _activity_json(snap),
         "redo_log": [
             {
                 "node_id": r.node_id,
@@ -190,30 +191,66 @@ def _ndbinfo_json(snap: ClusterSnapshot) -> dict[str, Any]:
     }
 
 
-def _links_json(snap: ClusterSnapshot, links: NodeLinks) -> dict[str, Any]:
-    state = node_link_state(snap, links.node_id)
-    assert state is not None
-    return {
-        "node_id": links.node_id,
-        "connected": {c.kind: c.connected for c in state.counts},
-        "configured": {c.kind: c.configured for c in state.counts},
-        "not_connected": list(links.down),
-        "not_connected_while_up": list(state.unexpected_down),
-        "overloaded": list(state.overloaded),
-        "slowdown": list(state.slowdown),
-        "sent_per_s": _round(state.sent_per_s),
-        "received_per_s": _round(state.received_per_s),
-        "rate_over_s": _round(state.rate_over_s),
-    }
+def _links_json(snap: ClusterSnapshot) -> list[dict[str, Any]]:
+    down = {links.node_id: links.down for links in snap.ndbinfo.links} if snap.ndbinfo else {}
+    return [
+        {
+            "node_id": state.node_id,
+            "connected": {c.kind: c.connected for c in state.counts},
+            "configured": {c.kind: c.configured for c in state.counts},
+            "not_connected": list(down.get(state.node_id, ())),
+            "not_connected_while_up": list(state.unexpected_down),
+            "overloaded": list(state.overloaded),
+            "slowdown": list(state.slowdown),
+            "sent_per_s": _round(state.sent_per_s),
+            "received_per_s": _round(state.received_per_s),
+            "rate_over_s": _round(state.rate_over_s),
+        }
+        for state in link_states(snap)
+    ]
+
+
+def _activity_json(snap: ClusterSnapshot) -> list[dict[str, Any]]:
+    counted = {c.node_id: c for c in snap.ndbinfo.activity} if snap.ndbinfo else {}
+    return [
+        {
+            "node_id": a.node_id,
+            "transactions": counted[a.node_id].transactions if a.node_id in counted else None,
+            "transactions_per_s": _round(a.transactions_per_s),
+            "commits_per_s": _round(a.commits_per_s),
+            "aborts_per_s": _round(a.aborts_per_s),
+            "key_reads_per_s": _round(a.reads_per_s),
+            "key_writes_per_s": _round(a.writes_per_s),
+            "scans_per_s": _round(a.scans_per_s),
+            "ldm_operations_per_s": _round(a.operations_per_s),
+            "over_s": _round(a.seconds),
+        }
+        for a in snap.activity_rates
+    ]
+
+
+def _activity_text(snap: ClusterSnapshot) -> list[str]:
+    rates = snap.activity_rates
+    if not rates or all(a.transactions_per_s is None for a in rates):
+        return []
+    return [
+        "",
+        f"Activity (per second, over {duration(rates[0].seconds)}):",
+        format_table(
+            ("node", "tx", "aborts", "key reads", "key writes", "scans", "LDM ops"),
+            [
+                (a.node_id, a.transactions_per_s, a.aborts_per_s, a.reads_per_s,
+                 a.writes_per_s, a.scans_per_s, a.operations_per_s)
+                for a in rates
+            ],
+            right=(0, 1, 2, 3, 4, 5, 6),
+        ),
+    ]
 
 
 def _links_text(snap: ClusterSnapshot) -> list[str]:
-    ni = snap.ndbinfo
-    states = [node_link_state(snap, n.node_id) for n in ni.links] if ni else []
     rows = []
-    for s in states:
-        if s is None:
-            continue
+    for s in link_states(snap):
         counts = {c.kind: f"{c.connected}/{c.configured}" for c in s.counts}
         rows.append((
             s.node_id, counts["NDB"], counts["MGM"], counts["API"],
@@ -389,6 +426,7 @@ def _ndbinfo_text(snap: ClusterSnapshot) -> list[str]:
                 right=(0, 2, 3, 4),
             ),
         ]
+    out += _activity_text(snap)
     out += _links_text(snap)
     if ni.log_spaces:
         out += [

@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.derive import counter_delta, hit_ratio, hit_ratios, link_rates, rate
-from ndbtop.model.ndbinfo import DiskPageBuffer, NodeLinks, ThreadCpu
+from ndbtop.model.derive import (
+    ActivityRate,
+    activity_rates,
+    counter_delta,
+    hit_ratio,
+    hit_ratios,
+    link_rates,
+    rate,
+)
+from ndbtop.model.ndbinfo import DiskPageBuffer, NodeActivity, NodeLinks, ThreadCpu
 from ndbtop.model.sources import Backoff, SourceState, SourceStatus
 from ndbtop.model.summary import summarize
 
@@ -132,3 +140,17 @@ def test_hit_ratio_since_start_needs_enough_requests_to_mean_anything() -> None:
     # The extra PGMAN instance of a cluster without disk data reports 1 and 1.
     (h,) = hit_ratios(None, (dpb(10, 1, 1),), 1.0)
     assert h.since_start_pct is None
+
+
+def test_activity_rates_between_two_readings_and_none_across_a_restart() -> None:
+    before = (NodeActivity(3, 1000, 990, 10, 5000, 2000, 40, 9000),
+              NodeActivity(4, 800, 800, 0, 100, 100, 0, 700))
+    after = (NodeActivity(3, 1300, 1280, 20, 5900, 2600, 40, 9900),
+             NodeActivity(4, 5, 5, 0, 1, 1, 0, 3),
+             NodeActivity(5, 9, 9, 0, 0, 0, 0, 0))
+    three, four, five = activity_rates(before, after, 10.0)
+    assert three == ActivityRate(3, 30.0, 29.0, 1.0, 90.0, 60.0, 0.0, 90.0, 10.0)
+    # node 4 restarted (its counters went back) and node 5 is new: no rates yet
+    assert four == ActivityRate(4, None, None, None, None, None, None, None, 10.0)
+    assert five.transactions_per_s is None and five.seconds == 10.0
+    assert all(a.transactions_per_s is None for a in activity_rates(None, after, 0.0))

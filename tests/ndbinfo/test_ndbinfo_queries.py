@@ -8,6 +8,7 @@ from importlib import resources
 
 import pytest
 
+from ndbtop.mgm.version import make_version, split_version
 from ndbtop.ndbinfo import queries as q
 
 SCHEMA = json.loads(
@@ -26,7 +27,7 @@ def selected_columns(sql: str) -> list[str]:
     text = re.sub(r"'[^']*'", "", text)
     text = re.sub(r"\b(AS \w+|SEPARATOR)", "", text)
     text = re.sub(r"\b(SUM|CONCAT|COALESCE|GROUP_CONCAT|IF)\(", "(", text)
-    text = re.sub(r"\bNULL\b|COUNT\(\*\)", "", text)
+    text = re.sub(r"\b(NULL|IN)\b|COUNT\(\*\)", "", text)
     return re.findall(r"[A-Za-z_]\w*", text)
 
 
@@ -71,3 +72,101 @@ def test_text_queries_pack_the_same_row_text() -> None:
         assert query.packed.startswith(f"/* ndbtop */ SELECT COUNT(*), GROUP_CONCAT({row[1]} ")
         assert query.packed.endswith(f"SEPARATOR ';') FROM ndbinfo.{query.table}")
         assert row[1].count(", ' ', ") == query.fields - 1 == 7
+
+
+
+def test_since_versions_are_never_older_than_the_schema_says() -> None:
+    for name, version in q.SINCE.items():
+        table = name.split(".")[0]
+        major, minor = (int(part) for part in SCHEMA[table]["since"].split("."))
+        assert split_version(version)[:2] >= (major, minor), name
+
+
+def panels(plan: q.QueryPlan) -> set[str]:
+    return {query.table for query in plan.all_queries}
+
+
+def test_the_newest_plan_reads_cpustat_and_every_slow_table() -> None:
+    plan = q.plan_for(None)
+    assert plan.thread_cpu is q.CPUSTAT and plan.unsupported == ()
+    assert plan.thread_layout == (q.THREAD_NAMES, q.THREAD_BLOCKS, q.THREAD_OS_IDS)
+    assert plan.slow == q.SLOW_ROTATION
+    assert [query.table for query in plan.slow] == [
+        "nodes",
+        "counters",
+        "disk_write_speed_aggregate_node",
+        "logspaces",
+        "memoryusage",
+        "restart_info",
+        "transporters",
+        "logbuffers",
+        "diskstat",
+    ]
+    assert "thread_spinning" in plan.thread_cpu.sql
+
+
+# version -> (thread CPU source, tables not read, unsupported panels)
+GATES = [
+    ((8, 0, 19), "cpustat", set(), set()),
+    ((8, 0, 18), "cpustat", {"diskstat"}, {"disk_stat"}),
+    ((7, 5, 2), "cpustat", {"diskstat"}, {"disk_stat"}),
+    ((7, 5, 1), "threadstat", {"diskstat", "cpustat", "threads"}, {"disk_stat"}),
+    ((7, 4, 2), "threadstat", {"diskstat", "cpustat"}, {"disk_stat"}),
+    (
+        (7, 4, 1),
+        "threadstat",
+        {"diskstat", "cpustat", "restart_info"},
+        {"disk_stat", "restart_info"},
+    ),
+    (
+        (7, 3, 5),
+        "threadstat",
+        {"diskstat", "restart_info", "disk_write_speed_aggregate_node"},
+        {"disk_stat", "restart_info", "disk_write_speed"},
+    ),
+    (
+        (7, 1, 10),
+        None,
+        {"threadstat", "threadblocks", "restart_info", "disk_write_speed_aggregate_node"},
+        {"threads", "disk_stat", "restart_info", "disk_write_speed"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("version", "cpu", "not_read", "unsupported"), GATES)
+def test_plans_are_gated_by_version(
+    version: tuple[int, int, int], cpu: str | None, not_read: set[str], unsupported: set[str]
+) -> None:
+    plan = q.plan_for(make_version(*version))
+    assert (plan.thread_cpu.table if plan.thread_cpu else None) == cpu
+    assert not panels(plan) & not_read
+    assert {panel for panel, _ in plan.unsupported} == unsupported
+    assert {"nodes", "diskpagebuffer", "memoryusage", "logspaces", "transporters",
+            "counters"} <= panels(plan)
+
+
+def test_transporter_counters_are_only_asked_from_7_5() -> None:
+    assert q.TRANSPORTERS in q.plan_for(make_version(7, 5, 0)).slow
+    old = q.plan_for(make_version(7, 4, 10)).slow
+    assert q.TRANSPORTERS_BEFORE_7_5 in old and "connect_count" not in str(old)
+
+
+def test_an_unsupported_panel_says_which_version_it_needs() -> None:
+    assert dict(q.plan_for(make_version(7, 6, 9)).unsupported) == {
+        "disk_stat": "ndbinfo.diskstat needs NDB 8.0.19 (this is 7.6.9)"
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        ("mysql-8.4.3 ndb-8.4.3", make_version(8, 4, 3)),
+        ("mysql-5.7.25 ndb-7.6.9", make_version(7, 6, 9)),
+        ("ndb-7.5.10", make_version(7, 5, 10)),
+        ("mysql-8.0.36", None),
+        ("ndb-7.5.999", None),
+        ("", None),
+    ],
+)
+def test_node_version_text_is_parsed(text: str, version: int | None) -> None:
+    assert q.parse_node_version(text) == version

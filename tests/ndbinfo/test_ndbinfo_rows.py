@@ -6,7 +6,14 @@ from decimal import Decimal
 
 import pytest
 
-from ndbtop.model.ndbinfo import DiskPageBuffer, LogSpace, MemoryUse, NodeLinks, RestartInfo
+from ndbtop.model.ndbinfo import (
+    DiskPageBuffer,
+    LogSpace,
+    MemoryUse,
+    NodeActivity,
+    NodeLinks,
+    RestartInfo,
+)
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
 
@@ -90,6 +97,15 @@ def test_links_with_and_without_the_7_5_columns() -> None:
     old = r.parse_links([(1, 3, 0, 5, 6, None), (1, 2)])
     assert new == (NodeLinks(2, 149, 149, 10, 20, (4, 50, 51), (4,), ()),)
     assert old == (NodeLinks(1, 3, 0, 5, 6),)
+
+
+def test_activity_sums_per_node() -> None:
+    rows = [(4, Decimal(10), Decimal(9), Decimal(1), Decimal(30), Decimal(20), 0, 90),
+            (3, 5, 5, 0, 1, 2, 3, 4), (5, 1)]
+    assert r.parse_activity(rows) == (
+        NodeActivity(3, 5, 5, 0, 1, 2, 3, 4),
+        NodeActivity(4, 10, 9, 1, 30, 20, 0, 90),
+    )
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.derive import LinkRate
+from ndbtop.model.derive import ActivityRate, LinkRate
 from ndbtop.model.ndbinfo import MemoryUse, NdbinfoSample, NodeLinks
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -52,6 +52,10 @@ def snapshot(
     return ClusterSnapshot(
         taken_at=500.0, wall=500.0, interval=1.0, sources=(), nodes=NODES, ndbinfo=sample,
         link_rates=(LinkRate(1, 2_500_000.0, 1_200_000.0, 29.0),), timelines=timelines,
+        activity_rates=(
+            ActivityRate(1, 1200.0, 1199.0, 1.0, 9800.4, 3300.0, 2.0, 14000.0, 8.0),
+            ActivityRate(2, 470.0, 470.0, 0.0, 100.0, 50.0, 0.0, 14000.0, 8.0),
+        ),
     )
 
 
@@ -72,12 +76,19 @@ async def test_data_memory_in_the_table_and_memory_and_links_of_the_selected_nod
         assert cell.plain == "93%" and "red" in str(cell.style)
         assert table.get_cell("3", "memory").plain == ""
         assert table.get_cell("50", "memory") == ""
+        assert [table.get_cell(n, "tx") for n in ("1", "2", "3", "50")] == [
+            "1,200", "470", "", ""]
         text = screen_text(app)
-        assert "memory  Data 18.6 GiB of 20.0 GiB (93%) · Long message buffer 2%" in text
+        assert "master 1  ·  1,670 tx/s" in text
+        assert "memory    Data 18.6 GiB of 20.0 GiB (93%) · Long message buffer 2%" in text
+        assert (
+            "activity  1,200 tx/s · 1 aborts/s · key reads 9,800/s · key writes 3,300/s · "
+            "scans 2/s · LDM ops 14,000/s (8s)"
+        ) in text
         # node 3 is starting and 61 is a free slot: neither is a problem
         assert (
-            "links   data nodes 1/2 · mgm 1/1 · API 1/2 · sent 2.5 MB/s, received 1.2 MB/s "
-            "over 29s · read 12s ago"
+            "links     data nodes 1/2 · mgm 1/1 · API 1/2 · sent 2.5 MB/s, received 1.2 MB/s "
+            "over 29s"
         ) in text
         assert "links:" not in text and "overloaded" not in text
 
@@ -110,8 +121,8 @@ async def test_during_a_start_its_phases_come_before_memory_and_links() -> None:
         view.show(snapshot(HEALTHY), 500.0)
         await pilot.pause()
         text = screen_text(app)
-        assert text.index("memory  Data") < text.index("Node 1: STARTED; no start seen")
+        assert text.index("memory    Data") < text.index("Node 1: STARTED; no start seen")
         view.show(snapshot(HEALTHY, starting=True), 500.0)
         await pilot.pause()
         text = screen_text(app)
-        assert text.index("Node 1 · ") < text.index("memory  Data") < text.index("links   ")
+        assert text.index("Node 1 · ") < text.index("memory    Data") < text.index("links     ")

@@ -1,10 +1,11 @@
-"""A data node's memory and links, as lines of the Nodes view's detail panel, and the
-cluster-wide warnings about links for its summary line."""
+"""A data node's memory, activity and links, as lines of the Nodes view's detail panel,
+and the cluster-wide figures and warnings of its summary line."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from ndbtop.model.derive import ActivityRate
 from ndbtop.model.links import NodeLinkState, id_ranges, node_link_state, troubled_links
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import human_bytes
@@ -16,6 +17,11 @@ MEMORY_CRIT_PCT = 90.0
 """And in red from here: a full DataMemory fails inserts with error 827."""
 
 _KIND_LABEL = {"NDB": "data nodes", "MGM": "mgm", "API": "API"}
+_INDENT = " " * 10
+
+
+def _label(name: str) -> str:
+    return name.ljust(len(_INDENT))
 
 
 def memory_style(pct: float | None) -> str:
@@ -36,11 +42,11 @@ def data_memory_pct(snap: ClusterSnapshot, node_id: int) -> float | None:
 
 
 def memory_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
-    """``memory  Data 12.1 GiB of 20.0 GiB (61%) · Long message buffer 2%``."""
+    """``memory    Data 12.1 GiB of 20.0 GiB (61%) · Long message buffer 2%``."""
     uses = [m for m in snap.ndbinfo.memory if m.node_id == node_id] if snap.ndbinfo else []
     if not uses:
         return None
-    line = Text("memory  ", style="bold")
+    line = Text(_label("memory"), style="bold")
     for i, m in enumerate(uses):
         if i:
             line.append(" · ")
@@ -54,12 +60,47 @@ def memory_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
     return line
 
 
+def activity_of(snap: ClusterSnapshot, node_id: int) -> ActivityRate | None:
+    """A data node's rates between the last two readings of its counters."""
+    return next((a for a in snap.activity_rates if a.node_id == node_id), None)
+
+
+def cluster_transactions(snap: ClusterSnapshot) -> float | None:
+    """Transactions per second of the whole cluster (None while a node's are unknown)."""
+    rates = [a.transactions_per_s for a in snap.activity_rates]
+    if not rates or any(r is None for r in rates):
+        return None
+    return sum(r for r in rates if r is not None)
+
+
+def per_second(value: float | None) -> str:
+    """``1,670`` or ``-``."""
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def activity_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
+    """``activity  1,670 tx/s · 0 aborts/s · key reads 9,800/s · key writes 3,300/s ...``."""
+    a = activity_of(snap, node_id)
+    if a is None or a.transactions_per_s is None:
+        return None
+    line = Text(_label("activity"), style="bold")
+    line.append(f"{per_second(a.transactions_per_s)} tx/s · ")
+    line.append(f"{per_second(a.aborts_per_s)} aborts/s", style="yellow" if a.aborts_per_s else "")
+    line.append(
+        f" · key reads {per_second(a.reads_per_s)}/s · key writes "
+        f"{per_second(a.writes_per_s)}/s · scans {per_second(a.scans_per_s)}/s · "
+        f"LDM ops {per_second(a.operations_per_s)}/s"
+    )
+    line.append(f" ({seconds(a.seconds)})", style="dim")
+    return line
+
+
 def links_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     """The node's links: connected per kind of node, traffic, and what is wrong."""
     state = node_link_state(snap, node_id)
     if state is None:
         return []
-    line = Text("links   ", style="bold")
+    line = Text(_label("links"), style="bold")
     shown = [c for c in state.counts if c.configured]
     for i, count in enumerate(shown):
         if i:
@@ -74,9 +115,6 @@ def links_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
             f" · sent {rate_bytes(state.sent_per_s)}, received "
             f"{rate_bytes(state.received_per_s)} over {seconds(state.rate_over_s)}"
         )
-    ni = snap.ndbinfo
-    if state.read_at is not None and ni is not None:
-        line.append(f" · read {seconds(max(ni.taken_at - state.read_at, 0.0))} ago", style="dim")
     out = [line]
     out.extend(_trouble_lines(state))
     return out
@@ -86,19 +124,19 @@ def _trouble_lines(state: NodeLinkState) -> list[Text]:
     out = []
     if state.overloaded:
         out.append(Text(
-            f"        overloaded towards {id_ranges(state.overloaded)}: send buffer past "
+            f"{_INDENT}overloaded towards {id_ranges(state.overloaded)}: send buffer past "
             "OverloadLimit, transactions over these links fail (error 1218)",
             style="bold red",
         ))
     if state.slowdown:
         out.append(Text(
-            f"        slowed down towards {id_ranges(state.slowdown)}: send buffer past 60% "
+            f"{_INDENT}slowed down towards {id_ranges(state.slowdown)}: send buffer past 60% "
             "of OverloadLimit",
             style="yellow",
         ))
     if state.unexpected_down:
         out.append(Text(
-            f"        not connected to {id_ranges(state.unexpected_down)}, which "
+            f"{_INDENT}not connected to {id_ranges(state.unexpected_down)}, which "
             f"{'is' if len(state.unexpected_down) == 1 else 'are'} up",
             style="bold red",
         ))

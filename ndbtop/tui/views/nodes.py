@@ -23,11 +23,15 @@ from ndbtop.model.summary import summarize
 from ndbtop.tui.format import bar, seconds, status_text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.node_facts import (
+    activity_line,
+    activity_of,
+    cluster_transactions,
     data_memory_pct,
     links_lines,
     links_warning,
     memory_line,
     memory_style,
+    per_second,
 )
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
@@ -42,6 +46,7 @@ COLUMNS = (
     ("version", "version"),
     ("uptime", "uptime"),
     ("memory", "data mem"),
+    ("tx", "tx/s"),
 )
 _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
 
@@ -50,6 +55,12 @@ def memory_cell(snap: ClusterSnapshot, node_id: int) -> Text:
     """``61%`` of ``DataMemory`` in use, coloured from 80%."""
     used = data_memory_pct(snap, node_id)
     return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
+
+
+def transactions_cell(snap: ClusterSnapshot, node_id: int) -> str:
+    """Transactions per second the node coordinated, between two readings of its counters."""
+    rate = activity_of(snap, node_id)
+    return per_second(rate.transactions_per_s) if rate is not None else ""
 
 
 def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
@@ -143,6 +154,9 @@ class NodesView(View):
         line.append(f"  ·  API slots connected {s.api_connected}/{s.api_slots}")
         if s.master is not None:
             line.append(f"  ·  master {s.master}")
+        tps = cluster_transactions(snap)
+        if tps is not None:
+            line.append(f"  ·  {per_second(tps)} tx/s")
         for t in snap.timelines:
             if t.active and t.redo is not None and not t.redo.completed:
                 line.append(
@@ -179,6 +193,7 @@ class NodesView(View):
                         n.version_text or "",
                         seconds(uptimes.get(n.node_id)) if n.node_id in uptimes else "",
                         memory_cell(snap, n.node_id) if n.type == "NDB" else "",
+                        transactions_cell(snap, n.node_id) if n.type == "NDB" else "",
                     ),
                 )
             )
@@ -218,14 +233,24 @@ class NodesView(View):
         node_id = self._focus_node(snap)
         if node_id is None:
             return Text("Select a data node to see its start phases.", style="dim")
-        facts = [line for line in (memory_line(snap, node_id), *links_lines(snap, node_id))
-                 if line is not None]
+        facts = [
+            line
+            for line in (
+                memory_line(snap, node_id),
+                activity_line(snap, node_id),
+                *links_lines(snap, node_id),
+            )
+            if line is not None
+        ]
         timeline = timeline_panel(snap, node_id, now)
         if not facts:
             return timeline
         t = snap.timeline(node_id)
         # During a start its phases come first; otherwise what the node is doing now.
         parts = [timeline, *facts] if t is not None and t.active else [*facts, timeline]
+        if isinstance(timeline, Text):
+            # One Text: unchanged from the last refresh, it is not drawn again.
+            return Text("\n").join(parts)
         grid = Table.grid()
         for part in parts:
             grid.add_row(part)
