@@ -64,11 +64,8 @@ async def _record(args: argparse.Namespace) -> int:
             await asyncio.sleep(args.interval)
             writer.write(hub.snapshot())
             await writer.flush()
-            if writer.error is not None:
-                why = writer.error
-                raise NdbtopError(
-                    f"cannot write {args.file}: {why.strerror if isinstance(why, OSError) else why}"
-                )
+            if writer.error_text is not None:
+                raise NdbtopError(f"cannot write {args.file}: {writer.error_text}")
     except asyncio.CancelledError:
         pass
     finally:

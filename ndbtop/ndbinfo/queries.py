@@ -109,11 +109,6 @@ def split_text_rows(text: str | bytes | None) -> list[str]:
     return text.split(ROW_SEPARATOR)
 
 
-def split_fields(rows: Sequence[str]) -> list[list[str]]:
-    """Each row text of a text query split into its fields."""
-    return [row.split(FIELD_SEPARATOR) for row in rows]
-
-
 # Connection set-up.
 
 CURRENT_USER = _q("account", "", "SELECT CURRENT_USER()")
@@ -243,6 +238,7 @@ DISK_STAT = _q(
     SUM(get_page_reqs_issued) AS get_page_reqs_issued
     FROM ndbinfo.diskstat GROUP BY node_id""",
 )
+
 
 def _counted(name: str, *counters: str) -> str:
     names = ", ".join(f"'{c}'" for c in counters)

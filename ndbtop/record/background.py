@@ -40,6 +40,14 @@ class BackgroundRecorder:
         return self.recorder.path
 
     @property
+    def error_text(self) -> str | None:
+        """The write error in a few words (an OSError by its reason), or None."""
+        exc = self.error
+        if exc is None:
+            return None
+        return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+    @property
     def snapshots(self) -> int:
         """Snapshots written so far."""
         return self.recorder.snapshots

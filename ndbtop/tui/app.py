@@ -421,12 +421,11 @@ class NdbtopApp(App[int]):
         if self.recorder is not None:
             self.recorder.write(snap)
 
-    def _recording_failed(self, exc: Exception) -> None:
+    def _recording_failed(self, _: Exception) -> None:
         if self.recorder is None:
             return
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        self.notify(f"recording stopped: {self.recorder.path}: {why}", severity="error",
-                    timeout=10)
+        self.notify(f"recording stopped: {self.recorder.path}: {self.recorder.error_text}",
+                    severity="error", timeout=10)
         self.call_later(self._stop_recording, quiet=True)
 
     async def _stop_recording(self, *, quiet: bool = False) -> None:

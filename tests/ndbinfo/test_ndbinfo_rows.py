@@ -116,10 +116,6 @@ def test_packed_text_splits_into_row_texts(text: str | bytes | None, rows: list[
     assert q.split_text_rows(text) == rows
 
 
-def test_row_texts_split_into_fields_keeping_empty_ones() -> None:
-    assert q.split_fields(["1  x", "2"]) == [["1", "", "x"], ["2"]]
-
-
 @pytest.mark.parametrize(("value", "expected"), [("12", 12), (" 7 ", 7), ("1.9", 1), ("x", 0)])
 def test_integers_from_text(value: str, expected: int) -> None:
     assert r.to_int(value) == expected

@@ -182,6 +182,22 @@ def timeline(node: int, phase4: float, finished: float) -> StartTimeline:
     return StartTimeline(node, 0, 0.0, True, records, None, 0.0, True, finished)
 
 
+def test_record_command_stops_on_a_write_error_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(self: Recorder, snap: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Recorder, "write", full)
+    path = tmp_path / "demo.ndbrec"
+    code = main(["record", str(path), "--demo", "--scenario", "threads", "--duration", "5",
+                 "--interval", "0.2", "--no-sql"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"cannot write {path}: No space left on device" in err
+    assert "Traceback" not in err
+
+
 def test_history_remembers_finished_starts_and_compares() -> None:
     done = past_start(timeline(10, 2327.0, 2400.0))
     assert done is not None and done.seconds(4) == 2327.0

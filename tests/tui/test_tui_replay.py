@@ -276,6 +276,25 @@ async def test_R_records_the_live_view_to_a_file_and_R_again_closes_it(
     assert t.app.recordings == [recorder.path]
 
 
+async def test_a_disk_that_fails_a_write_stops_the_recording_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tui_on
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    def full(self: Recorder, snap: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Recorder, "write", full)
+    (cap,) = await _captures(moments=(300.0,))
+    async with tui_on(FrozenSource(cap.snapshot, cap.connectstring)) as t:
+        await t.press("R")
+        (path,) = t.app.recordings
+        await t.until(lambda: t.app.recorder is None, "the recording to stop")
+        await t.until(lambda: "REC" not in t.header(), "the badge to go")
+        assert (f"recording stopped: {path}: No space left on device", "error") in t.notes
+        assert not any(note.startswith("recorded ") for note, _ in t.notes)
+
+
 async def test_quitting_closes_the_recording(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tui_on
 ) -> None:
