@@ -31,14 +31,11 @@ def memory_style(pct: float | None) -> str:
     return "bold red" if pct >= MEMORY_CRIT_PCT else "yellow" if pct >= MEMORY_WARN_PCT else ""
 
 
-def data_memory_pct(snap: ClusterSnapshot, node_id: int) -> float | None:
-    """Percent of ``DataMemory`` a data node uses (None before it was read)."""
+def data_memory_by_node(snap: ClusterSnapshot) -> dict[int, float | None]:
+    """Percent of ``DataMemory`` each data node uses (none before it was read)."""
     if snap.ndbinfo is None:
-        return None
-    for m in snap.ndbinfo.memory:
-        if m.node_id == node_id and m.memory_type == "Data memory":
-            return m.used_pct
-    return None
+        return {}
+    return {m.node_id: m.used_pct for m in snap.ndbinfo.memory if m.memory_type == "Data memory"}
 
 
 def memory_line(snap: ClusterSnapshot, node_id: int) -> Text | None:

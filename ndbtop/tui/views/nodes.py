@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.derive import ActivityRate
 from ndbtop.model.history import PhaseVsLastTime, compare_with_last_time
 from ndbtop.model.phases import (
     START_TYPE_SHORT,
@@ -24,9 +25,8 @@ from ndbtop.tui.format import bar, seconds, status_text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.node_facts import (
     activity_line,
-    activity_of,
     cluster_transactions,
-    data_memory_pct,
+    data_memory_by_node,
     links_lines,
     links_warning,
     memory_line,
@@ -51,15 +51,13 @@ COLUMNS = (
 _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
 
 
-def memory_cell(snap: ClusterSnapshot, node_id: int) -> Text:
+def memory_cell(used: float | None) -> Text:
     """``61%`` of ``DataMemory`` in use, coloured from 80%."""
-    used = data_memory_pct(snap, node_id)
     return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
 
 
-def transactions_cell(snap: ClusterSnapshot, node_id: int) -> str:
+def transactions_cell(rate: ActivityRate | None) -> str:
     """Transactions per second the node coordinated, between two readings of its counters."""
-    rate = activity_of(snap, node_id)
     return per_second(rate.transactions_per_s) if rate is not None else ""
 
 
@@ -173,6 +171,8 @@ class NodesView(View):
         uptimes = {}
         if snap.ndbinfo is not None:
             uptimes = {n.node_id: n.uptime_s for n in snap.ndbinfo.nodes}
+        memory = data_memory_by_node(snap)
+        activity = {a.node_id: a for a in snap.activity_rates}
         rows = []
         for n in snap.nodes:
             t = snap.timeline(n.node_id)
@@ -192,8 +192,8 @@ class NodesView(View):
                         group,
                         n.version_text or "",
                         seconds(uptimes.get(n.node_id)) if n.node_id in uptimes else "",
-                        memory_cell(snap, n.node_id) if n.type == "NDB" else "",
-                        transactions_cell(snap, n.node_id) if n.type == "NDB" else "",
+                        memory_cell(memory.get(n.node_id)) if n.type == "NDB" else "",
+                        transactions_cell(activity.get(n.node_id)) if n.type == "NDB" else "",
                     ),
                 )
             )
