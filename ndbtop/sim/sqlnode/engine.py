@@ -29,7 +29,11 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 
 from ndbtop.sim.sqlnode import errors
 from ndbtop.sim.sqlnode.provider import Row
-from ndbtop.sim.sqlnode.resulttypes import OutputColumn, describe_query
+from ndbtop.sim.sqlnode.resulttypes import (
+    GROUP_CONCAT_MAX_LEN_DEFAULT,
+    OutputColumn,
+    describe_query,
+)
 from ndbtop.sim.sqlnode.schema import Table
 from ndbtop.sim.sqlnode.selectlist import select_item_texts
 from ndbtop.sim.sqlnode.sqltypes import (
@@ -37,7 +41,6 @@ from ndbtop.sim.sqlnode.sqltypes import (
     Kind,
     SqlType,
     format_decimal,
-    string,
     to_float,
     to_int,
     to_text,
@@ -45,11 +48,6 @@ from ndbtop.sim.sqlnode.sqltypes import (
 )
 
 _AGGREGATE_ORDER_SINCE = (3, 44, 0)
-GROUP_CONCAT_MAX_LEN_DEFAULT = 1024
-"""MySQL's default ``group_concat_max_len``."""
-_GROUP_CONCAT_BLOB_ABOVE = 512
-"""A ``GROUP_CONCAT`` is a TEXT column when ``group_concat_max_len`` is above this, else a
-VARCHAR of that length."""
 
 
 class _SQLiteBackticks(SQLite):
@@ -117,9 +115,7 @@ def run_select(
     """
     _strip_databases(statement)
     _name_unaliased_items(statement, sql)
-    outputs = describe_query(statement, tables)
-    if outputs is not None:
-        outputs = _group_concat_types(statement, outputs, group_concat_max_len)
+    outputs = describe_query(statement, tables, group_concat_max_len)
     origins = _origins(statement, tables)
     _adapt_for_sqlite(statement)
     try:
@@ -284,21 +280,6 @@ def _regexp(pattern: object, value: object) -> object:
 
 def _unix_timestamp(*args: object) -> object:
     return int(time.time()) if not args else None
-
-
-def _group_concat_types(
-    statement: exp.Expression, outputs: list[OutputColumn], max_len: int
-) -> list[OutputColumn]:
-    """The select list's ``GROUP_CONCAT`` columns typed by the session's maximum length."""
-    select = _leftmost_select(statement)
-    if select is None or len(select.expressions) != len(outputs):
-        return outputs
-    typed = string(max_len, "text" if max_len > _GROUP_CONCAT_BLOB_ABOVE else "")
-    return [
-        OutputColumn(out.name, typed)
-        if isinstance(item.unalias(), exp.GroupConcat) else out
-        for item, out in zip(select.expressions, outputs, strict=True)
-    ]
 
 
 def _as_text(value: object) -> str:

@@ -13,6 +13,7 @@ lists, because MySQL's column order and names, not SQLite's, must come out.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -32,7 +33,15 @@ from ndbtop.sim.sqlnode.sqltypes import (
     string,
 )
 
-_GROUP_CONCAT_MAX_LEN = 1024
+GROUP_CONCAT_MAX_LEN_DEFAULT = 1024
+"""MySQL's default ``group_concat_max_len``."""
+_GROUP_CONCAT_BLOB_ABOVE = 512
+"""A ``GROUP_CONCAT`` is a TEXT column when ``group_concat_max_len`` is above this, else a
+VARCHAR of that length."""
+_group_concat_max_len: ContextVar[int] = ContextVar(
+    "group_concat_max_len", default=GROUP_CONCAT_MAX_LEN_DEFAULT
+)
+"""The session's ``group_concat_max_len`` while :func:`describe_query` runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +106,23 @@ class _Scope:
         return None
 
 
-def describe_query(query: exp.Expression, tables: Mapping[str, Table]) -> list[OutputColumn] | None:
+def describe_query(
+    query: exp.Expression,
+    tables: Mapping[str, Table],
+    group_concat_max_len: int = GROUP_CONCAT_MAX_LEN_DEFAULT,
+) -> list[OutputColumn] | None:
     """The result columns of ``query``, expanding its stars in place.
 
     ``tables`` maps the names used in the query (database qualifiers already
     removed) to their ``ndbinfo`` tables. ``None`` when the column list itself
     is unknown, which happens only for a star over something not understood.
+    ``GROUP_CONCAT`` is typed by the session's ``group_concat_max_len``.
     """
-    return _describe(query, tables, None, {})
+    token = _group_concat_max_len.set(group_concat_max_len)
+    try:
+        return _describe(query, tables, None, {})
+    finally:
+        _group_concat_max_len.reset(token)
 
 
 def _describe(
@@ -408,7 +426,8 @@ def _aggregate(
     if isinstance(e, (exp.Max, exp.Min)):
         return inner
     if isinstance(e, exp.GroupConcat):
-        return string(_GROUP_CONCAT_MAX_LEN)
+        length = _group_concat_max_len.get()
+        return string(length, "text" if length > _GROUP_CONCAT_BLOB_ABOVE else "")
     if inner is None:
         return None
     if isinstance(e, exp.Sum):

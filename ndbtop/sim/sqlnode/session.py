@@ -24,12 +24,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from ndbtop.sim.sqlnode import errors
-from ndbtop.sim.sqlnode.engine import (
-    GROUP_CONCAT_MAX_LEN_DEFAULT,
-    QueryResult,
-    referenced_tables,
-    run_select,
-)
+from ndbtop.sim.sqlnode.engine import QueryResult, referenced_tables, run_select
 from ndbtop.sim.sqlnode.lookups import built_in_rows
 from ndbtop.sim.sqlnode.protocol import (
     Account,
@@ -254,7 +249,7 @@ class NdbinfoSession(Session):
         if offline:
             self.warnings = [Diagnostic("Note", 1, errors.OFFLINE_NOTE) for _ in references]
 
-        max_len = int(self.variables.get("group_concat_max_len") or GROUP_CONCAT_MAX_LEN_DEFAULT)
+        max_len = int(self.variables.get("group_concat_max_len"))
         result = run_select(expression, sql, tables, rows, max_len)
         self.state.stats.rows_sent += len(result.rows)
         return self._described(result)

@@ -18,6 +18,7 @@ from mysql_mimic.variables import (
     VariableSchema,
 )
 
+from ndbtop.sim.sqlnode.resulttypes import GROUP_CONCAT_MAX_LEN_DEFAULT
 from ndbtop.sim.sqlnode.schema import DATABASE, TABLE_PREFIX
 
 VERSION_COMMENT = "MySQL Cluster Community Server - GPL"
@@ -70,7 +71,9 @@ def variable_schema(ndb_version: int) -> dict[str, VariableSchema]:
                 "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
                 True,
             ),
-            "group_concat_max_len": (_bounded(4, 2**64 - 1), 1024, True),
+            "group_concat_max_len": (
+                _bounded(4, 2**64 - 1), GROUP_CONCAT_MAX_LEN_DEFAULT, True
+            ),
             "ndbinfo_database": (str, DATABASE, False),
             "ndbinfo_max_bytes": (_bounded(0, 65535), 0, True),
             "ndbinfo_max_rows": (_bounded(1, 256), 10, True),
