@@ -27,32 +27,19 @@ TIMEOUT = 1.5
 enough that an app waiting on the hung source would hold keys longer than the limits
 below, short enough to see the source lost within seconds."""
 
-KEY_BUDGET = 0.2
-"""The product's target: seconds from a view key to that view being the active one, for
-the median key while a source hangs.
+KEY_LIMIT = TIMEOUT / 3
+"""Seconds within which the median view key must make its view the active one while a
+source hangs. An app that waited on the hung source would hold each key for up to
+:data:`TIMEOUT` while it asked (with a view key made to wait on ``get status`` the median
+key took 1.8 s). The product's targets (200 ms for a key, measured at 15-26 ms median on
+2 cores) are timing targets and live in bench/, not here: a single slow key under a loaded
+machine is not a defect, a median near the timeout is."""
 
-Measured on a 2-core machine (runs of 13-23 switches while a source hung): median
-15-26 ms with other engineers' tests running alongside, 43-146 ms with a second full
-TUI test run competing for both cores."""
-
-HANDLED_LIMIT = 1.0
-"""Seconds within which every single key must switch the view. The same runs measured
-at most 185 ms, and 537 ms with both cores oversubscribed: a rare key waits for the
-redraw of the previous one or for the CPU."""
-
-SETTLE_BUDGET = 0.5
+SETTLE_LIMIT = TIMEOUT
 """Seconds for the median ``pilot.press`` + ``pilot.pause`` of a view key: until every
-widget has processed what the switch caused (the footer recomposes its keys, the new
-pane is laid out and painted). That is Textual's own work, the same with or without a
-hung source: median 76-118 ms, 214-340 ms with both cores oversubscribed."""
-
-SETTLE_LIMIT = 1.5
-"""Seconds within which every ``pilot.press`` + ``pilot.pause`` must return: at most
-517 ms measured, 822 ms with both cores oversubscribed.
-
-An app that waited on the hung source would hold each key for up to :data:`TIMEOUT`
-while it asked: with a view key made to wait on ``get status``, the median key took
-1.8 s, far over every budget here."""
+widget has processed what the switch caused. Waiting on the hung source would put it past
+:data:`TIMEOUT`; Textual's own work takes 76-118 ms median (214-340 ms with both cores
+oversubscribed)."""
 
 SWITCHES_AFTER = 10
 """View switches measured once the header shows the source lost."""
@@ -140,7 +127,7 @@ class Latency:
         raise AssertionError(f"never saw {what}; header:\n{self.t.header()}")
 
     def check(self) -> None:
-        """The budgets held; the message gives medians and maxima."""
+        """The app never waited on the hung source; the message gives medians and maxima."""
 
         def summary(values: list[float]) -> str:
             return (
@@ -152,10 +139,8 @@ class Latency:
             f"{len(self.handled)} view switches: active after {summary(self.handled)}; "
             f"press + pause {summary(self.settled)}"
         )
-        assert statistics.median(self.handled) < KEY_BUDGET, text
-        assert max(self.handled) < HANDLED_LIMIT, text
-        assert statistics.median(self.settled) < SETTLE_BUDGET, text
-        assert max(self.settled) < SETTLE_LIMIT, text
+        assert statistics.median(self.handled) < KEY_LIMIT, text
+        assert statistics.median(self.settled) < SETTLE_LIMIT, text
 
 
 async def test_keys_stay_quick_while_the_management_server_hangs(tui) -> None:
