@@ -356,8 +356,8 @@ def memory_growth(scenario: str, seconds: float) -> dict[str, Any]:
 async def cluster_load(scenario: str, rounds: int) -> dict[str, Any]:
     """Requests ndbtop's refreshes put on the management server and the SQL node, and the
     ``ndbinfo`` rows the data nodes return for them (whatever the SQL node makes of them)."""
-    from ndbtop.cli.demo import demo_hub
     from ndbtop.cli.scenario import make_simulator
+    from ndbtop.demo.hub import demo_hub
 
     args = argparse.Namespace(scenario=scenario, seed=1, fast_redo=False, ndb_version=None,
                               speed=1.0, at=0.0)

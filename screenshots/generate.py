@@ -2,7 +2,7 @@
 its story, the restart confirmation and the help overlay, as 120x40 SVG files.
 
 Every picture comes from a seeded scenario captured at a fixed simulated time
-(:mod:`ndbtop.sim.capture`) and shown through a frozen source, so running this
+(:mod:`ndbtop.demo.capture`) and shown through a frozen source, so running this
 twice writes the same bytes::
 
     .venv/bin/python screenshots/generate.py            # into screenshots/
@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE.parent))
 from textual.pilot import Pilot  # noqa: E402
 
 from ndbtop.actions.audit import AuditLog  # noqa: E402
-from ndbtop.sim.capture import CaptureSpec, capture  # noqa: E402
+from ndbtop.demo.capture import CaptureSpec, capture  # noqa: E402
 from ndbtop.tui.app import NdbtopApp  # noqa: E402
 from ndbtop.tui.screen_text import screen_text  # noqa: E402
 from ndbtop.tui.source import FrozenSource  # noqa: E402

@@ -29,8 +29,8 @@ def run_record(args: argparse.Namespace) -> int:
 async def _record(args: argparse.Namespace) -> int:
     sim = None
     if args.demo:
-        from ndbtop.cli.demo import demo_hub
         from ndbtop.cli.scenario import make_simulator
+        from ndbtop.demo.hub import demo_hub
 
         sim = make_simulator(args)
         speed = sim.clock.speed

@@ -6,10 +6,10 @@ import argparse
 import gc
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
-from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import NdbtopError
 from ndbtop.record.reader import Recording
@@ -64,30 +64,21 @@ def run_tui(hub: Hub, args: argparse.Namespace) -> int:
     return _run(app)
 
 
-def run_demo_tui(args: argparse.Namespace) -> int:
-    """The live view of a simulated cluster started in the same process."""
-    from ndbtop.cli.demo import demo_hub
-    from ndbtop.cli.scenario import make_simulator
-
+def run_simulated_tui(
+    start: Callable[[], Awaitable[Hub]],
+    stop: Callable[[], Awaitable[None]],
+    args: argparse.Namespace,
+    simulated: str,
+) -> int:
+    """The live view of a simulated cluster that ``start`` starts and ``stop`` stops;
+    ``simulated`` names it in the header (scenario and speed)."""
     audit, theme = _prepare(args)
-    sim = make_simulator(args)
-    speed = sim.clock.speed
-    sim.clock.set_speed(1.0)
-
-    async def start() -> Hub:
-        await sim.start(sql_port=None if args.no_sql else 0, sql_in_background=True)
-        hub = demo_hub(sim, args.interval, history_dir=default_history_dir())
-        events = hub.events
-        if events is not None:
-            sim.speed_up_when(lambda: events.listening_levels is not None, speed)
-        return hub
-
     app = NdbtopApp(
         start,
-        stop=sim.close,
+        stop=stop,
         read_only=args.read_only,
         audit=audit,
-        simulated=f"{args.scenario} x{speed:g}",
+        simulated=simulated,
         theme=theme,
     )
     return _run(app)

@@ -11,8 +11,8 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ndbtop.cli.demo import demo_hub
 from ndbtop.collect.hub import Hub
+from ndbtop.demo.hub import demo_hub
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceState

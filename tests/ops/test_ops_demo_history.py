@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from ndbtop.cli.demo import demo_hub
+from ndbtop.demo.hub import demo_hub
 from ndbtop.sim.runtime import Simulator
 
 StartSim = Callable[..., Awaitable[Simulator]]

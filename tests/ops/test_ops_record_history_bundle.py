@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ndbtop.cli import main
-from ndbtop.cli.demo import demo_hub
 from ndbtop.collect.history_store import HistoryStore
+from ndbtop.demo.hub import demo_hub
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.history import (

@@ -23,8 +23,8 @@ from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.cli.demo import demo_hub
 from ndbtop.collect.hub import Hub
+from ndbtop.demo.hub import demo_hub
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.runtime import Simulator

@@ -1,7 +1,7 @@
 """Replaying a recording in the live view, and recording from the live view with ``R``.
 
 The recording is made of captured moments of S1's initial start
-(:mod:`ndbtop.sim.capture`), so every run replays the same snapshots. The
+(:mod:`ndbtop.demo.capture`), so every run replays the same snapshots. The
 replay's real-time clock is a number the test moves: the position changes only
 when a test says so.
 """
@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from ndbtop.cli import main
+from ndbtop.demo.capture import Capture, CaptureSpec, capture
 from ndbtop.record.reader import read_recording
 from ndbtop.record.recorder import Recorder
 from ndbtop.record.replay import ReplaySource
-from ndbtop.sim.capture import Capture, CaptureSpec, capture
 from ndbtop.tui.app import REFUSED
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.help import HelpScreen

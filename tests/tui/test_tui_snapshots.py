@@ -1,6 +1,6 @@
 """Whole screens rendered from captured moments of the scenarios, compared with golden files.
 
-Each case captures a scenario at a fixed simulated time (:mod:`ndbtop.sim.capture`),
+Each case captures a scenario at a fixed simulated time (:mod:`ndbtop.demo.capture`),
 shows it through a :class:`FrozenSource` at 120x40 and compares the screen's text
 and its SVG export with ``snapshots/<case>.txt`` and ``snapshots/<case>.svg``.
 After a deliberate change to the views, regenerate them and review the diff:
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.sim.capture import MONOTONIC, Capture, CaptureSpec, capture
+from ndbtop.demo.capture import MONOTONIC, Capture, CaptureSpec, capture
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.source import FrozenSource
 

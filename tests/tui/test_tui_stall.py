@@ -17,8 +17,8 @@ from typing import Any
 
 from textual.widgets import TabbedContent
 
-from ndbtop.cli.demo import demo_hub
 from ndbtop.collect.hub import Hub
+from ndbtop.demo.hub import demo_hub
 from ndbtop.ndbinfo.collector import NdbinfoCollector
 from ndbtop.sim.runtime import Simulator
 

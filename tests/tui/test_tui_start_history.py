@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from ndbtop.actions.audit import AuditLog
+from ndbtop.demo.capture import EPOCH, Capture, CaptureSpec, capture
 from ndbtop.model.history import PastStart
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.sim.capture import EPOCH, Capture, CaptureSpec, capture
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.source import FrozenSource
 from ndbtop.tui.views.nodes import NodesView

@@ -18,9 +18,9 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ndbtop.cli.demo import demo_hub
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
+from ndbtop.demo.hub import demo_hub
 from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.events.decode import Event, decode_event

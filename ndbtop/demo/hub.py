@@ -1,0 +1,39 @@
+"""The hub of the demo: the real collectors watching a running simulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ndbtop.collect.hub import Hub
+from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.sim.host import SimHost
+from ndbtop.sim.runtime import Simulator
+
+
+def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
+             history_dir: Path | None = None) -> Hub:
+    """A hub watching a running simulator through its management server and SQL node.
+
+    The simulated host is the host of the first data node; rates and timers
+    are in simulated time, as they would be on the real cluster. Starts are
+    remembered in ``history_dir`` under the scenario's cluster name, not its
+    loopback ports (a free port each run), so the next run compares with them.
+    """
+    ndbinfo = None
+    if sim.sql_port is not None:
+        from ndbtop.ndbinfo.collector import NdbinfoCollector
+        from ndbtop.ndbinfo.options import MysqlOptions, options_summary
+
+        options = MysqlOptions(host=sim.host, port=sim.sql_port, user="root", password="")
+        ndbinfo = (NdbinfoCollector(options, clock=sim.clock.monotonic), options_summary(options))
+    return Hub(
+        parse_connectstring(sim.connectstring),
+        sim.clock,
+        interval,
+        ndbinfo=ndbinfo,
+        host=SimHost(sim.cluster),
+        host_blocking=False,
+        events=events,
+        history_dir=history_dir,
+        cluster_name=f"simulated {sim.cluster.config.name}",
+    )

@@ -1,0 +1,77 @@
+"""The packages of ndbtop depend on each other without circles.
+
+Every ``import`` in the source counts, those inside functions too: a lazy import
+is still a dependency, only a later one.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import ndbtop
+
+ROOT = Path(ndbtop.__file__).parent
+
+
+def _package(module: str) -> str:
+    """``ndbtop.tui.views.nodes`` -> ``tui``; top-level modules are their own package."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def package_imports() -> dict[str, set[str]]:
+    """For each package of ndbtop, the other packages of ndbtop it imports."""
+    graph: dict[str, set[str]] = {}
+    for path in ROOT.rglob("*.py"):
+        module = ".".join(("ndbtop", *path.relative_to(ROOT).with_suffix("").parts))
+        source = _package(module)
+        graph.setdefault(source, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            for name in names:
+                if name.startswith("ndbtop.") and _package(name) != source:
+                    graph[source].add(_package(name))
+    return graph
+
+
+def cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of the graph, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt):], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_cycle_finder_finds_a_circle() -> None:
+    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle({"a": {"b"}, "b": set(), "c": {"a"}}) is None
+
+
+def test_no_circle_between_packages() -> None:
+    found = cycle(package_imports())
+    assert found is None, " -> ".join(found or ())
+
+
+def test_the_terminal_ui_does_not_start_things() -> None:
+    """cli starts things (simulators, sources) and hands them to tui, which renders."""
+    assert "cli" not in package_imports()["tui"]
