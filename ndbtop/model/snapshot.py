@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ndbtop.host.view import HostView
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import ClusterConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
 from ndbtop.model.ndbinfo import NdbinfoSample
@@ -48,9 +49,11 @@ class ClusterSnapshot:
     activity_rates: tuple[ActivityRate, ...] = ()
     host: HostView | None = None
     history: tuple[tuple[str, tuple[float | None, ...]], ...] = ()
+    """Recent values of a few time series (``hit.interval.<node>``, ``disk.w_s.<disk>``...)."""
     past_starts: tuple[PastStart, ...] = ()
     """Starts of this cluster's nodes remembered from earlier runs (and this one)."""
-    """Recent values of a few time series (``hit.interval.<node>``, ``disk.w_s.<disk>``...)."""
+    config: ClusterConfig | None = None
+    """The last cluster configuration decoded (its source is ``config``)."""
 
     def source(self, name: str) -> SourceStatus | None:
         """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""

@@ -2,9 +2,9 @@
 
 Frozen dataclasses (and the few named tuples registered here) become objects
 tagged with their class name, enums are tagged with theirs; every other
-sequence comes back as a tuple (snapshots hold only tuples). Only the classes
-registered here can be decoded: a recording is data, never a way to build
-arbitrary objects.
+sequence comes back as a tuple (snapshots hold only tuples), a frozenset as a
+frozenset. Only the classes registered here can be decoded: a recording is
+data, never a way to build arbitrary objects.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ndbtop.mgm.events.catalogue import Category, Severity
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model import ndbinfo as ni
+from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
@@ -55,6 +56,9 @@ _CLASSES: dict[str, type] = {
         ni.NodeActivity,
         ActivityRate,
         PastStart,
+        ClusterConfig,
+        NodeConfig,
+        DataNodeConfig,
     )
 }
 _NAMED_TUPLES: frozenset[type] = frozenset({ni.ThreadCpu})
@@ -82,6 +86,8 @@ def encode(value: Any) -> Any:
         return record
     if isinstance(value, tuple | list):
         return [encode(v) for v in value]
+    if isinstance(value, frozenset):
+        return {"@f": sorted(encode(v) for v in value)}
     if value is None or isinstance(value, bool | int | float | str):
         return value
     raise TypeError(f"cannot record a {type(value).__name__}")
@@ -92,6 +98,8 @@ def decode(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(decode(v) for v in value)
     if isinstance(value, dict):
+        if "@f" in value:
+            return frozenset(decode(v) for v in value["@f"])
         if "@e" in value:
             enum = _ENUMS.get(value["@e"])
             if enum is None:
