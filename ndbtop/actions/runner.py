@@ -20,6 +20,7 @@ from ndbtop.actions.commands import (
     wire_text,
 )
 from ndbtop.actions.guards import assess
+from ndbtop.actions.target import audit_fields
 from ndbtop.errors import MgmCommandError, MgmError, NdbtopError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
@@ -47,22 +48,37 @@ async def run_action(
         live = assess(action, await client.get_status())
         if not live.allowed:
             reply = "not sent: " + "; ".join(live.blockers)
-            audit.write(event="refused", target=target, command=action.ndb_mgm(), reply=reply)
+            audit.write(
+                event="refused", **audit_fields(target), command=action.ndb_mgm(), reply=reply
+            )
             return ActionOutcome(action, False, reply, target)
         audit.write(
-            event="sent", target=target, command=action.ndb_mgm(), request=wire_text(action)
+            event="sent",
+            **audit_fields(target),
+            command=action.ndb_mgm(),
+            request=wire_text(action),
         )
         reply = await _send(client, action)
-        audit.write(event="reply", target=target, command=action.ndb_mgm(), ok=True, reply=reply)
+        audit.write(
+            event="reply", **audit_fields(target), command=action.ndb_mgm(), ok=True, reply=reply
+        )
         return ActionOutcome(action, True, reply, target)
     except MgmCommandError as exc:
         audit.write(
-            event="reply", target=target, command=action.ndb_mgm(), ok=False, reply=exc.result
+            event="reply",
+            **audit_fields(target),
+            command=action.ndb_mgm(),
+            ok=False,
+            reply=exc.result,
         )
         return ActionOutcome(action, False, exc.result, target)
     except MgmError as exc:
         audit.write(
-            event="error", target=target, command=action.ndb_mgm(), ok=False, reply=str(exc)
+            event="error",
+            **audit_fields(target),
+            command=action.ndb_mgm(),
+            ok=False,
+            reply=str(exc),
         )
         return ActionOutcome(action, False, str(exc), target)
     finally:

@@ -18,6 +18,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if hasattr(args, "read_only") and args.command != "replay":
+            from ndbtop.cli.sources import read_only_origin
+
+            args.read_only_origin = read_only_origin(args)
+            args.read_only = args.read_only_origin is not None
         return _dispatch(args)
     except NdbtopError as exc:
         sys.stderr.write(f"ndbtop: error: {exc}\n")

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from ndbtop.cli.parser import MGM, OPTIONS, SCENARIO, SQLG
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
@@ -23,6 +24,15 @@ def run_record(args: argparse.Namespace) -> int:
     """Record until Ctrl-C or ``--duration``; 0 once the file is closed."""
     if args.keep < 0:
         raise UsageError("--keep must be 0 or more")
+    given = getattr(args, "given", frozenset())
+    if args.demo:
+        cluster = sorted(given & commands_of_live_cluster())
+        if cluster:
+            raise UsageError(f"{option_names(cluster)} cannot apply with --demo")
+    else:
+        scenario = sorted(given & scenario_options())
+        if scenario:
+            raise UsageError(f"{option_names(scenario)} needs --demo")
     return asyncio.run(_record(args))
 
 
@@ -77,6 +87,23 @@ async def _record(args: argparse.Namespace) -> int:
             await sim.close()
         sys.stderr.write(f"recorded {recorder.snapshots} snapshots to {args.file}\n")
     return 0
+
+
+def scenario_options() -> frozenset[str]:
+    """The options of a simulated cluster (destinations)."""
+    return frozenset(o.destination for o in OPTIONS if o.group == SCENARIO)
+
+
+def commands_of_live_cluster() -> frozenset[str]:
+    """The options of record that describe a real cluster (destinations)."""
+    return frozenset(o.destination for o in OPTIONS if o.group in (MGM, SQLG, "host")
+                     and o.destination != "no_sql")
+
+
+def option_names(destinations: list[str]) -> str:
+    """``--scenario, --seed`` for the destinations given."""
+    names = {o.destination: o.name for o in OPTIONS}
+    return ", ".join(names[d] for d in destinations)
 
 
 def run_replay(args: argparse.Namespace) -> int:

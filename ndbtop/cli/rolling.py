@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
+from ndbtop.actions.target import cluster_target
 from ndbtop.errors import MgmError, UsageError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString, resolve_connectstring
@@ -36,9 +37,11 @@ def run_rolling(args: argparse.Namespace) -> int:
     return asyncio.run(_run(args, connectstring))
 
 
-async def _plan(args: argparse.Namespace, connectstring: ConnectString) -> RollingPlan:
+async def _plan(args: argparse.Namespace, connectstring: ConnectString) -> tuple[RollingPlan, str]:
+    """The plan, and the management server it was made from (the one that answered)."""
     client = MgmClient(connectstring)
     try:
+        address = str(await client.connect())
         nodes = await client.get_status(["NDB"])
     finally:
         await client.close()
@@ -47,7 +50,8 @@ async def _plan(args: argparse.Namespace, connectstring: ConnectString) -> Rolli
         unknown = sorted(set(args.nodes) - known)
         if unknown:
             raise UsageError(f"not a data node of this cluster: {', '.join(map(str, unknown))}")
-    return plan_rolling(nodes, per_group=args.per_group, only=args.nodes, initial=args.initial)
+    plan = plan_rolling(nodes, per_group=args.per_group, only=args.nodes, initial=args.initial)
+    return plan, address
 
 
 async def _ask(question: str, choices: str) -> str:
@@ -61,19 +65,26 @@ async def _ask(question: str, choices: str) -> str:
 async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out = sys.stdout
     try:
-        plan = await _plan(args, connectstring)
+        plan, address = await _plan(args, connectstring)
     except MgmError as exc:
         raise UsageError(str(exc)) from None
+    target = cluster_target(address)
     if not plan.batches:
-        out.write("no data node to restart\n")
+        out.write(f"no data node to restart at {target}\n")
         return 0
-    out.write(f"plan: {len(plan.batches)} step(s), one at a time, waiting for STARTED:\n")
+    out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
+              f"{len(plan.batches)} step(s), one at a time, waiting for STARTED:\n")
     for i, command in enumerate(plan.commands(), 1):
         out.write(f"  {i}. {command}\n")
     out.flush()
     if args.dry_run:
         return 0
-    if not args.yes and await _ask("start the rolling restart? [y/N] ", "yn") != "y":
+    if args.read_only:
+        sys.stderr.write(f"ndbtop: refused: read-only ({args.read_only_origin}); "
+                         "nothing was sent\n")
+        return 1
+    question = f"start the rolling restart of the cluster at {target}? [y/N] "
+    if not args.yes and await _ask(question, "yn") != "y":
         out.write("not started\n")
         return 1
 

@@ -58,3 +58,33 @@ def host_reader(args: argparse.Namespace) -> HostReader | None:
     from ndbtop.host.collector import HostCollector
 
     return HostCollector()
+
+
+_TRUE = ("", "1", "on", "true", "yes")
+_FALSE = ("0", "off", "false", "no")
+
+
+def read_only_origin(args: argparse.Namespace, home: Path | None = None) -> str | None:
+    """Why actions are disabled: ``--read-only``, or the option file that sets ``read_only``.
+
+    ``read_only`` (or ``read-only``) in the ``[ndbtop]`` group of ``~/.my.cnf`` or of
+    ``--defaults-file``, bare or ``= 1/on/true/yes``, disables actions as ``--read-only``
+    does; the command line cannot turn it back on. None when actions are allowed.
+    """
+    if args.read_only:
+        return "--read-only"
+    from ndbtop.ndbinfo.options import read_option_file
+
+    given = getattr(args, "defaults_file", None)
+    path = Path(given) if given else (home or Path.home()) / ".my.cnf"
+    settings = read_option_file(path, ("ndbtop",), required=given is not None)["ndbtop"]
+    setting = settings.get("read-only")
+    if setting is None:
+        return None
+    value, origin = setting
+    text = (value or "").strip().lower()
+    if text in _TRUE:
+        return f"read_only in {origin}"
+    if text in _FALSE:
+        return None
+    raise UsageError(f"read_only {value!r} ({origin}) is not on or off")

@@ -25,6 +25,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.commands import RestartNode, wire_text
+from ndbtop.actions.target import cluster_target
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
@@ -235,7 +236,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         title = (
             f"Rolling restart: {len(self.rows)} data node(s) in {count} step(s), {mode}{initial}"
         )
-        self.query_one("#title", Static).update(Text(title))
+        where = cluster_target(self.live().mgm_address or str(self.connectstring))
+        self.query_one("#title", Static).update(Text(f"{title}\nat the {where}"))
         self.query_one("#options").display = self.engine is None
         self.query_one("#steps", Static).update(self._steps_table(now))
         self.query_one("#wire", Static).update(self._wire_text())
