@@ -2,7 +2,7 @@
 
 Every error a user can cause (bad input, unreachable server, refused action)
 is an :class:`NdbtopError`; its ``str()`` is the one-line message the command
-line prints before exiting with status 2.
+line prints before exiting with the status its class calls for (``ndbtop.cli.exits``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ class UsageError(NdbtopError):
 
 class ConnectStringError(UsageError):
     """A connect string that cannot be parsed."""
+
+
+class FileError(NdbtopError):
+    """A file that cannot be read or written (a recording, the bundle, the audit log)."""
 
 
 class MgmError(NdbtopError):

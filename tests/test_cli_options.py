@@ -175,7 +175,7 @@ def test_read_only_off_in_the_option_file(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / ".my.cnf").write_text("[ndbtop]\nread_only=off\n")
-    assert main(["rolling-restart", "-c", "127.0.0.1:1", "--yes"]) == 2
+    assert main(["rolling-restart", "-c", "127.0.0.1:1", "--yes"]) == 3
     assert "cannot connect" in capsys.readouterr().err
     (tmp_path / ".my.cnf").write_text("[ndbtop]\nread_only=maybe\n")
     assert main(["rolling-restart", "-c", "127.0.0.1:1", "--yes"]) == 2

@@ -14,7 +14,7 @@ import os
 import socket
 from pathlib import Path
 
-from ndbtop.errors import NdbtopError
+from ndbtop.errors import FileError
 
 
 def default_audit_path() -> Path:
@@ -47,7 +47,7 @@ class AuditLog:
             finally:
                 os.close(fd)
         except OSError as exc:
-            raise NdbtopError(f"cannot write the audit log {self.path}: {exc.strerror}") from None
+            raise FileError(f"cannot write the audit log {self.path}: {exc.strerror}") from None
 
     def records(self) -> list[dict[str, object]]:
         """Every record in the file (for reports and tests)."""

@@ -1,7 +1,7 @@
 """``ndbtop``: the command-line entry point.
 
-Every error a user can cause ends in one line on stderr and exit status 2;
-Ctrl-C ends with status 130.
+Every error a user can cause ends in one line on stderr and the exit status of
+its kind (:mod:`ndbtop.cli.exits`); Ctrl-C ends with status 130.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from ndbtop.cli.exits import INTERNAL, INTERRUPTED, status_of
 from ndbtop.cli.parser import build_parser
 from ndbtop.errors import NdbtopError
 
@@ -26,16 +27,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(args)
     except NdbtopError as exc:
         sys.stderr.write(f"ndbtop: error: {exc}\n")
-        return 2
+        return status_of(exc)
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED
     except Exception as exc:
         if getattr(args, "debug", False):
             raise
         sys.stderr.write(
             f"ndbtop: internal error: {type(exc).__name__}: {exc} (run with --debug for details)\n"
         )
-        return 70
+        return INTERNAL
 
 
 def _dispatch(args: object) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 from ndbtop.actions.audit import default_audit_path
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.hub import Hub
-from ndbtop.errors import NdbtopError
+from ndbtop.errors import FileError
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.report.bundle import collect_bundle
@@ -30,6 +30,8 @@ def run_bundle(args: argparse.Namespace) -> int:
     )
     audit = Path(args.audit_log) if args.audit_log else default_audit_path()
     recording = Path(args.recording) if args.recording else None
+    if recording is not None and not recording.is_file():
+        raise FileError(f"cannot read recording {recording}: no such file")
 
     async def collect() -> None:
         try:
@@ -47,7 +49,7 @@ def run_bundle(args: argparse.Namespace) -> int:
         try:
             bundle.write(Path(args.bundle))
         except OSError as exc:
-            raise NdbtopError(f"cannot write {args.bundle}: {exc.strerror}") from None
+            raise FileError(f"cannot write {args.bundle}: {exc.strerror}") from None
         sys.stderr.write(f"ndbtop: wrote {args.bundle} ({len(bundle.files) + 1} files)\n")
 
     asyncio.run(collect())

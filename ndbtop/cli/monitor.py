@@ -7,12 +7,14 @@ import asyncio
 import json
 import sys
 
+from ndbtop.cli.exits import DONE, UNREACHABLE
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
+from ndbtop.model.sources import SourceState
 from ndbtop.report.render import report_json, report_text
 
 
@@ -38,7 +40,12 @@ def run_monitor(args: argparse.Namespace) -> int:
 
 
 async def print_once(hub: Hub, as_json: bool) -> int:
-    """Collect once and print the report; the management server must answer."""
+    """Collect once and print the report.
+
+    The management server must answer (its error is raised); the report is printed
+    whatever the other sources did, and the status is 0 only if every source asked
+    for answered: otherwise one line per source that did not, and status 3.
+    """
     try:
         snapshot = await hub.collect_once()
     finally:
@@ -47,4 +54,14 @@ async def print_once(hub: Hub, as_json: bool) -> int:
         sys.stdout.write(json.dumps(report_json(snapshot), indent=2) + "\n")
     else:
         sys.stdout.write(report_text(snapshot))
-    return 0
+    sys.stdout.flush()
+    failed = [s for s in snapshot.sources if s.state not in ANSWERED]
+    for source in failed:
+        target = f" ({source.target})" if source.target else ""
+        sys.stderr.write(f"ndbtop: error: {source.name}{target}: "
+                         f"{source.error or source.state.value}\n")
+    return UNREACHABLE if failed else DONE
+
+
+ANSWERED = frozenset({SourceState.CONNECTED, SourceState.DISABLED})
+"""Source states of a --once report that exits 0."""

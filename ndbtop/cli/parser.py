@@ -227,7 +227,7 @@ _DESCRIPTIONS = {
             "Serve a simulated ndb_mgmd and SQL node on loopback ports until interrupted."),
     "wait": ("wait until data nodes reach a state (like ndb_waiter)",
              "Wait until the data nodes reach a state, printing one line per node change. "
-             "Exit 0 when reached, 1 on timeout, 2 when the management server cannot be "
+             "Exit 0 when reached, 1 on timeout, 3 when the management server cannot be "
              "reached."),
     "rolling-restart": ("restart the data nodes one at a time, guarded",
                         "Restart the data nodes one at a time (or one per node group), each "

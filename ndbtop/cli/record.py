@@ -13,7 +13,7 @@ from ndbtop.cli.parser import MGM, OPTIONS, SCENARIO, SQLG
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
-from ndbtop.errors import NdbtopError, UsageError
+from ndbtop.errors import FileError, UsageError
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.record.background import BackgroundRecorder
@@ -61,7 +61,7 @@ async def _record(args: argparse.Namespace) -> int:
             Path(args.file), max_bytes=int(args.max_mb * 1024 * 1024), keep=args.keep, source=source
         )
     except OSError as exc:
-        raise NdbtopError(f"cannot write {args.file}: {exc.strerror}") from None
+        raise FileError(f"cannot write {args.file}: {exc.strerror}") from None
     await hub.start()
     began = time.monotonic()
     sys.stderr.write(
@@ -75,7 +75,7 @@ async def _record(args: argparse.Namespace) -> int:
             writer.write(hub.snapshot())
             await writer.flush()
             if writer.error_text is not None:
-                raise NdbtopError(f"cannot write {args.file}: {writer.error_text}")
+                raise FileError(f"cannot write {args.file}: {writer.error_text}")
     except asyncio.CancelledError:
         pass
     finally:

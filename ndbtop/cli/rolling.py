@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.actions.target import cluster_target
-from ndbtop.errors import MgmError, UsageError
+from ndbtop.errors import UsageError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString, resolve_connectstring
 from ndbtop.ops.rolling import (
@@ -64,10 +64,7 @@ async def _ask(question: str, choices: str) -> str:
 
 async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out = sys.stdout
-    try:
-        plan, address = await _plan(args, connectstring)
-    except MgmError as exc:
-        raise UsageError(str(exc)) from None
+    plan, address = await _plan(args, connectstring)
     target = cluster_target(address)
     if not plan.batches:
         out.write(f"no data node to restart at {target}\n")

@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 
+from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
 from ndbtop.errors import MgmError
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
@@ -14,7 +15,7 @@ from ndbtop.ops.wait import NodeChange, Target, wait_for
 
 
 def run_wait(args: argparse.Namespace) -> int:
-    """0 when every node reached the state, 1 on timeout, 2 when the server is unreachable."""
+    """0 when every node reached the state, 1 on timeout, 3 when the server is unreachable."""
     connectstring = resolve_connectstring(args.connectstring)
 
     def show(change: NodeChange) -> None:
@@ -30,13 +31,13 @@ def run_wait(args: argparse.Namespace) -> int:
                                       on_change=show))
     except MgmError as exc:
         sys.stderr.write(f"ndbtop: error: {exc}\n")
-        return 2
+        return UNREACHABLE
     if result.reached:
-        return 0
+        return DONE
     if result.error is not None:
         sys.stderr.write(f"ndbtop: error: {result.error}\n")
-        return 2
+        return UNREACHABLE
     missing = ", ".join(f"node {n.node_id} {n.status}" for n in result.missing)
     sys.stderr.write(f"ndbtop: timed out after {args.timeout:g} s waiting for "
                      f"{args.status}: {missing}\n")
-    return 1
+    return NOT_MET

@@ -19,7 +19,7 @@ from collections import OrderedDict, deque
 from pathlib import Path
 from typing import Any
 
-from ndbtop.errors import NdbtopError
+from ndbtop.errors import FileError
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import decode
@@ -36,7 +36,7 @@ def _members(path: Path) -> tuple[bytes, list[tuple[int, int]]]:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise NdbtopError(f"cannot read recording {path}: {exc.strerror}") from None
+        raise FileError(f"cannot read recording {path}: {exc.strerror}") from None
     view = memoryview(raw)
     members = []
     pos = 0
@@ -49,7 +49,7 @@ def _members(path: Path) -> tuple[bytes, list[tuple[int, int]]]:
                 fed = min(fed + _CHUNK, len(raw))
         except zlib.error:
             if not members:
-                raise NdbtopError(f"{path} is not an ndbtop recording (not gzip data)") from None
+                raise FileError(f"{path} is not an ndbtop recording (not gzip data)") from None
             break
         end = fed - len(d.unused_data) if d.eof else len(raw)
         members.append((pos, end))
@@ -100,9 +100,9 @@ class Recording:
         self._cursor: _Cursor | None = None
         self._index()
         if not self.header:
-            raise NdbtopError(f"{path} is not an ndbtop recording")
+            raise FileError(f"{path} is not an ndbtop recording")
         if not self._snaps:
-            raise NdbtopError(f"{path} holds no snapshot")
+            raise FileError(f"{path} holds no snapshot")
 
     def _index(self) -> None:
         for member in range(len(self._member_spans)):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.collect.hub import Hub
-from ndbtop.errors import NdbtopError
+from ndbtop.errors import FileError
 from ndbtop.record.reader import Recording
 from ndbtop.record.replay import ReplaySource
 from ndbtop.tui.app import NdbtopApp
@@ -90,7 +90,7 @@ def run_replay_tui(recording: Recording, args: argparse.Namespace) -> int:
     try:
         source = ReplaySource(recording)
     except (KeyError, TypeError, ValueError) as exc:
-        raise NdbtopError(f"{recording.path}: damaged recording ({exc})") from None
+        raise FileError(f"{recording.path}: damaged recording ({exc})") from None
     source.speed = getattr(args, "speed", 1.0) or 1.0
 
     async def start() -> ReplaySource:

@@ -193,7 +193,7 @@ def test_record_command_stops_on_a_write_error_with_one_line(
     code = main(["record", str(path), "--demo", "--scenario", "threads", "--duration", "5",
                  "--interval", "0.2", "--no-sql"])
     err = capsys.readouterr().err
-    assert code == 2
+    assert code == 4
     assert f"cannot write {path}: No space left on device" in err
     assert "Traceback" not in err
 
@@ -272,7 +272,7 @@ async def test_bundle_has_every_part_and_no_password(
     assert "Using a password on the command line" in capsys.readouterr().err
 
 
-def test_bundle_unreachable_cluster_exits_2(
+def test_bundle_unreachable_cluster_exits_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert (
@@ -287,7 +287,7 @@ def test_bundle_unreachable_cluster_exits_2(
                 "--no-host",
             ]
         )
-        == 2
+        == 3
     )
     assert "cannot connect" in capsys.readouterr().err
     assert not (tmp_path / "b.tgz").exists()

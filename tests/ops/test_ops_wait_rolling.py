@@ -92,7 +92,7 @@ async def test_wait_unreachable_server_raises() -> None:
 
 
 def test_wait_command_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["wait", "-c", "127.0.0.1:1", "--timeout", "1"]) == 2
+    assert main(["wait", "-c", "127.0.0.1:1", "--timeout", "1"]) == 3
     assert "cannot connect" in capsys.readouterr().err
 
 
@@ -165,5 +165,5 @@ async def test_rolling_restart_abort_sends_nothing_more(
 
 
 def test_rolling_dry_run_prints_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["rolling-restart", "-c", "127.0.0.1:1", "--dry-run"]) == 2
+    assert main(["rolling-restart", "-c", "127.0.0.1:1", "--dry-run"]) == 3
     assert "cannot connect" in capsys.readouterr().err

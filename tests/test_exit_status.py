@@ -1,0 +1,60 @@
+"""One table of exit statuses, in the code and in the README, used by every command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ndbtop.cli import main
+from ndbtop.cli.exits import EXIT_STATUSES, FILE, NOT_MET, UNREACHABLE, USAGE, status_of
+from ndbtop.errors import (
+    ConnectStringError,
+    FileError,
+    MgmConnectError,
+    NdbtopError,
+    SqlError,
+    UsageError,
+)
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_readme_has_the_table_of_the_code() -> None:
+    rows = re.findall(r"^\| (\d+) \| (.+) \|$", README.read_text(), re.MULTILINE)
+    assert [(int(code), text) for code, text in rows] == list(EXIT_STATUSES)
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (UsageError("x"), USAGE),
+        (ConnectStringError("x"), USAGE),
+        (MgmConnectError("x"), UNREACHABLE),
+        (SqlError("x"), UNREACHABLE),
+        (FileError("x"), FILE),
+        (NdbtopError("x"), NOT_MET),
+    ],
+)
+def test_each_kind_of_error_has_its_status(error: NdbtopError, status: int) -> None:
+    assert status_of(error) == status
+
+
+def test_report_of_a_recording_that_does_not_exist_exits_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nope.ndbrec"
+    status = main(["report", "--bundle", str(tmp_path / "b.tgz"), "--recording", str(missing),
+                   "-c", "127.0.0.1:1", "--no-sql", "--no-host"])
+    assert status == FILE
+    err = capsys.readouterr().err
+    assert err == f"ndbtop: error: cannot read recording {missing}: no such file\n"
+    assert not (tmp_path / "b.tgz").exists()
+
+
+def test_replay_of_a_file_that_does_not_exist_exits_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(tmp_path / "nope")]) == FILE
+    assert "cannot read recording" in capsys.readouterr().err
