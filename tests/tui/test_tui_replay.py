@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ndbtop.cli import main
+from ndbtop.cli.exits import FILE
 from ndbtop.demo.capture import Capture, CaptureSpec, capture
 from ndbtop.record.reader import read_recording
 from ndbtop.record.recorder import Recorder
@@ -317,7 +318,7 @@ def test_replay_of_a_missing_or_garbage_file_is_a_one_line_error(
     path = tmp_path / "x.ndbrec"
     if content is not None:
         path.write_bytes(content)
-    assert main(["replay", str(path)]) == 2
+    assert main(["replay", str(path)]) == FILE
     err = capsys.readouterr().err
     assert err.startswith("ndbtop: error: ") and str(path) in err
     assert err.count("\n") == 1 and "Traceback" not in err
