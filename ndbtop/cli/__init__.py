@@ -2,6 +2,8 @@
 
 Every error a user can cause ends in one line on stderr and the exit status of
 its kind (:mod:`ndbtop.cli.exits`); Ctrl-C ends with status 130.
+Everything printed goes through :class:`ndbtop.sanitise.SafeStream`: no text
+quoted from a server or a file reaches the terminal as a control sequence.
 """
 
 from __future__ import annotations
@@ -12,10 +14,20 @@ from collections.abc import Sequence
 from ndbtop.cli.exits import INTERNAL, INTERRUPTED, status_of
 from ndbtop.cli.parser import build_parser
 from ndbtop.errors import NdbtopError
+from ndbtop.sanitise import SafeStream
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ndbtop with ``argv`` (default: the process arguments); returns the exit status."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)  # type: ignore[assignment]
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

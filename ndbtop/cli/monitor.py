@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 
 from ndbtop.cli.exits import DONE, UNREACHABLE
@@ -16,6 +15,7 @@ from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceState
 from ndbtop.report.render import report_json, report_text
+from ndbtop.sanitise import json_text
 
 
 def run_monitor(args: argparse.Namespace) -> int:
@@ -51,7 +51,7 @@ async def print_once(hub: Hub, as_json: bool) -> int:
     finally:
         await hub.stop()
     if as_json:
-        sys.stdout.write(json.dumps(report_json(snapshot), indent=2) + "\n")
+        sys.stdout.write(json_text(report_json(snapshot), indent=2) + "\n")
     else:
         sys.stdout.write(report_text(snapshot))
     sys.stdout.flush()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 
 from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
@@ -12,6 +11,7 @@ from ndbtop.errors import MgmError
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.ops.wait import NodeChange, Target, wait_for
+from ndbtop.sanitise import json_text
 
 
 def run_wait(args: argparse.Namespace) -> int:
@@ -20,7 +20,7 @@ def run_wait(args: argparse.Namespace) -> int:
 
     def show(change: NodeChange) -> None:
         if args.json:
-            sys.stdout.write(json.dumps(change.as_json()) + "\n")
+            sys.stdout.write(json_text(change.as_json()) + "\n")
         else:
             sys.stdout.write(change.text() + "\n")
         sys.stdout.flush()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import io
-import json
 import socket
 import tarfile
 import time
@@ -32,6 +31,7 @@ from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
 from ndbtop.record.reader import read_recording
 from ndbtop.report.render import report_json, report_text
+from ndbtop.sanitise import json_text, sanitise, sanitise_lines
 
 MEMORY_REPORT = 50
 
@@ -44,9 +44,15 @@ class Bundle:
     notes: list[str] = field(default_factory=list)
 
     def add(self, name: str, data: bytes | str, note: str) -> None:
-        """One file of the archive and the manifest line that explains it."""
-        self.files[name] = data.encode() if isinstance(data, str) else data
-        self.notes.append(f"{name}: {note}")
+        """One file of the archive and the manifest line that explains it.
+
+        Text files are read on terminals (``less``, ``cat``): what they quote from the
+        servers is sanitised like everything ndbtop prints.
+        """
+        if isinstance(data, str):
+            data = (sanitise_lines(data) if name.endswith(".txt") else data).encode()
+        self.files[name] = data
+        self.notes.append(sanitise(f"{name}: {note}"))
 
     def write(self, path: Path) -> None:
         """Write the archive (``.tar.gz``)."""
@@ -150,7 +156,7 @@ async def collect_bundle(
     )
     bundle.add(
         "report.json",
-        json.dumps(report_json(snap), indent=2),
+        json_text(report_json(snap), indent=2),
         "the same as JSON (ndbtop --once --json)",
     )
     client = hub.mgm.client

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ndbtop.sanitise import sanitise
+
 
 def format_table(
     headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()
@@ -24,7 +26,7 @@ def _cell(value: object) -> str:
         return "-"
     if isinstance(value, float):
         return f"{value:.1f}"
-    return str(value)
+    return sanitise(str(value))
 
 
 def _line(values: Sequence[str], widths: Sequence[int], right: Sequence[int]) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TabPane
 
@@ -29,6 +30,7 @@ from ndbtop.actions.commands import (
 )
 from ndbtop.actions.runner import ActionOutcome, run_action
 from ndbtop.errors import NdbtopError
+from ndbtop.files import write_crash_report
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -37,6 +39,7 @@ from ndbtop.record.background import BackgroundRecorder
 from ndbtop.record.recorder import Recorder, default_recording_path
 from ndbtop.record.replay import ReplaySource
 from ndbtop.report.render import report_text
+from ndbtop.sanitise import sanitise, sanitise_lines
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.screens.quit import QuitPrompt
@@ -182,6 +185,37 @@ class NdbtopApp(App[int]):
         """Seconds ``W``'s rolling restart waits for a node to be STARTED again."""
         self.rolling_poll = 1.0
         """Seconds between ``W``'s rolling restart status polls."""
+        self.crash: BaseException | None = None
+        """The internal error that ended the view, if one did."""
+        self.crash_report: Path | None = None
+        """Where its traceback was written."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A notification, never markup: messages quote servers and files."""
+        super().notify(
+            sanitise(message), title=sanitise(title), severity=severity, timeout=timeout,
+            markup=False,
+        )
+
+    def _fatal_error(self) -> None:
+        # An internal error: the traceback goes to a private crash report, not to the
+        # terminal (it may quote what a server sent); the launcher names the report.
+        error = self._exception
+        if error is not None:
+            self.crash = error
+            try:
+                self.crash_report = write_crash_report(error)
+            except OSError:
+                self.crash_report = None
+        self._close_messages_no_wait()
 
     # Layout
 
@@ -379,7 +413,7 @@ class NdbtopApp(App[int]):
     def action_copy(self) -> None:
         """Copy the selected row, or the whole report, with OSC 52 (works over SSH)."""
         text = self.current_view.copy_text() or report_text(self.live_snapshot())
-        self.copy_to_clipboard(text)
+        self.copy_to_clipboard(sanitise_lines(text))
         self.notify(f"copied {len(text.splitlines())} line(s) to the clipboard", timeout=2)
 
     def help_keys(self) -> tuple[tuple[str, str], ...]:

@@ -47,10 +47,22 @@ def settle_memory() -> None:
 
 def _run(app: NdbtopApp) -> int:
     settle_memory()
-    status = app.run() or 0
+    status = app.run()
     for path in app.recordings:
         sys.stderr.write(f"ndbtop: recording written to {path}\n")
-    return status
+    return finished(app, status)
+
+
+def finished(app: NdbtopApp, status: int | None) -> int:
+    """The exit status of a live view that ended: an internal error is one line naming
+    its crash report, and status 70."""
+    if app.crash is not None:
+        where = f"; crash report: {app.crash_report}" if app.crash_report else ""
+        sys.stderr.write(
+            f"ndbtop: internal error in the live view: {type(app.crash).__name__}{where}\n"
+        )
+        return 70
+    return status or app.return_code or 0
 
 
 def run_tui(hub: Hub, args: argparse.Namespace) -> int:
@@ -97,5 +109,4 @@ def run_replay_tui(recording: Recording, args: argparse.Namespace) -> int:
         return source
 
     app = NdbtopApp(start, replay=True, audit=audit, theme=theme)
-    settle_memory()
-    return app.run() or 0
+    return _run(app)

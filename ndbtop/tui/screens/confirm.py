@@ -23,6 +23,7 @@ from ndbtop.actions.target import cluster_target
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import status_text
+from ndbtop.tui.safe import Plain
 
 # Short labels: the four fit on one row of the 90-column box; what each option does
 # appears among the warnings once it is ticked.
@@ -66,15 +67,15 @@ class ConfirmAction(ModalScreen[Action | None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="box"):
-            yield Static(id="title")
-            yield Static(id="state")
+            yield Plain(id="title")
+            yield Plain(id="state")
             flags = _FLAGS.get(type(self.action), ())
             if flags:
                 with Horizontal(classes="flags"):
                     for name, label in flags:
                         yield Checkbox(label, value=getattr(self.action, name), id=f"flag-{name}")
-            yield Static(id="command")
-            yield Static(id="warnings")
+            yield Plain(id="command")
+            yield Plain(id="warnings")
             yield Input(placeholder="", id="confirm")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="primary")

@@ -10,7 +10,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+
+from ndbtop.tui.safe import Plain
 
 NOTES = (
     "Phase timers count the phase in progress; get status reports the last completed phase.",
@@ -47,7 +48,7 @@ class HelpScreen(ModalScreen[None]):
         grid.add_row(table)
         grid.add_row(notes)
         with VerticalScroll(id="help"):
-            yield Static(grid)
+            yield Plain(grid)
 
     def action_close(self) -> None:
         """Back to the view."""

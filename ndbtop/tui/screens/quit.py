@@ -6,7 +6,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button
+
+from ndbtop.tui.safe import Plain
 
 
 class QuitPrompt(ModalScreen[str]):
@@ -28,7 +30,7 @@ class QuitPrompt(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="box"):
-            yield Static(
+            yield Plain(
                 f"ndbtop changed the cluster log: {self.change}.\n"
                 "Restore the previous level before quitting?"
             )

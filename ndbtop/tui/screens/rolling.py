@@ -43,6 +43,7 @@ from ndbtop.ops.rolling import (
 )
 from ndbtop.ops.wait import describe
 from ndbtop.tui.format import status_text
+from ndbtop.tui.safe import Plain
 
 INITIAL_CONFIRM = "initial"
 """What to type to start a rolling restart with ``-i`` (every node rebuilds from its partners)."""
@@ -86,7 +87,7 @@ class AbortPrompt(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="abort-box"):
-            yield Static(
+            yield Plain(
                 "Abort the rolling restart? A restart already sent completes; "
                 "no further node is restarted. (y / n)"
             )
@@ -200,15 +201,15 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="box"):
-            yield Static(id="title")
+            yield Plain(id="title")
             with Horizontal(id="options"):
                 yield Checkbox("one node per node group at a time", id="per-group")
                 yield Checkbox("-i initial (nodes rebuild from their partners)", id="initial")
             with VerticalScroll(id="body"):
-                yield Static(id="steps")
-                yield Static(id="wire")
-            yield Static(id="problem")
-            yield Static(id="status")
+                yield Plain(id="steps")
+                yield Plain(id="wire")
+            yield Plain(id="problem")
+            yield Plain(id="status")
             yield Input(placeholder=f"type {INITIAL_CONFIRM} to confirm -i", id="confirm")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="primary")

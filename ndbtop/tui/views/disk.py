@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, number, pct, rate_bytes, sparkline
+from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
@@ -58,9 +58,9 @@ class DiskView(View):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(classes="caption", id="host_caption")
+        yield Plain(classes="caption", id="host_caption")
         yield KeyedTable(HOST_COLUMNS, id="host")
-        yield Static(classes="caption", id="node_caption")
+        yield Plain(classes="caption", id="node_caption")
         yield KeyedTable(NODE_COLUMNS, id="nodes")
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:

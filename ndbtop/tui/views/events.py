@@ -26,6 +26,7 @@ from ndbtop.model.arbitration import (
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import number
+from ndbtop.tui.safe import Plain, PlainLog
 from ndbtop.tui.views.base import View
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
@@ -121,12 +122,12 @@ class EventsView(View):
         """Management servers seen not connected during the current election."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="banner")
-        arbitration = Static(id="arbitration")
+        yield Plain(id="banner")
+        arbitration = Plain(id="arbitration")
         arbitration.display = False
         yield arbitration
-        yield RichLog(id="log", max_lines=5000, wrap=True, markup=False, auto_scroll=True)
-        yield Static(id="stats_caption")
+        yield PlainLog(id="log", max_lines=5000, wrap=True, markup=False, auto_scroll=True)
+        yield Plain(id="stats_caption")
         stats = KeyedTable(STAT_COLUMNS, id="stats")
         stats.display = False  # until the first statistics arrive (the log has the focus)
         yield stats

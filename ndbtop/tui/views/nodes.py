@@ -7,7 +7,6 @@ import datetime as dt
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.derive import ActivityRate
@@ -22,6 +21,7 @@ from ndbtop.model.phases import (
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
 from ndbtop.tui.format import bar, seconds, status_text
+from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.node_facts import (
     activity_line,
@@ -126,9 +126,9 @@ class NodesView(View):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(id="summary")
+        yield Plain(id="summary")
         yield KeyedTable(COLUMNS, id="nodes")
-        yield Static(id="detail")
+        yield Plain(id="detail")
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         s = summarize(snap.nodes)

@@ -12,6 +12,7 @@ from ndbtop.model.ndbinfo import RestartInfo
 from ndbtop.model.phases import START_TYPE_SHORT, phase_name
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, seconds
+from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 
 SHORT = {
@@ -83,8 +84,8 @@ class RestartsView(View):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="scroll"):
-            yield Static(id="restart_info")
-            yield Static(id="timelines")
+            yield Plain(id="restart_info")
+            yield Plain(id="timelines")
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         ni = snap.ndbinfo

@@ -24,6 +24,7 @@ from textual.widgets import Static
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, spark_chars, split_bar
+from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
@@ -142,9 +143,9 @@ class ThreadsView(View):
         self._drawing = False
 
     def compose(self) -> ComposeResult:
-        yield Static(id="empty")
+        yield Plain(id="empty")
         yield KeyedTable(GRID_COLUMNS, id="grid")
-        yield Static(id="caption")
+        yield Plain(id="caption")
         yield KeyedTable(DETAIL_COLUMNS, id="detail")
 
     def _widget(self, selector: str) -> Any:

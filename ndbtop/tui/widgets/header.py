@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 
 from rich.text import Text
-from textual.widgets import Static
 
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.tui.safe import Plain
 
 _LABELS = {"mgm": "mgm", "events": "events", "ndbinfo": "ndbinfo", "host": "host"}
 
@@ -37,7 +37,7 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
     return Text(f"{label}{stale} lost{retry}", style="bold red")
 
 
-class StatusHeader(Static):
+class StatusHeader(Plain):
     """Two lines: the cluster and its sources; badges for PAUSED, READ-ONLY, SIMULATED.
 
     ``replay`` is the replay's position and speed (a REPLAY badge), ``recording`` the

@@ -29,6 +29,9 @@ from textual.widgets import DataTable
 from textual.widgets._data_table import default_cell_formatter
 from textual.widgets.data_table import ColumnKey, RowKey
 
+from ndbtop.sanitise import UNSAFE, sanitise
+from ndbtop.tui.safe import safe_text
+
 _NULL = Style.null()
 _MARKUP = frozenset("[:\n\t")
 """Characters that make a string cell more than plain text for DataTable (markup, emoji
@@ -94,8 +97,9 @@ class KeyedTable(DataTable):
             if old is cells:
                 continue
             if old is None:
-                self.add_row(*cells, key=key)
-                for col, cell in enumerate(cells):
+                shown = [shown_cell(cell) for cell in cells]
+                self.add_row(*shown, key=key)
+                for col, cell in enumerate(shown):
                     self._widths[col] = max(self._widths[col], cell_width(cell))
                 appended = True
             else:
@@ -104,6 +108,7 @@ class KeyedTable(DataTable):
                     if before is after or _same(before, after):
                         continue
                     changed[key] = col
+                    after = shown_cell(after)
                     data[ColumnKey(self._column_keys[col])] = after
                     width = cell_width(after)
                     if width > self._widths[col]:
@@ -336,6 +341,16 @@ class KeyedTable(DataTable):
         except Exception:
             return None
         return None if row_key.value is None else str(row_key.value)
+
+
+def shown_cell(cell: object) -> object:
+    """A cell as the table draws it: text is plain (never markup) and sanitised."""
+    if isinstance(cell, str):
+        cell = sanitise(cell)
+        return cell if _MARKUP.isdisjoint(cell) else Text(cell)
+    if isinstance(cell, Text):
+        return safe_text(cell, UNSAFE)
+    return cell
 
 
 def cell_width(cell: object) -> int:
