@@ -23,8 +23,16 @@ import traceback
 from pathlib import Path
 from typing import BinaryIO
 
-from ndbtop.errors import NdbtopError
+from ndbtop.errors import FileError
 from ndbtop.sanitise import sanitise, sanitise_lines
+
+
+class UnfitFile(FileError):
+    """A file to read that is not a regular file, or too large; ``reason`` says which."""
+
+    def __init__(self, what: str, path: Path, reason: str) -> None:
+        super().__init__(f"{what} {sanitise(str(path))} {reason}")
+        self.reason = reason
 
 
 def state_dir() -> Path:
@@ -43,6 +51,20 @@ def state_subdir(name: str | None = None) -> Path:
     return top if name is None else top / name
 
 
+def make_dirs(directory: Path) -> None:
+    """``directory`` and its parents, as ``mkdir -p``; the state directory and every
+    directory made in it (and ``directory`` itself) mode 0700."""
+    top = state_dir()
+    if directory == top or top in directory.parents:
+        state_subdir()
+        for part in reversed([directory, *directory.parents][: len(directory.parents) -
+                                                             len(top.parents)]):
+            with contextlib.suppress(FileExistsError):
+                part.mkdir(mode=0o700)
+        return
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
 def create_private(path: Path) -> BinaryIO:
     """A new file at ``path``, mode 0600, open for writing; never written through a link.
 
@@ -50,7 +72,7 @@ def create_private(path: Path) -> BinaryIO:
     owns it and the sticky bit is set, the rename is refused: ``OSError``).
     """
     directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
+    make_dirs(directory)
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.")
     try:
         os.replace(temporary, path)
@@ -73,14 +95,14 @@ def open_append(path: Path) -> int:
     The file must be a regular file owned by this user, reached without a link: a log
     pointed at ``/dev/null`` or at someone else's file would lose or leak what it keeps.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
     fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
         os.close(fd)
         what = "a regular file" if stat.S_ISREG(info.st_mode) else "not a regular file"
-        raise NdbtopError(
+        raise FileError(
             f"{sanitise(str(path))} is {what} not owned by you: refused "
             "(it must be a regular file of your own)"
         )
@@ -90,25 +112,21 @@ def open_append(path: Path) -> int:
 def read_limited(path: Path, limit: int, what: str) -> bytes:
     """The bytes of ``path``, a regular file of at most ``limit`` bytes.
 
-    ``what`` names the file in the error (``recording``, ``option file``).
+    A file that cannot be opened or read raises its ``OSError``; anything but a regular
+    file, or a larger one, raises :class:`UnfitFile` naming ``what``
+    (``recording``, ``option file``).
     """
-    shown = sanitise(str(path))
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise NdbtopError(f"cannot read {what} {shown}: {exc.strerror}") from None
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise UnfitFile(what, path, "is not a regular file")
     with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NdbtopError(f"{what} {shown} is not a regular file")
         if info.st_size > limit:
-            raise NdbtopError(f"{what} {shown} is larger than {_size(limit)}")
-        try:
-            data = f.read(limit + 1)
-        except OSError as exc:
-            raise NdbtopError(f"cannot read {what} {shown}: {exc.strerror}") from None
+            raise UnfitFile(what, path, f"is larger than {_size(limit)}")
+        data = f.read(limit + 1)
     if len(data) > limit:
-        raise NdbtopError(f"{what} {shown} is larger than {_size(limit)}")
+        raise UnfitFile(what, path, f"is larger than {_size(limit)}")
     return data
 
 

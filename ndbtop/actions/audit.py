@@ -15,12 +15,12 @@ import socket
 from pathlib import Path
 
 from ndbtop.errors import FileError
+from ndbtop.files import open_append, state_dir
 
 
 def default_audit_path() -> Path:
     """``$XDG_STATE_HOME/ndbtop/audit.log`` (``~/.local/state/ndbtop/audit.log``)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "ndbtop" / "audit.log"
+    return state_dir() / "audit.log"
 
 
 class AuditLog:
@@ -39,15 +39,16 @@ class AuditLog:
         }
         data = (json.dumps(line, sort_keys=False) + "\n").encode()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = open_append(self.path)
             try:
                 os.write(fd, data)
                 os.fsync(fd)
             finally:
                 os.close(fd)
         except OSError as exc:
-            raise FileError(f"cannot write the audit log {self.path}: {exc.strerror}") from None
+            raise FileError(
+                f"cannot write the audit log {self.path}: {exc.strerror}: refused"
+            ) from None
 
     def records(self) -> list[dict[str, object]]:
         """Every record in the file (for reports and tests)."""

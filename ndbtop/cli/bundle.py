@@ -31,7 +31,10 @@ def run_bundle(args: argparse.Namespace) -> int:
     audit = Path(args.audit_log) if args.audit_log else default_audit_path()
     recording = Path(args.recording) if args.recording else None
     if recording is not None and not recording.is_file():
-        raise FileError(f"cannot read recording {recording}: no such file")
+        what = "not a regular file" if recording.exists() else "no such file"
+        raise FileError(f"cannot read recording {recording}: {what}")
+    if audit.exists() and not audit.is_file():
+        raise FileError(f"cannot read the audit log {audit}: not a regular file")
 
     async def collect() -> None:
         try:

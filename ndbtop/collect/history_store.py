@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 from pathlib import Path
 
+from ndbtop.errors import NdbtopError
+from ndbtop.files import read_limited, state_dir, write_private
 from ndbtop.model.history import PastStart
 
 KEEP = 50
@@ -14,8 +16,7 @@ KEEP = 50
 
 def default_history_dir() -> Path:
     """``$XDG_STATE_HOME/ndbtop/history`` (``~/.local/state/ndbtop/history``)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "ndbtop" / "history"
+    return state_dir() / "history"
 
 
 class HistoryStore:
@@ -27,7 +28,7 @@ class HistoryStore:
     def load(self) -> tuple[PastStart, ...]:
         """Every remembered start, oldest first (none if the file is missing or unreadable)."""
         try:
-            data = json.loads(self.path.read_text())
+            data = json.loads(read_limited(self.path, 4 << 20, "start history"))
             return tuple(
                 PastStart(
                     d["node_id"],
@@ -38,7 +39,7 @@ class HistoryStore:
                 )
                 for d in data
             )
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, NdbtopError, ValueError, KeyError, TypeError):
             return ()
 
     def add(self, start: PastStart) -> tuple[PastStart, ...]:
@@ -54,11 +55,6 @@ class HistoryStore:
             }
             for p in history
         ]
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(records))
-            tmp.replace(self.path)
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            write_private(self.path, json.dumps(records).encode())
         return history

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ndbtop.errors import ConnectStringError
+from ndbtop.files import read_limited
 
 DEFAULT_PORT = 1186
 DEFAULT_CONNECTSTRING = "localhost:1186"
@@ -142,7 +143,9 @@ def parse_connectstring(text: str, *, _depth: int = 0) -> ConnectString:
 
 def _read_file(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_limited(Path(path), 64 * 1024, "connect string file").decode(
+            "utf-8", errors="replace"
+        )
     except OSError as exc:
         raise ConnectStringError(
             f"cannot read connect string file {path}: {exc.strerror}"

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ndbtop.errors import UsageError
+from ndbtop.files import UnfitFile, read_limited
 
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 3.0
@@ -220,6 +221,10 @@ def resolve_mysql_options(
     )
 
 
+OPTION_FILE_LIMIT = 1 << 20
+"""Bytes an option file may hold (``/dev/zero`` or a huge file is refused, not read)."""
+
+
 def read_option_file(
     path: Path, groups: Sequence[str], *, required: bool = True
 ) -> dict[str, dict[str, _Setting]]:
@@ -238,7 +243,9 @@ def _read_file(
     path: Path, found: dict[str, dict[str, _Setting]], *, required: bool, depth: int
 ) -> None:
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        text = read_limited(path, OPTION_FILE_LIMIT, "option file").decode(
+            "utf-8", errors="replace"
+        )
     except FileNotFoundError:
         if required:
             raise UsageError(f"could not open the option file {path}: no such file") from None
@@ -246,6 +253,8 @@ def _read_file(
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
         raise UsageError(f"could not read the option file {path}: {reason}") from None
+    except UnfitFile as exc:
+        raise UsageError(f"could not read the option file {path}: {exc.reason}") from None
     group: str | None = None
     for lineno, raw in enumerate(text.splitlines(), 1):
         where = f"{path}, line {lineno}"

@@ -20,37 +20,61 @@ from pathlib import Path
 from typing import Any
 
 from ndbtop.errors import FileError
+from ndbtop.files import read_limited
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import decode
 from ndbtop.record.delta import apply
+from ndbtop.sanitise import sanitise
 
 EVENTS_KEPT = 2000
 SERIES_KEPT = 120
 _CHUNK = 1 << 16
 _MEMBERS_CACHED = 2
+MAX_FILE = 1 << 30
+"""Bytes a recording file may hold (a recorder starts a new file at ``--max-mb``, 200 MB
+by default)."""
+MAX_FRAME = 64 << 20
+"""Bytes one frame (gzip member: a key frame and its deltas) may expand to."""
+MAX_TOTAL = 16 << 30
+"""Bytes a whole recording may expand to."""
 
 
 def _members(path: Path) -> tuple[bytes, list[tuple[int, int]]]:
-    """The file's bytes and the (start, end) of each gzip member in them."""
+    """The file's bytes and the (start, end) of each gzip member in them.
+
+    Recordings come attached to tickets: each member may expand to :data:`MAX_FRAME`
+    bytes and the whole file to :data:`MAX_TOTAL`, never more (a compression bomb is a
+    clear error, not an exhausted machine).
+    """
+    shown = sanitise(str(path))
     try:
-        raw = path.read_bytes()
+        raw = read_limited(path, MAX_FILE, "recording")
     except OSError as exc:
-        raise FileError(f"cannot read recording {path}: {exc.strerror}") from None
+        raise FileError(f"cannot read recording {shown}: {exc.strerror}") from None
     view = memoryview(raw)
     members = []
     pos = 0
+    total = 0
     while pos < len(raw):
         d = zlib.decompressobj(16 + zlib.MAX_WBITS)
         fed = pos
+        size = 0
         try:
             while not d.eof and fed < len(raw):
-                d.decompress(view[fed : fed + _CHUNK])
+                size += len(d.decompress(view[fed : fed + _CHUNK], MAX_FRAME + 1 - size))
+                if d.unconsumed_tail:
+                    size = MAX_FRAME + 1
+                if size > MAX_FRAME:
+                    raise FileError(_too_big(shown, len(members) + 1, MAX_FRAME))
                 fed = min(fed + _CHUNK, len(raw))
         except zlib.error:
             if not members:
-                raise FileError(f"{path} is not an ndbtop recording (not gzip data)") from None
+                raise FileError(f"{shown} is not an ndbtop recording (not gzip data)") from None
             break
+        total += size
+        if total > MAX_TOTAL:
+            raise FileError(f"{shown}: the recording expands past {MAX_TOTAL >> 20} MB")
         end = fed - len(d.unused_data) if d.eof else len(raw)
         members.append((pos, end))
         if not d.eof:
@@ -59,16 +83,21 @@ def _members(path: Path) -> tuple[bytes, list[tuple[int, int]]]:
     return raw, members
 
 
+def _too_big(shown: str, frame: int, limit: int) -> str:
+    return f"{shown}: frame {frame} expands past {limit >> 20} MB"
+
+
 def _lines(data: bytes) -> list[bytes]:
     # The last line is either empty (complete member) or cut short (killed recorder).
     return [line for line in data.split(b"\n")[:-1] if line]
 
 
 def _inflate(data: bytes | memoryview) -> bytes:
-    """A member decompressed, as much of it as there is."""
+    """A member decompressed, as much of it as there is (at most :data:`MAX_FRAME`
+    bytes: :func:`_members` checked that it holds no more)."""
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
-        return d.decompress(data)
+        return d.decompress(data, MAX_FRAME)
     except zlib.error:
         return b""
 
@@ -100,9 +129,9 @@ class Recording:
         self._cursor: _Cursor | None = None
         self._index()
         if not self.header:
-            raise FileError(f"{path} is not an ndbtop recording")
+            raise FileError(f"{sanitise(str(path))} is not an ndbtop recording")
         if not self._snaps:
-            raise FileError(f"{path} holds no snapshot")
+            raise FileError(f"{sanitise(str(path))} holds no snapshot")
 
     def _index(self) -> None:
         for member in range(len(self._member_spans)):

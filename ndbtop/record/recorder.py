@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ndbtop import __version__
+from ndbtop.files import create_private, state_subdir
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import encode
 from ndbtop.record.delta import SAME, diff
@@ -41,16 +42,11 @@ DEFAULT_KEEP = 5
 
 
 def default_recording_path(now: float | None = None) -> Path:
-    """``ndbtop-YYYYmmdd-HHMMSS.ndbrec`` (local time) in the current directory.
-
-    When the current directory is not writable the file goes to
-    ``$XDG_STATE_HOME/ndbtop/recordings`` (``~/.local/state/ndbtop/recordings``).
-    """
+    """``ndbtop-YYYYmmdd-HHMMSS.ndbrec`` (local time) in the private recordings directory,
+    ``$XDG_STATE_HOME/ndbtop/recordings`` (``~/.local/state/ndbtop/recordings``, 0700),
+    never in a shared current directory."""
     name = time.strftime("ndbtop-%Y%m%d-%H%M%S.ndbrec", time.localtime(now))
-    if os.access(".", os.W_OK):
-        return Path.cwd() / name
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "ndbtop" / "recordings" / name
+    return state_subdir("recordings") / name
 
 
 class Recorder:
@@ -78,8 +74,8 @@ class Recorder:
         self._open()
 
     def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._raw = open(self.path, "wb")  # noqa: SIM115
+        # A new 0600 file, never written through a link planted at its name.
+        self._raw = create_private(self.path)
         self._previous = None
         self._series = {}
         self._member()

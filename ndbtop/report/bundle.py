@@ -22,6 +22,7 @@ from ndbtop import __version__
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import MgmError
+from ndbtop.files import create_private, read_limited
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.events.catalogue import Severity
 from ndbtop.mgm.events.decode import Event, decode_event
@@ -34,6 +35,8 @@ from ndbtop.report.render import report_json, report_text
 from ndbtop.sanitise import json_text, sanitise, sanitise_lines
 
 MEMORY_REPORT = 50
+AUDIT_LIMIT = 64 << 20
+"""Bytes of audit log a bundle reads (its last 500 lines go in)."""
 
 
 @dataclass
@@ -67,12 +70,12 @@ class Bundle:
             ]
         )
         files = {"MANIFEST.txt": manifest.encode(), **self.files}
-        with tarfile.open(path, "w:gz") as tar:
+        with create_private(path) as out, tarfile.open(fileobj=out, mode="w:gz") as tar:
             for name, data in files.items():
                 info = tarfile.TarInfo(f"ndbtop-bundle/{name}")
                 info.size = len(data)
                 info.mtime = int(time.time())
-                info.mode = 0o644
+                info.mode = 0o600
                 tar.addfile(info, io.BytesIO(data))
 
 
@@ -192,7 +195,9 @@ async def collect_bundle(
         except Exception as exc:
             bundle.add("recording-tail.txt", f"not collected: {exc}\n", str(recording))
     if audit_log is not None and audit_log.exists():
-        tail = audit_log.read_text().splitlines()[-500:]
+        tail = read_limited(audit_log, AUDIT_LIMIT, "audit log").decode(
+            "utf-8", errors="replace"
+        ).splitlines()[-500:]
         bundle.add(
             "audit-log.jsonl",
             "\n".join(tail) + "\n",
