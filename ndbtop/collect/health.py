@@ -24,8 +24,10 @@ class Health:
         self.backoff = Backoff()
         self.wake = asyncio.Event()
 
-    def ok(self, target: str | None = None) -> None:
-        """A good result just arrived."""
+    def ok(
+        self, target: str | None = None, unavailable: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        """A good result just arrived (without the parts ``unavailable``: (part, reason))."""
         self.backoff.reset()
         self.status = replace(
             self.status,
@@ -34,6 +36,7 @@ class Health:
             last_ok=time.monotonic(),
             retry_at=None,
             target=self.status.target if target is None else target,
+            unavailable=unavailable,
         )
 
     def failed(self, error: str, state: SourceState = SourceState.RETRYING) -> float:

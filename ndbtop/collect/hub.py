@@ -251,7 +251,7 @@ class Hub:
         sources only record theirs in the snapshot.
         """
         reading = await self.mgm.poll_once()
-        self.mgm.health.ok(reading.address)
+        self.mgm.health.ok(reading.address, reading.unavailable)
         self._on_mgm()
 
         async def sample(source: SqlSource | HostSource | None, error: type[Exception]) -> None:

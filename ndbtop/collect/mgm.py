@@ -27,6 +27,8 @@ class MgmReading:
     address: str
     version: str | None
     nodes: tuple[NodeStatus, ...]
+    unavailable: tuple[tuple[str, str], ...] = ()
+    """What the server did not answer usably besides ``get status``: (part, reason)."""
 
 
 class MgmSource:
@@ -64,6 +66,8 @@ class MgmSource:
         self._polls = 0
         self.levels_stale = False
         """Set to read the cluster-log levels at the next poll (after ndbtop changed them)."""
+        self.levels_error: str | None = None
+        """Why the last read of the cluster-log levels failed (tried again a minute on)."""
 
     @property
     def status(self) -> SourceStatus:
@@ -71,12 +75,25 @@ class MgmSource:
         return self.health.status
 
     async def poll_once(self) -> MgmReading:
-        """Read the status once (connecting if needed); raises :class:`MgmError`."""
+        """Read the status once (connecting if needed); raises :class:`MgmError`.
+
+        Only ``get status`` is essential: a server that answers anything else in a way
+        ndbtop cannot use (another version, a fork) loses that part only, named in
+        :attr:`MgmReading.unavailable`.
+        """
         nodes = await self.client.get_status()
-        if self._polls % LOGLEVEL_EVERY == 0 or self.log_levels is None or self.levels_stale:
+        first = self.log_levels is None and self.levels_error is None
+        if self._polls % LOGLEVEL_EVERY == 0 or first or self.levels_stale:
             self.levels_stale = False
-            self.log_levels = await self.client.get_cluster_loglevel()
+            try:
+                self.log_levels = await self.client.get_cluster_loglevel()
+                self.levels_error = None
+            except MgmError as exc:
+                self.levels_error = str(exc)
         self._polls += 1
+        unavailable = dict(self.client.unavailable)
+        if self.levels_error is not None:
+            unavailable["cluster log levels"] = self.levels_error
         version = self.client.server_version
         address = self.client.address
         reading = MgmReading(
@@ -85,6 +102,7 @@ class MgmSource:
             str(address) if address else "",
             version.text if version else None,
             nodes,
+            tuple(unavailable.items()),
         )
         self.reading = reading
         return reading
@@ -99,7 +117,7 @@ class MgmSource:
             delay = self.health.failed(str(exc))
             self.on_update()
             return delay
-        self.health.ok(reading.address)
+        self.health.ok(reading.address, reading.unavailable)
         self.on_update()
         return self.interval - (time.monotonic() - started)
 

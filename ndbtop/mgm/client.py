@@ -102,6 +102,9 @@ class MgmClient:
         self._session: MgmSession | None = None
         self._lock = asyncio.Lock()
         self.server_version: ServerVersion | None = None
+        self.unavailable: dict[str, str] = {}
+        """Parts of the handshake the server answered in a way ndbtop cannot use, with
+        why: the session goes on without them (only ``get status`` is essential)."""
         self._status_cache: dict[tuple[str, ...], StatusCache] = {}
 
     @property
@@ -121,21 +124,36 @@ class MgmClient:
         if self._session is not None and not self._session.closed:
             return self._session
         session = await open_first(self.connectstring.addresses, self.connect_timeout)
+        unavailable: dict[str, str] = {}
+        version: ServerVersion | None = None
         try:
-            version = _parse_version(await session.request("get version", [], self.timeout))
-            if (version.major, version.minor, version.build) >= (8, 0, 20):
+            # A reply ndbtop cannot read (another version, a fork) loses what it tells,
+            # not the session: it was read whole, the session is still in step.
+            try:
+                version = _parse_version(await session.request("get version", [], self.timeout))
+            except (MgmProtocolError, MgmCommandError) as exc:
+                if session.closed:
+                    raise
+                unavailable["server version"] = str(exc)
+            if version is not None and (version.major, version.minor, version.build) >= (
+                8, 0, 20,
+            ):
                 major, minor, build = CLIENT_VERSION
                 reply = await session.request(
                     "set clientversion",
                     [("major", major), ("minor", minor), ("build", build)],
                     self.timeout,
                 )
-                _expect_ok(reply, "set clientversion reply", "set clientversion")
+                try:
+                    _expect_ok(reply, "set clientversion reply", "set clientversion")
+                except (MgmProtocolError, MgmCommandError) as exc:
+                    unavailable["client version"] = str(exc)
         except BaseException:
             await session.aclose()
             raise
         self._session = session
         self.server_version = version
+        self.unavailable = unavailable
         return session
 
     async def close(self) -> None:

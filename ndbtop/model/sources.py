@@ -30,6 +30,10 @@ class SourceStatus:
     error: str | None = None
     last_ok: float | None = None
     retry_at: float | None = None
+    unavailable: tuple[tuple[str, str], ...] = ()
+    """Parts of a source that answers but not for them: (part, reason), such as the
+    cluster-log levels of a management server that answers ``get cluster loglevel``
+    in a way ndbtop cannot read."""
 
     def age(self, now: float) -> float | None:
         """Seconds since the last good data, or None if there never was any."""
@@ -49,6 +53,7 @@ class SourceStatus:
             "target": self.target,
             "error": self.error,
             "age_s": None if age is None else round(age, 3),
+            "unavailable": [{"part": part, "reason": why} for part, why in self.unavailable],
         }
 
 

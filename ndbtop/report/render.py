@@ -360,6 +360,7 @@ def report_text(snap: ClusterSnapshot) -> str:
         age = src.age(snap.taken_at)
         state = src.state.value + (f" ({src.error})" if src.error else "")
         lines.append(f"  {src.name:8} {state}" + (f", {age:.1f} s old" if age is not None else ""))
+        lines += [f"           {part} unavailable: {why}" for part, why in src.unavailable]
     lines += _ndbinfo_text(snap)
     lines += _host_text(snap)
     return "\n".join(lines) + "\n"

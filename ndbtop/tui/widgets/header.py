@@ -22,7 +22,11 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
     if src.state is SourceState.CONNECTED and not src.stale(now, interval):
         # Whole seconds: tenths would change the line, and redraw it, at every refresh.
         shown = f"{label} {age:.0f}s" if age is not None else label
-        return Text(shown, style="green")
+        text = Text(shown, style="green")
+        if src.unavailable:
+            parts = ", ".join(part for part, _ in src.unavailable)
+            text.append(f" (no {parts})", style="yellow")
+        return text
     if src.state is SourceState.CONNECTED:
         return Text(f"{label} stale {age:.0f}s", style="yellow")
     if src.state is SourceState.CONNECTING:
