@@ -15,7 +15,7 @@ import pytest
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.cli import main
-from ndbtop.errors import NdbtopError, UsageError
+from ndbtop.errors import FileError, NdbtopError, UsageError
 from ndbtop.files import create_private, read_limited, state_dir
 from ndbtop.ndbinfo.options import read_option_file
 from ndbtop.record import reader
@@ -113,13 +113,13 @@ def test_an_audit_log_owned_by_someone_else_refuses_actions(tmp_path: Path) -> N
 
 
 def test_read_limited_refuses_devices_directories_and_big_files(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="not a regular file"):
-        read_limited(Path("/dev/zero"), 1024, "option file")
-    with pytest.raises(UsageError, match="not a regular file"):
-        read_limited(tmp_path, 1024, "option file")
+    with pytest.raises(FileError, match="not a regular file"):
+        read_limited(Path("/dev/zero"), 1024, "recording")
+    with pytest.raises(FileError, match="not a regular file"):
+        read_limited(tmp_path, 1024, "recording")
     big = tmp_path / "big"
     big.write_bytes(b"x" * 2048)
-    with pytest.raises(UsageError, match="larger than 1 kB"):
+    with pytest.raises(FileError, match="larger than 1 kB"):
         read_limited(big, 1024, "option file")
 
 
@@ -157,18 +157,19 @@ def test_a_recording_is_bounded_in_total(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "expected"),
     [
-        ["replay", "/dev/zero"],
-        ["--defaults-file", "/dev/zero", "--once", "--no-host", "-c", "127.0.0.1:1"],
-        ["report", "--bundle", "{tmp}/b.tgz", "--recording", "/dev/zero", "-c", "127.0.0.1:1"],
-        ["report", "--bundle", "{tmp}/b.tgz", "--audit-log", "{tmp}", "-c", "127.0.0.1:1"],
+        (["replay", "/dev/zero"], 4),
+        (["--defaults-file", "/dev/zero", "--once", "--no-host", "-c", "127.0.0.1:1"], 2),
+        (["report", "--bundle", "{tmp}/b.tgz", "--recording", "/dev/zero", "-c", "127.0.0.1:1"],
+         4),
+        (["report", "--bundle", "{tmp}/b.tgz", "--audit-log", "{tmp}", "-c", "127.0.0.1:1"], 4),
     ],
 )
-def test_files_that_are_not_regular_are_one_line_and_exit_2(
-    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_files_that_are_not_regular_are_one_line_and_exit_with_their_status(
+    argv: list[str], expected: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status = main([a.replace("{tmp}", str(tmp_path)) for a in argv])
     err = capsys.readouterr().err
-    assert status == 2, err
+    assert status == expected, err
     assert len(err.splitlines()) == 1 and "not a regular file" in err
