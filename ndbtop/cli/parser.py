@@ -7,8 +7,9 @@ Each option is declared once in :data:`OPTIONS` with the commands that take it;
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from ndbtop import __version__
@@ -29,14 +30,34 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
+def number(
+    low: float, high: float, *, above: bool = False, integer: bool = False
+) -> Callable[[str], float]:
+    """The type of a numeric option: a finite number from ``low`` (excluded with
+    ``above``) to ``high``. ``nan``, ``inf`` and anything out of range are refused when
+    the command line is read."""
+
+    def parse(text: str) -> float:
+        try:
+            value: float = int(text) if integer else float(text)
+        except ValueError:
+            kind = "a whole number" if integer else "a number"
+            raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+        if above and value <= low and low == 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        if value < low or (above and value <= low) or value > high:
+            bound = "above" if above else "from"
+            raise argparse.ArgumentTypeError(f"{text!r} out of range ({bound} {low:g} to {high:g})")
+        return value
+
+    return parse
+
+
+DAY = 86400.0
+_positive = number(0, 7 * DAY, above=True)
+"""Seconds (or another positive quantity) of at most a week."""
 
 
 def _port(text: str) -> int:
@@ -73,7 +94,7 @@ def _start_phase(text: str) -> int:
 
 
 def _interval(text: str) -> float:
-    value = _positive(text)
+    value = number(0, 3600, above=True)(text)
     if value < 0.1:
         raise argparse.ArgumentTypeError("the refresh interval must be at least 0.1 s")
     return value
@@ -153,7 +174,7 @@ OPTIONS: tuple[Option, ...] = (
     option("--nodes", commands={"wait", "rolling-restart"}, group="nodes", type=_node_list,
            metavar="ID,ID", help="only these data nodes (default: all)"),
     option("--timeout", commands={"wait"}, group="wait", type=_positive, default=600.0,
-           metavar="SECONDS", help="give up after this long (default 600)"),
+           metavar="SECONDS", help="give up after this long (default 600; at most a week)"),
     option("--per-group", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
            help="restart one node of every node group at a time"),
@@ -166,41 +187,49 @@ OPTIONS: tuple[Option, ...] = (
            default=False, help="do not ask: start without confirmation, abort on any problem"),
     option("--node-timeout", commands={"rolling-restart"}, group="rolling restart",
            type=_positive, default=1800.0, metavar="SECONDS",
-           help="how long a node may take to be STARTED again (default 1800)"),
+           help="how long a node may take to be STARTED again (default 1800; at most a week)"),
     # record, replay, report.
     option("file", commands={"record", "replay"}, group="recording", metavar="FILE",
            help="the recording (FILE.1 ... after rotation by record --max-mb)"),
-    option("--duration", commands={"record"}, group="recording", type=_positive,
-           metavar="SECONDS", help="stop after this long (default: until Ctrl-C)"),
-    option("--max-mb", commands={"record"}, group="recording", type=_positive, default=200.0,
-           metavar="MB", help="start a new file beyond this size (default 200)"),
-    option("--keep", commands={"record"}, group="recording", type=int, default=5, metavar="N",
-           help="older files kept after rotation (default 5)"),
+    option("--duration", commands={"record"}, group="recording", type=number(0, 366 * DAY,
+           above=True), metavar="SECONDS",
+           help="stop after this long (default: until Ctrl-C; at most a year)"),
+    option("--max-mb", commands={"record"}, group="recording",
+           type=number(0, 1024, above=True), default=200.0,
+           metavar="MB", help="start a new file beyond this size (default 200, at most 1024: "
+           "replay reads files up to 1 GB)"),
+    option("--keep", commands={"record"}, group="recording",
+           type=number(0, 1000, integer=True), default=5, metavar="N",
+           help="older files kept after rotation (default 5, 0 to 1000)"),
     option("--demo", commands={"record"}, group="recording", action="store_true", default=False,
            help="record a simulated cluster (scenario options) instead"),
     option("--bundle", commands={"report"}, group="report", metavar="FILE", required=True,
            help="the archive to write"),
-    option("--events-seconds", commands={"report"}, group="report", type=float, default=5.0,
-           metavar="SECONDS", help="listen to events this long (default 5; 0: not at all)"),
+    option("--events-seconds", commands={"report"}, group="report", type=number(0, 3600),
+           default=5.0, metavar="SECONDS",
+           help="listen to events this long (default 5; 0: not at all; at most 3600)"),
     option("--recording", commands={"report"}, group="report", metavar="FILE",
            help="include the end of this recording (ndbtop record)"),
-    option("--minutes", commands={"report"}, group="report", type=_positive, default=15.0,
+    option("--minutes", commands={"report"}, group="report",
+           type=number(0, 366 * 24 * 60, above=True), default=15.0,
            metavar="N", help="how much of the recording (default 15)"),
     # The simulated cluster.
     option("--scenario", commands=SIMULATING, group=SCENARIO, default=DEFAULT_SCENARIO,
            metavar="NAME", help=f"scenario to play (default {DEFAULT_SCENARIO}; --list shows all)"),
     option("--list", commands={"demo", "sim"}, group=SCENARIO, action="store_true",
            default=False, help="list the scenarios and exit"),
-    option("--speed", commands=SIMULATING | {"replay"}, group=SCENARIO, type=_positive,
+    option("--speed", commands=SIMULATING | {"replay"}, group=SCENARIO,
+           type=number(0, 100_000, above=True),
            metavar="X", help="simulated seconds per real second (default: the scenario's own; "
            "replay: 1)"),
-    option("--seed", commands=SIMULATING, group=SCENARIO, type=int, default=1,
+    option("--seed", commands=SIMULATING, group=SCENARIO,
+           type=number(0, 2**32 - 1, integer=True), default=1,
            help="random seed (same seed, same run)"),
     option("--fast-redo", commands=SIMULATING, group=SCENARIO, action="store_true",
            default=False, help="initial-start: redo log files created without a sync per page"),
     option("--ndb-version", commands=SIMULATING, group=SCENARIO, metavar="X.Y.Z",
            help="simulated NDB version (8.4.3)"),
-    option("--at", commands=SIMULATING, group=SCENARIO, type=float, default=0.0,
+    option("--at", commands=SIMULATING, group=SCENARIO, type=number(0, 366 * DAY), default=0.0,
            metavar="SECONDS", help="start the scenario this many simulated seconds in"),
     option("--fail-node", commands=SIMULATING, group=SCENARIO, type=_node_id, metavar="ID",
            help="inject a failure: every node restart of this data node hangs in a start "

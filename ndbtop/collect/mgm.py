@@ -94,6 +94,8 @@ class MgmSource:
         unavailable = dict(self.client.unavailable)
         if self.levels_error is not None:
             unavailable["cluster log levels"] = self.levels_error
+        if self.client.dropped:
+            unavailable["nodes out of range"] = "; ".join(self.client.dropped) + ": left out"
         version = self.client.server_version
         address = self.client.address
         reading = MgmReading(

@@ -102,6 +102,8 @@ class MgmClient:
         self._session: MgmSession | None = None
         self._lock = asyncio.Lock()
         self.server_version: ServerVersion | None = None
+        self.dropped: tuple[str, ...] = ()
+        """What the last ``get status`` held outside the protocol's ranges, left out."""
         self.unavailable: dict[str, str] = {}
         """Parts of the handshake the server answered in a way ndbtop cannot use, with
         why: the session goes on without them (only ``get status`` is essential)."""
@@ -210,7 +212,10 @@ class MgmClient:
         if types:
             args.append(("types", " ".join(types)))
         cache = self._status_cache.setdefault(tuple(types or ()), {})
-        return parse_status_reply(await self._call("get status", args), cache)
+        dropped: list[str] = []
+        nodes = parse_status_reply(await self._call("get status", args), cache, dropped)
+        self.dropped = tuple(dropped)
+        return nodes
 
     # Node control (never retried)
 

@@ -116,8 +116,12 @@ StatusCache = dict[int, tuple[dict[str, str], "NodeStatus"]]
 """The fields and the decoded status of each node in the previous reply of a session."""
 
 
+MAX_NODE_ID = 255
+"""The highest node id NDB has (``MAX_NODES`` - 1)."""
+
+
 def parse_status_reply(
-    reply: Reply, cache: StatusCache | None = None
+    reply: Reply, cache: StatusCache | None = None, dropped: list[str] | None = None
 ) -> tuple[NodeStatus, ...]:
     """Decode a ``node status`` reply into nodes, in the order the server sent them.
 
@@ -125,7 +129,9 @@ def parse_status_reply(
     node without type or status, or a node count that differs from ``nodes:``.
     Field names this version does not know are ignored. With ``cache``, a node
     whose lines are the same as in the previous reply is the same object as
-    then (the screen redraws only what changed), and ``cache`` is updated.
+    then (the screen redraws only what changed), and ``cache`` is updated. A node
+    whose id is beyond :data:`MAX_NODE_ID` is not a node NDB can have: it is left out,
+    and why is added to ``dropped``.
     """
     if reply.header != "node status":
         raise MgmProtocolError(f"expected 'node status', got {reply.header[:60]!r}")
@@ -152,6 +158,10 @@ def parse_status_reply(
         raise MgmProtocolError(
             f"node status announced {expected} nodes and described {len(values)}"
         )
+    for node_id in [n for n in values if n > MAX_NODE_ID]:
+        del values[node_id]
+        if dropped is not None:
+            dropped.append(f"node id {node_id} is beyond {MAX_NODE_ID}")
     if cache is None:
         return tuple(_node(node_id, fields) for node_id, fields in values.items())
     nodes = []

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from ndbtop.errors import MgmProtocolError
 from ndbtop.mgm.status import (
+    MAX_NODE_ID,
     NODE_TYPES,
     RNIL,
     STATUS_STRINGS,
@@ -243,7 +244,7 @@ _ADDRESS = st.text(
 
 @st.composite
 def node_sets(draw: st.DrawFn) -> list[NodeStatus]:
-    ids = draw(st.lists(st.integers(1, 65535), min_size=0, max_size=12, unique=True))
+    ids = draw(st.lists(st.integers(1, MAX_NODE_ID), min_size=0, max_size=12, unique=True))
     nodes = []
     for node_id in ids:
         nodes.append(
