@@ -9,6 +9,7 @@ when a test says so.
 from __future__ import annotations
 
 import gzip
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from ndbtop.cli import main
 from ndbtop.cli.exits import FILE
 from ndbtop.demo.capture import Capture, CaptureSpec, capture
+from ndbtop.files import state_dir
 from ndbtop.record.reader import read_recording
 from ndbtop.record.recorder import Recorder
 from ndbtop.record.replay import ReplaySource
@@ -261,8 +263,11 @@ async def test_R_records_the_live_view_to_a_file_and_R_again_closes_it(
     async with tui_on(FrozenSource(cap.snapshot, cap.connectstring)) as t:
         await t.press("R")
         recorder = t.app.recorder
-        assert recorder is not None and recorder.path.parent == tmp_path
+        # In the private state directory, never in a shared current directory.
+        assert recorder is not None and recorder.path.parent == state_dir() / "recordings"
         assert recorder.path.name.startswith("ndbtop-") and recorder.path.suffix == ".ndbrec"
+        assert stat.S_IMODE(recorder.path.stat().st_mode) == 0o600
+        assert not list(tmp_path.iterdir())
         await t.until(lambda: f"● REC {recorder.path.name}" in t.header(), "the REC badge")
         assert (f"recording to {recorder.path} (R stops)", "information") in t.notes
         await t.until(lambda: recorder.snapshots >= 2, "a snapshot written by a refresh")
