@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ndbtop.cli.exits import INTERNAL, INTERRUPTED, status_of
 from ndbtop.cli.parser import build_parser
+from ndbtop.cli.proctitle import hide_password
 from ndbtop.errors import NdbtopError
 from ndbtop.sanitise import SafeStream
 
@@ -30,6 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None:
+        hide_password(getattr(args, "mysql_password", None))
     try:
         if hasattr(args, "read_only") and args.command != "replay":
             from ndbtop.cli.sources import read_only_origin

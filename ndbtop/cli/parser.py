@@ -131,8 +131,9 @@ OPTIONS: tuple[Option, ...] = (
     option("--mysql-user", commands=SQL, group=SQLG, metavar="USER",
            help="SQL user (default: your login name)"),
     option("-p", "--mysql-password", commands=SQL, group=SQLG, metavar="PASSWORD", nargs="?",
-           const=PROMPT, help="password; without a value, ask for it "
-           "(also: $MYSQL_PWD, option files)"),
+           const=PROMPT, help="password; better without a value: ndbtop asks for it "
+           "(or use $MYSQL_PWD or an option file); a value given here is hidden from ps "
+           "once ndbtop starts, but shell history and a quick ps may still see it"),
     option("--mysql-socket", commands=SQL, group=SQLG, metavar="PATH",
            help="Unix socket of the SQL node"),
     option("--defaults-file", commands=SQL | ACTING, group=SQLG, metavar="FILE",
