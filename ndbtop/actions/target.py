@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ndbtop.model.snapshot import ClusterSnapshot
+
 
 def cluster_target(address: str, generation: int | None = None) -> str:
     """``management server 10.0.0.5:1186``, with ``, configuration generation 7`` when known.
@@ -21,3 +23,8 @@ def audit_fields(address: str, generation: int | None = None) -> dict[str, objec
     if generation is not None:
         fields["generation"] = generation
     return fields
+
+
+def generation_of(snapshot: ClusterSnapshot) -> int | None:
+    """The configuration generation of the cluster the snapshot shows, when known."""
+    return snapshot.config.generation if snapshot.config is not None else None

@@ -367,3 +367,13 @@ async def test_read_only_has_no_actions(tui):
         assert t.sim.cluster.bus.cluster_log_levels[STATISTICS] == 7
         assert t.cluster_state(3) == "STARTED"
         assert t.app.statistics_raised_from is None
+
+
+async def test_the_confirmation_names_the_management_server(tui):
+    async with tui("threads") as t:
+        await select(t, 2)
+        await confirm(t, "r")
+        address = t.sim.connectstring
+        assert f"sends to the management server {address}:" in shown(t, "#command")
+        await t.press("escape")
+        await closed(t)

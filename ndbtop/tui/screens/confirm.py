@@ -19,7 +19,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StopNode, wire_text
 from ndbtop.actions.guards import Assessment, assess
-from ndbtop.actions.target import cluster_target
+from ndbtop.actions.target import cluster_target, generation_of
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import status_text
@@ -134,7 +134,8 @@ class ConfirmAction(ModalScreen[Action | None]):
         self.query_one("#state", Static).update(state)
         command = Text("ndb_mgm> ", style="dim")
         command.append(self.action.ndb_mgm(), style="bold")
-        command.append(f"\nsends to the {cluster_target(snap.mgm_address or '?')}:\n", style="dim")
+        where = cluster_target(snap.mgm_address or "?", generation_of(snap))
+        command.append(f"\nsends to the {where}:\n", style="dim")
         command.append(wire_text(self.action).replace("\n\n", "\n⏎\n"), style="cyan")
         self.query_one("#command", Static).update(command)
         warnings = Text()

@@ -25,7 +25,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.commands import RestartNode, wire_text
-from ndbtop.actions.target import cluster_target
+from ndbtop.actions.target import cluster_target, generation_of
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
@@ -237,7 +237,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         title = (
             f"Rolling restart: {len(self.rows)} data node(s) in {count} step(s), {mode}{initial}"
         )
-        where = cluster_target(self.live().mgm_address or str(self.connectstring))
+        snap = self.live()
+        where = cluster_target(snap.mgm_address or str(self.connectstring), generation_of(snap))
         self.query_one("#title", Static).update(Text(f"{title}\nat the {where}"))
         self.query_one("#options").display = self.engine is None
         self.query_one("#steps", Static).update(self._steps_table(now))
