@@ -192,6 +192,9 @@ OPTIONS: tuple[Option, ...] = (
     # record, replay, report.
     option("file", commands={"record", "replay"}, group="recording", metavar="FILE",
            help="the recording (FILE.1 ... after rotation by record --max-mb)"),
+    option("--check", commands={"replay"}, group="recording", action="store_true",
+           default=False, help="read the whole recording and exit: 0 if it is whole, "
+           "1 if it is damaged (saying where)"),
     option("--duration", commands={"record"}, group="recording", type=number(0, 366 * DAY,
            above=True), metavar="SECONDS",
            help="stop after this long (default: until Ctrl-C; at most a year)"),

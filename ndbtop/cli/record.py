@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from ndbtop.cli.exits import DONE, NOT_MET
 from ndbtop.cli.parser import MGM, OPTIONS, SCENARIO, SQLG
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
@@ -17,6 +18,7 @@ from ndbtop.errors import FileError, UsageError
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.record.background import BackgroundRecorder
+from ndbtop.record.reader import Recording
 from ndbtop.record.recorder import Recorder
 
 
@@ -112,4 +114,31 @@ def run_replay(args: argparse.Namespace) -> int:
     from ndbtop.tui.launch import run_replay_tui
 
     recording = read_recording(Path(args.file))
-    return run_replay_tui(recording, args)
+    if args.check:
+        return check_recording(recording)
+    status = run_replay_tui(recording, args)
+    damage = recording.damage_report()
+    if damage is not None:
+        sys.stderr.write(f"ndbtop: {damage}\n")
+    return status
+
+
+def check_recording(recording: Recording) -> int:
+    """Decode every snapshot; 0 when the recording is whole, 1 (saying where) when not."""
+    problem = recording.damage_report()
+    for i in range(len(recording)):
+        try:
+            recording.snapshot(i)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            at = time.strftime("%H:%M:%S", time.localtime(recording.wall(i)))
+            problem = f"{recording.path}: snapshot {i + 1} ({at}) cannot be decoded ({exc})"
+            break
+    files = len(recording.segments)
+    start, end = (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
+                  for t in (recording.start, recording.end))
+    sys.stdout.write(f"{recording.path}: {len(recording)} snapshots from {start} to {end} in "
+                     f"{files} file{'s' if files > 1 else ''}, {len(recording.events())} events\n")
+    if problem is not None:
+        sys.stderr.write(f"ndbtop: {problem}\n")
+        return NOT_MET
+    return DONE

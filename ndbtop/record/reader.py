@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import json
+import time
 import zlib
 from collections import OrderedDict, deque
 from pathlib import Path
@@ -40,22 +41,41 @@ MAX_TOTAL = 16 << 30
 """Bytes a whole recording may expand to."""
 
 
-def _members(path: Path) -> tuple[bytes, list[tuple[int, int]]]:
-    """The file's bytes and the (start, end) of each gzip member in them.
+def segments(path: Path) -> list[Path]:
+    """The files of a recording, oldest first.
 
+    ``FILE`` rotated by the recorder is ``FILE.N`` ... ``FILE.1`` then ``FILE``: the
+    whole series is played in that order. A rotated segment named on its own
+    (``FILE.2``) is played alone.
+    """
+    _, dot, suffix = path.name.rpartition(".")
+    if dot and suffix.isdigit():
+        return [path]
+    older = []
+    i = 1
+    while (candidate := path.with_name(f"{path.name}.{i}")).is_file():
+        older.append(candidate)
+        i += 1
+    return [*reversed(older), path]
+
+
+def _members(
+    raw: bytes, path: Path, offset: int, total: int
+) -> tuple[list[tuple[int, int]], str | None, int]:
+    """The (start, end) of each gzip member in ``raw`` (a file's bytes, at ``offset`` in the
+    bytes of the whole recording), where the file is damaged if it is, and the bytes the
+    recording expands to so far (``total`` before this file).
+
+    A member cut short at the end of the file (a killed or running recorder) is not
+    damage; bytes that do not inflate are. A damaged member is kept up to the damage.
     Recordings come attached to tickets: each member may expand to :data:`MAX_FRAME`
-    bytes and the whole file to :data:`MAX_TOTAL`, never more (a compression bomb is a
-    clear error, not an exhausted machine).
+    bytes and the whole recording to :data:`MAX_TOTAL`, never more (a compression bomb
+    is a clear error, not an exhausted machine).
     """
     shown = sanitise(str(path))
-    try:
-        raw = read_limited(path, MAX_FILE, "recording")
-    except OSError as exc:
-        raise FileError(f"cannot read recording {shown}: {exc.strerror}") from None
     view = memoryview(raw)
-    members = []
+    members: list[tuple[int, int]] = []
     pos = 0
-    total = 0
     while pos < len(raw):
         d = zlib.decompressobj(16 + zlib.MAX_WBITS)
         fed = pos
@@ -68,19 +88,38 @@ def _members(path: Path) -> tuple[bytes, list[tuple[int, int]]]:
                 if size > MAX_FRAME:
                     raise FileError(_too_big(shown, len(members) + 1, MAX_FRAME))
                 fed = min(fed + _CHUNK, len(raw))
-        except zlib.error:
-            if not members:
+        except zlib.error as exc:
+            if not members and offset == 0:
                 raise FileError(f"{shown} is not an ndbtop recording (not gzip data)") from None
-            break
+            at = _damage_offset(view[pos:]) + pos
+            members.append((offset + pos, offset + at))
+            return members, f"{shown} is damaged at byte {at} ({_zlib_reason(exc)})", total
         total += size
         if total > MAX_TOTAL:
             raise FileError(f"{shown}: the recording expands past {MAX_TOTAL >> 20} MB")
         end = fed - len(d.unused_data) if d.eof else len(raw)
-        members.append((pos, end))
+        members.append((offset + pos, offset + end))
         if not d.eof:
             break
         pos = end
-    return raw, members
+    return members, None, total
+
+
+def _damage_offset(data: memoryview) -> int:
+    """How far into ``data`` (one gzip member and what follows) inflating fails."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    step = 256
+    for at in range(0, len(data), step):
+        try:
+            d.decompress(data[at : at + step], MAX_FRAME)
+        except zlib.error:
+            return at
+    return len(data)
+
+
+def _zlib_reason(exc: zlib.error) -> str:
+    text = str(exc)
+    return text.split(": ", 1)[-1] if ": " in text else text
 
 
 def _too_big(shown: str, frame: int, limit: int) -> str:
@@ -93,13 +132,21 @@ def _lines(data: bytes) -> list[bytes]:
 
 
 def _inflate(data: bytes | memoryview) -> bytes:
-    """A member decompressed, as much of it as there is (at most :data:`MAX_FRAME`
-    bytes: :func:`_members` checked that it holds no more)."""
+    """A member decompressed, as much of it as there is, up to damage in it (at most
+    :data:`MAX_FRAME` bytes: :func:`_members` checked that it holds no more)."""
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        return d.decompress(data, MAX_FRAME)
-    except zlib.error:
-        return b""
+    out: list[bytes] = []
+    size = 0
+    for at in range(0, len(data), _CHUNK):
+        try:
+            chunk = d.decompress(data[at : at + _CHUNK], MAX_FRAME - size)
+        except zlib.error:
+            break
+        out.append(chunk)
+        size += len(chunk)
+        if size >= MAX_FRAME:
+            break
+    return b"".join(out)
 
 
 class _Cursor:
@@ -112,12 +159,38 @@ class _Cursor:
 
 
 class Recording:
-    """The snapshots and events of one recording file, in order."""
+    """The snapshots and events of a recording, in order: its rotated segments, oldest
+    first, then the file itself (:func:`segments`).
+
+    ``damage`` says where the first damage is (None when there is none): the
+    recording is read up to it.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.segments = segments(path)
         self.header: dict[str, object] = {}
-        self._raw, self._member_spans = _members(path)
+        self.damage: str | None = None
+        self._member_spans: list[tuple[int, int]] = []
+        self._member_files: list[Path] = []
+        parts = []
+        offset = total = 0
+        for segment in self.segments:
+            shown = sanitise(str(segment))
+            try:
+                raw = read_limited(segment, MAX_FILE, "recording")
+            except FileNotFoundError:
+                raise FileError(f"cannot read recording {shown}: no such file") from None
+            except OSError as exc:
+                raise FileError(f"cannot read recording {shown}: {exc.strerror}") from None
+            members, self.damage, total = _members(raw, segment, offset, total)
+            self._member_spans += members
+            self._member_files += [segment] * len(members)
+            parts.append(raw)
+            offset += len(raw)
+            if self.damage is not None:
+                break
+        self._raw = b"".join(parts)
         self._cache: OrderedDict[int, list[bytes]] = OrderedDict()
         self._snaps: list[tuple[int, int]] = []
         """(member, line) of every snapshot record."""
@@ -131,12 +204,13 @@ class Recording:
         if not self.header:
             raise FileError(f"{sanitise(str(path))} is not an ndbtop recording")
         if not self._snaps:
-            raise FileError(f"{sanitise(str(path))} holds no snapshot")
+            damage = f" ({self.damage})" if self.damage else ""
+            raise FileError(f"{sanitise(str(path))} holds no snapshot{damage}")
 
     def _index(self) -> None:
         for member in range(len(self._member_spans)):
             for number, line in enumerate(self._member_lines(member)):
-                # A damaged record ends the recording, as a cut-short one does.
+                # A damaged record ends the recording.
                 try:
                     record = json.loads(line)
                     kind = record.get("k")
@@ -154,9 +228,26 @@ class Recording:
                     elif kind == "event":
                         self._events.append((float(record["e"]["received_at"]), line))
                 except (ValueError, KeyError, TypeError, AttributeError):
+                    start = self._member_spans[member][0] - self._file_offset(member)
+                    shown = sanitise(str(self._member_files[member]))
+                    self.damage = (f"{shown} is damaged at record {number + 1} of the gzip "
+                                   f"member at byte {start}")
                     return
             # Lines are read again only when a snapshot of this member is asked for.
             self._cache.clear()
+
+    def damage_report(self) -> str | None:
+        """``FILE is damaged at byte 1234 (...): read 118 snapshots before it, up to
+        12:04:31``; None when the recording is whole."""
+        if self.damage is None:
+            return None
+        until = time.strftime("%H:%M:%S", time.localtime(self.end))
+        return f"{self.damage}: read {len(self)} snapshots before it, up to {until}"
+
+    def _file_offset(self, member: int) -> int:
+        """Where the file holding ``member`` starts in the bytes of the whole recording."""
+        first = self._member_files.index(self._member_files[member])
+        return self._member_spans[first][0]
 
     def _member_lines(self, member: int) -> list[bytes]:
         lines = self._cache.get(member)

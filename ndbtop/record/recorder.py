@@ -9,9 +9,10 @@ A snapshot record carries its wall time (``w``), its body without events or time
 series (``s``), and the new points of the series that got one (``h``).
 
 The compressed stream is sync-flushed after every snapshot, so a killed process
-loses at most the last one. When a file outgrows ``max_bytes`` it becomes
-``FILE.1`` (older ones shift to ``.2`` ...), keeping ``keep`` old files; the new
-file starts with a key frame. Snapshots hold no password.
+loses at most the last one. When a file has outgrown ``max_bytes``, the next
+snapshot first turns it into ``FILE.1`` (older ones shift to ``.2`` ...), keeping
+``keep`` old files; the new file starts with a key frame, so each file plays on its
+own, and the reader plays them in order. Snapshots hold no password.
 """
 
 from __future__ import annotations
@@ -92,7 +93,14 @@ class Recorder:
         self._gz.write(json.dumps(record, separators=(",", ":")).encode() + b"\n")
 
     def write(self, snap: ClusterSnapshot) -> None:
-        """Record a snapshot and the events it brought since the previous one."""
+        """Record a snapshot and the events it brought since the previous one.
+
+        A file that outgrew ``max_bytes`` is rotated first, so that every file,
+        the current one included, holds at least one snapshot.
+        """
+        assert self._raw is not None
+        if self._previous is not None and self._raw.tell() >= self.max_bytes:
+            self._rotate()
         key = self._previous is None or self._since_key >= KEY_EVERY
         if key and self._previous is not None:
             self._member()
@@ -117,8 +125,6 @@ class Recorder:
         self._gz.flush(zlib.Z_SYNC_FLUSH)
         self._raw.flush()
         os.fsync(self._raw.fileno())
-        if self._raw.tell() >= self.max_bytes:
-            self._rotate()
 
     def _new_points(
         self, history: tuple[tuple[str, tuple[float | None, ...]], ...]

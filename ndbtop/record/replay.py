@@ -104,12 +104,15 @@ class ReplaySource:
         return not self.playing and self.position >= self.recording.end
 
     def describe(self) -> str:
-        """``▶ x4 12:24:16 (3m10s of 41m02s)`` for the header; ``⏹ ... end`` once over."""
+        """``▶ x4 12:24:16 (3m10s of 41m02s)`` for the header; ``⏹ ... end`` once over
+        (``damaged after this`` when the recording could not be read further)."""
         done = self.position - self.recording.start
         total = self.recording.end - self.recording.start
         state = "▶" if self.playing else "⏹" if self.ended else "⏸"
         at = time.strftime("%H:%M:%S", time.localtime(self.position))
-        end = " end of recording" if self.ended else ""
+        end = ""
+        if self.ended:
+            end = " end of recording" if self.recording.damage is None else " damaged after this"
         return (
             f"{state} x{self.speed:g} {at} ({int(done) // 60}m{int(done) % 60:02d}s of "
             f"{int(total) // 60}m{int(total) % 60:02d}s){end}"

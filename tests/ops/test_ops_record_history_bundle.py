@@ -25,7 +25,7 @@ from ndbtop.model.history import (
 )
 from ndbtop.model.phases import PhaseRecord, StartTimeline
 from ndbtop.record.codec import decode, encode
-from ndbtop.record.reader import read_recording
+from ndbtop.record.reader import Recording, read_recording
 from ndbtop.record.recorder import Recorder
 from ndbtop.record.replay import ReplaySource
 from ndbtop.sim.clock import SimClock
@@ -115,13 +115,31 @@ def test_recording_rotates_by_size(tmp_path: Path) -> None:
     )
     assert not (tmp_path / "r.ndbrec.3").exists()
     assert path.stat().st_size < 4000
-    # Each file starts with a whole snapshot: it is read without the files before it.
-    newer, older = (read_recording(tmp_path / f"r.ndbrec.{i}") for i in (1, 2))
-    assert newer.end == 1029.0 and older.end == newer.start - 1
-    for recording in (newer, older):
+    # Each file, the current one included, starts with a whole snapshot: it is read
+    # without the files before it.
+    current, newer, older = (
+        read_recording(tmp_path / name) for name in ("r.ndbrec", "r.ndbrec.1", "r.ndbrec.2")
+    )
+    assert current.segments == [tmp_path / "r.ndbrec.2", tmp_path / "r.ndbrec.1", path]
+    assert newer.segments == [tmp_path / "r.ndbrec.1"]
+    alone = read_recording_alone(path)
+    assert older.end == newer.start - 1 and newer.end == alone.start - 1
+    assert current.end == alone.end == 1029.0 and current.start == older.start
+    assert len(current) == len(older) + len(newer) + len(alone)
+    for recording in (current, newer, older):
+        assert recording.damage is None
+        walls = [recording.wall(i) for i in range(len(recording))]
+        assert walls == sorted(walls) and len(set(walls)) == len(walls)
         for i in range(len(recording)):
             snap_i = recording.snapshot(i)
             assert {n.connect_count for n in snap_i.nodes} == {int(snap_i.wall) - 1000}
+
+
+def read_recording_alone(path: Path) -> Recording:
+    """The current file of a rotated recording, without its older segments."""
+    alone = path.with_name("alone.ndbrec")
+    alone.write_bytes(path.read_bytes())
+    return read_recording(alone)
 
 
 def test_not_a_recording_is_a_clear_error(tmp_path: Path) -> None:
