@@ -17,6 +17,7 @@ from ndbtop.errors import (
     SqlError,
     UsageError,
 )
+from ndbtop.record.reader import read_recording
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -58,3 +59,16 @@ def test_replay_of_a_file_that_does_not_exist_exits_4(
 ) -> None:
     assert main(["replay", str(tmp_path / "nope")]) == FILE
     assert "cannot read recording" in capsys.readouterr().err
+
+
+def test_record_of_a_cluster_that_never_answers_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "r.ndbrec"
+    status = main(["record", str(path), "-c", "127.0.0.1:1", "--no-sql", "--no-host",
+                   "--duration", "0.5", "--interval", "0.2"])
+    err = capsys.readouterr().err
+    assert status == UNREACHABLE
+    assert err.endswith("ndbtop: error: the management server never answered: cannot connect "
+                        "to a management server: 127.0.0.1:1: connection refused\n")
+    assert len(read_recording(path)) >= 1

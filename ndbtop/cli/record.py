@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from ndbtop.cli.exits import DONE, NOT_MET
+from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
 from ndbtop.cli.parser import MGM, OPTIONS, SCENARIO, SQLG
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
@@ -17,13 +17,15 @@ from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError, UsageError
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
+from ndbtop.model.sources import SourceState
 from ndbtop.record.background import BackgroundRecorder
 from ndbtop.record.reader import Recording
 from ndbtop.record.recorder import Recorder
 
 
 def run_record(args: argparse.Namespace) -> int:
-    """Record until Ctrl-C or ``--duration``; 0 once the file is closed."""
+    """Record until Ctrl-C or ``--duration``; 0 once the file is closed, 3 when the
+    management server never answered during the recording."""
     if args.keep < 0:
         raise UsageError("--keep must be 0 or more")
     given = getattr(args, "given", frozenset())
@@ -71,10 +73,17 @@ async def _record(args: argparse.Namespace) -> int:
     )
     # Written in a worker thread: the sources go on while the disk syncs each snapshot.
     writer = BackgroundRecorder(recorder)
+    answered = False
+    last_error = None
     try:
         while args.duration is None or time.monotonic() - began < args.duration:
             await asyncio.sleep(args.interval)
-            writer.write(hub.snapshot())
+            snapshot = hub.snapshot()
+            mgm = snapshot.source("mgm")
+            if mgm is not None:
+                answered = answered or mgm.state is SourceState.CONNECTED
+                last_error = mgm.error or last_error
+            writer.write(snapshot)
             await writer.flush()
             if writer.error_text is not None:
                 raise FileError(f"cannot write {args.file}: {writer.error_text}")
@@ -88,7 +97,12 @@ async def _record(args: argparse.Namespace) -> int:
         if sim is not None:
             await sim.close()
         sys.stderr.write(f"recorded {recorder.snapshots} snapshots to {args.file}\n")
-    return 0
+    if not answered:
+        # Recorded all the same: a management server that comes back is recorded at once.
+        sys.stderr.write(f"ndbtop: error: the management server never answered: "
+                         f"{last_error or 'no reply'}\n")
+        return UNREACHABLE
+    return DONE
 
 
 def scenario_options() -> frozenset[str]:
