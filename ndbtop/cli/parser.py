@@ -265,8 +265,9 @@ _DESCRIPTIONS = {
     "rolling-restart": ("restart the data nodes one at a time, guarded",
                         "Restart the data nodes one at a time (or one per node group), each "
                         "after its partners are STARTED, waiting for it to be STARTED again. "
-                        "Asks on any refusal, timeout or failure; Ctrl-C pauses. Everything "
-                        "sent is audited, naming the management server."),
+                        "Asks on any refusal, timeout or failure (--yes: never asks, aborts). "
+                        "Ctrl-C stops at once and exits 130. Everything sent is audited, "
+                        "naming the management server."),
     "record": ("record the cluster to a file, without the live view",
                "Write every snapshot and every event to FILE (compressed JSON lines) until "
                "interrupted or --duration."),

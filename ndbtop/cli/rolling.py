@@ -8,10 +8,13 @@ import contextlib
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
-from ndbtop.actions.target import cluster_target
+from ndbtop.actions.target import audit_fields, cluster_target
+from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
+from ndbtop.cli.prompt import ask
 from ndbtop.errors import UsageError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString, resolve_connectstring
@@ -54,14 +57,6 @@ async def _plan(args: argparse.Namespace, connectstring: ConnectString) -> tuple
     return plan, address
 
 
-async def _ask(question: str, choices: str) -> str:
-    if not sys.stdin.isatty():
-        return ""
-    answer = await asyncio.to_thread(input, question)
-    answer = answer.strip().lower()[:1]
-    return answer if answer in choices else ""
-
-
 async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out = sys.stdout
     plan, address = await _plan(args, connectstring)
@@ -80,18 +75,15 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
         sys.stderr.write(f"ndbtop: refused: read-only ({args.read_only_origin}); "
                          "nothing was sent\n")
         return 1
-    question = f"start the rolling restart of the cluster at {target}? [y/N] "
-    if not args.yes and await _ask(question, "yn") != "y":
-        out.write("not started\n")
-        return 1
-
     audit = AuditLog(Path(args.audit_log) if args.audit_log else default_audit_path())
     started = time.monotonic()
     step_started: dict[tuple[int, ...], float] = {}
+    at = Step(len(plan.batches))
 
     def report(p: Progress) -> None:
         index = plan.batches.index(p.batch) + 1
         if p.step == "restart":
+            at.number, at.batch = index, p.batch
             step_started[p.batch] = time.monotonic()
             out.write(f"[{index}/{len(plan.batches)}] {p.message}\n")
         elif p.step in ("waiting", "started"):
@@ -101,6 +93,7 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
                 if p.step == "started":
                     took = time.monotonic() - step_started.get(p.batch, started)
                     extra += f" (took {int(took)} s)"
+                    at.batch = ()
                 out.write(f"    node {n.node_id} {n.status}{extra}\n")
         elif p.step == "problem":
             out.write(f"    problem: {p.message}\n")
@@ -109,36 +102,28 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     async def decide(problem: Problem) -> Decision:
         if args.yes:
             return Decision.ABORT
-        answer = await _ask(f"{problem.kind}: {problem.message}\n[r]etry, [s]kip "
-                            f"{' '.join(map(str, problem.batch))}, [a]bort? ", "rsa")
+        answer = await ask(f"{problem.kind}: {problem.message}\n[r]etry, [s]kip "
+                           f"{' '.join(map(str, problem.batch))}, [a]bort? ", "rsa")
         return {"r": Decision.RETRY, "s": Decision.SKIP}.get(answer, Decision.ABORT)
 
     engine = RollingRestart(plan, connectstring, audit, decide=decide, report=report,
                             node_timeout=args.node_timeout)
     loop = asyncio.get_running_loop()
-    prompts: set[asyncio.Task[None]] = set()
-
-    def interrupted() -> None:
-        if engine.paused:
-            out.write("\nabort requested\n")
-            engine.abort()
-        else:
-            out.write("\npausing after the current step (Ctrl-C again to abort)\n")
-            engine.pause()
-            task = loop.create_task(_resume_later())
-            prompts.add(task)
-            task.add_done_callback(prompts.discard)
-
-    async def _resume_later() -> None:
-        answer = await _ask("paused: [c]ontinue or [a]bort? ", "ca")
-        if answer == "c":
-            engine.resume()
-        else:
-            engine.abort()
-
+    task = asyncio.current_task()
+    assert task is not None
+    question = f"start the rolling restart of the cluster at {target}? [y/N] "
     with contextlib.suppress(NotImplementedError):
-        loop.add_signal_handler(signal.SIGINT, interrupted)
-    result = await engine.run()
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+    try:
+        if not args.yes and await ask(question, "yn") != "y":
+            out.write("not started\n")
+            return NOT_MET
+        result = await engine.run()
+    except asyncio.CancelledError:
+        return _interrupted(at, audit, address)
+    finally:
+        with contextlib.suppress(NotImplementedError):
+            loop.remove_signal_handler(signal.SIGINT)
     total = int(time.monotonic() - started)
     out.write(f"restarted: {' '.join(map(str, result.done)) or 'none'}"
               + (f"; skipped: {' '.join(map(str, result.skipped))}" if result.skipped else "")
@@ -150,4 +135,28 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
             map(str, problem.batch))
         sys.stderr.write(f"ndbtop: rolling restart aborted at {nodes} ({problem.kind}): "
                          f"{problem.message}\n")
-    return 0 if not result.aborted and not result.skipped else 1
+    return DONE if not result.aborted and not result.skipped else NOT_MET
+
+
+@dataclass
+class Step:
+    """Where a rolling restart stands: step ``number`` of ``total`` (0 before the first),
+    and the nodes of a restart sent and not yet seen STARTED again."""
+
+    total: int
+    number: int = 0
+    batch: tuple[int, ...] = ()
+
+
+def _interrupted(at: Step, audit: AuditLog, address: str) -> int:
+    """Ctrl-C: nothing more is sent; the audit log and stderr say where it stopped."""
+    note = f"interrupted at step {at.number} of {at.total}"
+    audit.write(event="interrupted", **audit_fields(address), message=note,
+                restarting=list(at.batch))
+    line = f"\nndbtop: rolling restart {note}; nothing more was sent"
+    if at.batch:
+        nodes = ",".join(map(str, at.batch))
+        line += (f"; node{'s' if len(at.batch) > 1 else ''} {nodes} may still be restarting "
+                 f"(ndbtop wait --nodes {nodes})")
+    sys.stderr.write(line + "\n")
+    return INTERRUPTED

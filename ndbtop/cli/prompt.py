@@ -1,0 +1,50 @@
+"""Questions on the terminal that never hold up Ctrl-C.
+
+The answer is read by the event loop when the terminal has a line for it, not by a
+thread blocked in ``input()``: cancelling the question (Ctrl-C) ends it at once, and
+nothing is left reading the terminal afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+
+async def ask(question: str, choices: str) -> str:
+    """The first letter of the answer if it is one of ``choices``, else ``""``.
+
+    Without a terminal on stdin nothing is asked and the answer is ``""``.
+    """
+    if not sys.stdin.isatty():
+        return ""
+    sys.stdout.write(question)
+    sys.stdout.flush()
+    line = await read_line(sys.stdin.fileno())
+    answer = line.strip().lower()[:1]
+    return answer if answer in choices else ""
+
+
+async def read_line(fd: int) -> str:
+    """One line from ``fd`` (a terminal in line mode), read when it is ready."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[str] = loop.create_future()
+    got = bytearray()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError as exc:
+            if not done.done():
+                done.set_exception(exc)
+            return
+        got.extend(chunk)
+        if (not chunk or b"\n" in got) and not done.done():
+            done.set_result(got.split(b"\n", 1)[0].decode(errors="replace"))
+
+    loop.add_reader(fd, readable)
+    try:
+        return await done
+    finally:
+        loop.remove_reader(fd)
