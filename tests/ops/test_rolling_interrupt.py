@@ -119,3 +119,12 @@ def test_yes_never_asks(threaded_sim: Any, tmp_path: Path) -> None:
     assert term.exit_status() == 1
     assert "?" not in term.text.replace("\r", "")
     assert "rolling restart aborted at node 3 (guard)" in term.text
+
+
+def test_ctrl_c_stops_wait_with_130(threaded_sim: Any, tmp_path: Path) -> None:
+    sim = threaded_sim("threads")
+    term = Terminal(["wait", "-c", sim.connectstring, "--status", "no-contact"], tmp_path)
+    term.expect("node 2")
+    term.ctrl_c()
+    assert term.exit_status() == 130
+    assert "Traceback" not in term.text
