@@ -165,6 +165,8 @@ class NdbtopApp(App[int]):
         self.replaying = replay
         """Showing a recording (``start`` gives a ReplaySource): always read-only."""
         self.read_only = read_only or replay
+        self.notes_on_exit: list[str] = []
+        """Lines for the terminal once the screen is gone (what quitting stopped)."""
         self.audit = audit
         self.simulated = simulated
         self._theme_name = theme
@@ -643,14 +645,45 @@ class NdbtopApp(App[int]):
             self.statistics_raised_from = None
             events.banner_text = None
 
+    async def action_quit(self) -> None:
+        """Ctrl-Q: the same questions as ``q``."""
+        await self.action_quit_app()
+
+    def _rolling_screen(self) -> RollingRestartScreen | None:
+        return next(
+            (s for s in self.screen_stack
+             if isinstance(s, RollingRestartScreen) and s.running),
+            None,
+        )
+
     async def action_quit_app(self) -> None:
-        """Quit; offer to restore log levels ndbtop changed."""
-        if self.statistics_raised_from is None or self.read_only:
+        """Quit; while a rolling restart or an action runs, or a log level ndbtop raised is
+        in force, ask first (and offer to restore the level)."""
+        if isinstance(self.screen, QuitPrompt):
+            return
+        rolling = self._rolling_screen()
+        running = []
+        if rolling is not None:
+            running.append(f"A rolling restart is running ({rolling.position})")
+        if any(w.group == "actions" and not w.is_finished for w in self.workers):
+            running.append("An action is being sent")
+        raised = self.statistics_raised_from is not None and not self.read_only
+        if not running and not raised:
             self.exit(0)
             return
-        change = f"STATISTICS {self.statistics_raised_from} → 15"
+        change = f"STATISTICS {self.statistics_raised_from} → 15" if raised else None
 
         async def answered(choice: str | None) -> None:
+            if choice not in ("restore", "leave"):
+                return
+            stopped = self._rolling_screen()
+            if stopped is not None:
+                try:
+                    note = stopped.interrupt()
+                except NdbtopError as exc:
+                    self.notify(f"rolling restart: {exc}", severity="error", timeout=10)
+                else:
+                    self.notes_on_exit.append(f"rolling restart {note}")
             if choice == "restore" and self.hub is not None:
                 nodes = tuple(n.node_id for n in self.live_snapshot().data_nodes())
                 action = SetClusterLogLevel(nodes, STATISTICS, self.statistics_raised_from or 7)
@@ -662,11 +695,9 @@ class NdbtopApp(App[int]):
                 if not outcome.ok:
                     self.notify(f"not restored: {outcome.reply}", severity="error", timeout=10)
                     return
-                self.exit(0)
-            elif choice == "leave":
-                self.exit(0)
+            self.exit(0)
 
-        self.push_screen(QuitPrompt(change), answered)
+        self.push_screen(QuitPrompt(change, running), answered)
 
 
 def _note(when: float, text: str, style: str) -> Text:

@@ -48,6 +48,8 @@ def settle_memory() -> None:
 def _run(app: NdbtopApp) -> int:
     settle_memory()
     status = app.run()
+    for line in app.notes_on_exit:
+        sys.stderr.write(f"ndbtop: {line}\n")
     for path in app.recordings:
         sys.stderr.write(f"ndbtop: recording written to {path}\n")
     return finished(app, status)

@@ -377,3 +377,23 @@ async def test_the_confirmation_names_the_management_server(tui):
         assert f"sends to the management server {address}:" in shown(t, "#command")
         await t.press("escape")
         await closed(t)
+
+
+async def test_ctrl_q_asks_what_q_asks(tui):
+    async with tui("threads") as t:
+        await confirm(t, "L")
+        await t.pilot.click("#go")
+        await closed(t)
+        await t.until(lambda: t.app.statistics_raised_from == 7, "the level raised")
+        await t.press("ctrl+q")
+        await t.until(
+            lambda: (
+                isinstance(t.app.screen, QuitPrompt)
+                and t.app.focused is t.app.screen.query_one("#restore", Button)
+            ),
+            "the prompt with Restore focused",
+        )
+        assert "STATISTICS 7 → 15" in t.text()
+        await t.press("escape")
+        await t.until(lambda: not isinstance(t.app.screen, QuitPrompt), "escape to stay")
+        assert t.app.is_running

@@ -205,3 +205,32 @@ async def test_read_only_has_no_rolling_restart(tui):
         assert not isinstance(t.app.screen, RollingRestartScreen)
         assert not t.audit.path.exists()
         assert stops(t) == {2: 0, 3: 0}
+
+
+async def test_every_way_out_asks_while_a_rolling_restart_runs_and_audits_where_it_stopped(tui):
+    from ndbtop.tui.screens.quit import QuitPrompt
+
+    # Node 2 never comes back: the run is waiting for it when the user quits.
+    cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
+    async with tui(cluster) as t:
+        t.app.rolling_poll = 0.05
+        screen = await open_rolling(t)
+        await t.press("S")
+        await t.until(lambda: sent(t) == ["2 RESTART"], "the first restart sent")
+        await t.press("ctrl+q")
+        await t.until(lambda: isinstance(t.app.screen, QuitPrompt), "ctrl+q to ask")
+        assert "A rolling restart is running (step 1 of 2): quitting stops it" in t.text()
+        assert t.app.focused is t.app.screen.query_one("#stay", Button)
+        await t.press("escape")
+        await t.until(lambda: t.app.screen is screen, "escape to stay")
+        assert screen.running and t.app.is_running
+        await t.press("ctrl+q")
+        await t.until(lambda: isinstance(t.app.screen, QuitPrompt), "the question")
+        await t.pilot.click("#leave")
+        await t.until(lambda: not t.app.is_running, "the app to quit")
+        records = t.audit.records()
+        assert [r["event"] for r in records] == ["sent", "reply", "interrupted"]
+        assert records[-1]["message"] == "interrupted at step 1 of 2"
+        assert records[-1]["restarting"] == [2]
+        assert t.app.notes_on_exit == ["rolling restart interrupted at step 1 of 2"]
+        assert stops(t)[3] == 0

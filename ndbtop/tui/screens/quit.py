@@ -1,6 +1,9 @@
-"""Leaving with log levels ndbtop raised: restore them first, leave them, or stay."""
+"""Leaving while ndbtop's doing is still in force: a rolling restart running, an action
+being sent, or a cluster-log level ndbtop raised. Every way out (q, Ctrl-Q) asks this."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,7 +15,11 @@ from ndbtop.tui.safe import Plain
 
 
 class QuitPrompt(ModalScreen[str]):
-    """Dismisses with ``restore``, ``leave`` or ``stay``."""
+    """Dismisses with ``restore`` (restore the level, then quit), ``leave`` or ``stay``.
+
+    ``change`` is the cluster-log change to offer to restore (None: none);
+    ``running`` what is still running and stops on quitting.
+    """
 
     BINDINGS = [Binding("escape", "stay", "Stay")]
 
@@ -24,24 +31,29 @@ class QuitPrompt(ModalScreen[str]):
     QuitPrompt Button { margin-left: 2; }
     """
 
-    def __init__(self, change: str) -> None:
+    def __init__(self, change: str | None, running: Sequence[str] = ()) -> None:
         super().__init__()
         self.change = change
+        self.running = tuple(running)
 
     def compose(self) -> ComposeResult:
+        lines = [f"{what}: quitting stops it (nothing more is sent)." for what in self.running]
+        if self.change is not None:
+            lines.append(f"ndbtop changed the cluster log: {self.change}.")
+            lines.append("Restore the previous level before quitting?")
+        else:
+            lines.append("Quit anyway?")
         with Vertical(id="box"):
-            yield Plain(
-                f"ndbtop changed the cluster log: {self.change}.\n"
-                "Restore the previous level before quitting?"
-            )
+            yield Plain("\n".join(lines))
             with Horizontal(id="buttons"):
                 yield Button("Stay", id="stay")
-                yield Button("Quit, leave it", id="leave")
-                yield Button("Restore and quit", id="restore", variant="primary")
+                yield Button("Quit, leave it" if self.change else "Quit", id="leave")
+                if self.change is not None:
+                    yield Button("Restore and quit", id="restore", variant="primary")
 
     def on_mount(self) -> None:
-        """Restoring is the default."""
-        self.query_one("#restore", Button).focus()
+        """Restoring is the default; with nothing to restore, staying is."""
+        self.query_one("#restore" if self.change is not None else "#stay", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Answer with the button's id."""

@@ -25,7 +25,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.commands import RestartNode, wire_text
-from ndbtop.actions.target import cluster_target, generation_of
+from ndbtop.actions.target import audit_fields, cluster_target, generation_of
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
@@ -561,6 +561,23 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                 self._draw()
 
         self.app.push_screen(AbortPrompt(), answered)
+
+    @property
+    def position(self) -> str:
+        """``step 2 of 4`` (step 0 before the first restart is sent)."""
+        return f"step {self._step} of {len(self.plan.batches)}"
+
+    def interrupt(self) -> str:
+        """Stop the run because ndbtop quits: nothing more is sent, and the audit log says
+        where it stopped. Returns that, ``interrupted at step N of M``."""
+        note = f"interrupted at {self.position}"
+        if self.engine is not None:
+            self.engine.abort()
+        restarting = [n for n, row in self.rows.items() if row.state == "restarting"]
+        address = self.live().mgm_address or str(self.connectstring)
+        self.audit.write(event="interrupted", **audit_fields(address), message=note,
+                         restarting=restarting)
+        return note
 
     def action_close(self) -> None:
         """Close when no run is active; while one is, ask to abort it first."""
