@@ -5,6 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+STALE_AFTER = 2
+"""Refresh intervals after which a source's last data is stale: what is derived from it is
+shown with its age, never as current, and no action is taken on it."""
+STALE_FLOOR = 2.0
+"""Seconds of age that are never stale, however short the interval: a poll's own round trip
+on a busy host."""
+
 
 class SourceState(Enum):
     """Where a source stands."""
@@ -40,9 +47,10 @@ class SourceStatus:
         return None if self.last_ok is None else max(now - self.last_ok, 0.0)
 
     def stale(self, now: float, interval: float) -> bool:
-        """True when the last good data is older than three refresh intervals."""
+        """True when the last good data is older than :data:`STALE_AFTER` refresh intervals
+        (and :data:`STALE_FLOOR` seconds)."""
         age = self.age(now)
-        return age is None or age > 3 * interval
+        return age is None or age > max(STALE_AFTER * interval, STALE_FLOOR)
 
     def as_json(self, now: float) -> dict[str, object]:
         """The ``sources`` entry of the JSON report."""

@@ -128,10 +128,10 @@ def test_backoff_doubles_to_a_cap_and_resets() -> None:
     assert b.next_delay() == 0.5
 
 
-def test_source_staleness_is_three_refresh_intervals() -> None:
+def test_source_staleness_is_two_refresh_intervals() -> None:
     s = SourceStatus("mgm", SourceState.CONNECTED, last_ok=100.0)
-    assert not s.stale(102.9, 1.0)
-    assert s.stale(103.1, 1.0)
+    assert not s.stale(101.9, 1.0)
+    assert s.stale(102.1, 1.0)
     assert SourceStatus("x", SourceState.CONNECTING).stale(5.0, 1.0)
     assert s.as_json(101.0)["age_s"] == 1.0
 

@@ -38,3 +38,61 @@ async def test_a_lost_management_server_shows_in_the_header_and_comes_back(tui):
             timeout=15.0,
         )
         assert t.hub.snapshot().source("mgm").error is None
+
+
+async def test_figures_of_a_silent_management_server_are_stale_and_no_action_takes_them(tui):
+    from rich.text import Text
+    from textual.widgets import Button, Static
+
+    from ndbtop.tui.screens.confirm import ConfirmAction
+
+    async with tui("threads") as t:
+        await t.until(lambda: "every node group complete" in t.text(), "the summary")
+        await t.sim.stop_mgmd(1)
+        stale = re.compile(r"STALE as of \d\d:\d\d:\d\d, \d+ s ago: data nodes started 2/2  ·  "
+                           r"every node group complete")
+        await t.until(lambda: stale.search(t.text()), "the summary marked stale")
+        summary = t.app.current_view.query_one("#summary", Static).content
+        assert isinstance(summary, Text)
+        styles = {str(span.style) for span in summary.spans}
+        assert not any("green" in s for s in styles), styles
+        # The node statuses lose their colour too.
+        cell = t.table("#nodes").get_cell("2", "status")
+        assert isinstance(cell, Text) and cell.plain == "STARTED" and str(cell.style) == "dim"
+
+        # The guard does not act on the partner's last known STARTED.
+        await t.press("r")
+        await t.until(lambda: isinstance(t.app.screen, ConfirmAction), "the confirmation")
+        screen = t.app.screen
+        await t.until(lambda: "the cluster state is stale (as of " in t.text(), "the refusal")
+        assert re.fullmatch(r"the cluster state is stale \(as of \d\d:\d\d:\d\d, \d+ s ago: the "
+                            r"management server has not answered since\); not acting on it",
+                            screen.assessment.blockers[0])
+        assert screen.query_one("#go", Button).disabled
+        await t.press("escape")
+        await t.until(lambda: not isinstance(t.app.screen, ConfirmAction), "the dialog closed")
+
+        # Nor does the rolling restart start on it.
+        from ndbtop.tui.screens.rolling import RollingRestartScreen
+
+        await t.press("W")
+        await t.until(lambda: isinstance(t.app.screen, RollingRestartScreen), "the plan")
+        await t.until(lambda: "step 1 would stop now: the cluster state is stale" in t.text(),
+                      "the stale guard")
+        assert t.app.screen.query_one("#start", Button).disabled
+
+
+async def test_no_data_node_seen_is_never_complete(tui_on):
+    from ndbtop.mgm.connectstring import parse_connectstring
+    from ndbtop.model.snapshot import ClusterSnapshot
+    from ndbtop.model.sources import SourceState, SourceStatus
+    from ndbtop.tui.source import FrozenSource
+
+    # A connect string with a typo: the management server never answered.
+    lost = SourceStatus("mgm", SourceState.RETRYING, target="db1:1168",
+                        error="cannot connect to a management server: db1:1168: refused")
+    snap = ClusterSnapshot(100.0, 1_800_000_000.0, 1.0, (lost,))
+    async with tui_on(FrozenSource(snap, parse_connectstring("db1:1168"))) as t:
+        text = t.text()
+        assert "management server never answered: no data nodes seen" in text
+        assert "every node group complete" not in text and "started 0/0" not in text

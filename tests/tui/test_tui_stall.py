@@ -49,7 +49,7 @@ CYCLE = "23451"
 
 
 def fresh(name: str) -> re.Pattern[str]:
-    """``mgm 0s``: the source answered within three refresh intervals."""
+    """``mgm 0s``: the source answered within two refresh intervals."""
     return re.compile(rf"\b{name} \d+s")
 
 

@@ -21,6 +21,7 @@ from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, Sto
 from ndbtop.actions.guards import Assessment, assess
 from ndbtop.actions.target import cluster_target, generation_of
 from ndbtop.mgm.events.catalogue import Category
+from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import status_text
 from ndbtop.tui.safe import Plain
@@ -100,6 +101,10 @@ class ConfirmAction(ModalScreen[Action | None]):
     def _refresh(self) -> None:
         snap = self.live()
         self.assessment = assess(self.action, snap.nodes)
+        stale = stale_blocker(snap)
+        if stale is not None:
+            self.assessment = replace(self.assessment,
+                                      blockers=(stale, *self.assessment.blockers))
         a = self.assessment
         targets = " ".join(map(str, getattr(self.action, "node_ids", ())))
         if isinstance(self.action, SetClusterLogLevel):

@@ -29,6 +29,7 @@ from ndbtop.actions.target import audit_fields, cluster_target, generation_of
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.phases import StartTimeline, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.rolling import (
@@ -324,7 +325,9 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                 style="dim",
             )
             if self.plan.batches:
-                guard = check_batch(self.plan.batches[0], self.live().data_nodes())
+                snap = self.live()
+                guard = stale_blocker(snap) or check_batch(self.plan.batches[0],
+                                                           snap.data_nodes())
                 if guard is not None:
                     text.append(f"✖ step 1 would stop now: {guard}\n", style="bold red")
             else:
@@ -384,7 +387,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             self.query_one("#pause", Button).label = "Resume" if self.engine.paused else "Pause"
 
     def _ready(self) -> bool:
-        if not self.plan.batches:
+        if not self.plan.batches or stale_blocker(self.live()) is not None:
             return False
         if not self.initial:
             return True

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.derive import ActivityRate
+from ndbtop.model.freshness import Freshness, freshness
 from ndbtop.model.history import PhaseVsLastTime, compare_with_last_time
 from ndbtop.model.phases import (
     START_TYPE_SHORT,
@@ -19,7 +20,7 @@ from ndbtop.model.phases import (
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.summary import summarize
+from ndbtop.model.summary import ClusterSummary, summarize
 from ndbtop.tui.format import bar, seconds, status_text
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
@@ -112,6 +113,29 @@ def slower_warning(versus: PhaseVsLastTime, start_type: int | None) -> Text:
     )
 
 
+def groups_text(s: ClusterSummary, good: str) -> Text:
+    """Node groups down, missing a node, or all complete (in ``good``'s style)."""
+    if s.groups_down:
+        return Text(f"node groups DOWN: {', '.join(f'#{g}' for g in s.groups_down)}",
+                    style="bold red")
+    if s.groups_missing:
+        return Text("node groups missing a node: "
+                    + ", ".join(f"#{g}" for g in s.groups_missing), style="yellow")
+    return Text("every node group complete", style=good)
+
+
+def stale_prefix(fresh: Freshness) -> str:
+    """``STALE as of 12:04:31, 78 s ago: `` before figures from a source gone quiet."""
+    if fresh.age is None:
+        return "management server never answered: "
+    return f"STALE {fresh.text()}: "
+
+
+def stale_text(text: Text, stale: bool) -> Text:
+    """A cell as it is, or dimmed (its colour gone) when its source is stale."""
+    return Text(text.plain, style="dim") if stale else text
+
+
 class NodesView(View):
     """The default view."""
 
@@ -132,23 +156,22 @@ class NodesView(View):
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         s = summarize(snap.nodes)
+        fresh = freshness(snap, "mgm")
+        # Stale figures keep their words but lose the green: they are not current.
+        good = "" if fresh.stale else "green"
         line = Text()
-        line.append(
-            f"data nodes started {s.data_started}/{s.data_nodes}",
-            style="green" if s.all_started else "bold yellow",
-        )
-        line.append("  ·  ")
-        if s.groups_down:
-            line.append(
-                f"node groups DOWN: {', '.join(f'#{g}' for g in s.groups_down)}", style="bold red"
-            )
-        elif s.groups_missing:
-            line.append(
-                "node groups missing a node: " + ", ".join(f"#{g}" for g in s.groups_missing),
-                style="yellow",
-            )
+        if fresh.stale:
+            line.append(stale_prefix(fresh), style="bold yellow")
+        if s.data_nodes == 0:
+            # Nothing seen is not a complete cluster (a wrong connect string, say).
+            line.append("no data nodes seen", style="bold yellow")
         else:
-            line.append("every node group complete", style="green")
+            line.append(
+                f"data nodes started {s.data_started}/{s.data_nodes}",
+                style=good if s.all_started else "bold yellow",
+            )
+            line.append("  ·  ")
+            line.append_text(groups_text(s, good))
         line.append(f"  ·  API slots connected {s.api_connected}/{s.api_slots}")
         if s.master is not None:
             line.append(f"  ·  master {s.master}")
@@ -186,7 +209,7 @@ class NodesView(View):
                         Text(str(n.node_id), style="bold"),
                         n.type,
                         n.address,
-                        status_text(n.status, n.type),
+                        stale_text(status_text(n.status, n.type), fresh.stale),
                         phase_cell(n, t),
                         timer_cell(t, now),
                         group,
