@@ -334,7 +334,7 @@ class NdbtopApp(App[int]):
             view.redraw(self.hub.clock.wall())
 
     def on_resize(self) -> None:
-        """On short terminals the node detail panel gives way to the table."""
+        """On short terminals the table and the node detail panel share the height."""
         self.query_one(NodesView).set_class(self.size.height < 30, "-short")
 
     # Keys

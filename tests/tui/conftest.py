@@ -251,6 +251,7 @@ def tui(
         read_only: bool = False,
         ready: Callable[[NdbtopApp], bool] | None = None,
         make_hub: Callable[[Simulator, float], Hub] = demo_hub,
+        size: tuple[int, int] = SIZE,
     ) -> AsyncIterator[Tui]:
         if isinstance(scenario, SimCluster):
             cluster, scenario = scenario, scenario.config.name
@@ -275,7 +276,7 @@ def tui(
         app = NdbtopApp(start, stop=sim.close, read_only=read_only, audit=audit, simulated=scenario)
         notes = record_notifications(app)
         try:
-            async with app.run_test(size=SIZE) as pilot:
+            async with app.run_test(size=size) as pilot:
                 t = Tui(app, pilot, sim, audit, time_source, notes)
                 await t.until(
                     lambda: (
@@ -315,14 +316,16 @@ def tui_on(tmp_path: Path) -> Callable[..., contextlib.AbstractAsyncContextManag
     """
 
     @contextlib.asynccontextmanager
-    async def run(source: SnapshotSource, *, replay: bool = False) -> AsyncIterator[Tui]:
+    async def run(
+        source: SnapshotSource, *, replay: bool = False, size: tuple[int, int] = SIZE
+    ) -> AsyncIterator[Tui]:
         async def start() -> SnapshotSource:
             return source
 
         audit = AuditLog(tmp_path / "audit.log")
         app = NdbtopApp(start, audit=audit, replay=replay)
         notes = record_notifications(app)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             t = Tui(app, pilot, None, audit, None, notes)
             await t.until(
                 lambda: app.hub is not None and app.current_view.snapshot is not None,

@@ -57,3 +57,14 @@ async def test_clicking_a_key_presses_it(tui_on) -> None:
         await t.pilot.click(KeyBar, offset=(line.index("? Help") + 1, 0))
         await t.until(lambda: isinstance(t.app.screen, HelpScreen), "the help")
 
+
+
+async def test_help_and_quit_stay_on_a_narrow_terminal(tui_on) -> None:
+    for width in (80, 100):
+        async with tui_on(_frozen(), size=(width, 24)) as t:
+            line = await t.footer()
+            assert len(line) <= width
+            assert line.rstrip().endswith(" ? Help  q Quit"), line
+            assert line.startswith(" 1 Nodes  2 Threads")
+            await t.pilot.click(KeyBar, offset=(line.index("? Help") + 1, 0))
+            await t.until(lambda: isinstance(t.app.screen, HelpScreen), "the help")

@@ -234,3 +234,15 @@ async def test_every_way_out_asks_while_a_rolling_restart_runs_and_audits_where_
         assert records[-1]["restarting"] == [2]
         assert t.app.notes_on_exit == ["rolling restart interrupted at step 1 of 2"]
         assert stops(t)[3] == 0
+
+
+async def test_checkbox_state_shows_without_colour(tui):
+    from ndbtop.tui.widgets.checkbox import MarkedCheckbox
+
+    async with tui("threads") as t:
+        await open_rolling(t)
+        box = t.app.screen.query_one("#per-group", MarkedCheckbox)
+        assert "▐ ▌ one node per node group at a time" in t.text()
+        await t.pilot.click("#per-group")
+        await t.until(lambda: box.value, "the box checked")
+        await t.until_shown("▐X▌ one node per node group at a time")

@@ -25,6 +25,7 @@ from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import status_text
 from ndbtop.tui.safe import Plain
+from ndbtop.tui.widgets.checkbox import MarkedCheckbox
 
 # Short labels: the four fit on one row of the 90-column box; what each option does
 # appears among the warnings once it is ticked.
@@ -74,7 +75,9 @@ class ConfirmAction(ModalScreen[Action | None]):
             if flags:
                 with Horizontal(classes="flags"):
                     for name, label in flags:
-                        yield Checkbox(label, value=getattr(self.action, name), id=f"flag-{name}")
+                        yield MarkedCheckbox(
+                            label, value=getattr(self.action, name), id=f"flag-{name}"
+                        )
             yield Plain(id="command")
             yield Plain(id="warnings")
             yield Input(placeholder="", id="confirm")

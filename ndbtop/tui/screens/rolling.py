@@ -45,6 +45,7 @@ from ndbtop.ops.rolling import (
 from ndbtop.ops.wait import describe
 from ndbtop.tui.format import status_text
 from ndbtop.tui.safe import Plain
+from ndbtop.tui.widgets.checkbox import MarkedCheckbox
 
 INITIAL_CONFIRM = "initial"
 """What to type to start a rolling restart with ``-i`` (every node rebuilds from its partners)."""
@@ -204,8 +205,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         with Vertical(id="box"):
             yield Plain(id="title")
             with Horizontal(id="options"):
-                yield Checkbox("one node per node group at a time", id="per-group")
-                yield Checkbox("-i initial (nodes rebuild from their partners)", id="initial")
+                yield MarkedCheckbox("one node per node group at a time", id="per-group")
+                yield MarkedCheckbox("-i initial (nodes rebuild from their partners)", id="initial")
             with VerticalScroll(id="body"):
                 yield Plain(id="steps")
                 yield Plain(id="wire")

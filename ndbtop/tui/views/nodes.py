@@ -146,7 +146,8 @@ class NodesView(View):
     NodesView #summary { height: auto; padding: 0 1; }
     NodesView #nodes { height: auto; max-height: 70%; min-height: 5; }
     NodesView #detail { height: 1fr; min-height: 8; padding: 0 1; border-top: solid $primary; }
-    NodesView.-short #detail { display: none; }
+    NodesView.-short #nodes { max-height: 50%; min-height: 4; }
+    NodesView.-short #detail { min-height: 4; }
     """
 
     def compose(self) -> ComposeResult:

@@ -8,6 +8,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 
+PINNED = frozenset({"question_mark", "q"})
+"""Keys the bar always shows, however narrow: help and quit."""
+
 
 class KeyBar(Widget):
     """The active bindings of the screen (``key description``), clickable.
@@ -74,18 +77,46 @@ class KeyBar(Widget):
         return out
 
     def render(self) -> Text:
-        """The keys, each as `` key description ``; ``^p palette`` at the right."""
+        """The keys, each as `` key description ``; ``^p palette`` at the right.
+
+        When the line is too narrow for every key, ``?`` and ``q`` (help and quit, the
+        keys that get a lost user out) stay at the right and the others give way.
+        """
         key_style = self.get_component_rich_style("keybar--key")
         description_style = self.get_component_rich_style("keybar--description")
         disabled_style = self.get_component_rich_style("keybar--disabled")
+        width = self.size.width
+
+        def segment(entry: tuple[str, str, bool, str]) -> Text:
+            shown, description, enabled, _ = entry
+            part = Text.assemble((f" {shown} ", key_style), (f"{description} ",
+                                                              description_style))
+            if not enabled:
+                part.stylize(disabled_style)
+            return part
+
+        entries = self.entries()
+        parts = [(segment(e), e[3]) for e in entries]
+        if width and sum(len(p) for p, _ in parts) > width:
+            pinned = [(p, k) for p, k in parts if k in PINNED]
+            room = width - sum(len(p) for p, _ in pinned)
+            left: list[tuple[Text, str]] = []
+            for part, key in parts:
+                if key in PINNED:
+                    continue
+                if len(part) > room:
+                    break
+                left.append((part, key))
+                room -= len(part)
+            parts = left + pinned
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         self._spans = []
-        for shown, description, enabled, key in self.entries():
+        pinned_from = next((i for i, (_, k) in enumerate(parts) if k in PINNED), len(parts))
+        for i, (part, key) in enumerate(parts):
+            if i == pinned_from and len(parts) < len(entries):
+                text.append(" " * max(width - len(text) - sum(len(p) for p, _ in parts[i:]), 0))
             start = len(text)
-            text.append(f" {shown} ", key_style)
-            text.append(f"{description} ", description_style)
-            if not enabled:
-                text.stylize(disabled_style, start)
+            text.append_text(part)
             self._spans.append((start, len(text), key))
         palette = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
         if palette is not None and self.app.ENABLE_COMMAND_PALETTE:
@@ -96,7 +127,7 @@ class KeyBar(Widget):
             )
             body = text.copy()
             body.rstrip()
-            pad = self.size.width - len(body) - len(right)
+            pad = width - len(body) - len(right)
             if pad >= 0:
                 text = body
                 text.append(" " * pad)
