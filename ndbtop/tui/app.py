@@ -389,6 +389,11 @@ class NdbtopApp(App[int]):
             return
         view = self.current_view
         view.filter_text = event.value.strip()
+        # The active filter shows in the view's tab: "Nodes /ldm".
+        label = Text(view.title)
+        if view.filter_text:
+            label.append(f" /{view.filter_text}", style="bold reverse")
+        self._tabs.get_tab(self._tabs.active).label = label
         event.input.remove_class("-visible")
         view.focus()
         if self.hub is not None:

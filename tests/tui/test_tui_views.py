@@ -124,6 +124,8 @@ async def test_slash_filters_the_threads_of_the_selected_node(tui):
         await t.until(lambda: t.table("#detail").row_count == 4, "the LDM threads only")
         assert sorted(t.row_keys("#detail")) == ["2", "3", "4", "5"]
         assert {t.cell("#detail", k, "name") for k in t.row_keys("#detail")} == {"ldm"}
+        # The active filter shows in the view's title (its tab), the others stay plain.
+        assert " Nodes  Threads /ldm  Disk  Events " in t.text()
 
         # Escape leaves the filter as it was.
         await t.press("slash")
@@ -138,6 +140,7 @@ async def test_slash_filters_the_threads_of_the_selected_node(tui):
         await t.until(lambda: box.has_focus, "the filter box")
         await t.press("backspace", "backspace", "backspace", "enter")
         await t.until(lambda: t.table("#detail").row_count == 7, "every thread again")
+        assert " Nodes  Threads  Disk  Events " in t.text()
 
 
 async def test_slash_filters_the_event_log(tui):
@@ -266,3 +269,14 @@ def test_a_block_list_too_long_for_the_screen_is_cut_with_an_ellipsis() -> None:
     assert fit("DBTC DBDIH", 20) == "DBTC DBDIH"
     assert fit("DBTC DBDIH DBDICT", 10) == "DBTC DBDI…"
     assert len(fit("x" * 50, 12)) == 12
+
+
+async def test_a_stopped_node_shows_no_live_figures(tui):
+    async with tui("threads") as t:
+        await t.until(lambda: t.cell("#nodes", "3", "tx") not in ("", "-"), "node 3's tx/s")
+        assert t.cell("#nodes", "3", "uptime") not in ("", "-")
+        t.sim.cluster.stop_nodes((3,))
+        await t.until(lambda: t.node_status(3) != "STARTED", "node 3 stopped on screen")
+        for column in ("uptime", "memory", "tx"):
+            assert t.cell("#nodes", "3", column) == "-", column
+        assert t.cell("#nodes", "2", "uptime") not in ("", "-")

@@ -52,6 +52,10 @@ COLUMNS = (
 _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
 
 
+RUNNING = frozenset({"STARTED", "STARTING", "SINGLE USER MODE", "SHUTTING_DOWN"})
+"""Data node states with a running process: the others show "-" for live figures."""
+
+
 def memory_cell(used: float | None) -> Text:
     """``61%`` of ``DataMemory`` in use, coloured from 80%."""
     return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
@@ -203,6 +207,15 @@ class NodesView(View):
             if not self.matches(n.node_id, n.type, n.status, n.address):
                 continue
             group = "" if n.type != "NDB" else ("-" if n.node_group is None else str(n.node_group))
+            if n.type == "NDB" and n.status not in RUNNING:
+                # A stopped node has no live figures: its last ones would read as current.
+                live: tuple[object, ...] = ("-", "-", "-")
+            else:
+                live = (
+                    seconds(uptimes.get(n.node_id)) if n.node_id in uptimes else "",
+                    memory_cell(memory.get(n.node_id)) if n.type == "NDB" else "",
+                    transactions_cell(activity.get(n.node_id)) if n.type == "NDB" else "",
+                )
             rows.append(
                 (
                     str(n.node_id),
@@ -215,9 +228,7 @@ class NodesView(View):
                         timer_cell(t, now),
                         group,
                         n.version_text or "",
-                        seconds(uptimes.get(n.node_id)) if n.node_id in uptimes else "",
-                        memory_cell(memory.get(n.node_id)) if n.type == "NDB" else "",
-                        transactions_cell(activity.get(n.node_id)) if n.type == "NDB" else "",
+                        *live,
                     ),
                 )
             )
@@ -257,11 +268,13 @@ class NodesView(View):
         node_id = self._focus_node(snap)
         if node_id is None:
             return Text("Select a data node to see its start phases.", style="dim")
+        node = snap.node(node_id)
+        running = node is None or node.status in RUNNING
         facts = [
             line
             for line in (
-                memory_line(snap, node_id),
-                activity_line(snap, node_id),
+                memory_line(snap, node_id) if running else None,
+                activity_line(snap, node_id) if running else None,
                 *links_lines(snap, node_id),
             )
             if line is not None
