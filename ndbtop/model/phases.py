@@ -272,3 +272,31 @@ def apply_status(
             elif n.status in ("NO_CONTACT", "NOT_STARTED", "SHUTTING_DOWN", "UNKNOWN"):
                 out[n.node_id] = replace(t, aborted=True, current_phase=None)
     return out
+
+
+def phase_in_progress(node: NodeStatus, timeline: StartTimeline | None) -> int | None:
+    """The start phase a STARTING node is in: the timeline's, or the one after the last
+    completed phase ``get status`` reports; None when it reported the last one."""
+    current = timeline.current_phase if timeline is not None and timeline.active else None
+    return current if current is not None else next_phase(node.start_phase)
+
+
+def phase_text(node: NodeStatus, timeline: StartTimeline | None = None,
+               start_type: int | None = None) -> str:
+    """Where a data node is in its start or stop, the one way every output names it.
+
+    ``4 redo log init`` for a STARTING node (the phase in progress and its name for the
+    start type: the timeline's, else ``start_type``), ``done 101`` once it reported the
+    last phase, ``stop level 3`` for a node SHUTTING_DOWN, ``""`` otherwise. The live
+    view, ``--once`` (text and JSON), ``wait``, ``rolling-restart`` and the exporter all
+    use it.
+    """
+    if node.status == "STARTING":
+        current = phase_in_progress(node, timeline)
+        if current is None:
+            return f"done {node.start_phase}"
+        kind = timeline.kind if timeline is not None else None
+        return f"{current} {phase_name(current, kind if kind is not None else start_type)}"
+    if node.status == "SHUTTING_DOWN":
+        return f"stop level {node.start_phase}"
+    return ""

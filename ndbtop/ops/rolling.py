@@ -23,7 +23,13 @@ from ndbtop.errors import MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.phases import StartTimeline, apply_status, next_phase, phase_name
+from ndbtop.model.phases import (
+    INITIAL_NODE_RESTART,
+    NODE_RESTART,
+    StartTimeline,
+    apply_status,
+    phase_text,
+)
 
 STARTED = ("STARTED",)
 
@@ -34,6 +40,11 @@ class RollingPlan:
 
     batches: tuple[tuple[int, ...], ...]
     initial: bool = False
+
+    @property
+    def start_type(self) -> int:
+        """The kind of start each restarted node goes through (it names their phases)."""
+        return INITIAL_NODE_RESTART if self.initial else NODE_RESTART
 
     def commands(self) -> tuple[str, ...]:
         """The ``ndb_mgm`` command of each batch."""
@@ -241,16 +252,17 @@ class RollingRestart:
                 return None
             if loop.time() >= deadline:
                 late = [last_seen(n, timelines.get(n.node_id), loop.time(),
-                                  restarted=n.node_id in restarted)
+                                  restarted=n.node_id in restarted,
+                                  start_type=self.plan.start_type)
                         for n in mine if n.status not in STARTED or n.node_id not in restarted]
                 return Problem(batch, "timeout",
                                f"not STARTED after {self.node_timeout:g} s: {'; '.join(late)}")
 
 
 def last_seen(node: NodeStatus, timeline: StartTimeline | None, now: float, *,
-              restarted: bool = True) -> str:
-    """A node that is not back, as last seen: ``node 3 STARTING in start phase 5 (sync data)
-    for at least 40 s``.
+              restarted: bool = True, start_type: int | None = None) -> str:
+    """A node that is not back, as last seen: ``node 3 STARTING in phase 5 copy data, wait
+    LCP for at least 40 s``.
 
     ``get status`` gives the last completed phase, so the phase named is the one
     in progress. The time in it counts from the first poll that saw it (``now``
@@ -258,17 +270,12 @@ def last_seen(node: NodeStatus, timeline: StartTimeline | None, now: float, *,
     """
     text = f"node {node.node_id} {node.status}"
     if node.status == "STARTING":
-        current = timeline.current_phase if timeline is not None and timeline.active else None
-        if current is None:
-            current = next_phase(node.start_phase)
-        if current is not None:
-            kind = timeline.kind if timeline is not None else None
-            text += f" in start phase {current} ({phase_name(current, kind)})"
+        text += f" in phase {phase_text(node, timeline, start_type)}"
         spent = timeline.in_phase_s(now) if timeline is not None else None
         if spent is not None and spent >= 1:
             text += f" for at least {int(spent)} s"
     elif node.status == "SHUTTING_DOWN":
-        text += f" at stop level {node.start_phase}"
+        text += f" at {phase_text(node, timeline)}"
     elif node.status in STARTED and not restarted:
         text += ", never seen restarting"
     return text

@@ -18,7 +18,7 @@ from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.clock import Clock
-from ndbtop.model.phases import StartTimeline, apply_status, next_phase, phase_name
+from ndbtop.model.phases import StartTimeline, apply_status, phase_text
 
 
 class Target(Enum):
@@ -78,20 +78,16 @@ class WaitResult:
 
 
 def describe(
-    node: NodeStatus, timeline: StartTimeline | None, now: float
+    node: NodeStatus, timeline: StartTimeline | None, now: float,
+    start_type: int | None = None,
 ) -> tuple[str, float | None]:
-    """The phase text and time in phase of a node."""
+    """The phase text (:func:`~ndbtop.model.phases.phase_text`) and time in phase of a node;
+    ``start_type`` names the phases when the timeline does not know the kind of start."""
     if node.status == "STARTING":
-        current = timeline.current_phase if timeline and timeline.active else None
-        if current is None:
-            current = next_phase(node.start_phase)
-        kind = timeline.kind if timeline else None
         spent = timeline.in_phase_s(now) if timeline else None
-        return (f"phase {current} {phase_name(current, kind)}" if current is not None else "",
-                spent)
-    if node.status == "SHUTTING_DOWN":
-        return f"stop level {node.start_phase}", None
-    return "", None
+        text = phase_text(node, timeline, start_type)
+        return (text if text.startswith("done") else f"phase {text}"), spent
+    return phase_text(node, timeline), None
 
 
 async def wait_for(

@@ -10,7 +10,7 @@ import datetime as dt
 from typing import Any
 
 from ndbtop.model.links import id_ranges, link_states
-from ndbtop.model.phases import phase_name
+from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
 from ndbtop.report.tables import duration, format_table, human_bytes
@@ -41,6 +41,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                 "type": n.type,
                 "status": n.status,
                 "start_phase": n.start_phase,
+                "phase": phase_text(n, snap.timeline(n.node_id)) or None,
                 "version": n.version_text,
                 "node_group": n.node_group,
                 "address": n.address,
@@ -329,17 +330,12 @@ def report_text(snap: ClusterSnapshot) -> str:
     for n in snap.nodes:
         phase = "-"
         t = timelines.get(n.node_id)
-        if n.status == "STARTING":
-            current = t.current_phase if t and t.active else None
-            phase = (
-                f"{current} {phase_name(current, t.start_type if t else None)}"
-                if current is not None
-                else f"done {n.start_phase}"
-            )
-            if t and t.active and (secs := t.in_phase_s(snap.wall)) is not None:
+        if n.status in ("STARTING", "SHUTTING_DOWN"):
+            phase = phase_text(n, t)
+            if n.status == "STARTING" and t and t.active and (
+                secs := t.in_phase_s(snap.wall)
+            ) is not None:
                 phase += f" ({duration(secs)})"
-        elif n.status == "SHUTTING_DOWN":
-            phase = f"stopping level {n.start_phase}"
         group = "" if n.type != "NDB" else ("none" if n.node_group is None else n.node_group)
         rows.append((n.node_id, n.type, n.status, phase, group, n.version_text, n.address or ""))
     lines.append(

@@ -35,8 +35,8 @@ def ndb(node_id: int, status: str, phase: int = 0) -> NodeStatus:
 @pytest.mark.parametrize(
     ("node", "restarted", "expected"),
     [
-        (ndb(3, "STARTING", 4), True, "node 3 STARTING in start phase 5 (sync data)"),
-        (ndb(3, "STARTING", 100), True, "node 3 STARTING in start phase 101 (hand-over)"),
+        (ndb(3, "STARTING", 4), True, "node 3 STARTING in phase 5 sync data"),
+        (ndb(3, "STARTING", 100), True, "node 3 STARTING in phase 101 hand-over"),
         (ndb(3, "SHUTTING_DOWN", 2), True, "node 3 SHUTTING_DOWN at stop level 2"),
         (ndb(3, "NO_CONTACT"), True, "node 3 NO_CONTACT"),
         (ndb(3, "STARTED"), False, "node 3 STARTED, never seen restarting"),
@@ -53,7 +53,7 @@ def test_last_seen_tells_how_long_the_node_has_been_seen_in_its_phase() -> None:
     timelines = apply_status(timelines, [ndb(3, "STARTING", 4)], 1010.0)
     assert (
         last_seen(ndb(3, "STARTING", 4), timelines[3], 1052.5)
-        == "node 3 STARTING in start phase 5 (sync data) for at least 42 s"
+        == "node 3 STARTING in phase 5 sync data for at least 42 s"
     )
 
 
@@ -77,7 +77,7 @@ async def test_the_run_stops_at_the_node_that_hangs_and_never_restarts_its_partn
 
     assert [(p.kind, p.batch) for p in problems] == [("timeout", (2,)), ("guard", (3,))]
     assert re.fullmatch(
-        r"not STARTED after 2 s: node 2 STARTING in start phase 5 \(sync data\)"
+        r"not STARTED after 2 s: node 2 STARTING in phase 5 copy data, wait LCP"
         r"( for at least \d+ s)?",
         problems[0].message,
     ), problems[0].message
@@ -137,7 +137,7 @@ def test_the_command_exits_1_with_one_line_naming_the_node_and_its_phase(
     assert status == 1
     assert re.fullmatch(
         r"ndbtop: rolling restart aborted at node 2 \(timeout\): not STARTED after 1 s: "
-        r"node 2 STARTING in start phase 5 \(sync data\)( for at least \d+ s)?\n",
+        r"node 2 STARTING in phase 5 copy data, wait LCP( for at least \d+ s)?\n",
         err,
     ), err
     assert "[1/2] 2 RESTART" in out and "[2/2]" not in out

@@ -136,7 +136,7 @@ async def test_a_node_that_does_not_come_back_stops_the_run_and_abort_sends_noth
         await t.until(lambda: screen.problem is not None, "the problem", timeout=RUN_WAIT)
         await t.until_shown("[r]etry, [s]kip 2, [a]bort?")
         assert re.search(
-            r"timeout: not STARTED after 1 s: node 2 STARTING in start phase 5 \(sync data\)",
+            r"timeout: not STARTED after 1 s: node 2 STARTING in phase 5 copy data, wait LCP",
             t.text(),
         )
         assert row(t, 2).endswith("problem") and row(t, 3).endswith("waiting")

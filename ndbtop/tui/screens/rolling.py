@@ -285,7 +285,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             if n is not None:
                 text.append(" · ")
                 text.append_text(status_text(n.status, n.type))
-                phase, spent = describe(n, self._timelines.get(n.node_id), now)
+                phase, spent = describe(n, self._timelines.get(n.node_id), now,
+                                        self.plan.start_type)
                 if phase:
                     text.append(f" {phase}")
                 if spent is not None:

@@ -15,8 +15,8 @@ from ndbtop.model.history import PhaseVsLastTime, compare_with_last_time
 from ndbtop.model.phases import (
     START_TYPE_SHORT,
     StartTimeline,
-    next_phase,
     phase_name,
+    phase_text,
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -68,17 +68,10 @@ def transactions_cell(rate: ActivityRate | None) -> str:
 
 def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
     """``4 redo log init`` for a starting node (the phase in progress), stopping levels else."""
-    if node.status == "STARTING":
-        current = timeline.current_phase if timeline and timeline.active else None
-        if current is None:
-            current = next_phase(node.start_phase)
-        if current is None:
-            return Text(f"done {node.start_phase}")
-        kind = timeline.kind if timeline else None
-        return Text(f"{current} {phase_name(current, kind)}", style="bold yellow")
-    if node.status == "SHUTTING_DOWN":
-        return Text(f"stop level {node.start_phase}", style="dark_orange")
-    return Text("")
+    text = phase_text(node, timeline)
+    if node.status == "STARTING" and not text.startswith("done"):
+        return Text(text, style="bold yellow")
+    return Text(text, style="dark_orange" if node.status == "SHUTTING_DOWN" else "")
 
 
 def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
