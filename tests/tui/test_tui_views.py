@@ -280,3 +280,42 @@ async def test_a_stopped_node_shows_no_live_figures(tui):
         for column in ("uptime", "memory", "tx"):
             assert t.cell("#nodes", "3", column) == "-", column
         assert t.cell("#nodes", "2", "uptime") not in ("", "-")
+
+
+async def test_a_note_written_behind_another_view_is_not_wrapped_at_78_columns(tui):
+    import time as _time
+
+    from rich.text import Text
+
+    from ndbtop.tui.views.events import EventsView
+
+    async with tui("threads") as t:
+        await t.view("1")
+        note = "ndbtop   2 RESTART: " + "a reply of the management server, " * 2 + "end"
+        assert len(note) > 78
+        t.app.query_one(EventsView).add_note(_time.time(), Text(note))
+        await t.view("4")
+        log = t.app.query_one("#log", RichLog)
+        await t.until(lambda: any(note in s.text for s in log.lines), "the note on one line")
+
+
+async def test_the_event_log_stays_where_the_user_scrolled(tui):
+    async with tui("initial-start", speed=120.0, ready=_phase4_on_screen) as t:
+        await t.view("4")
+        log = t.app.query_one("#log", RichLog)
+        await t.until(lambda: log.max_scroll_y > 5, "more events than the log shows")
+        log.focus()
+        await t.press("home")
+        await t.until(lambda: log.scroll_y == 0, "scrolled back to the top")
+        lines = len(log.lines)
+        await t.until(lambda: len(log.lines) > lines + 2, "new events", timeout=30.0)
+        lines = len(log.lines)
+        # The log scrolls after a refresh: by the next lines, a snap back would be done.
+        await t.until(lambda: len(log.lines) > lines, "more events", timeout=30.0)
+        await t.pilot.pause()
+        assert log.scroll_y == 0
+        log.scroll_end(animate=False)
+        await t.until(lambda: log.scroll_y == log.max_scroll_y, "at the end again")
+        lines = len(log.lines)
+        await t.until(lambda: len(log.lines) > lines + 1, "more events", timeout=30.0)
+        await t.until(lambda: log.scroll_y == log.max_scroll_y, "the end followed")

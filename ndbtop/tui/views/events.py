@@ -119,6 +119,7 @@ class EventsView(View):
         """Where arbitration stands after the events seen so far."""
         self._folded = 0
         self._mgmds_down: set[int] = set()
+        self._pending: list[Text] = []
         """Management servers seen not connected during the current election."""
 
     def compose(self) -> ComposeResult:
@@ -141,7 +142,30 @@ class EventsView(View):
         """A line that is not a cluster event (an action and the server's reply)."""
         self._notes.append((when, text))
         if self.is_mounted and self.matches(text.plain):
-            self.query_one("#log", RichLog).write(text)
+            self._write(text)
+
+    def _write(self, line: Text) -> None:
+        """Add a line to the log at its width, keeping the user's place.
+
+        A hidden log (another view in front) has no width yet: its lines wait for it,
+        rather than being wrapped at a default width. A user who scrolled back stays
+        where they read; the log follows new lines only when it was at its end.
+        """
+        log = self.query_one("#log", RichLog)
+        if log.scrollable_content_region.width <= 0:
+            self._pending.append(line)
+            return
+        log.write(line, scroll_end=log.scroll_y >= log.max_scroll_y)
+
+    def on_resize(self) -> None:
+        """Shown again (or resized): write the lines that waited for a width."""
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._pending and self.query_one("#log", RichLog).scrollable_content_region.width > 0:
+            pending, self._pending = self._pending, []
+            for line in pending:
+                self._write(line)
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         banner = self.query_one("#banner", Static)
@@ -150,13 +174,15 @@ class EventsView(View):
         self._render_arbitration(snap, now)
         log = self.query_one("#log", RichLog)
         mgmds = {n.node_id for n in snap.nodes if n.type == "MGM"}
+        self._flush()
         if self.filter_text != self._filter_shown:
             log.clear()
+            self._pending.clear()
             self._filter_shown = self.filter_text
             self._shown = max(snap.events_total - len(snap.events), 0)
             for _, note in self._notes:
                 if self.matches(note.plain):
-                    log.write(note)
+                    self._write(note)
         new = snap.events_total - self._shown
         if new > 0:
             for e in snap.events[-min(new, len(snap.events)) :]:
@@ -168,7 +194,7 @@ class EventsView(View):
                     e.category.name if e.category is not None else "",
                     meaning.summary if meaning is not None else "",
                 ):
-                    log.write(event_line(e, mgmds))
+                    self._write(event_line(e, mgmds))
             self._shown = snap.events_total
         self._render_stats(snap)
 
