@@ -48,11 +48,11 @@ class ConfirmAction(ModalScreen[Action | None]):
     DEFAULT_CSS = """
     ConfirmAction { align: center middle; }
     ConfirmAction #box { width: 90; max-width: 100%; height: auto; max-height: 100%;
-                         border: thick $warning; background: $surface; padding: 1 2; }
+                         border: thick $warning; background: $surface; padding: 0 2; }
     ConfirmAction #box.-danger { border: thick $error; }
     ConfirmAction #title { text-style: bold; }
     ConfirmAction .flags { height: auto; }
-    ConfirmAction Checkbox { width: auto; }
+    ConfirmAction Checkbox { width: auto; margin-right: 2; }
     ConfirmAction #command { margin-top: 1; }
     ConfirmAction #warnings { margin-top: 1; }
     ConfirmAction #confirm { margin-top: 1; }
@@ -76,14 +76,15 @@ class ConfirmAction(ModalScreen[Action | None]):
                 with Horizontal(classes="flags"):
                     for name, label in flags:
                         yield MarkedCheckbox(
-                            label, value=getattr(self.action, name), id=f"flag-{name}"
+                            label, value=getattr(self.action, name), id=f"flag-{name}",
+                            compact=True,
                         )
             yield Plain(id="command")
             yield Plain(id="warnings")
             yield Input(placeholder="", id="confirm")
             with Horizontal(id="buttons"):
-                yield Button("Cancel", id="cancel", variant="primary")
-                yield Button(self.verb, id="go", variant="error")
+                yield Button("Cancel", id="cancel", variant="primary", compact=True)
+                yield Button(self.verb, id="go", variant="error", compact=True)
 
     def on_mount(self) -> None:
         """Draw, focus Cancel, and re-check the live state twice a second."""
