@@ -48,6 +48,10 @@ class MgmLineTooLong(MgmProtocolError):
     """A line longer than the protocol allows."""
 
 
+class MgmTlsError(MgmError):
+    """TLS to the management server could not be set up or was refused."""
+
+
 class MgmParserError(MgmError):
     """The server's request parser rejected a request (``result: Unknown command, ...``)."""
 
@@ -60,9 +64,10 @@ class MgmParserError(MgmError):
 class MgmAuthError(MgmError):
     """The server refused the command before running it (``Authorization failed``)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, detail: str = "") -> None:
         text = "management server requires TLS" if reason == "Requires TLS" else reason
-        super().__init__(f"{text} (Authorization failed: {reason})")
+        more = f"; {detail}" if detail else ""
+        super().__init__(f"{text} (Authorization failed: {reason}){more}")
         self.reason = reason
 
 

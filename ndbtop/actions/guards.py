@@ -1,10 +1,14 @@
 """Checking an action against the cluster's live state before it is sent.
 
-The assessment names what would block the action outright (no such node, not a
-data node, no contact) and what the operator must know: the management
-server's own refusals (5063 while a node starts or stops, 5028 for the last
-started node of a node group) and what ``-i``, ``-a`` and ``-f`` do. Actions
-whose options or consequences are dangerous need the node id typed to confirm.
+The assessment follows the management server's own rules (MgmtSrvr.cpp,
+Services.cpp): a restart is refused in single-user mode even with ``-f`` or
+``-a`` (5063); a restart or stop without ``-f``/``-a`` is refused while any
+data node is STARTING, the targets included (5063); stopping the last started
+node of a node group is refused (5028), and with ``-f`` the server restarts or
+stops every data node instead (restartDB/shutdownDB). What the server will do
+is named exactly; actions whose consequence reaches the whole cluster want a
+phrase naming that consequence typed to confirm, other dangerous ones the node
+id. The node group of each node comes from the cluster configuration.
 """
 
 from __future__ import annotations
@@ -13,9 +17,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StartNode, StopNode
+from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
 
 STARTED_STATES = ("STARTED", "SINGLE USER MODE")
+
+REFUSED_5063 = f"5063-{ec.MGM_ERRORS[5063][0]}"
+"""The management server's refusal, as its restart reply begins."""
+
+PHRASE_RESTART_CLUSTER = "restart the whole cluster"
+PHRASE_STOP_CLUSTER = "stop the whole cluster"
+PHRASE_DELETE_ALL_DATA = "delete all data"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +39,10 @@ class Assessment:
     warnings: tuple[str, ...]
     danger: bool
     confirm_text: str | None
-    """What must be typed to confirm (the node id), or None for a plain yes/no."""
+    """What must be typed to confirm (a node id, or a phrase naming the consequence),
+    or None for a plain yes/no."""
+    consequence: str | None = None
+    """What the server will do to the whole cluster (restartDB/shutdownDB), if it will."""
 
     @property
     def allowed(self) -> bool:
@@ -34,15 +50,37 @@ class Assessment:
         return not self.blockers
 
 
-def assess(action: Action, nodes: Iterable[NodeStatus]) -> Assessment:
-    """Assess ``action`` against one ``get status`` answer."""
+def single_user_api(nodes: Iterable[NodeStatus]) -> int | None:
+    """The API node that holds single-user mode, when the server tells (``is_single_user``)."""
+    return next((n.node_id for n in nodes if n.type == "API" and n.is_single_user), None)
+
+
+def in_single_user_mode(nodes: Iterable[NodeStatus]) -> bool:
+    """True when a data node is in single-user mode (the server's ``is_cluster_single_user``)."""
+    return any(n.type == "NDB" and n.status == "SINGLE USER MODE" for n in nodes)
+
+
+def single_user_refusal(nodes: Iterable[NodeStatus]) -> str:
+    """Why every restart is refused now, with the server's own text."""
+    nodes = tuple(nodes)
+    holder = single_user_api(nodes)
+    who = f" (API node {holder} holds it)" if holder is not None else ""
+    return (
+        f"{REFUSED_5063} — the cluster is in single-user mode{who}: the management server "
+        "refuses every restart, even with -f or -a; leave it with EXIT SINGLE USER MODE"
+    )
+
+
+def assess(
+    action: Action, nodes: Iterable[NodeStatus], config: ClusterConfig | None = None
+) -> Assessment:
+    """Assess ``action`` against one ``get status`` answer and the cluster configuration."""
     nodes = tuple(nodes)
     by_id = {n.node_id: n for n in nodes}
     if isinstance(action, SetClusterLogLevel):
         return Assessment((), (), False, None)
     blockers: list[str] = []
     warnings: list[str] = []
-    danger = False
     targets = action.node_ids
     for node_id in targets:
         node = by_id.get(node_id)
@@ -50,10 +88,15 @@ def assess(action: Action, nodes: Iterable[NodeStatus]) -> Assessment:
             blockers.append(f"node {node_id} is not in the cluster configuration")
         elif node.type != "NDB":
             blockers.append(f"node {node_id} is a {node.type} node, not a data node")
-        elif node.status in ("NO_CONTACT", "UNKNOWN"):
+        elif node.status == "NO_CONTACT":
             blockers.append(
-                f"node {node_id} is {node.status}: the management server cannot "
+                f"node {node_id} is NO_CONTACT: the management server cannot "
                 "reach it (start its ndbmtd process on its host)"
+            )
+        elif node.status == "UNKNOWN":
+            warnings.append(
+                f"node {node_id} is connected but in a state the management server "
+                "does not map (UNKNOWN)"
             )
     if blockers:
         return Assessment(tuple(blockers), (), False, None)
@@ -68,47 +111,69 @@ def assess(action: Action, nodes: Iterable[NodeStatus]) -> Assessment:
         return Assessment((), tuple(warnings), False, None)
 
     assert isinstance(action, RestartNode | StopNode)
-    verb = "restart" if isinstance(action, RestartNode) else "stop"
-    force = action.force
-    abort = action.abort
-    busy = [
-        n for n in data if n.status in ("STARTING", "SHUTTING_DOWN") and n.node_id not in targets
-    ]
-    if busy and not (force or abort):
-        which = ", ".join(f"{n.node_id} ({n.status})" for n in busy)
-        warnings.append(
-            f"node {which} is starting or stopping: the management server will "
-            f"refuse (5063) unless -a or -f"
+    restart = isinstance(action, RestartNode)
+    verb = "restart" if restart else "stop"
+    force, abort = action.force, action.abort
+    if restart and in_single_user_mode(data):
+        return Assessment((single_user_refusal(nodes),), (), False, None)
+    starting = [n for n in data if n.status == "STARTING"]
+    if starting and not (force or abort):
+        which = ", ".join(str(n.node_id) for n in starting)
+        blockers.append(
+            f"{REFUSED_5063} — data node {which} is STARTING: the management server refuses "
+            f"a {verb} while any data node starts, this one included, unless -a or -f"
         )
+        return Assessment(tuple(blockers), tuple(warnings), False, None)
+
+    danger = False
+    consequence: str | None = None
+    phrase: str | None = None
     for node_id in targets:
-        node = by_id[node_id]
-        if node.status == "STARTING":
+        if by_id[node_id].status == "STARTING":
             warnings.append(f"node {node_id} is starting: a {verb} abandons its start")
-    for group, members in _groups(data).items():
+    for group, members in _groups(data, config).items():
         started = [m for m in members if m.status in STARTED_STATES]
-        if started and all(m.node_id in targets for m in started):
-            danger = True
-            names = ", ".join(str(m.node_id) for m in started)
-            if force:
-                warnings.append(
-                    f"node {names} is the last started node of node group {group}: "
-                    f"with -f the management server {verb}s ALL data nodes "
-                    "(the cluster goes down)"
-                )
-            else:
-                warnings.append(
-                    f"node {names} is the last started node of node group {group}: "
-                    f"the cluster would go down; the management server refuses "
-                    f"(5028) without -f"
-                )
-    if isinstance(action, RestartNode):
-        if action.initial:
+        if not (started and all(m.node_id in targets for m in started)):
+            continue
+        danger = True
+        names = ", ".join(str(m.node_id) for m in started)
+        if not force:
+            warnings.append(
+                f"node {names} is the last started node of node group {group}: "
+                f"the management server refuses (5028 {ec.MGM_ERRORS[5028][0]}) without -f"
+            )
+            continue
+        everyone = " ".join(str(n.node_id) for n in data if n.status != "NO_CONTACT")
+        if restart and action.initial:
+            consequence = (
+                f"the whole cluster restarts initial: every data node ({everyone}) starts "
+                "from an empty file system and all data in the cluster is deleted"
+            )
+            phrase = PHRASE_DELETE_ALL_DATA
+        elif restart:
+            after = " and stays NOT_STARTED (-n)" if action.nostart else ""
+            consequence = (
+                f"the whole cluster restarts: every data node ({everyone}) is stopped"
+                f"{after} (a system restart, not a node restart)"
+            )
+            phrase = PHRASE_RESTART_CLUSTER
+        else:
+            consequence = f"the whole cluster shuts down: every data node ({everyone}) stops"
+            phrase = PHRASE_STOP_CLUSTER
+        warnings.append(
+            f"node {names} is the last started node of node group {group}: with -f "
+            f"the management server does not {verb} it alone: {consequence}"
+        )
+        break
+    if restart:
+        assert isinstance(action, RestartNode)
+        if action.initial and consequence is None:
             danger = True
             warnings.append(
                 "-i removes the node's file system: it copies all its data back "
                 "from its node group (an initial node restart)"
             )
-        if action.nostart:
+        if action.nostart and consequence is None:
             warnings.append("-n leaves the node NOT_STARTED: start it with START afterwards")
     if abort:
         danger = True
@@ -116,13 +181,22 @@ def assess(action: Action, nodes: Iterable[NodeStatus]) -> Assessment:
     if force and not danger:
         danger = True
         warnings.append("-f overrides the management server's safety checks")
-    confirm = " ".join(map(str, targets)) if (danger or action.dangerous_options) else None
-    return Assessment((), tuple(warnings), danger, confirm)
+    if phrase is None and (danger or action.dangerous_options):
+        phrase = " ".join(map(str, targets))
+    return Assessment((), tuple(warnings), danger, phrase, consequence)
 
 
-def _groups(data: list[NodeStatus]) -> dict[int, list[NodeStatus]]:
+def node_groups(
+    data: Iterable[NodeStatus], config: ClusterConfig | None
+) -> dict[int, list[NodeStatus]]:
+    """Data nodes by node group (configured groups; nodes with no group left out)."""
+    return _groups(list(data), config)
+
+
+def _groups(data: list[NodeStatus], config: ClusterConfig | None) -> dict[int, list[NodeStatus]]:
     groups: dict[int, list[NodeStatus]] = {}
     for n in data:
-        if n.node_group is not None:
-            groups.setdefault(n.node_group, []).append(n)
+        group = effective_node_group(n, config)
+        if group is not None and group != NO_NODE_GROUP:
+            groups.setdefault(group, []).append(n)
     return groups

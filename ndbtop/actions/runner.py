@@ -8,7 +8,7 @@ verbatim.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.commands import (
@@ -24,6 +24,7 @@ from ndbtop.actions.target import audit_fields
 from ndbtop.errors import MgmCommandError, MgmError, NdbtopError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.model.config import ClusterConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,26 +38,51 @@ class ActionOutcome:
 
 
 async def run_action(
-    action: Action, connectstring: ConnectString, audit: AuditLog, *, timeout: float = 5.0
+    action: Action,
+    connectstring: ConnectString,
+    audit: AuditLog,
+    *,
+    timeout: float = 5.0,
+    config: ClusterConfig | None = None,
+    confirmed: str | None = None,
 ) -> ActionOutcome:
-    """Send ``action`` to the first management server that answers and report the reply."""
+    """Send ``action`` to the first management server that answers and report the reply.
+
+    ``confirmed`` is what the operator typed to confirm. An action whose
+    consequence reaches the whole cluster is sent only when that is the phrase
+    the live state asks for: a cluster that changed since the confirmation
+    needs a new one. The audit record of the request holds what the operator
+    was told (the warnings and the consequence) and what they typed.
+    """
     client = MgmClient(connectstring, timeout=timeout)
     target = ""
     try:
         address = await client.connect()
         target = str(address)
-        live = assess(action, await client.get_status())
+        live = assess(action, await client.get_status(), config)
+        if live.allowed and live.consequence is not None and confirmed != live.confirm_text:
+            live = replace(live, blockers=(
+                f"{live.consequence}; this was not confirmed with '{live.confirm_text}'",
+            ))
         if not live.allowed:
             reply = "not sent: " + "; ".join(live.blockers)
             audit.write(
                 event="refused", **audit_fields(target), command=action.ndb_mgm(), reply=reply
             )
             return ActionOutcome(action, False, reply, target)
+        told: dict[str, object] = {}
+        if live.warnings:
+            told["told"] = list(live.warnings)
+        if live.consequence is not None:
+            told["consequence"] = live.consequence
+        if confirmed is not None:
+            told["confirmed_with"] = confirmed
         audit.write(
             event="sent",
-            **audit_fields(target),
+            **audit_fields(target, config.generation if config is not None else None),
             command=action.ndb_mgm(),
             request=wire_text(action),
+            **told,
         )
         reply = await _send(client, action)
         audit.write(

@@ -17,6 +17,7 @@ from ndbtop.mgm.connectstring import MgmAddress
 from ndbtop.mgm.events.catalogue import CLUSTER_LOG_DEFAULT_LEVELS, Category
 from ndbtop.mgm.events.decode import Event, decode_event, decode_text_line
 from ndbtop.mgm.listener import EventListener
+from ndbtop.mgm.tls import TlsOptions
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -45,8 +46,10 @@ class EventSource:
         clock: Clock,
         on_event: Callable[[Event], None],
         on_update: Callable[[], None],
+        tls: TlsOptions | None = None,
     ) -> None:
         self.address = address
+        self.tls = tls
         self.levels = levels
         self.clock = clock
         self.on_event = on_event
@@ -68,7 +71,7 @@ class EventSource:
                 await self.health.sleep(0.5)
                 continue
             wanted = levels_from_names(self.levels())
-            listener = EventListener(address, wanted)
+            listener = EventListener(address, wanted, tls=self.tls)
             try:
                 await listener.open()
                 self.listening_levels = wanted

@@ -109,6 +109,7 @@ class Hub:
                 clock,
                 self._on_event,
                 self._changed,
+                tls=connectstring.tls,
             )
         self.sql: SqlSource | None = None
         if ndbinfo is not None:

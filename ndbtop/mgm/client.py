@@ -14,10 +14,19 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ndbtop.errors import MgmCommandError, MgmDisconnected, MgmError, MgmProtocolError, MgmTimeout
+from ndbtop.errors import (
+    MgmAuthError,
+    MgmCommandError,
+    MgmDisconnected,
+    MgmError,
+    MgmProtocolError,
+    MgmTimeout,
+    MgmTlsError,
+)
 from ndbtop.mgm.connectstring import ConnectString, MgmAddress
 from ndbtop.mgm.session import MgmSession, open_first
 from ndbtop.mgm.status import NodeStatus, StatusCache, parse_status_reply
+from ndbtop.mgm.tls import TlsOptions, client_setup
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import EventStreamParser, RawEvent, Reply
 
@@ -95,8 +104,12 @@ class MgmClient:
         *,
         connect_timeout: float = CONNECT_TIMEOUT,
         timeout: float = CALL_TIMEOUT,
+        tls: TlsOptions | None = None,
     ) -> None:
         self.connectstring = connectstring
+        self.tls = tls or connectstring.tls
+        self.cleartext_reason = ""
+        """Why the open session is not TLS (empty when it is, or before connecting)."""
         self.connect_timeout = connect_timeout
         self.timeout = timeout
         self._session: MgmSession | None = None
@@ -132,7 +145,7 @@ class MgmClient:
             # A reply ndbtop cannot read (another version, a fork) loses what it tells,
             # not the session: it was read whole, the session is still in step.
             try:
-                version = _parse_version(await session.request("get version", [], self.timeout))
+                version = parse_version(await session.request("get version", [], self.timeout))
             except (MgmProtocolError, MgmCommandError) as exc:
                 if session.closed:
                     raise
@@ -150,6 +163,7 @@ class MgmClient:
                     _expect_ok(reply, "set clientversion reply", "set clientversion")
                 except (MgmProtocolError, MgmCommandError) as exc:
                     unavailable["client version"] = str(exc)
+            self.cleartext_reason = await negotiate_tls(session, version, self.tls, self.timeout)
         except BaseException:
             await session.aclose()
             raise
@@ -177,18 +191,27 @@ class MgmClient:
             reused = self._session is not None and not self._session.closed
             session = await self._ensure_session()
             try:
+                try:
+                    return await session.request(command, args or [], timeout or self.timeout)
+                except (MgmDisconnected, MgmTimeout, MgmProtocolError):
+                    if not (retry and reused):
+                        raise
+                session = await self._ensure_session()
                 return await session.request(command, args or [], timeout or self.timeout)
-            except (MgmDisconnected, MgmTimeout, MgmProtocolError):
-                if not (retry and reused):
-                    raise
-            session = await self._ensure_session()
-            return await session.request(command, args or [], timeout or self.timeout)
+            except MgmAuthError as exc:
+                raise self._auth_error(exc) from None
+
+    def _auth_error(self, exc: MgmAuthError) -> MgmError:
+        """``Requires TLS`` with the reason this session is in cleartext."""
+        if exc.reason != "Requires TLS" or not self.cleartext_reason:
+            return exc
+        return MgmAuthError(exc.reason, f"in cleartext because {self.cleartext_reason}")
 
     # Session and identity
 
     async def get_version(self) -> ServerVersion:
         """``get version``."""
-        version = _parse_version(await self._call("get version"))
+        version = parse_version(await self._call("get version"))
         self.server_version = version
         return version
 
@@ -298,6 +321,50 @@ class MgmClient:
             return await _read_event_blocks(session, count, self.timeout)
 
 
+TLS_SINCE = (8, 3, 0)
+"""The first NDB version whose management server knows ``start tls``."""
+
+
+async def negotiate_tls(
+    session: MgmSession, version: ServerVersion | None, options: TlsOptions, timeout: float
+) -> str:
+    """Upgrade ``session`` to TLS as ``ndb_mgm_connect_tls`` does.
+
+    Returns why the session stays in cleartext (empty when it runs TLS). In
+    ``strict`` mode any reason is an error; a failed handshake always is.
+    """
+    if version is None:
+        # ``start tls`` to a server that does not know it would end the session.
+        reason = "the management server's version is not known"
+    elif (version.major, version.minor, version.build) < TLS_SINCE:
+        reason = f"the management server ({version.text}) predates TLS (8.3)"
+    else:
+        setup = client_setup(options)
+        if setup.context is None:
+            reason = setup.reason
+        else:
+            reply = await session.request("start tls", [], timeout)
+            _expect_header(reply, "start tls reply")
+            result = reply.get("result") or ""
+            if result == "Ok":
+                await session.start_tls(setup.context, timeout, setup.cert_file)
+                # With TLS 1.3 the server's verdict on our certificate arrives with
+                # the first reply: ask for one now, so it is named here.
+                _expect_ok(
+                    await session.request("check connection", [], timeout),
+                    "check connection reply",
+                    "check connection",
+                )
+                return ""
+            if result == "Already Connected":
+                return ""
+            reason = f"the management server cannot start TLS (start tls: {result})"
+    if options.strict:
+        session.close()
+        raise MgmTlsError(f"{session.address}: --ndb-mgm-tls=strict: {reason}")
+    return reason
+
+
 async def _read_event_blocks(
     session: MgmSession, count: int, timeout: float
 ) -> tuple[RawEvent, ...]:
@@ -338,7 +405,8 @@ def _control_result(
     return NodeControlResult(command, ids, result, count, disconnect)
 
 
-def _parse_version(reply: Reply) -> ServerVersion:
+def parse_version(reply: Reply) -> ServerVersion:
+    """The ``version`` reply of ``get version``."""
     _expect_header(reply, "version")
     major, minor, build = (reply.require_int(k) for k in ("major", "minor", "build"))
     vid = reply.get("id")

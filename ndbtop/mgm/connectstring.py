@@ -16,11 +16,12 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ndbtop.errors import ConnectStringError
 from ndbtop.files import read_limited
+from ndbtop.mgm.tls import TlsOptions
 
 DEFAULT_PORT = 1186
 DEFAULT_CONNECTSTRING = "localhost:1186"
@@ -46,6 +47,8 @@ class ConnectString:
     addresses: tuple[MgmAddress, ...]
     nodeid: int | None = None
     source: str = ""
+    tls: TlsOptions = field(default_factory=TlsOptions, compare=False)
+    """How TLS to these servers is set up (``--ndb-tls-search-path``, ``--ndb-mgm-tls``)."""
 
     def __str__(self) -> str:
         return ",".join(str(a) for a in self.addresses)

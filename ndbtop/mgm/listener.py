@@ -10,10 +10,12 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 
-from ndbtop.errors import MgmCommandError
+from ndbtop.errors import MgmAuthError, MgmCommandError
+from ndbtop.mgm.client import negotiate_tls, parse_version
 from ndbtop.mgm.connectstring import MgmAddress
 from ndbtop.mgm.events.filters import format_filter
 from ndbtop.mgm.session import MgmSession
+from ndbtop.mgm.tls import TlsOptions
 from ndbtop.mgm.wire import PING, EventStreamParser, RawEvent, TextEventLine
 
 IDLE_TIMEOUT = 5.0
@@ -31,8 +33,10 @@ class EventListener:
         connect_timeout: float = 3.0,
         timeout: float = 5.0,
         idle_timeout: float = IDLE_TIMEOUT,
+        tls: TlsOptions | None = None,
     ) -> None:
         self.address = address
+        self.tls = tls or TlsOptions()
         self.levels = dict(levels)
         self.connect_timeout = connect_timeout
         self.timeout = timeout
@@ -44,11 +48,18 @@ class EventListener:
         """Connect and subscribe; :class:`MgmCommandError` carries the server's refusal verbatim."""
         session = await MgmSession.open(self.address, self.connect_timeout)
         try:
-            reply = await session.request(
-                "listen event",
-                [("filter", format_filter(self.levels)), ("parsable", 1)],
-                self.timeout,
-            )
+            version = parse_version(await session.request("get version", [], self.timeout))
+            cleartext = await negotiate_tls(session, version, self.tls, self.timeout)
+            try:
+                reply = await session.request(
+                    "listen event",
+                    [("filter", format_filter(self.levels)), ("parsable", 1)],
+                    self.timeout,
+                )
+            except MgmAuthError as exc:
+                if exc.reason != "Requires TLS" or not cleartext:
+                    raise
+                raise MgmAuthError(exc.reason, f"in cleartext because {cleartext}") from None
             if reply.header != "listen event":
                 raise MgmCommandError("listen event", f"unexpected reply {reply.header!r}")
             if reply.get("result") != "0":

@@ -12,7 +12,9 @@ import asyncio
 import contextlib
 import os
 import socket
+import ssl
 from collections import deque
+from pathlib import Path
 
 from ndbtop.errors import (
     MgmAuthError,
@@ -22,8 +24,10 @@ from ndbtop.errors import (
     MgmParserError,
     MgmProtocolError,
     MgmTimeout,
+    MgmTlsError,
 )
 from ndbtop.mgm.connectstring import MgmAddress
+from ndbtop.mgm.tls import describe_ssl_error
 from ndbtop.mgm.wire import (
     AuthFailureReply,
     LineBuffer,
@@ -48,6 +52,9 @@ class MgmSession:
         self._lines = LineBuffer()
         self._pending: deque[str] = deque()
         self._closed = False
+        self.tls = False
+        """True once the session runs over TLS."""
+        self.cert_file: Path | None = None
 
     @classmethod
     async def open(cls, address: MgmAddress, timeout: float) -> MgmSession:
@@ -90,6 +97,10 @@ class MgmSession:
         except asyncio.TimeoutError:
             self.close()
             raise MgmTimeout(f"{self.address}: timed out sending a request") from None
+        except ssl.SSLError as exc:
+            self.close()
+            why = describe_ssl_error(exc, self.cert_file)
+            raise MgmTlsError(f"{self.address}: {why}") from None
         except OSError as exc:
             self.close()
             raise MgmDisconnected(f"{self.address}: {exc.strerror or exc}") from None
@@ -114,6 +125,11 @@ class MgmSession:
             except asyncio.TimeoutError:
                 self.close()
                 raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s") from None
+            except ssl.SSLError as exc:
+                self.close()
+                raise MgmTlsError(
+                    f"{self.address}: {describe_ssl_error(exc, self.cert_file)}"
+                ) from None
             except OSError as exc:
                 self.close()
                 raise MgmDisconnected(f"{self.address}: {exc.strerror or exc}") from None
@@ -166,6 +182,26 @@ class MgmSession:
                     raise
                 if reply is not None:
                     return reply
+
+    async def start_tls(
+        self, context: ssl.SSLContext, timeout: float, cert_file: Path | None = None
+    ) -> None:
+        """Run the TLS handshake on this socket (after ``start tls`` was answered ``Ok``)."""
+        self.cert_file = cert_file
+        try:
+            await asyncio.wait_for(
+                self._writer.start_tls(context, ssl_handshake_timeout=timeout), timeout + 1
+            )
+        except asyncio.TimeoutError:
+            self.close()
+            raise MgmTlsError(f"{self.address}: TLS handshake timed out") from None
+        except ssl.SSLError as exc:
+            self.close()
+            raise MgmTlsError(f"{self.address}: {describe_ssl_error(exc, cert_file)}") from None
+        except (OSError, ConnectionError) as exc:
+            self.close()
+            raise MgmTlsError(f"{self.address}: TLS handshake failed: {exc}") from None
+        self.tls = True
 
     def close(self) -> None:
         """Close the socket (idempotent)."""

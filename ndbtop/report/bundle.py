@@ -97,7 +97,9 @@ async def _listen(hub: Hub, seconds: float, clock: Clock) -> tuple[list[Event], 
     address = hub.mgm.client.address
     if address is None or seconds <= 0:
         return [], "no listen: not connected"
-    listener = EventListener(address, levels_from_names(hub.mgm.log_levels))
+    listener = EventListener(
+        address, levels_from_names(hub.mgm.log_levels), tls=hub.connectstring.tls
+    )
     events: list[Event] = []
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds

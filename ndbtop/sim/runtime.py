@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import importlib
 import socket
+import ssl
 from collections.abc import Callable
 from typing import Any
 
@@ -60,6 +61,7 @@ class Simulator:
         sql_port: int | None = 0,
         require_tls: bool = False,
         sql_in_background: bool = False,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         """Start the model's driver and the servers (port 0 picks a free one).
 
@@ -67,6 +69,8 @@ class Simulator:
         itself (and its SQL engine, slow to import) starts in the background: a client
         that connects meanwhile waits for the server's greeting, as with a busy mysqld.
         The demo uses it so that the management server's picture comes first.
+        ``tls`` is the management servers' TLS context (``start tls`` answers
+        ``Failed`` without one).
         """
         self.sync()
         self._driver = asyncio.create_task(self._drive())
@@ -78,6 +82,7 @@ class Simulator:
                 host=self.host,
                 port=ports.get(slot.node_id, 0),
                 require_tls=require_tls,
+                tls=tls,
             )
             await server.start()
             self.mgmds[slot.node_id] = server

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ndbtop.actions.audit import AuditLog
@@ -14,6 +16,15 @@ from ndbtop.actions.commands import (
 )
 from ndbtop.actions.guards import assess
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
+
+CONFIG = ClusterConfig(
+    generation=3,
+    name="c",
+    no_of_replicas=2,
+    nodes=tuple(NodeConfig(n, "NDB") for n in (2, 3, 4, 5)),
+    data_nodes=tuple(DataNodeConfig(n, g) for n, g in ((2, 0), (3, 0), (4, 1), (5, 1))),
+)
 
 
 def nodes(**states: str) -> list[NodeStatus]:
@@ -63,14 +74,78 @@ def test_last_started_node_of_a_group_is_dangerous_and_refused_without_force() -
     assert a.danger and a.confirm_text == "2"
     assert any("5028" in w and "last started node of node group 0" in w for w in a.warnings)
     forced = assess(RestartNode((2,), force=True), nodes(n3="NO_CONTACT"))
-    assert any("ALL data nodes" in w for w in forced.warnings)
+    assert forced.consequence is not None
+    assert forced.consequence.startswith("the whole cluster restarts: every data node (2 4 5)")
+    assert forced.confirm_text == "restart the whole cluster"
 
 
 def test_another_node_starting_means_the_server_refuses_with_5063() -> None:
     a = assess(StopNode((4,)), nodes(n2="STARTING"))
-    assert any("5063" in w for w in a.warnings)
-    assert not any("5063" in w for w in assess(StopNode((4,), abort=True),
-                                               nodes(n2="STARTING")).warnings)
+    assert not a.allowed
+    assert a.blockers[0].startswith(
+        "5063-Operation not allowed while nodes are starting or stopping. — data node 2 is STARTING"
+    )
+    assert assess(StopNode((4,), abort=True), nodes(n2="STARTING")).allowed
+    assert assess(RestartNode((4,), force=True), nodes(n2="STARTING")).allowed
+
+
+def test_5063_counts_the_target_itself_and_not_nodes_shutting_down() -> None:
+    own = assess(RestartNode((2,)), nodes(n2="STARTING"))
+    assert not own.allowed and "data node 2 is STARTING" in own.blockers[0]
+    assert assess(RestartNode((4,)), nodes(n2="SHUTTING_DOWN")).allowed
+
+
+def test_single_user_mode_refuses_every_restart_even_forced() -> None:
+    single = [
+        replace(n, status="SINGLE USER MODE") if n.type == "NDB" else n for n in nodes()
+    ]
+    single = [replace(n, is_single_user=True) if n.node_id == 50 else n for n in single]
+    for action in (RestartNode((2,)), RestartNode((2,), force=True),
+                   RestartNode((2,), abort=True)):
+        a = assess(action, single)
+        assert not a.allowed
+        assert a.blockers[0] == (
+            "5063-Operation not allowed while nodes are starting or stopping. — the cluster is "
+            "in single-user mode (API node 50 holds it): the management server refuses every "
+            "restart, even with -f or -a; leave it with EXIT SINGLE USER MODE"
+        )
+    # MgmtSrvr::stopNodes has no single-user check.
+    assert assess(StopNode((2,)), single).allowed
+
+
+def test_initial_forced_restart_of_the_last_node_deletes_all_data() -> None:
+    a = assess(RestartNode((2,), initial=True, force=True), nodes(n3="NO_CONTACT"))
+    assert a.danger and a.allowed
+    assert a.consequence == (
+        "the whole cluster restarts initial: every data node (2 4 5) starts from an empty "
+        "file system and all data in the cluster is deleted"
+    )
+    assert a.confirm_text == "delete all data"
+    assert any("with -f the management server does not restart it alone" in w
+               for w in a.warnings)
+
+
+def test_stop_forced_on_the_last_node_stops_the_cluster() -> None:
+    a = assess(StopNode((2,), force=True), nodes(n3="NO_CONTACT"))
+    assert a.consequence == "the whole cluster shuts down: every data node (2 4 5) stops"
+    assert a.confirm_text == "stop the whole cluster"
+
+
+def test_node_groups_come_from_the_configuration_not_from_absent_nodes() -> None:
+    # A NO_CONTACT node reports node_group 0 (its fields are zeros); configured in
+    # group 1 it leaves node 4 the last started node of group 1, and node 2 is not.
+    live = nodes(n5="NO_CONTACT")
+    live = [replace(n, node_group=0) if n.node_id == 5 else n for n in live]
+    a = assess(RestartNode((2,)), live, CONFIG)
+    assert not a.danger and a.confirm_text is None
+    b = assess(RestartNode((4,)), live, CONFIG)
+    assert b.danger and any("last started node of node group 1" in w for w in b.warnings)
+
+
+def test_unknown_is_a_connected_node_in_an_unmapped_state() -> None:
+    a = assess(RestartNode((4,)), nodes(n4="UNKNOWN"))
+    assert a.allowed
+    assert "connected but in a state the management server does not map" in a.warnings[0]
 
 
 @pytest.mark.parametrize("flag", ["initial", "abort", "force"])

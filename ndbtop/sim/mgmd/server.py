@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import ssl
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -60,6 +61,7 @@ class _Session:
         self.id = sid
         self.writer = writer
         self.client_version: tuple[int, int, int] | None = None
+        self.tls = False
 
 
 class MgmdServer:
@@ -73,8 +75,11 @@ class MgmdServer:
         host: str = "127.0.0.1",
         port: int = 0,
         require_tls: bool = False,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.runtime = runtime
+        self.tls = tls
+        """The server's TLS context (its certificate chain); ``start tls`` fails without one."""
         self.node_id = node_id
         self.host = host
         self.port = port
@@ -168,9 +173,11 @@ class MgmdServer:
         if isinstance(item, ParseFailure):
             await self._send(session, format_failure(item))
             return False
-        if self.require_tls and item.command not in BOOTSTRAP:
+        if self.require_tls and not session.tls and item.command not in BOOTSTRAP:
             await self._send(session, b"Authorization failed\nError: Requires TLS\n\n")
             return False
+        if item.command == "start tls":
+            return await self._start_tls(session)
         self.runtime.sync()
         if item.command == "bye":
             return True
@@ -405,8 +412,25 @@ class MgmdServer:
         group = self.cluster.create_nodegroup(_node_ids(str(args["nodes"])))
         return format_block("create nodegroup reply", [("ng", group), ("result", "Ok")])
 
-    async def _start_tls(self, session: _Session, args: dict) -> bytes:
-        return format_block("start tls reply", [("result", "Failed")])
+    async def _start_tls(self, session: _Session) -> bool:
+        """``start tls``: reply, then the server side of the handshake on the same socket.
+
+        True (session over) when the handshake fails, as the real server drops it.
+        """
+        if session.tls:
+            reply = format_block("start tls reply", [("result", "Already Connected")])
+            await self._send(session, reply)
+            return False
+        if self.tls is None:
+            await self._send(session, format_block("start tls reply", [("result", "Failed")]))
+            return False
+        await self._send(session, format_block("start tls reply", [("result", "Ok")]))
+        try:
+            await session.writer.start_tls(self.tls, ssl_handshake_timeout=SOCKET_TIMEOUT)
+        except (ssl.SSLError, OSError, asyncio.TimeoutError):
+            return True
+        session.tls = True
+        return False
 
     async def _get_session(self, session: _Session, args: dict) -> bytes:
         return format_block("get session reply", [("id", 0)])
@@ -538,5 +562,4 @@ _HANDLERS: dict[str, _Handler] = {
     "dump state": MgmdServer._dump_state,
     "report event": MgmdServer._report_event,
     "create nodegroup": MgmdServer._create_nodegroup,
-    "start tls": MgmdServer._start_tls,
 }
