@@ -20,6 +20,7 @@ from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, Sta
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
+from ndbtop.model.summary import in_single_user_mode, single_user_api
 
 STARTED_STATES = ("STARTED", "SINGLE USER MODE")
 
@@ -48,16 +49,6 @@ class Assessment:
     def allowed(self) -> bool:
         """True when nothing blocks the action."""
         return not self.blockers
-
-
-def single_user_api(nodes: Iterable[NodeStatus]) -> int | None:
-    """The API node that holds single-user mode, when the server tells (``is_single_user``)."""
-    return next((n.node_id for n in nodes if n.type == "API" and n.is_single_user), None)
-
-
-def in_single_user_mode(nodes: Iterable[NodeStatus]) -> bool:
-    """True when a data node is in single-user mode (the server's ``is_cluster_single_user``)."""
-    return any(n.type == "NDB" and n.status == "SINGLE USER MODE" for n in nodes)
 
 
 def single_user_refusal(nodes: Iterable[NodeStatus]) -> str:
@@ -140,7 +131,7 @@ def assess(
         if not force:
             warnings.append(
                 f"node {names} is the last started node of node group {group}: "
-                f"the management server refuses (5028 {ec.MGM_ERRORS[5028][0]}) without -f"
+                "the cluster would go down; the management server refuses (5028) without -f"
             )
             continue
         everyone = " ".join(str(n.node_id) for n in data if n.status != "NO_CONTACT")

@@ -20,6 +20,10 @@ class ClusterSummary:
     api_slots: int
     api_connected: int
     master: int | None
+    single_user_mode: bool = False
+    """A data node is in single-user mode (every restart is refused)."""
+    single_user_api: int | None = None
+    """The API node that holds single-user mode, when the server tells (``is_single_user``)."""
 
     @property
     def all_started(self) -> bool:
@@ -56,4 +60,24 @@ def summarize(nodes: Iterable[NodeStatus]) -> ClusterSummary:
         api_slots=len(api),
         api_connected=sum(1 for n in api if n.status == "CONNECTED"),
         master=master,
+        single_user_mode=in_single_user_mode(nodes),
+        single_user_api=single_user_api(nodes),
     )
+
+
+def in_single_user_mode(nodes: Iterable[NodeStatus]) -> bool:
+    """True when a data node is in single-user mode (the server's ``is_cluster_single_user``)."""
+    return any(n.type == "NDB" and n.status == "SINGLE USER MODE" for n in nodes)
+
+
+def single_user_api(nodes: Iterable[NodeStatus]) -> int | None:
+    """The API node that holds single-user mode, when the server tells (``is_single_user``)."""
+    return next((n.node_id for n in nodes if n.type == "API" and n.is_single_user), None)
+
+
+def single_user_text(summary: ClusterSummary) -> str | None:
+    """``SINGLE-USER MODE (API node 5)``, or None when the cluster is not in it."""
+    if not summary.single_user_mode:
+        return None
+    holder = summary.single_user_api
+    return "SINGLE-USER MODE" + (f" (API node {holder})" if holder is not None else "")

@@ -12,7 +12,7 @@ from typing import Any
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.summary import summarize
+from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.tables import duration, format_table, human_bytes
 
 
@@ -34,6 +34,8 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
             "api_slots": s.api_slots,
             "api_connected": s.api_connected,
             "master": s.master,
+            "single_user_mode": s.single_user_mode,
+            "single_user_api_node": s.single_user_api,
         },
         "nodes": [
             {
@@ -322,7 +324,9 @@ def report_text(snap: ClusterSnapshot) -> str:
         f"Cluster at {where}, NDB {snap.mgm_version or '?'}, {when}",
         f"Data nodes started {s.data_started}/{s.data_nodes}; node groups missing a node: "
         f"{', '.join(f'#{g}' for g in s.groups_missing) or 'none'}; API slots connected "
-        f"{s.api_connected}/{s.api_slots}",
+        f"{s.api_connected}/{s.api_slots}"
+        + (f"; {single_user_text(s)}: every restart is refused" if s.single_user_mode
+           else ""),
         "",
     ]
     timelines = {t.node_id: t for t in snap.timelines}

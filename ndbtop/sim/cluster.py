@@ -78,6 +78,8 @@ class ControlOutcome:
     error: tuple[int, str] | None
     nodes: tuple[int, ...] = ()
     done: Callable[[], bool] | None = None
+    left_started: Callable[[], bool] | None = None
+    """For a restart: every target has left STARTED (the server's first wait, 12 s)."""
 
     @property
     def ok(self) -> bool:
@@ -116,6 +118,12 @@ class SimCluster:
         self.disk_profile = "normal"
         self._joint_plan: tuple[float, int, tuple[StartStep, ...]] | None = None
         """How the hosts' disks behave: ``normal``, ``synced_redo`` (S1) or ``fast_redo``."""
+        self.single_user_api: int | None = None
+        """The API node that holds single-user mode (data nodes report it as
+        ``is_single_user`` of that API node)."""
+        self.stuck_stops: dict[int, str] = {}
+        """Data nodes that do not obey a STOP_REQ: ``"started"`` (they never leave
+        STARTED) or ``"stopping"`` (they never finish shutting down)."""
         self.hung_restarts: dict[int, int] = {}
         """Data nodes whose node restarts never finish: node id -> the start phase they
         hang in (see :meth:`fail_restarts`)."""
@@ -206,7 +214,7 @@ class SimCluster:
                     node.node_group,
                     node.connect_count,
                     node.cfg.host,
-                    node.state == SINGLE_USER,
+                    False,
                 )
             )
         me = mgmd_id if mgmd_id is not None else self.mgmd_id
@@ -234,7 +242,7 @@ class SimCluster:
                         version,
                         version,
                         address=a.host or "127.0.0.1",
-                        is_single_user=False,
+                        is_single_user=a.node_id == self.single_user_api,
                     )
                 )
             else:
@@ -243,7 +251,7 @@ class SimCluster:
                         a.node_id,
                         "API",
                         "NO_CONTACT" if any_alive else "UNKNOWN",
-                        is_single_user=False,
+                        is_single_user=any_alive and a.node_id == self.single_user_api,
                     )
                 )
         return out
@@ -494,6 +502,9 @@ class SimCluster:
     ) -> None:
         if node.state in (NO_CONTACT, SHUTTING_DOWN):
             return
+        stuck = self.stuck_stops.get(node.node_id)
+        if stuck == "started":
+            return
         node.generation += 1
         generation = node.generation
         was_serving = node.serving
@@ -506,7 +517,10 @@ class SimCluster:
         step = 0.0 if abort else SHUTDOWN_LEVEL_SECONDS
         for level in (2, 3, 4):
             self.after(step * (level - 1), lambda lv=level: self._stop_level(node, generation, lv))
-        self.after(step * 4, lambda: self._stopped(node, generation, restart, nostart, initial))
+        if stuck != "stopping":
+            self.after(
+                step * 4, lambda: self._stopped(node, generation, restart, nostart, initial)
+            )
         self._notify()
 
     def _stop_level(self, node: SimDataNode, generation: int, level: int) -> None:
@@ -596,7 +610,9 @@ class SimCluster:
         if self._would_crash(node_ids):
             if not force:
                 return _refuse(ec.NODE_SHUTDOWN_WOULD_CAUSE_SYSTEM_CRASH)
+            # Services.cpp: restartDB(nostart, initialstart, abort=false), every data node.
             targets = tuple(n.node_id for n in self.data_nodes.values() if n.alive)
+            abort = False
         return self._shutdown(targets, restart=True, nostart=nostart, initial=initial, abort=abort)
 
     def stop_nodes(
@@ -639,7 +655,10 @@ class SimCluster:
         def done() -> bool:
             return all(self.data_nodes[t].stops > marks[t] for t in targets)
 
-        return ControlOutcome(None, targets, done)
+        def left_started() -> bool:
+            return all(self.data_nodes[t].state != STARTED for t in targets)
+
+        return ControlOutcome(None, targets, done, left_started if restart else None)
 
     def start_node(self, node_id: int) -> ControlOutcome:
         """``start``: a node left NOT_STARTED begins its start."""
@@ -672,6 +691,7 @@ class SimCluster:
         self.emit(52, serving[0].node_id, 0, api_id)
         for n in serving:
             n.state = SINGLE_USER
+        self.single_user_api = api_id
         self.emit(52, serving[0].node_id, 1, api_id)
         self._notify()
         return ControlOutcome(None, tuple(n.node_id for n in serving))
@@ -681,6 +701,7 @@ class SimCluster:
         nodes = [n for n in self.data_nodes.values() if n.state == SINGLE_USER]
         for n in nodes:
             n.state = STARTED
+        self.single_user_api = None
         if nodes:
             self.emit(52, nodes[0].node_id, 2, 0)
         self._notify()

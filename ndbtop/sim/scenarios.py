@@ -354,6 +354,23 @@ def _threads(options: ScenarioOptions) -> SimCluster:
     return cluster
 
 
+# Single-user mode for a maintenance task, then back to normal.
+
+SINGLE_USER_AT = 20.0
+SINGLE_USER_FOR = 120.0
+SINGLE_USER_API = 5
+
+
+def _single_user(options: ScenarioOptions) -> SimCluster:
+    cluster = _threads(options)
+    cluster.workload.hot.clear()
+    # What ENTER SINGLE USER MODE 5 and EXIT SINGLE USER MODE send: ``enter single
+    # user`` (nodeId: 5) and ``exit single user``.
+    cluster.after(SINGLE_USER_AT, lambda: cluster.enter_single_user(SINGLE_USER_API))
+    cluster.after(SINGLE_USER_AT + SINGLE_USER_FOR, cluster.exit_single_user)
+    return cluster
+
+
 # Scale: large and max.
 
 
@@ -420,6 +437,14 @@ SCENARIOS: dict[str, Scenario] = {
             "CLUSTERLOG STATISTICS=15 turns on the statistics events",
             1.0,
             _threads,
+        ),
+        Scenario(
+            "single-user",
+            f"2 started data nodes; after {SINGLE_USER_AT:g} s ENTER SINGLE USER MODE "
+            f"{SINGLE_USER_API} (every restart refused), EXIT SINGLE USER MODE "
+            f"{SINGLE_USER_FOR:g} s later",
+            1.0,
+            _single_user,
         ),
         Scenario(
             "large",

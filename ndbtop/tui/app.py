@@ -606,13 +606,17 @@ class NdbtopApp(App[int]):
             self.notify("read-only: actions are disabled", severity="warning")
             return
 
+        screen = ConfirmAction(action, self.live_snapshot, verb)
+
         def chosen(result: Action | None) -> None:
             if result is not None:
-                self.run_worker(self._run(result), group="actions", exclusive=False)
+                self.run_worker(
+                    self._run(result, screen.confirmed), group="actions", exclusive=False
+                )
 
-        self.push_screen(ConfirmAction(action, self.live_snapshot, verb), chosen)
+        self.push_screen(screen, chosen)
 
-    async def _run(self, action: Action) -> ActionOutcome | None:
+    async def _run(self, action: Action, confirmed: str | None = None) -> ActionOutcome | None:
         if self.hub is None:
             return None
         events = self.query_one(EventsView)
@@ -620,7 +624,13 @@ class NdbtopApp(App[int]):
         events.add_note(now, _note(now, f"sending {action.ndb_mgm()}", "bold"))
         previous = self.live_snapshot().cluster_log_level.get("statistics")
         try:
-            outcome = await run_action(action, self.hub.connectstring, self.audit)
+            outcome = await run_action(
+                action,
+                self.hub.connectstring,
+                self.audit,
+                config=self.live_snapshot().config,
+                confirmed=confirmed,
+            )
         except NdbtopError as exc:  # the audit log could not be written
             self.notify(f"{action.ndb_mgm()}: {exc}", severity="error", timeout=10)
             return None

@@ -40,8 +40,12 @@ SOCKET_TIMEOUT = 30.0
 """Seconds the server waits for the rest of a line or request (Services.hpp)."""
 PING_INTERVAL = 0.5
 LISTENER_QUEUE = 10000
-RESTART_TIMEOUT = 132.0
-"""Simulated seconds a restart may take to reach NOT_STARTED (12 s + 120 s)."""
+LEAVE_STARTED_WAIT = 12.0
+"""Simulated seconds a restarted node has to leave STARTED (else 5024)."""
+NOT_STARTED_WAIT = 120.0
+"""Simulated seconds restarted nodes have to reach NOT_STARTED (else 5025)."""
+STOP_WAIT = 3600.0
+"""Simulated seconds a stop waits for the nodes' STOP_CONF (the real server has no limit)."""
 
 
 class SimRuntime(Protocol):
@@ -305,7 +309,8 @@ class MgmdServer:
             abort=bool(args.get("abort", 0)),
         )
         count, error = await self._complete(outcome)
-        result = "Ok" if error is None else f"{error[0]}-{error[1]}"
+        # Services.cpp restartAll prints the text without the code, unlike restart.
+        result = "Ok" if error is None else error[1]
         return format_block("restart reply", [("result", result), ("restarted", count)])
 
     async def _stop(self, session: _Session, args: dict, version: int) -> bytes:
@@ -442,14 +447,26 @@ class MgmdServer:
         return format_block("purge stale sessions reply", [("result", "Ok")])
 
     async def _complete(self, outcome: ControlOutcome) -> tuple[int, tuple[int, str] | None]:
+        """Wait as MgmtSrvr::restartNodes/restartDB (or a stop) does before replying.
+
+        A restart waits 12 s for the nodes to leave STARTED (else 5024), then
+        up to 120 s for them to reach NOT_STARTED (else 5025); the count of
+        nodes stopped stands in both cases. A stop waits for the nodes to stop.
+        """
         if outcome.error is not None:
             return 0, outcome.error
-        if outcome.done is not None:
-            reached = await self.runtime.wait_for(outcome.done, RESTART_TIMEOUT)
-            if not reached:
-                code = ec.NODE_SHUTDOWN_IN_PROGRESS
-                return 0, (code, ec.ndb_error_string(code))
-        return len(outcome.nodes), None
+        count = len(outcome.nodes)
+        wait = self.runtime.wait_for
+        if outcome.left_started is not None:
+            if not await wait(outcome.left_started, LEAVE_STARTED_WAIT):
+                code = ec.WAIT_FOR_NDBD_TO_START_SHUTDOWN_FAILED
+                return count, (code, ec.ndb_error_string(code))
+            if outcome.done is not None and not await wait(outcome.done, NOT_STARTED_WAIT):
+                code = ec.WAIT_FOR_NDBD_SHUTDOWN_FAILED
+                return count, (code, ec.ndb_error_string(code))
+        elif outcome.done is not None:
+            await wait(outcome.done, STOP_WAIT)
+        return count, None
 
     # Event listeners
 

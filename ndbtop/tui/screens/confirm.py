@@ -21,6 +21,7 @@ from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, Sto
 from ndbtop.actions.guards import Assessment, assess
 from ndbtop.actions.target import cluster_target, generation_of
 from ndbtop.mgm.events.catalogue import Category
+from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import status_text
@@ -65,7 +66,9 @@ class ConfirmAction(ModalScreen[Action | None]):
         self.action = action
         self.live = live
         self.verb = verb
-        self.assessment: Assessment = assess(action, live().nodes)
+        self.assessment: Assessment = assess(action, live().nodes, live().config)
+        self.confirmed: str | None = None
+        """What the operator typed to confirm, once they did."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="box"):
@@ -104,7 +107,7 @@ class ConfirmAction(ModalScreen[Action | None]):
 
     def _refresh(self) -> None:
         snap = self.live()
-        self.assessment = assess(self.action, snap.nodes)
+        self.assessment = assess(self.action, snap.nodes, snap.config)
         stale = stale_blocker(snap)
         if stale is not None:
             self.assessment = replace(self.assessment,
@@ -125,11 +128,16 @@ class ConfirmAction(ModalScreen[Action | None]):
             state.append(f"node {node_id}: ")
             state.append_text(status_text(n.status, n.type))
             if n.type == "NDB":
-                group = "none" if n.node_group is None else n.node_group
+                own = effective_node_group(n, snap.config)
+                group = (
+                    "none" if own == NO_NODE_GROUP else "unknown" if own is None else own
+                )
                 partners = [
                     m
                     for m in snap.data_nodes()
-                    if m.node_group == n.node_group and m.node_id != node_id
+                    if own not in (None, NO_NODE_GROUP)
+                    and effective_node_group(m, snap.config) == own
+                    and m.node_id != node_id
                 ]
                 state.append(f"  node group {group}")
                 if partners:
@@ -152,6 +160,10 @@ class ConfirmAction(ModalScreen[Action | None]):
             warnings.append(f"✖ {b}\n", style="bold red")
         for w in a.warnings:
             warnings.append(f"! {w}\n", style="bold red" if a.danger else "yellow")
+        if a.consequence is not None:
+            warnings.append(
+                f"THE SERVER WILL DO THIS: {a.consequence}\n", style="bold white on red"
+            )
         self.query_one("#warnings", Static).update(warnings)
         box = self.query_one("#box")
         box.set_class(a.danger, "-danger")
@@ -170,6 +182,7 @@ class ConfirmAction(ModalScreen[Action | None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Cancel, or run the action if it is ready."""
         if event.button.id == "go" and not event.button.disabled:
+            self.confirmed = self.assessment.confirm_text
             self.dismiss(self.action)
         else:
             self.dismiss(None)

@@ -20,7 +20,7 @@ from ndbtop.model.phases import (
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.summary import ClusterSummary, summarize
+from ndbtop.model.summary import ClusterSummary, single_user_text, summarize
 from ndbtop.tui.format import bar, seconds, status_text
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
@@ -171,6 +171,10 @@ class NodesView(View):
             line.append("  ·  ")
             line.append_text(groups_text(s, good))
         line.append(f"  ·  API slots connected {s.api_connected}/{s.api_slots}")
+        single = single_user_text(s)
+        if single is not None:
+            line.append("  ·  ")
+            line.append(single + ": restarts refused", style="bold magenta")
         if s.master is not None:
             line.append(f"  ·  master {s.master}")
         tps = cluster_transactions(snap)

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.tui.safe import Plain
 
 _LABELS = {"mgm": "mgm", "events": "events", "ndbinfo": "ndbinfo", "host": "host"}
@@ -76,7 +77,9 @@ class StatusHeader(Plain):
             top.append("no management server", style="bold red")
         when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")
         top.append(f"  {when}")
+        single = single_user_text(summarize(snap.nodes))
         for badge, on, style in (
+            (f" {single} ", single is not None, "bold white on dark_magenta"),
             (" PAUSED ", self.paused, "bold black on yellow"),
             (" READ-ONLY ", self.read_only, "bold white on blue"),
             (f" SIM {self.simulated} ", self.simulated is not None, "bold black on cyan"),

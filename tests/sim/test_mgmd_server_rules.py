@@ -1,0 +1,167 @@
+"""The simulated ndb_mgmd refuses and waits as MgmtSrvr.cpp and Services.cpp do
+(server-rules.md §2, §3): exact reply bytes, written from the reference."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.config import simple_config
+from ndbtop.sim.runtime import Simulator
+
+StartSim = Callable[..., Awaitable[Simulator]]
+Raw = Callable[[int], Awaitable[Any]]
+
+CLIENTVERSION = (b"set clientversion\nmajor: 8\nminor: 4\nbuild: 3\n\n",
+                 b"set clientversion reply\nresult: Ok\n\n")
+
+
+def restart(node: str, *, force: int = 0, abort: int = 0, initial: int = 0) -> bytes:
+    return (f"restart node v2\nnode: {node}\nabort: {abort}\ninitialstart: {initial}\n"
+            f"nostart: 0\nforce: {force}\n\n").encode()
+
+
+REFUSED_5063 = (
+    b"restart reply\nresult: 5063-Operation not allowed while nodes are starting or "
+    b"stopping.: Permanent error: Application error\nrestarted: 0\ndisconnect: 0\n\n"
+)
+
+
+def four_node_cluster() -> SimCluster:
+    """Data nodes 2, 3 (group 0) and 4, 5 (group 1) started; mgmd 1; API 6 connected."""
+    config = simple_config(
+        "four",
+        ((2, "10.0.0.2", 0), (3, "10.0.0.3", 0), (4, "10.0.0.4", 1), (5, "10.0.0.5", 1)),
+        mgm=((1, "10.0.0.1"),),
+        api=((6, "10.0.0.6"), (7, None)),
+        max_exec_threads=4,
+        connected_api=(6,),
+        fragment_log_file_size_mb=16,
+        no_of_fragment_log_files=4,
+    )
+    cluster = SimCluster(config)
+    cluster.boot_started()
+    return cluster
+
+
+async def test_restart_of_the_starting_node_itself_is_refused_with_5063(
+    start_sim: StartSim, manual_time: Any, raw: Raw, advance: Any
+) -> None:
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    nodes = sim.cluster.data_nodes
+    sim.cluster.restart_nodes((3,))
+    await advance(sim, manual_time, lambda: nodes[3].state == "STARTING")
+    conn = await raw(sim.mgm_ports[1])
+    await conn.exchange(restart("3"), REFUSED_5063)
+    await conn.in_sync()
+
+
+async def test_a_node_shutting_down_does_not_block_a_restart(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any
+) -> None:
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    nodes = sim.cluster.data_nodes
+    sim.cluster.stuck_stops[3] = "stopping"
+    sim.cluster.stop_nodes((3,))
+    assert nodes[3].state == "SHUTTING_DOWN"
+    conn = await raw(sim.mgm_ports[1])
+    await conn.send(restart("4"))
+    await until(lambda: nodes[4].state == "SHUTTING_DOWN", what="node 4 stopping")
+    manual_time.advance(3.0)
+    await conn.expect(b"restart reply\nresult: Ok\nrestarted: 1\ndisconnect: 0\n\n")
+
+
+async def test_single_user_mode_refuses_restarts_even_forced_and_is_reported(
+    start_sim: StartSim, manual_time: Any, raw: Raw
+) -> None:
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    conn = await raw(sim.mgm_ports[1])
+    await conn.exchange(*CLIENTVERSION)
+    await conn.exchange(b"enter single user\nnodeId: 6\n\n",
+                        b"enter single user reply\nresult: Ok\n\n")
+    await conn.exchange(restart("2"), REFUSED_5063)
+    await conn.exchange(restart("2", force=1), REFUSED_5063)
+    await conn.exchange(restart("2", abort=1), REFUSED_5063)
+    await conn.send(b"get status\ntypes: NDB API\n\n")
+    status = (await conn.read_until(b"\n\n")).decode()
+    assert "node.2.status: SINGLE USER MODE\n" in status
+    # The data nodes report the API node that holds the mode; they themselves are not it.
+    assert "node.2.is_single_user: 0\n" in status
+    assert "node.6.is_single_user: 1\n" in status
+    assert "node.7.is_single_user: 0\n" in status
+    await conn.exchange(b"exit single user\n\n", b"exit single user reply\nresult: Ok\n\n")
+    await conn.send(b"get status\ntypes: NDB API\n\n")
+    status = (await conn.read_until(b"\n\n")).decode()
+    assert "node.2.status: STARTED\n" in status and "node.6.is_single_user: 0\n" in status
+
+
+async def test_forced_restart_of_the_last_node_of_a_group_restarts_every_data_node(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any
+) -> None:
+    cluster = four_node_cluster()
+    sim = await start_sim(cluster, time=manual_time)
+    nodes = sim.cluster.data_nodes
+    conn = await raw(sim.mgm_ports[1])
+    await conn.send(b"stop v2\nnode: 3\nabort: 0\nforce: 0\n\n")
+    await until(lambda: nodes[3].state == "SHUTTING_DOWN", what="node 3 stopping")
+    manual_time.advance(3.0)
+    await conn.expect(b"stop reply\nresult: Ok\nstopped: 1\ndisconnect: 0\n\n")
+    await conn.exchange(
+        restart("2"),
+        b"restart reply\nresult: 5028-Node shutdown would cause system crash: Permanent "
+        b"error: Application error\nrestarted: 0\ndisconnect: 0\n\n",
+    )
+    await conn.send(restart("2", force=1, initial=1))
+    await until(lambda: nodes[5].state == "SHUTTING_DOWN", what="restartDB")
+    assert {nodes[n].state for n in (2, 4, 5)} == {"SHUTTING_DOWN"}
+    manual_time.advance(3.0)
+    await conn.expect(b"restart reply\nresult: Ok\nrestarted: 3\ndisconnect: 0\n\n")
+    assert all(not nodes[n].has_filesystem for n in (2, 4, 5))
+
+
+async def test_a_node_that_does_not_leave_started_gives_5024(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any
+) -> None:
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    sim.cluster.stuck_stops[4] = "started"
+    conn = await raw(sim.mgm_ports[1])
+    before = sim.mgmds[1].requests
+    await conn.send(restart("4"))
+    await until(lambda: sim.mgmds[1].requests > before, what="the request")
+    manual_time.advance(12.5)
+    await conn.expect(
+        b"restart reply\nresult: 5024-Time-out due to node shutdown not starting in time: "
+        b"Temporary error: Timeout expired\nrestarted: 1\ndisconnect: 0\n\n"
+    )
+
+
+async def test_a_node_that_does_not_reach_not_started_gives_5025(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any
+) -> None:
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    sim.cluster.stuck_stops[4] = "stopping"
+    conn = await raw(sim.mgm_ports[1])
+    await conn.send(restart("4"))
+    await until(lambda: sim.cluster.data_nodes[4].state == "SHUTTING_DOWN", what="stopping")
+    manual_time.advance(121.0)
+    await conn.expect(
+        b"restart reply\nresult: 5025-Time-out due to node shutdown not completing in time: "
+        b"Temporary error: Timeout expired\nrestarted: 1\ndisconnect: 0\n\n"
+    )
+
+
+async def test_restart_all_prints_its_error_without_the_code(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any
+) -> None:
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    sim.cluster.stuck_stops[5] = "started"
+    conn = await raw(sim.mgm_ports[1])
+    before = sim.mgmds[1].requests
+    await conn.send(b"restart all\ninitialstart: 0\nnostart: 0\nabort: 0\n\n")
+    await until(lambda: sim.mgmds[1].requests > before, what="the request")
+    manual_time.advance(12.5)
+    await conn.expect(
+        b"restart reply\nresult: Time-out due to node shutdown not starting in time: "
+        b"Temporary error: Timeout expired\nrestarted: 4\n\n"
+    )
