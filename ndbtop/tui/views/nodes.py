@@ -160,6 +160,10 @@ class NodesView(View):
         line = Text()
         if fresh.stale:
             line.append(stale_prefix(fresh), style="bold yellow")
+        single = single_user_text(s)
+        if single is not None:
+            line.append(single + ": restarts refused", style="bold magenta")
+            line.append("  ·  ")
         if s.data_nodes == 0:
             # Nothing seen is not a complete cluster (a wrong connect string, say).
             line.append("no data nodes seen", style="bold yellow")
@@ -171,10 +175,6 @@ class NodesView(View):
             line.append("  ·  ")
             line.append_text(groups_text(s, good))
         line.append(f"  ·  API slots connected {s.api_connected}/{s.api_slots}")
-        single = single_user_text(s)
-        if single is not None:
-            line.append("  ·  ")
-            line.append(single + ": restarts refused", style="bold magenta")
         if s.master is not None:
             line.append(f"  ·  master {s.master}")
         tps = cluster_transactions(snap)

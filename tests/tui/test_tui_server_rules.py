@@ -1,0 +1,68 @@
+"""The live view follows the management server's rules: single-user mode shown and every
+restart refused up front, and -i -f on the last node of a group confirmed by a phrase."""
+
+from __future__ import annotations
+
+from test_tui_actions import closed, confirm, confirm_box, go, select, shown
+from textual.widgets import Checkbox
+
+from ndbtop.sim.scenarios import SINGLE_USER_API, SINGLE_USER_AT
+
+SERVER_5063 = "5063-Operation not allowed while nodes are starting or stopping."
+
+
+async def test_single_user_mode_is_shown_and_every_restart_refused(tui):
+    async with tui("single-user", manual=True, interval=0.1) as t:
+        await t.advance(SINGLE_USER_AT + 5)
+        holder = f"SINGLE-USER MODE (API node {SINGLE_USER_API})"
+        await t.until(lambda: holder in t.header(), "the single-user badge in the header")
+        await t.until(lambda: f"{holder}: restarts refused" in t.text(), "the summary line")
+        assert t.node_status(2) == "SINGLE USER MODE"
+        await select(t, 2)
+        await confirm(t, "r")
+        await t.pilot.click("#flag-force")
+        await t.until(lambda: "2 RESTART -f" in shown(t, "#command"), "-f ticked")
+        warnings = shown(t, "#warnings")
+        assert f"✖ {SERVER_5063} — the cluster is in single-user mode (API node 5 holds it)" in (
+            warnings
+        )
+        assert go(t).disabled
+        await t.press("escape")
+        await closed(t)
+        await t.advance(130)
+        await t.until(lambda: holder not in t.header(), "the badge gone after EXIT")
+        assert not t.audit.path.exists()
+
+
+async def test_initial_forced_restart_of_the_last_node_wants_the_consequence_typed(tui):
+    async with tui("threads") as t:
+        t.sim.cluster.stop_nodes((3,))
+        await t.until(lambda: t.node_status(3) == "NO_CONTACT", "node 3 stopped on screen")
+        await select(t, 2)
+        await confirm(t, "r")
+        for flag in ("initial", "force"):
+            checkbox = t.app.screen.query_one(f"#flag-{flag}", Checkbox)
+            await t.pilot.click(f"#flag-{flag}")
+            await t.until(lambda checkbox=checkbox: checkbox.value, f"{flag} ticked")
+        await t.until(lambda: "2 RESTART -i -f" in shown(t, "#command"), "the command")
+        warnings = shown(t, "#warnings")
+        assert (
+            "THE SERVER WILL DO THIS: the whole cluster restarts initial: every data node (2) "
+            "starts from an empty file system and all data in the cluster is deleted"
+        ) in warnings
+        box = confirm_box(t)
+        assert box.display and box.placeholder == "type delete all data to confirm"
+        box.value = "2"
+        await t.until(lambda: box.value == "2", "typing")
+        assert go(t).disabled, "the node id is not enough"
+        box.value = "delete all data"
+        await t.until(lambda: not go(t).disabled, "the phrase to enable the button")
+        await t.pilot.click("#go")
+        await closed(t)
+        await t.until(lambda: len(t.audit.records()) >= 1, "the audit record")
+        sent = t.audit.records()[0]
+        assert sent["event"] == "sent" and sent["command"] == "2 RESTART -i -f"
+        assert sent["confirmed_with"] == "delete all data"
+        assert "all data in the cluster is deleted" in sent["consequence"]
+        assert any("with -f the management server does not restart it alone" in w
+                   for w in sent["told"])
