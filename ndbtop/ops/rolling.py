@@ -23,6 +23,7 @@ from ndbtop.errors import MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
 from ndbtop.model.phases import (
     INITIAL_NODE_RESTART,
     NODE_RESTART,
@@ -40,6 +41,12 @@ class RollingPlan:
 
     batches: tuple[tuple[int, ...], ...]
     initial: bool = False
+    notes: tuple[str, ...] = ()
+    """What the operator should know about the order (nodes with no node group last,
+    nodes left out)."""
+    groups: tuple[tuple[int, int], ...] = ()
+    """The node group of each data node as known when planned (a node last seen
+    STARTED keeps the group it had)."""
 
     @property
     def start_type(self) -> int:
@@ -52,22 +59,32 @@ class RollingPlan:
 
 
 def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
-                 only: Sequence[int] | None = None, initial: bool = False) -> RollingPlan:
+                 only: Sequence[int] | None = None, initial: bool = False,
+                 config: ClusterConfig | None = None,
+                 skip: Sequence[tuple[int, str]] = ()) -> RollingPlan:
     """Order the data nodes by node group; one per batch, or one of each group per batch.
 
-    Nodes without a node group hold no data and come last, one by one.
+    Nodes without a node group hold no data and come last, one by one. Nodes in
+    ``skip`` (node id, why) are left out, and the plan says so.
     """
     data = sorted((n for n in nodes if n.type == "NDB"), key=lambda n: n.node_id)
+    known = tuple((n.node_id, g) for n in data
+                  if (g := effective_node_group(n, config)) is not None)
     if only is not None:
         wanted = set(only)
         data = [n for n in data if n.node_id in wanted]
+    left_out = {node_id: why for node_id, why in skip}
+    notes = [f"node {n.node_id} left out: {left_out[n.node_id]}"
+             for n in data if n.node_id in left_out]
+    data = [n for n in data if n.node_id not in left_out]
     groups: dict[int, list[int]] = {}
     loose: list[int] = []
     for n in data:
-        if n.node_group is None:
+        group = effective_node_group(n, config)
+        if group is None or group == NO_NODE_GROUP:
             loose.append(n.node_id)
         else:
-            groups.setdefault(n.node_group, []).append(n.node_id)
+            groups.setdefault(group, []).append(n.node_id)
     ordered = [groups[g] for g in sorted(groups)]
     batches: list[tuple[int, ...]] = []
     if per_group:
@@ -78,7 +95,10 @@ def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
     else:
         batches.extend((node,) for g in ordered for node in g)
     batches.extend((node,) for node in loose)
-    return RollingPlan(tuple(batches), initial)
+    if loose:
+        names = ", ".join(map(str, loose))
+        notes.append(f"node {names} in no node group (holds no data): restarted last")
+    return RollingPlan(tuple(batches), initial, tuple(notes), known)
 
 
 class Decision(Enum):
@@ -134,8 +154,10 @@ class RollingRestart:
         node_timeout: float = 1800.0,
         poll: float = 1.0,
         settle: float = 0.0,
+        config: ClusterConfig | None = None,
     ) -> None:
         self.plan = plan
+        self.config = config
         self.connectstring = connectstring
         self.audit = audit
         self.decide = decide
@@ -204,7 +226,7 @@ class RollingRestart:
             nodes = await client.get_status(["NDB"])
         except MgmError as exc:
             return Problem(batch, "connection", str(exc))
-        guard = check_batch(batch, nodes)
+        guard = check_batch(batch, nodes, self.config, self.plan.groups)
         if guard is not None:
             return Problem(batch, "guard", guard)
         before = {n.node_id: n.connect_count for n in nodes if n.node_id in batch}
@@ -281,25 +303,37 @@ def last_seen(node: NodeStatus, timeline: StartTimeline | None, now: float, *,
     return text
 
 
-def check_batch(batch: tuple[int, ...], nodes: Sequence[NodeStatus]) -> str | None:
+def check_batch(batch: tuple[int, ...], nodes: Sequence[NodeStatus],
+                config: ClusterConfig | None = None,
+                known: Sequence[tuple[int, int]] = ()) -> str | None:
     """Why ``batch`` must not be restarted now, or None.
 
     Every node of the batch must be STARTED, and every other node of their
     node groups must be STARTED too: restarting a node whose partner is down
-    takes its node group, and so the cluster, down.
+    takes its node group, and so the cluster, down. Node groups come from the
+    configuration, else from ``known`` (the group a node had when last seen
+    STARTED): a node that is not started reports none that counts.
     """
     by_id = {n.node_id: n for n in nodes}
+    remembered = dict(known)
+
+    def group_of(n: NodeStatus) -> int | None:
+        group = effective_node_group(n, config)
+        return remembered.get(n.node_id) if group is None else group
+
     for node_id in batch:
         node = by_id.get(node_id)
         if node is None:
             return f"node {node_id} is not a data node of this cluster"
         if node.status not in STARTED:
             return f"node {node_id} is {node.status}, not STARTED"
-        if node.node_group is None:
+        group = group_of(node)
+        if group is None or group == NO_NODE_GROUP:
             continue
         for partner in nodes:
-            if (partner.node_group == node.node_group and partner.node_id not in batch
-                    and partner.status not in STARTED):
+            if (partner.type == "NDB" and partner.node_id not in batch
+                    and partner.status not in STARTED
+                    and group_of(partner) == group):
                 return (f"node {partner.node_id}, partner of node {node_id} in node group "
-                        f"{node.node_group}, is {partner.status}")
+                        f"{group}, is {partner.status}")
     return None
