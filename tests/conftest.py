@@ -202,6 +202,7 @@ async def start_sim() -> AsyncIterator[Callable[..., Awaitable[Simulator]]]:
         time: ManualTime | None = None,
         require_tls: bool = False,
         seed: int = 1,
+        tls: Any = None,
     ) -> Simulator:
         cluster = make_cluster(scenario, seed)
         if time is not None:
@@ -210,7 +211,7 @@ async def start_sim() -> AsyncIterator[Callable[..., Awaitable[Simulator]]]:
             clock = SimClock(speed=speed, start_at=cluster.now)
         sim = Simulator(cluster, clock)
         started.append(sim)
-        await sim.start(sql_port=None, require_tls=require_tls)
+        await sim.start(sql_port=None, require_tls=require_tls, tls=tls)
         return sim
 
     yield start

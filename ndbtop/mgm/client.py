@@ -350,11 +350,18 @@ async def negotiate_tls(
                 await session.start_tls(setup.context, timeout, setup.cert_file)
                 # With TLS 1.3 the server's verdict on our certificate arrives with
                 # the first reply: ask for one now, so it is named here.
-                _expect_ok(
-                    await session.request("check connection", [], timeout),
-                    "check connection reply",
-                    "check connection",
-                )
+                try:
+                    reply = await session.request("check connection", [], timeout)
+                except MgmDisconnected:
+                    # Our own certificate was checked for expiry before: a server that
+                    # hangs up now did not accept its CA (an alert, when it sends one,
+                    # is named by the session instead).
+                    raise MgmTlsError(
+                        f"{session.address}: TLS handshake failed: CA mismatch: the "
+                        f"management server does not accept the certificate {setup.cert_file} "
+                        "(it closed the connection after the handshake)"
+                    ) from None
+                _expect_ok(reply, "check connection reply", "check connection")
                 return ""
             if result == "Already Connected":
                 return ""

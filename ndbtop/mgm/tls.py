@@ -84,7 +84,8 @@ def split_chain(pem: bytes) -> list[bytes]:
 def not_after(pem_cert: bytes) -> dt.datetime:
     """The end of a PEM certificate's validity (UTC)."""
     der = ssl.PEM_cert_to_DER_cert(pem_cert.decode("ascii"))
-    tbs = _children(_children(der)[0][1])
+    certificate = _children(der)[0][1]  # Certificate ::= SEQUENCE {tbsCertificate, ...}
+    tbs = _children(_children(certificate)[0][1])
     i = 1 if tbs[0][0] == 0xA0 else 0  # optional [0] version
     validity = _children(tbs[i + 3][1])
     tag, value = validity[1]
