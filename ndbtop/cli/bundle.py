@@ -8,17 +8,16 @@ import sys
 from pathlib import Path
 
 from ndbtop.actions.audit import default_audit_path
-from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError
-from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.report.bundle import collect_bundle
 
 
 def run_bundle(args: argparse.Namespace) -> int:
     """Collect and write the bundle; exit 2 when the management server cannot be reached."""
-    connectstring = resolve_connectstring(args.connectstring)
+    connectstring = cluster_connectstring(args)
     clock = RealClock()
     hub = Hub(
         connectstring,

@@ -7,11 +7,10 @@ import asyncio
 import sys
 
 from ndbtop.cli.exits import DONE, UNREACHABLE
-from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
-from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceState
 from ndbtop.report.render import report_json, report_text
@@ -22,7 +21,7 @@ def run_monitor(args: argparse.Namespace) -> int:
     """Open the live view, or print one report."""
     if args.json and not args.once:
         raise UsageError("--json needs --once")
-    connectstring = resolve_connectstring(args.connectstring)
+    connectstring = cluster_connectstring(args)
     hub = Hub(
         connectstring,
         RealClock(),

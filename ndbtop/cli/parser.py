@@ -121,6 +121,13 @@ OPTIONS: tuple[Option, ...] = (
            commands=CONNECTING, group=MGM, metavar="CONNECTSTRING",
            help="management servers, as NDB tools take them (host[:port],... ; "
            "nodeid=, host=, [ipv6]:port); default: $NDB_CONNECTSTRING, Ndb.cfg, localhost:1186"),
+    option("--ndb-tls-search-path", commands=CONNECTING, group=MGM, metavar="PATH",
+           help="directories (separated by ':') holding ndb-api-cert and ndb-api-private-key "
+           "for TLS to the management server (default $HOME/ndb-tls)"),
+    option("--ndb-mgm-tls", commands=CONNECTING, group=MGM, default="relaxed",
+           choices=("relaxed", "strict"),
+           help="TLS to the management server: relaxed goes on in cleartext when TLS cannot "
+           "be set up, strict refuses (default relaxed)"),
     option("--no-sql", commands=SQL | {"demo", "sim"}, group=SQLG, action="store_true",
            default=False, help="do not use a SQL node; everything from the management server "
            "only (demo, sim: simulate none)"),
@@ -186,6 +193,11 @@ OPTIONS: tuple[Option, ...] = (
            action="store_true", default=False, help="show the plan and exit"),
     option("--yes", commands={"rolling-restart"}, group="rolling restart", action="store_true",
            default=False, help="do not ask: start without confirmation, abort on any problem"),
+    option("--force-degraded", commands={"rolling-restart"}, group="rolling restart",
+           action="store_true", default=False,
+           help="go on through a degraded cluster (a node group missing a node, a data node "
+           "stopping or NO_CONTACT), leaving out the nodes that cannot be restarted; never "
+           "past single-user mode or a starting node"),
     option("--node-timeout", commands={"rolling-restart"}, group="rolling restart",
            type=_positive, default=1800.0, metavar="SECONDS",
            help="how long a node may take to be STARTED again (default 1800; at most a week)"),
@@ -250,6 +262,9 @@ OPTIONS: tuple[Option, ...] = (
            metavar="ADDRESS", help="address to listen on (default 127.0.0.1)"),
     option("--require-tls", commands={"sim"}, group="simulator", action="store_true",
            default=False, help="answer like a management server with RequireTls=true"),
+    option("--tls-dir", commands={"sim"}, group="simulator", metavar="DIR",
+           help="give the management servers a certificate: a CA, their certificate and a "
+           "client's (ndb-api-cert) are made in DIR with openssl if not there"),
 )
 """Every option of every command: see :mod:`ndbtop.cli.optionspec` for the rules."""
 

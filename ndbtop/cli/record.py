@@ -11,11 +11,10 @@ from pathlib import Path
 
 from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
 from ndbtop.cli.parser import MGM, OPTIONS, SCENARIO, SQLG
-from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError, UsageError
-from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceState
 from ndbtop.record.background import BackgroundRecorder
@@ -56,7 +55,7 @@ async def _record(args: argparse.Namespace) -> int:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)
         source = f"simulated {args.scenario} (seed {args.seed})"
     else:
-        connectstring = resolve_connectstring(args.connectstring)
+        connectstring = cluster_connectstring(args)
         reader = ndbinfo_reader(args)
         hub = Hub(connectstring, RealClock(), args.interval, ndbinfo=reader, host=host_reader(args))
         source = str(connectstring) + (f", ndbinfo {reader[1]}" if reader else "")

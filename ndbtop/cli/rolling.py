@@ -15,9 +15,11 @@ from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.actions.target import audit_fields, cluster_target
 from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
 from ndbtop.cli.prompt import ask
+from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.errors import UsageError
 from ndbtop.mgm.client import MgmClient
-from ndbtop.mgm.connectstring import ConnectString, resolve_connectstring
+from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.ops.preflight import Verdict, preflight
 from ndbtop.ops.rolling import (
     Decision,
     Problem,
@@ -36,39 +38,50 @@ def run_rolling(args: argparse.Namespace) -> int:
     on stderr naming the nodes and why: for a node that did not come back, its
     last state and start phase.
     """
-    connectstring = resolve_connectstring(args.connectstring)
+    connectstring = cluster_connectstring(args)
     return asyncio.run(_run(args, connectstring))
 
 
-async def _plan(args: argparse.Namespace, connectstring: ConnectString) -> tuple[RollingPlan, str]:
-    """The plan, and the management server it was made from (the one that answered)."""
+async def _plan(
+    args: argparse.Namespace, connectstring: ConnectString
+) -> tuple[RollingPlan, str, Verdict]:
+    """The plan, the management server it was made from (the one that answered), and
+    the pre-flight verdict."""
     client = MgmClient(connectstring)
     try:
         address = str(await client.connect())
-        nodes = await client.get_status(["NDB"])
+        nodes = await client.get_status()
     finally:
         await client.close()
-    known = {n.node_id for n in nodes}
+    known = {n.node_id for n in nodes if n.type == "NDB"}
     if args.nodes:
         unknown = sorted(set(args.nodes) - known)
         if unknown:
             raise UsageError(f"not a data node of this cluster: {', '.join(map(str, unknown))}")
-    plan = plan_rolling(nodes, per_group=args.per_group, only=args.nodes, initial=args.initial)
-    return plan, address
+    verdict = preflight(nodes, force_degraded=args.force_degraded)
+    plan = plan_rolling(nodes, per_group=args.per_group, only=args.nodes, initial=args.initial,
+                        skip=verdict.skipped)
+    return plan, address, verdict
 
 
 async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out = sys.stdout
-    plan, address = await _plan(args, connectstring)
+    plan, address, verdict = await _plan(args, connectstring)
     target = cluster_target(address)
-    if not plan.batches:
+    if not plan.batches and verdict.ok:
         out.write(f"no data node to restart at {target}\n")
         return 0
     out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
               f"{len(plan.batches)} step(s), one at a time, waiting for STARTED:\n")
     for i, command in enumerate(plan.commands(), 1):
         out.write(f"  {i}. {command}\n")
+    for note in plan.notes:
+        out.write(f"  ({note})\n")
+    out.write(verdict.text() + "\n")
     out.flush()
+    if not verdict.ok:
+        sys.stderr.write(f"ndbtop: rolling restart refused: {verdict.refusal}\n")
+        return NOT_MET
     if args.dry_run:
         return 0
     if args.read_only:

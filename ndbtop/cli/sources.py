@@ -6,12 +6,26 @@ import argparse
 import getpass
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ndbtop.cli.parser import PROMPT
 from ndbtop.collect.host import HostReader
 from ndbtop.collect.sql import NdbinfoReader
 from ndbtop.errors import UsageError
+from ndbtop.mgm.connectstring import ConnectString, resolve_connectstring
+from ndbtop.mgm.tls import DEFAULT_SEARCH_PATH, TlsOptions
+
+
+def cluster_connectstring(args: argparse.Namespace) -> ConnectString:
+    """The management servers to use, with how TLS to them is set up."""
+    connectstring = resolve_connectstring(args.connectstring)
+    search_path = getattr(args, "ndb_tls_search_path", None)
+    tls = TlsOptions(
+        DEFAULT_SEARCH_PATH if search_path is None else search_path,
+        getattr(args, "ndb_mgm_tls", None) or "relaxed",
+    )
+    return replace(connectstring, tls=tls)
 
 
 def mysql_cli_values(args: argparse.Namespace) -> dict[str, str | None]:

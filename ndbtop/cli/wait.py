@@ -7,8 +7,8 @@ import asyncio
 import sys
 
 from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
+from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.errors import MgmError
-from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.ops.wait import NodeChange, Target, wait_for
 from ndbtop.sanitise import json_text
@@ -16,7 +16,7 @@ from ndbtop.sanitise import json_text
 
 def run_wait(args: argparse.Namespace) -> int:
     """0 when every node reached the state, 1 on timeout, 3 when the server is unreachable."""
-    connectstring = resolve_connectstring(args.connectstring)
+    connectstring = cluster_connectstring(args)
 
     def show(change: NodeChange) -> None:
         if args.json:

@@ -90,19 +90,23 @@ def preflight(
         return Verdict(None)
     if not force_degraded:
         return Verdict(soft[0] + " (--force-degraded restarts the other nodes)")
-    return Verdict(None, tuple(soft), _skips(data, groups))
+    replicas = (config.no_of_replicas if config is not None
+                else max((len(m) for m in groups.values()), default=1))
+    return Verdict(None, tuple(soft), _skips(data, groups, replicas))
 
 
 def _skips(
-    data: list[NodeStatus], groups: dict[int, list[NodeStatus]]
+    data: list[NodeStatus], groups: dict[int, list[NodeStatus]], replicas: int
 ) -> tuple[tuple[int, str], ...]:
+    """Nodes a forced run leaves out: those not started, and the last started node of a
+    group (without the configuration, a group is as big as the biggest one seen)."""
     out: list[tuple[int, str]] = []
     for n in data:
         if n.status != STARTED:
             out.append((n.node_id, f"{n.status}, not STARTED"))
     for group, members in sorted(groups.items()):
         started = [m for m in members if m.status == STARTED]
-        if len(started) == 1 and len(members) > 1:
+        if len(started) == 1 and replicas > 1:
             out.append((
                 started[0].node_id,
                 f"the last started node of node group {group} (the server refuses: 5028)",
