@@ -362,10 +362,15 @@ async def scripted() -> AsyncIterator[Callable[[dict[str, Any]], Awaitable[Scrip
 class ThreadedSimulator:
     """A simulator on its own event loop in a thread, for code that runs ``asyncio.run``."""
 
-    def __init__(self, cluster: SimCluster, speed: float, sql: bool = False) -> None:
+    def __init__(
+        self, cluster: SimCluster, speed: float, sql: bool = False, tls: Any = None,
+        require_tls: bool = False,
+    ) -> None:
         self.cluster = cluster
         self.speed = speed
         self.sql = sql
+        self.tls = tls
+        self.require_tls = require_tls
         self.sim: Simulator | None = None
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -388,7 +393,9 @@ class ThreadedSimulator:
     async def _start(self) -> None:
         clock = SimClock(speed=self.speed, start_at=self.cluster.now)
         self.sim = Simulator(self.cluster, clock)
-        await self.sim.start(sql_port=0 if self.sql else None)
+        await self.sim.start(
+            sql_port=0 if self.sql else None, tls=self.tls, require_tls=self.require_tls
+        )
 
     async def _close(self) -> None:
         if self.sim is not None:
@@ -421,8 +428,9 @@ def threaded_sim() -> Iterator[Callable[..., ThreadedSimulator]]:
     running: list[ThreadedSimulator] = []
 
     def start(scenario: str | SimCluster = "threads", *, speed: float = FAST,
-              sql: bool = False) -> ThreadedSimulator:
-        ts = ThreadedSimulator(make_cluster(scenario), speed, sql)
+              sql: bool = False, tls: Any = None, require_tls: bool = False
+              ) -> ThreadedSimulator:
+        ts = ThreadedSimulator(make_cluster(scenario), speed, sql, tls, require_tls)
         running.append(ts)
         ts.start()
         return ts

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
+import ssl
 import sys
+from pathlib import Path
 
 from ndbtop.cli.scenario import make_simulator, scenario_list
 from ndbtop.errors import UsageError
+from ndbtop.mgm.tls import SERVER_CERT, SERVER_KEY, server_context
+from ndbtop.sim.tlscerts import make_cluster_certs
 
 
 def run_sim(args: argparse.Namespace) -> int:
@@ -18,7 +23,20 @@ def run_sim(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(args))
 
 
+def _tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
+    """The management servers' TLS context from ``--tls-dir`` (certificates made if absent)."""
+    if args.tls_dir is None:
+        return None
+    directory = Path(args.tls_dir)
+    make_cluster_certs(directory)
+    try:
+        return server_context(directory / SERVER_CERT, directory / SERVER_KEY)
+    except (OSError, ssl.SSLError) as exc:
+        raise UsageError(f"cannot use the certificates in {directory}: {exc}") from None
+
+
 async def _serve(args: argparse.Namespace) -> int:
+    tls = _tls_context(args)
     sim = make_simulator(args, host=args.bind)
     mgm_ids = [m.node_id for m in sim.cluster.config.mgm_nodes]
     ports = dict(zip(mgm_ids, args.mgm_port or [], strict=False))
@@ -27,6 +45,7 @@ async def _serve(args: argparse.Namespace) -> int:
             mgm_ports=ports,
             sql_port=None if args.no_sql else args.sql_port,
             require_tls=args.require_tls,
+            tls=tls,
         )
     except OSError as exc:
         await sim.close()
@@ -45,7 +64,15 @@ async def _serve(args: argparse.Namespace) -> int:
         if sim.sql_port is not None
         else " --no-sql"
     )
-    out.write(f"  ndbtop -c {sim.connectstring}{sql}\n")
+    tls_options = ""
+    if tls is not None:
+        where = shlex.quote(str(Path(args.tls_dir).resolve()))
+        tls_options = f" --ndb-tls-search-path {where} --ndb-mgm-tls strict"
+    if args.require_tls:
+        out.write("  (the management servers require TLS"
+                  + ("" if tls is not None else ", and have no certificate: --tls-dir DIR")
+                  + ")\n")
+    out.write(f"  ndbtop -c {sim.connectstring}{sql}{tls_options}\n")
     if sim.sql_port is not None:
         out.write(f"  mysql -h {args.bind} -P {sim.sql_port} -u root ndbinfo\n")
     out.write("Ctrl-C stops the simulator.\n")

@@ -119,6 +119,9 @@ def client_setup(options: TlsOptions, *, now: dt.datetime | None = None) -> TlsS
     like missing ones: ``relaxed`` goes on in cleartext, ``strict`` refuses.
     """
     where = options.search_path or "''"
+    expanded = ":".join(str(d) for d in search_dirs(options.search_path))
+    if expanded and expanded != options.search_path:
+        where += f" ({expanded})"
     cert = find_file(CLIENT_CERT, options.search_path)
     key = find_file(CLIENT_KEY, options.search_path)
     if cert is None or key is None:

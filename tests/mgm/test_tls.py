@@ -4,13 +4,16 @@ and one line naming the cause of every failure."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from ndbtop.cli import main
 from ndbtop.errors import MgmAuthError, MgmTlsError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import parse_connectstring
@@ -193,3 +196,19 @@ async def test_an_expired_client_certificate_is_named(
     strict = client(sim, certs["expired"], "strict")
     with pytest.raises(MgmTlsError, match=r"--ndb-mgm-tls=strict: expired certificate: "):
         await strict.get_status()
+
+
+def test_the_command_line_speaks_tls_to_a_server_that_requires_it(
+    certs: dict[str, Path], threaded_sim: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = certs["good"]
+    sim = threaded_sim("threads", tls=server_context(good / SERVER_CERT, good / SERVER_KEY),
+                       require_tls=True)
+    base = ["--once", "--json", "--no-sql", "--no-host", "-c", sim.connectstring]
+    assert main([*base, "--ndb-tls-search-path", str(good), "--ndb-mgm-tls", "strict"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["data_nodes_started"] == 2
+    assert report["summary"]["single_user_mode"] is False
+    assert main([*base, "--ndb-tls-search-path", str(certs["empty"])]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Requires TLS" in err and str(certs["empty"]) in err
