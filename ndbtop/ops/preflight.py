@@ -90,8 +90,13 @@ def preflight(
         return Verdict(None)
     if not force_degraded:
         return Verdict(soft[0] + " (--force-degraded restarts the other nodes)")
-    replicas = (config.no_of_replicas if config is not None
-                else max((len(m) for m in groups.values()), default=1))
+    if config is not None:
+        replicas = config.no_of_replicas
+    else:
+        # Without the configuration a node that is not started has no known group: it
+        # may be the partner of any lone started node (two replicas is the default).
+        unknown = any(effective_node_group(n, None) is None for n in data)
+        replicas = max(max((len(m) for m in groups.values()), default=1), 2 if unknown else 1)
     return Verdict(None, tuple(soft), _skips(data, groups, replicas))
 
 

@@ -4,7 +4,7 @@ restart refused up front, and -i -f on the last node of a group confirmed by a p
 from __future__ import annotations
 
 from test_tui_actions import closed, confirm, confirm_box, go, select, shown
-from textual.widgets import Checkbox
+from textual.widgets import Button, Checkbox
 
 from ndbtop.sim.scenarios import SINGLE_USER_API, SINGLE_USER_AT
 
@@ -66,3 +66,38 @@ async def test_initial_forced_restart_of_the_last_node_wants_the_consequence_typ
         assert "all data in the cluster is deleted" in sent["consequence"]
         assert any("with -f the management server does not restart it alone" in w
                    for w in sent["told"])
+
+
+async def test_rolling_restart_preflight_refuses_in_single_user_mode(tui):
+    from test_tui_rolling import open_rolling
+
+    async with tui("single-user", manual=True, interval=0.1) as t:
+        await t.advance(SINGLE_USER_AT + 5)
+        await t.until(lambda: "SINGLE-USER MODE" in t.header(), "single-user mode")
+        screen = await open_rolling(t)
+        await t.until_shown(f"✖ pre-flight: refused: {SERVER_5063} — the cluster is in")
+        assert screen.query_one("#start", Button).disabled
+        await t.pilot.click("#force-degraded")
+        await t.until(lambda: screen.force_degraded, "force degraded ticked")
+        await t.pilot.pause()
+        assert screen.query_one("#start", Button).disabled, "the server's rule holds"
+        await t.press("S")
+        await t.pilot.pause()
+        assert screen.engine is None and not t.audit.path.exists()
+
+
+async def test_rolling_restart_preflight_refuses_a_degraded_cluster(tui):
+    from test_tui_rolling import open_rolling
+
+    async with tui("threads") as t:
+        t.sim.cluster.stop_nodes((3,))
+        await t.until(lambda: t.node_status(3) == "NO_CONTACT", "node 3 stopped on screen")
+        screen = await open_rolling(t)
+        await t.until_shown("✖ pre-flight: refused: data node 3 is NO_CONTACT")
+        assert screen.query_one("#start", Button).disabled
+        await t.pilot.click("#force-degraded")
+        await t.until_shown("pre-flight: degraded, going on (--force-degraded)")
+        # Node 2 is the last started node of its group and node 3 is down: nothing to do.
+        assert screen.plan.batches == ()
+        assert "(node 2 left out: the last started node of node group 0" in t.text()
+        assert screen.query_one("#start", Button).disabled

@@ -32,6 +32,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.phases import StartTimeline, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.ops.preflight import Verdict, preflight
 from ndbtop.ops.rolling import (
     Decision,
     Problem,
@@ -162,7 +163,10 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         self.poll = poll
         self.per_group = False
         self.initial = False
-        self.plan: RollingPlan = plan_rolling(self.nodes)
+        self.force_degraded = False
+        self.verdict: Verdict = self._preflight()
+        """The pre-flight verdict on the live state (checked again at every redraw)."""
+        self.plan: RollingPlan = self._plan()
         self.rows: dict[int, NodeProgress] = {}
         self.engine: RollingRestart | None = None
         """The running (or finished) engine; None until Start."""
@@ -191,6 +195,15 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         """True once the run ended (completed, aborted or failed)."""
         return self.result is not None or self.error is not None
 
+    def _preflight(self) -> Verdict:
+        snap = self.live()
+        nodes = snap.nodes or self.nodes
+        return preflight(nodes, snap.config, force_degraded=self.force_degraded)
+
+    def _plan(self) -> RollingPlan:
+        return plan_rolling(self.nodes, per_group=self.per_group, initial=self.initial,
+                            config=self.live().config, skip=self.verdict.skipped)
+
     def _make_rows(self) -> None:
         groups = {n.node_id: n.node_group for n in self.nodes}
         self.rows = {
@@ -207,6 +220,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             with Horizontal(id="options"):
                 yield MarkedCheckbox("one node per node group at a time", id="per-group")
                 yield MarkedCheckbox("-i initial (nodes rebuild from their partners)", id="initial")
+                yield MarkedCheckbox("force degraded", id="force-degraded")
             with VerticalScroll(id="body"):
                 yield Plain(id="steps")
                 yield Plain(id="wire")
@@ -326,11 +340,20 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                 "is never restarted.\n",
                 style="dim",
             )
+            self.verdict = self._preflight()
+            for note in self.plan.notes:
+                text.append(f"({note})\n", style="yellow")
+            if not self.verdict.ok:
+                text.append(f"✖ {self.verdict.text()}\n", style="bold red")
+            else:
+                style = "yellow" if self.verdict.degraded else "green"
+                text.append(f"{self.verdict.text()}\n", style=style)
             if self.plan.batches:
                 snap = self.live()
-                guard = stale_blocker(snap) or check_batch(self.plan.batches[0],
-                                                           snap.data_nodes())
-                if guard is not None:
+                guard = stale_blocker(snap) or check_batch(
+                    self.plan.batches[0], snap.data_nodes(), snap.config, self.plan.groups
+                )
+                if guard is not None and self.verdict.ok:
                     text.append(f"✖ step 1 would stop now: {guard}\n", style="bold red")
             else:
                 text.append("no data node to restart\n", style="bold red")
@@ -389,7 +412,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             self.query_one("#pause", Button).label = "Resume" if self.engine.paused else "Pause"
 
     def _ready(self) -> bool:
-        if not self.plan.batches or stale_blocker(self.live()) is not None:
+        if (not self.plan.batches or not self.verdict.ok
+                or stale_blocker(self.live()) is not None):
             return False
         if not self.initial:
             return True
@@ -405,7 +429,10 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             self.per_group = event.value
         elif event.checkbox.id == "initial":
             self.initial = event.value
-        self.plan = plan_rolling(self.nodes, per_group=self.per_group, initial=self.initial)
+        elif event.checkbox.id == "force-degraded":
+            self.force_degraded = event.value
+            self.verdict = self._preflight()
+        self.plan = self._plan()
         self._make_rows()
         self._draw()
 
@@ -444,7 +471,11 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
 
     def action_start(self) -> None:
         """Start the run (once), if the plan is confirmed."""
-        if self.engine is not None or not self._ready():
+        if self.engine is not None:
+            return
+        self.verdict = self._preflight()
+        if not self._ready():
+            self._draw()
             return
         self.engine = RollingRestart(
             self.plan,
@@ -454,6 +485,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             report=self._report,
             node_timeout=self.node_timeout,
             poll=self.poll,
+            config=self.live().config,
         )
         self._started_at = time.monotonic()
         self.run_worker(self._run(self.engine), group="rolling", exclusive=True)
