@@ -104,8 +104,15 @@ class NodeStatus:
 
     @property
     def connected(self) -> bool:
-        """True when the node is reachable (its status is neither NO_CONTACT nor UNKNOWN)."""
-        return self.status not in ("NO_CONTACT", "UNKNOWN")
+        """True when the management server has contact with the node.
+
+        A data node in ``UNKNOWN`` is connected (its start level is one the server
+        does not map); an API node in ``UNKNOWN`` could not be asked about (no data
+        node answered), so it does not count as connected.
+        """
+        if self.status == "NO_CONTACT":
+            return False
+        return not (self.status == "UNKNOWN" and self.type != "NDB")
 
 
 def _unsigned(value: int) -> int:

@@ -18,7 +18,7 @@ STATUS_STYLE = {
     "RESTARTING": "bold yellow",
     "RESUME": "yellow",
     "NO_CONTACT": "bold red",
-    "UNKNOWN": "red",
+    "UNKNOWN": "bold yellow",
 }
 
 _BLOCKS = " ▏▎▍▌▋▊▉█"
@@ -26,9 +26,15 @@ _SPARK = "▁▂▃▄▅▆▇█"
 
 
 def status_text(status: str, node_type: str) -> Text:
-    """A node status in its colour; a free API slot is dimmed, not alarming."""
+    """A node status in its colour; a free API slot is dimmed, not alarming.
+
+    A data node in ``UNKNOWN`` is connected, in a start level the management server
+    does not map: it is not unreachable.
+    """
     if node_type == "API" and status in ("NO_CONTACT", "UNKNOWN"):
         return Text("free slot" if status == "NO_CONTACT" else status, style="dim")
+    if node_type == "NDB" and status == "UNKNOWN":
+        return Text("UNKNOWN (connected)", style="bold yellow")
     return Text(status, style=STATUS_STYLE.get(status, ""))
 
 

@@ -303,3 +303,15 @@ def test_arbitrary_fields_only_raise_protocol_errors(fields: list[tuple[str, str
     except MgmProtocolError:
         return
     assert all(n.node_id > 0 for n in nodes)
+
+
+def test_a_data_node_in_unknown_is_connected_an_api_node_is_not() -> None:
+    from ndbtop.mgm.status import NodeStatus
+    from ndbtop.tui.format import status_text
+
+    data = NodeStatus(3, "NDB", "UNKNOWN", 525315, 525315, 0, 2, 0, 1, "10.0.0.3")
+    api = NodeStatus(9, "API", "UNKNOWN")
+    assert data.connected and not api.connected
+    assert not NodeStatus(4, "NDB", "NO_CONTACT").connected
+    assert status_text("UNKNOWN", "NDB").plain == "UNKNOWN (connected)"
+    assert status_text("NO_CONTACT", "NDB").plain == "NO_CONTACT"
