@@ -79,9 +79,12 @@ def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
     data = [n for n in data if n.node_id not in left_out]
     groups: dict[int, list[int]] = {}
     loose: list[int] = []
+    unknown: list[int] = []
     for n in data:
         group = effective_node_group(n, config)
-        if group is None or group == NO_NODE_GROUP:
+        if group is None:
+            unknown.append(n.node_id)
+        elif group == NO_NODE_GROUP:
             loose.append(n.node_id)
         else:
             groups.setdefault(group, []).append(n.node_id)
@@ -94,7 +97,11 @@ def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
             batches.append(batch)
     else:
         batches.extend((node,) for g in ordered for node in g)
+    batches.extend((node,) for node in unknown)
     batches.extend((node,) for node in loose)
+    if unknown:
+        names = ", ".join(map(str, unknown))
+        notes.append(f"node {names}: node group not known (not STARTED, configuration not read)")
     if loose:
         names = ", ".join(map(str, loose))
         notes.append(f"node {names} in no node group (holds no data): restarted last")

@@ -162,3 +162,11 @@ def test_single_user_mode_refuses_the_run_even_forced(run: Run, threaded_sim: An
         "mode (API node 7 holds it): the management server refuses every restart, even "
         "with -f or -a; leave it with EXIT SINGLE USER MODE\n"
     )
+
+
+def test_a_node_whose_group_is_not_known_is_not_called_groupless() -> None:
+    plan = plan_rolling([ndb(2, 0), ndb(3, 0, "STARTING")])
+    assert plan.batches == ((2,), (3,))
+    assert plan.notes == (
+        "node 3: node group not known (not STARTED, configuration not read)",
+    )
