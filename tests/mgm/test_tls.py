@@ -5,7 +5,6 @@ and one line naming the cause of every failure."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -32,9 +31,6 @@ from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.tlscerts import CA_CERT, make_ca, make_cluster_certs, sign_node
 
 StartSim = Callable[..., Awaitable[Simulator]]
-
-pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
-
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
