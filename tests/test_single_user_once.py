@@ -27,6 +27,8 @@ def test_json_summary_says_single_user_mode_and_who_holds_it(
     assert inside["summary"]["single_user_mode"] is True
     assert inside["summary"]["single_user_api_node"] == SINGLE_USER_API
     assert {n["status"] for n in inside["nodes"] if n["type"] == "NDB"} == {"SINGLE USER MODE"}
+    holders = [n["node_id"] for n in inside["nodes"] if n["is_single_user"]]
+    assert holders == [SINGLE_USER_API]
     before = json.loads(once(capsys, SINGLE_USER_AT - 10, "--json"))
     assert before["summary"]["single_user_mode"] is False
     assert before["summary"]["single_user_api_node"] is None

@@ -49,6 +49,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                 "address": n.address,
                 "dynamic_id": n.dynamic_id,
                 "connect_count": n.connect_count,
+                "is_single_user": n.is_single_user,
             }
             for n in snap.nodes
         ],

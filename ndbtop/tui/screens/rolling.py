@@ -29,6 +29,7 @@ from ndbtop.actions.target import audit_fields, cluster_target, generation_of
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.phases import StartTimeline, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -205,7 +206,9 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                             config=self.live().config, skip=self.verdict.skipped)
 
     def _make_rows(self) -> None:
-        groups = {n.node_id: n.node_group for n in self.nodes}
+        config = self.live().config
+        groups = {n.node_id: effective_node_group(n, config) for n in self.nodes}
+        groups.update(self.plan.groups)
         self.rows = {
             node_id: NodeProgress(node_id, groups.get(node_id), step)
             for step, batch in enumerate(self.plan.batches, 1)
@@ -282,7 +285,11 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             command = RestartNode(batch, initial=self.plan.initial).ndb_mgm()
             for i, node_id in enumerate(batch):
                 row = self.rows[node_id]
-                group = "none" if row.node_group is None else str(row.node_group)
+                group = (
+                    "?" if row.node_group is None
+                    else "none" if row.node_group == NO_NODE_GROUP
+                    else str(row.node_group)
+                )
                 table.add_row(
                     f"{step}." if i == 0 else "",
                     str(node_id),
