@@ -5,6 +5,9 @@ and one line naming the cause of every failure."""
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -208,3 +211,31 @@ def test_the_command_line_speaks_tls_to_a_server_that_requires_it(
     assert main([*base, "--ndb-tls-search-path", str(certs["empty"])]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Requires TLS" in err and str(certs["empty"]) in err
+
+
+def test_sim_with_tls_dir_prints_a_command_that_connects_over_tls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = tmp_path / "ndb-tls"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ndbtop", "sim", "--scenario", "threads", "--no-sql",
+         "--require-tls", "--tls-dir", str(directory)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        command = None
+        for line in proc.stdout:
+            if line.strip().startswith("ndbtop -c "):
+                command = line.strip()
+                break
+        assert command is not None, proc.stderr.read() if proc.stderr else ""
+        argv = shlex.split(command)[1:]
+        assert argv[-4:] == ["--ndb-tls-search-path", str(directory.resolve()),
+                             "--ndb-mgm-tls", "strict"]
+        assert (directory / CLIENT_CERT).is_file() and (directory / SERVER_KEY).is_file()
+        assert main([*argv, "--once", "--json", "--no-host"]) == 0
+        assert json.loads(capsys.readouterr().out)["summary"]["data_nodes_started"] == 2
+    finally:
+        proc.terminate()
+        proc.wait(30)
