@@ -342,6 +342,8 @@ async def negotiate_tls(
         setup = client_setup(options)
         if setup.context is None:
             reason = setup.reason
+        elif not session.tls_capable:
+            reason = "TLS to the management server needs Python 3.11 or later"
         else:
             reply = await session.request("start tls", [], timeout)
             _expect_header(reply, "start tls reply")

@@ -426,7 +426,7 @@ class MgmdServer:
             reply = format_block("start tls reply", [("result", "Already Connected")])
             await self._send(session, reply)
             return False
-        if self.tls is None:
+        if self.tls is None or not hasattr(session.writer, "start_tls"):  # 3.11+
             await self._send(session, format_block("start tls reply", [("result", "Failed")]))
             return False
         await self._send(session, format_block("start tls reply", [("result", "Ok")]))
