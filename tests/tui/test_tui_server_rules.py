@@ -101,3 +101,26 @@ async def test_rolling_restart_preflight_refuses_a_degraded_cluster(tui):
         assert screen.plan.batches == ()
         assert "(node 2 left out: the last started node of node group 0" in t.text()
         assert screen.query_one("#start", Button).disabled
+
+
+async def test_restart_while_a_node_starts_is_refused_up_front(tui):
+    async with tui("threads", manual=True, interval=0.1) as t:
+        t.sim.cluster.restart_nodes((3,))
+        for _ in range(60):
+            if t.cluster_state(3) == "STARTING":
+                break
+            await t.advance(1.0)
+        await t.until(lambda: t.node_status(3) == "STARTING", "node 3 starting on screen")
+        await select(t, 2)
+        await confirm(t, "r")
+        assert (
+            f"✖ {SERVER_5063} — data node 3 is STARTING: the management server refuses a "
+            "restart while any data node starts, this one included, unless -a or -f"
+        ) in shown(t, "#warnings")
+        assert go(t).disabled
+        await t.pilot.click("#flag-abort")
+        await t.until(lambda: "2 RESTART -a" in shown(t, "#command"), "-a ticked")
+        assert "✖" not in shown(t, "#warnings"), "-a skips the server's check"
+        await t.press("escape")
+        await closed(t)
+        assert not t.audit.path.exists()
