@@ -17,6 +17,8 @@ NOTES = (
     "Phase timers count the phase in progress; get status reports the last completed phase.",
     "≈ marks a duration taken from status polls instead of events.",
     "Actions re-check the live state before they are sent, and are written to the audit log.",
+    "They follow the management server's rules: no restart in single-user mode, none while a "
+    "data node starts unless -a/-f; -f on a group's last node restarts the whole cluster.",
     "Colours: green fine, yellow attention, red act now. NO_COLOR or --no-color: none.",
 )
 
