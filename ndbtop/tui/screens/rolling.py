@@ -222,7 +222,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             yield Plain(id="title")
             with Horizontal(id="options"):
                 yield MarkedCheckbox("one node per node group at a time", id="per-group")
-                yield MarkedCheckbox("-i initial (nodes rebuild from their partners)", id="initial")
+                yield MarkedCheckbox("-i initial (rebuild from partners)", id="initial")
                 yield MarkedCheckbox("force degraded", id="force-degraded")
             with VerticalScroll(id="body"):
                 yield Plain(id="steps")
@@ -350,11 +350,13 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             self.verdict = self._preflight()
             for note in self.plan.notes:
                 text.append(f"({note})\n", style="yellow")
+            verdict = Text()
             if not self.verdict.ok:
-                text.append(f"✖ {self.verdict.text()}\n", style="bold red")
+                verdict.append(f"✖ {self.verdict.text()}\n", style="bold red")
             else:
                 style = "yellow" if self.verdict.degraded else "green"
-                text.append(f"{self.verdict.text()}\n", style=style)
+                verdict.append(self.verdict.text(), style=style)
+                verdict.append("  ·  " if not self.verdict.degraded else "\n")
             if self.plan.batches:
                 snap = self.live()
                 guard = stale_blocker(snap) or check_batch(
@@ -364,6 +366,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                     text.append(f"✖ step 1 would stop now: {guard}\n", style="bold red")
             else:
                 text.append("no data node to restart\n", style="bold red")
+            text.append_text(verdict)
             text.append("esc cancels", style="dim")
             return text
         elapsed = int(now - self._started_at)
