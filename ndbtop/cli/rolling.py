@@ -68,7 +68,7 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out = sys.stdout
     plan, address, verdict = await _plan(args, connectstring)
     target = cluster_target(address)
-    if not plan.batches and verdict.ok:
+    if not plan.batches and verdict.ok and not plan.notes:
         out.write(f"no data node to restart at {target}\n")
         return 0
     out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
@@ -81,6 +81,10 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out.flush()
     if not verdict.ok:
         sys.stderr.write(f"ndbtop: rolling restart refused: {verdict.refusal}\n")
+        return NOT_MET
+    if not plan.batches:
+        sys.stderr.write("ndbtop: rolling restart: no data node left to restart "
+                         f"({'; '.join(plan.notes)})\n")
         return NOT_MET
     if args.dry_run:
         return 0

@@ -170,3 +170,17 @@ def test_a_node_whose_group_is_not_known_is_not_called_groupless() -> None:
     assert plan.notes == (
         "node 3: node group not known (not STARTED, configuration not read)",
     )
+
+
+def test_forced_run_with_every_node_left_out_says_so(run: Run, threaded_sim: Any) -> None:
+    c = cluster()
+    c.stop_nodes((3,))
+    c.advance(10)
+    sim = threaded_sim(c)
+    status, out, err = run("rolling-restart", "-c", sim.connectstring, "--nodes", "2,3",
+                           "--force-degraded", "--yes")
+    assert status == 1
+    assert "0 step(s)" in out
+    assert err.startswith("ndbtop: rolling restart: no data node left to restart (node 2 left "
+                          "out: the last started node of node group 0")
+    assert err.count("\n") == 1
