@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
+from ndbtop.model.freshness import freshness
+from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import duration
 
 STATUS_STYLE = {
@@ -119,3 +121,12 @@ def rate_bytes(value: float | None) -> str:
             return f"{value:.0f} {unit}" if unit == "B/s" else f"{value:.1f} {unit}"
         value /= 1000
     return f"{value:.1f} GB/s"
+
+
+def stale_mark(snap: ClusterSnapshot, source: str) -> Text:
+    """``STALE as of 12:04:31, 78 s ago: `` before the figures of a source gone quiet
+    (empty while the source is current, or never answered: that says so itself)."""
+    fresh = freshness(snap, source)
+    if not fresh.stale or fresh.age is None:
+        return Text("")
+    return Text(f"STALE {fresh.text()}: ", style="bold yellow")

@@ -96,3 +96,32 @@ async def test_no_data_node_seen_is_never_complete(tui_on):
         text = t.text()
         assert "management server never answered: no data nodes seen" in text
         assert "every node group complete" not in text and "started 0/0" not in text
+
+
+async def test_figures_of_a_quiet_sql_node_and_host_are_marked_stale(tui_on):
+    import dataclasses
+
+    from ndbtop.demo.capture import CaptureSpec, capture
+    from ndbtop.tui.source import FrozenSource
+
+    cap = await capture(CaptureSpec("threads", 120.0))
+    snap = cap.snapshot
+    sources = tuple(
+        dataclasses.replace(s, last_ok=snap.taken_at - 78)
+        if s.name in ("ndbinfo", "host") else s
+        for s in snap.sources
+    )
+    snap = dataclasses.replace(snap, sources=sources)
+    stale = re.compile(r"STALE as of \d\d:\d\d:\d\d, 78 s ago: ")
+    async with tui_on(FrozenSource(snap, cap.connectstring)) as t:
+        # The management server answered: its summary is current; the SQL node's figures
+        # in the table are dimmed.
+        assert "STALE" not in t.app.current_view.query_one("#summary").content.plain
+        cell = t.table("#nodes").get_cell("2", "uptime")
+        assert str(cell.style) == "dim"
+        await t.view("2")
+        await t.until(lambda: stale.search(t.text()), "the threads marked stale")
+        assert re.search(stale.pattern + "node 2: 7 threads", t.text())
+        await t.view("3")
+        await t.until(lambda: re.search(stale.pattern + "Host disks", t.text()), "host stale")
+        assert re.search(stale.pattern + "Data nodes", t.text())

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.tui.format import bar, number, pct, rate_bytes, sparkline
+from ndbtop.tui.format import bar, number, pct, rate_bytes, sparkline, stale_mark
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 from ndbtop.tui.widgets.keyed_table import KeyedTable
@@ -76,7 +76,7 @@ class DiskView(View):
                 f"iowait {pct(c.iowait)}", style="bold red" if (c.iowait or 0) >= 10 else ""
             )
             caption.append(f" idle {pct(c.idle)}")
-        self.put("#host_caption", caption, layout=False)
+        self.put("#host_caption", stale_mark(snap, "host") + caption, layout=False)
         rows = []
         for d in host.disks if host is not None else ():
             if not self.matches(d.name):
@@ -115,7 +115,7 @@ class DiskView(View):
             for panel, why in ni.unavailable:
                 if panel in ("disk_page_buffer", "disk_write_speed", "log_spaces"):
                     node_caption.append(f"  {panel}: {why}", style="yellow")
-        self.put("#node_caption", node_caption, layout=False)
+        self.put("#node_caption", stale_mark(snap, "ndbinfo") + node_caption, layout=False)
         speeds = {w.node_id: w for w in ni.disk_write_speed} if ni else {}
         redo: dict[int, float] = {}
         for r in ni.log_spaces if ni else ():

@@ -155,6 +155,8 @@ class NodesView(View):
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         s = summarize(snap.nodes)
         fresh = freshness(snap, "mgm")
+        sql = freshness(snap, "ndbinfo")
+        sql_stale = sql.stale and sql.age is not None
         # Stale figures keep their words but lose the green: they are not current.
         good = "" if fresh.stale else "green"
         line = Text()
@@ -213,6 +215,9 @@ class NodesView(View):
                     memory_cell(memory.get(n.node_id)) if n.type == "NDB" else "",
                     transactions_cell(activity.get(n.node_id)) if n.type == "NDB" else "",
                 )
+                if sql_stale:
+                    live = tuple(stale_text(Text(c) if isinstance(c, str) else c, True)
+                                 for c in live)
             rows.append(
                 (
                     str(n.node_id),

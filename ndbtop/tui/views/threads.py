@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.tui.format import bar, spark_chars, split_bar
+from ndbtop.tui.format import bar, spark_chars, split_bar, stale_mark
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 from ndbtop.tui.widgets.keyed_table import KeyedTable
@@ -219,11 +219,12 @@ class ThreadsView(View):
             pcts[node_id] = [t.cpu_pct for t in ts]
         self.put(
             "#caption",
-            Text(
+            stale_mark(snap, "ndbinfo")
+            + Text(
                 f"node {node_id}: {len(ts)} threads, sorted by {self.sort_mode}"
                 "  (hottest in red)",
                 style="bold",
-            )
+            ),
         )
         if self._detail_node != node_id:
             self._ranked.clear()
