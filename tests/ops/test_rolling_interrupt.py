@@ -131,6 +131,19 @@ def test_yes_aborts_on_a_refusal_without_asking(threaded_sim: Any, tmp_path: Pat
     assert "NO_CONTACT" in term.text
 
 
+def test_yes_aborts_on_a_node_that_does_not_come_back_without_asking(
+    threaded_sim: Any, tmp_path: Path
+) -> None:
+    # Node 2 never comes back: the timeout is a problem that would ask retry/skip/abort.
+    sim = threaded_sim(build_scenario("threads", ScenarioOptions(fail_node=2)), speed=50)
+    term = Terminal(["rolling-restart", "-c", sim.connectstring, "--yes", "--node-timeout", "1",
+                     "--audit-log", str(tmp_path / "a.log")], tmp_path)
+    # --yes aborts on it without a question.
+    assert term.exit_status() == 1
+    assert "?" not in term.text
+    assert "rolling restart aborted at node 2 (timeout)" in term.text
+
+
 def test_ctrl_c_stops_wait_with_130(threaded_sim: Any, tmp_path: Path) -> None:
     sim = threaded_sim("threads")
     term = Terminal(["wait", "-c", sim.connectstring, "--status", "no-contact"], tmp_path)
