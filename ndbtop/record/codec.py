@@ -10,6 +10,10 @@ data, never a way to build arbitrary objects.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import types
+import typing
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -109,8 +113,58 @@ def decode(value: Any) -> Any:
         if cls is None:
             raise ValueError(f"unknown record type {value.get('@')!r}")
         names = set(field_names(cls))
-        return cls(**{k: decode(v) for k, v in value.items() if k in names})
+        fields = {k: decode(v) for k, v in value.items() if k in names}
+        checks = _checks(cls)
+        for name, item in fields.items():
+            if not checks.get(name, _any)(item):
+                raise ValueError(f"{cls.__name__}.{name} holds {type(item).__name__}")
+        return cls(**fields)
     return value
+
+
+@functools.cache
+def _checks(cls: type) -> dict[str, Callable[[Any], bool]]:
+    """Per field of ``cls``, whether a decoded value is of the type the field declares:
+    a recording is untrusted, and a number where text belongs (or the reverse) must not
+    reach the views."""
+    return {name: _check(hint) for name, hint in typing.get_type_hints(cls).items()}
+
+
+def _any(value: Any) -> bool:
+    return True
+
+
+def _check(hint: Any) -> Callable[[Any], bool]:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is Any:
+        return _any
+    if origin is typing.Union or origin is types.UnionType:
+        others = [a for a in args if a is not type(None)]
+        if len(others) == 1 and len(args) == 2:
+            one = _check(others[0])
+            return lambda v: v is None or one(v)
+        checks = [_check(a) for a in args]
+        return lambda v: any(c(v) for c in checks)
+    if hint is type(None):
+        return lambda v: v is None
+    if hint is float:
+        return lambda v: type(v) is float or type(v) is int
+    if hint is int:
+        return lambda v: type(v) is int
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _check(args[0])
+            return lambda v: type(v) is tuple and all(map(item, v))
+        items = [_check(a) for a in args]
+        return lambda v: (type(v) is tuple and len(v) == len(items)
+                          and all(c(x) for c, x in zip(items, v, strict=True)))
+    if origin is frozenset:
+        item = _check(args[0])
+        return lambda v: type(v) is frozenset and all(map(item, v))
+    if isinstance(hint, type) and origin is None:
+        return lambda v: isinstance(v, hint)
+    return _any
 
 
 def is_record(value: Any) -> bool:

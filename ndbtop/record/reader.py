@@ -227,7 +227,7 @@ class Recording:
                         self._event_counts.append(len(self._events))
                     elif kind == "event":
                         self._events.append((float(record["e"]["received_at"]), line))
-                except (ValueError, KeyError, TypeError, AttributeError):
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
                     start = self._member_spans[member][0] - self._file_offset(member)
                     shown = sanitise(str(self._member_files[member]))
                     self.damage = (f"{shown} is damaged at record {number + 1} of the gzip "

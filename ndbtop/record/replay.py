@@ -23,6 +23,10 @@ class _ReplayClock:
         return self._source.position
 
 
+DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError)
+"""What decoding a damaged or crafted recording raises."""
+
+
 class ReplaySource:
     """A recording played at a chosen speed; pause, step and seek move its position.
 
@@ -37,6 +41,8 @@ class ReplaySource:
         self.playing = True
         self.speed = 1.0
         self._index = 0
+        self.damaged: str | None = None
+        """Why the last snapshot asked for could not be shown."""
         self._current = recording.snapshot(0)
         self._last_real = self._real()
         self.interval = self._current.interval
@@ -60,7 +66,13 @@ class ReplaySource:
         index = self.recording.index_at(self.position)
         if index != self._index:
             self._index = index
-            self._current = self.recording.snapshot(index)
+            try:
+                self._current = self.recording.snapshot(index)
+            except DAMAGE as exc:
+                # A damaged snapshot (recordings come attached to tickets): the one before
+                # stays on screen, and the header says why.
+                self.damaged = f"snapshot {index + 1} damaged ({exc})"
+                self.playing = False
 
     def snapshot(self) -> ClusterSnapshot:
         """The snapshot to show now."""
@@ -113,6 +125,8 @@ class ReplaySource:
         end = ""
         if self.ended:
             end = " end of recording" if self.recording.damage is None else " damaged after this"
+        if self.damaged:
+            end += f" ({self.damaged})"
         return (
             f"{state} x{self.speed:g} {at} ({int(done) // 60}m{int(done) % 60:02d}s of "
             f"{int(total) // 60}m{int(total) % 60:02d}s){end}"

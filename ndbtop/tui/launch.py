@@ -13,7 +13,7 @@ from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError
 from ndbtop.record.reader import Recording
-from ndbtop.record.replay import ReplaySource
+from ndbtop.record.replay import DAMAGE, ReplaySource
 from ndbtop.tui.app import NdbtopApp
 
 THEMES = {
@@ -103,7 +103,7 @@ def run_replay_tui(recording: Recording, args: argparse.Namespace) -> int:
     audit, theme = _prepare(args)
     try:
         source = ReplaySource(recording)
-    except (KeyError, TypeError, ValueError) as exc:
+    except DAMAGE as exc:
         raise FileError(f"{recording.path}: damaged recording ({exc})") from None
     source.speed = getattr(args, "speed", 1.0) or 1.0
 
