@@ -160,6 +160,8 @@ def test_a_recording_is_bounded_in_total(tmp_path: Path, monkeypatch: pytest.Mon
     ("argv", "expected"),
     [
         (["replay", "/dev/zero"], 4),
+        (["replay", "/dev/null"], 4),
+        (["replay", "{tmp}"], 4),
         (["--defaults-file", "/dev/zero", "--once", "--no-host", "-c", "127.0.0.1:1"], 2),
         (["report", "--bundle", "{tmp}/b.tgz", "--recording", "/dev/zero", "-c", "127.0.0.1:1"],
          4),
