@@ -17,6 +17,7 @@ from ndbtop.mgm.connectstring import MgmAddress
 from ndbtop.mgm.events.catalogue import CLUSTER_LOG_DEFAULT_LEVELS, Category
 from ndbtop.mgm.events.decode import Event, decode_event, decode_text_line
 from ndbtop.mgm.listener import EventListener
+from ndbtop.mgm.status import MAX_NODE_ID
 from ndbtop.mgm.tls import TlsOptions
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
@@ -56,6 +57,8 @@ class EventSource:
         self.on_update = on_update
         self.health = Health(self.name)
         self.listening_levels: dict[int, int] | None = None
+        self.unavailable: tuple[tuple[str, str], ...] = ()
+        """Events left out, with why (a source node beyond the protocol's range)."""
 
     @property
     def status(self) -> SourceStatus:
@@ -81,11 +84,18 @@ class EventSource:
                 def alive(wanted: dict[int, int] = wanted) -> bool:
                     # Called after every line, pings included: the stream is alive; stop
                     # when the cluster-log levels changed so the subscription follows them.
-                    self.health.ok()
+                    self.health.ok(None, self.unavailable)
                     return levels_from_names(self.levels()) != wanted
 
                 async for item in listener.items(stop=alive):
-                    self.on_event(self._decode(item))
+                    event = self._decode(item)
+                    if not 0 <= event.source_node <= MAX_NODE_ID:
+                        # Not a node NDB can have: never shown or counted.
+                        self.unavailable = (("events out of range", f"an event from node "
+                                             f"{event.source_node} (beyond {MAX_NODE_ID}) "
+                                             "left out"),)
+                        continue
+                    self.on_event(event)
             except MgmError as exc:
                 delay = self.health.failed(str(exc))
                 self.on_update()

@@ -63,3 +63,23 @@ async def test_a_node_id_beyond_255_is_left_out_with_a_reason(scripted: Any) -> 
     reasons = dict(snap.source("mgm").unavailable)
     assert reasons["nodes out of range"] == "node id 99999 is beyond 255: left out"
     assert "nodes out of range unavailable: node id 99999" in report_text(snap)
+
+
+async def test_an_event_from_a_node_beyond_255_is_left_out_with_a_reason(
+    scripted: Any, until: Any
+) -> None:
+    events = (b"listen event\nresult: 0\n\n"
+              b"log event reply\ntype=1\ntime=1\nsource_nodeid=99999\nnode=4\n\n"
+              b"log event reply\ntype=1\ntime=1\nsource_nodeid=1\nnode=4\n\n")
+    server = await scripted(mgm_script({2: node_fields(2)}, extra=[("listen event", events)]))
+    hub = Hub(parse_connectstring(server.connectstring), RealClock(), 0.1, events=True)
+    await hub.start()
+    try:
+        await until(lambda: hub.snapshot().events_total >= 1
+                    and hub.snapshot().source("events").unavailable, what="the events")
+        snap = hub.snapshot()
+    finally:
+        await hub.stop()
+    assert [e.source_node for e in snap.events] == [1]
+    assert dict(snap.source("events").unavailable) == {
+        "events out of range": "an event from node 99999 (beyond 255) left out"}
