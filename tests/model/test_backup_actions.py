@@ -92,7 +92,7 @@ def test_start_backup_allowed_on_a_started_cluster() -> None:
 def test_start_backup_refused(
     nodes: tuple[NodeStatus, ...], backups: tuple[Backup, ...], blocker: str
 ) -> None:
-    a = assess(StartBackup(), nodes, backups)
+    a = assess(StartBackup(), nodes, backups=backups)
     assert not a.allowed
     assert any(blocker in b for b in a.blockers)
 
@@ -103,9 +103,9 @@ def test_single_user_api_node_blocks_too() -> None:
 
 
 def test_abort_needs_the_id_typed_and_warns_when_not_running() -> None:
-    a = assess(AbortBackup(7), STARTED, RUNNING_7)
+    a = assess(AbortBackup(7), STARTED, backups=RUNNING_7)
     assert a.allowed and a.danger and a.confirm_text == "7"
     assert not any("not running" in w for w in a.warnings)
-    b = assess(AbortBackup(8), STARTED, RUNNING_7)
+    b = assess(AbortBackup(8), STARTED, backups=RUNNING_7)
     assert b.allowed and any("backup 8 is not running (backup 7 is running)" in w
                              for w in b.warnings)
