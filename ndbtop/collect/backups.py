@@ -53,6 +53,7 @@ class BackupReporter:
         """The server does not know ``dump events``: no more reports are asked for."""
         self._last: float | None = None
         self._paused_until = 0.0
+        self._expect_until = 0.0
 
     def due(self, now: float) -> bool:
         """True for the first poll, then every ``every`` seconds while a backup runs
@@ -61,12 +62,18 @@ class BackupReporter:
             return False
         if self._last is None:
             return True
+        if now < self._expect_until and not self.running():
+            return True
         # A little early rather than a poll late: polls come once a refresh, with jitter.
         return self.every > 0 and self.running() and now - self._last >= self.every * DUE_SLACK
 
-    def ask_now(self) -> None:
-        """Make the next poll ask (after a backup was started from here)."""
+    def ask_now(self, expect_for: float = 0.0) -> None:
+        """Make the next poll ask; with ``expect_for``, ask at every poll for that many
+        seconds until a backup shows running (after one was started from here: its
+        BackupStarted may come before the event stream is subscribed)."""
         self._last = None
+        if expect_for:
+            self._expect_until = self.monotonic() + expect_for
 
     async def poll(self, client: MgmClient) -> str | None:
         """Ask for a report if one is due; a refusal is kept, a lost connection raises.

@@ -73,6 +73,8 @@ CHANGING_ACTIONS = frozenset(
 REPLAY_ACTIONS = frozenset({"play", "step", "seek", "speed", "refused"})
 LIVE_ACTIONS = CHANGING_ACTIONS | {"pause", "record"}
 SEEK_SECONDS = 60.0
+EXPECT_BACKUP_FOR = 30.0
+"""Seconds during which a backup started from here is looked for at every refresh."""
 STEP = Binding.Group("Step", compact=True)
 SPEED = Binding.Group("Speed", compact=True)
 REFUSED = {
@@ -694,7 +696,7 @@ class NdbtopApp(App[int]):
             self._statistics_changed(action, previous)
         reporter = getattr(self.hub, "backup_reporter", None)
         if reporter is not None and isinstance(action, StartBackup | AbortBackup):
-            reporter.ask_now()
+            reporter.ask_now(EXPECT_BACKUP_FOR if isinstance(action, StartBackup) else 0.0)
         self.hub.refresh_now()
         return outcome
 

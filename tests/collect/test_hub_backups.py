@@ -8,6 +8,7 @@ import itertools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ndbtop.collect.backups import BackupReporter
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
@@ -71,3 +72,19 @@ async def test_reports_every_ten_seconds_while_a_backup_runs(
         assert b2 is not None and b2.error == 1326 and running_backup(backups) is None
     finally:
         await hub.stop()
+
+
+def test_after_a_start_from_here_every_poll_asks_until_the_backup_shows() -> None:
+    now = [100.0]
+    running = [False]
+    reporter = BackupReporter(10.0, lambda: running[0], lambda events: None, lambda: now[0])
+    reporter._last = 100.0  # asked at connect
+    assert not reporter.due(101.0)
+    reporter.ask_now(expect_for=30.0)
+    reporter._last = 100.0  # the first poll after the start asked: nothing ran yet
+    assert reporter.due(101.0) and reporter.due(102.0)
+    running[0] = True
+    assert not reporter.due(103.0)  # it shows: back to every 10 s
+    assert reporter.due(110.0)
+    running[0] = False
+    assert not reporter.due(131.0)  # nothing showed within 30 s: stop asking

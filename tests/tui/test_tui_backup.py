@@ -20,6 +20,8 @@ async def prompt(t, line: str) -> None:
 
 async def test_start_backup_checked_sent_followed_and_aborted(tui):
     async with tui("backup", manual=True, interval=0.1) as t:
+        events = t.app.hub.events
+        await t.until(lambda: events.listening_levels is not None, "the event listener")
         await t.view("6")
         await t.until_shown("No backup seen since ndbtop started.")
         await prompt(t, "START BACKUP 5 WAIT BOGUS")
