@@ -7,6 +7,7 @@ twice writes the same bytes::
 
     .venv/bin/python screenshots/generate.py            # into screenshots/
     .venv/bin/python screenshots/generate.py OUT_DIR
+    .venv/bin/python screenshots/generate.py OUT_DIR NAME...   # only these pictures
 """
 
 from __future__ import annotations
@@ -106,6 +107,13 @@ SHOTS = (
         "Restart completed",
     ),
     Shot(
+        "backup-in-progress",
+        CaptureSpec("backup", 170.0, step=5.0),
+        ("6",),
+        "ndbtop · a backup of 4 data nodes with 45 GB each, 2 1/2 minutes in",
+        "Backup 1 running",
+    ),
+    Shot(
         "confirm-restart",
         CaptureSpec("node-restart", 200.0),
         ("1", "r"),
@@ -153,12 +161,14 @@ async def render(shot: Shot, audit: Path) -> str:
         return app.export_screenshot(title=shot.title)
 
 
-async def main(out: Path) -> list[Path]:
-    """Write every screenshot into ``out``; returns the files."""
+async def main(out: Path, only: tuple[str, ...] = ()) -> list[Path]:
+    """Write every screenshot (or those named in ``only``) into ``out``; returns the files."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as tmp:
         for shot in SHOTS:
+            if only and shot.name not in only:
+                continue
             svg = await render(shot, Path(tmp) / "audit.log")
             path = out / f"{shot.name}.svg"
             path.write_text(svg, encoding="utf-8")
@@ -168,5 +178,5 @@ async def main(out: Path) -> list[Path]:
 
 if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
-    for path in asyncio.run(main(target)):
+    for path in asyncio.run(main(target, tuple(sys.argv[2:]))):
         print(path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.wire import encode_request
 
@@ -137,7 +138,7 @@ class SetClusterLogLevel:
         return self.requests()[0]
 
 
-Action = RestartNode | StopNode | StartNode | SetClusterLogLevel
+Action = RestartNode | StopNode | StartNode | SetClusterLogLevel | StartBackup | AbortBackup
 
 
 def wire_text(action: Action) -> str:

@@ -9,6 +9,13 @@ stops every data node instead (restartDB/shutdownDB). What the server will do
 is named exactly; actions whose consequence reaches the whole cluster want a
 phrase naming that consequence typed to confirm, other dangerous ones the node
 id. The node group of each node comes from the cluster configuration.
+
+START BACKUP is refused while the cluster is in single-user mode (only the
+single user's API node may use it), while a data node is starting, and while a
+backup runs (the data nodes would answer 1302 "A backup is already running").
+It needs a started data node (otherwise the server answers 5030). ABORT
+BACKUP of an id that is not running is sent anyway, as the server answers
+``Ok`` and nothing happens; the operator is told so, and types the id.
 """
 
 from __future__ import annotations
@@ -16,9 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StartNode, StopNode
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.backups import Backup, running_backup
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
 from ndbtop.model.summary import in_single_user_mode, single_user_api
 
@@ -63,13 +72,19 @@ def single_user_refusal(nodes: Iterable[NodeStatus]) -> str:
 
 
 def assess(
-    action: Action, nodes: Iterable[NodeStatus], config: ClusterConfig | None = None
+    action: Action,
+    nodes: Iterable[NodeStatus],
+    config: ClusterConfig | None = None,
+    backups: tuple[Backup, ...] = (),
 ) -> Assessment:
-    """Assess ``action`` against one ``get status`` answer and the cluster configuration."""
+    """Assess ``action`` against one ``get status`` answer and the cluster configuration
+    (and, for backup actions, the backups known)."""
     nodes = tuple(nodes)
     by_id = {n.node_id: n for n in nodes}
     if isinstance(action, SetClusterLogLevel):
         return Assessment((), (), False, None)
+    if isinstance(action, StartBackup | AbortBackup):
+        return assess_backup(action, nodes, backups)
     blockers: list[str] = []
     warnings: list[str] = []
     targets = action.node_ids
@@ -191,3 +206,56 @@ def _groups(data: list[NodeStatus], config: ClusterConfig | None) -> dict[int, l
         if group is not None and group != NO_NODE_GROUP:
             groups.setdefault(group, []).append(n)
     return groups
+
+
+def assess_backup(
+    action: StartBackup | AbortBackup, nodes: Iterable[NodeStatus], backups: tuple[Backup, ...]
+) -> Assessment:
+    """Assess a backup action against ``get status`` and the backups known."""
+    nodes = tuple(nodes)
+    data = [n for n in nodes if n.type == "NDB"]
+    running = running_backup(backups)
+    if isinstance(action, AbortBackup):
+        warnings: list[str] = []
+        if running is None or running.backup_id != action.backup_id:
+            now = f"backup {running.backup_id} is" if running is not None else "no backup is"
+            warnings.append(
+                f"backup {action.backup_id} is not running ({now} running): the management "
+                "server answers Ok and nothing is aborted"
+            )
+        warnings.append("the backup's files stay incomplete on the data nodes' disks")
+        return Assessment((), tuple(warnings), True, str(action.backup_id))
+    blockers: list[str] = []
+    if in_single_user_mode(nodes) or single_user_api(nodes) is not None:
+        holder = single_user_api(nodes)
+        who = f" (API node {holder} holds it)" if holder is not None else ""
+        blockers.append(
+            f"the cluster is in single-user mode{who}: only that API node may use the "
+            "cluster; leave it with EXIT SINGLE USER MODE before a backup"
+        )
+    starting = [n for n in data if n.status == "STARTING"]
+    if starting:
+        which = ", ".join(f"{n.node_id} (phase {n.start_phase})" for n in starting)
+        blockers.append(f"node {which} is starting: wait until it is STARTED")
+    if running is not None:
+        blockers.append(
+            f"backup {running.backup_id} is running: the data nodes refuse a second one "
+            "(1302 A backup is already running)"
+        )
+    if not any(n.status in ("STARTED", "SINGLE USER MODE") for n in data):
+        blockers.append("no data node is started: there is nothing to back up")
+    warnings = []
+    down = [n.node_id for n in data if n.status in ("NO_CONTACT", "NOT_STARTED", "UNKNOWN")]
+    if down and not blockers:
+        warnings.append(
+            f"node {', '.join(map(str, down))} is not started: its node group partners "
+            "write its data"
+        )
+    if not blockers:
+        what = {
+            0: "the server answers at once; progress follows in the Backup view",
+            1: "the server answers once the backup started",
+            2: "the server answers when the backup completed (or aborted)",
+        }[action.wait]
+        warnings.append(what)
+    return Assessment(tuple(blockers), tuple(warnings), False, None)

@@ -8,9 +8,11 @@ verbatim.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 from ndbtop.actions.audit import AuditLog
+from ndbtop.actions.backup_commands import WAIT_WORDS, AbortBackup, StartBackup
 from ndbtop.actions.commands import (
     Action,
     RestartNode,
@@ -21,9 +23,18 @@ from ndbtop.actions.commands import (
 )
 from ndbtop.actions.guards import assess
 from ndbtop.actions.target import audit_fields
-from ndbtop.errors import MgmCommandError, MgmError, NdbtopError
+from ndbtop.errors import (
+    MgmCommandError,
+    MgmError,
+    MgmParserError,
+    MgmProtocolError,
+    NdbtopError,
+)
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.mgm.events.catalogue import EventType
+from ndbtop.mgm.events.decode import decode_event
+from ndbtop.model.backups import Backup, apply_status_report
 from ndbtop.model.config import ClusterConfig
 
 
@@ -59,7 +70,9 @@ async def run_action(
     try:
         address = await client.connect()
         target = str(address)
-        live = assess(action, await client.get_status(), config)
+        nodes = await client.get_status()
+        backups = await _live_backups(client) if isinstance(action, StartBackup) else ()
+        live = assess(action, nodes, config, backups)
         if live.allowed and live.consequence is not None and confirmed != live.confirm_text:
             live = replace(live, blockers=(
                 f"{live.consequence}; this was not confirmed with '{live.confirm_text}'",
@@ -111,6 +124,19 @@ async def run_action(
         await client.close()
 
 
+async def _live_backups(client: MgmClient) -> tuple[Backup, ...]:
+    """Whether a backup runs, as the data nodes report it now (REPORT BACKUPSTATUS)."""
+    try:
+        raw = await client.dump_events(EventType.BACKUP_STATUS)
+    except (MgmCommandError, MgmParserError, MgmProtocolError):
+        # The data nodes could not report, or the server has no such request: the
+        # data nodes' own refusal (1302) remains.
+        await client.close()
+        return ()
+    now = time.time()
+    return apply_status_report((), tuple(decode_event(r, now) for r in raw), now)
+
+
 async def _send(client: MgmClient, action: Action) -> str:
     if isinstance(action, RestartNode):
         r = await client.restart_nodes(
@@ -131,4 +157,15 @@ async def _send(client: MgmClient, action: Action) -> str:
         for node_id in action.node_ids:
             await client.set_cluster_loglevel(node_id, action.category, action.level)
         return "Ok"
+    if isinstance(action, StartBackup):
+        backup_id = await client.start_backup(
+            wait=action.wait, backup_id=action.backup_id, snapshot_start=action.snapshot_start
+        )
+        if backup_id is None:
+            return "Ok (NOWAIT: the backup's id arrives with BackupStarted)"
+        done = "completed" if action.wait == 2 else "started"
+        return f"Ok, backup {backup_id} {done} ({WAIT_WORDS[action.wait]})"
+    if isinstance(action, AbortBackup):
+        await client.abort_backup(action.backup_id)
+        return f"Ok, abort of backup {action.backup_id} ordered"
     raise NdbtopError(f"unknown action {action!r}")

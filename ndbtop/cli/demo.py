@@ -36,7 +36,8 @@ def _demo_tui(args: argparse.Namespace) -> int:
 
     async def start() -> Hub:
         await sim.start(sql_port=None if args.no_sql else 0, sql_in_background=True)
-        hub = demo_hub(sim, args.interval, history_dir=default_history_dir())
+        hub = demo_hub(sim, args.interval, history_dir=default_history_dir(),
+                       backup_status_every=args.backup_status_interval)
         events = hub.events
         if events is not None:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)
@@ -49,6 +50,8 @@ async def _demo_once(args: argparse.Namespace) -> int:
     sim = make_simulator(args)
     await sim.start(sql_port=None if args.no_sql else 0)
     try:
-        return await print_once(demo_hub(sim, args.interval, events=False), args.json)
+        hub = demo_hub(sim, args.interval, events=False,
+                       backup_status_every=args.backup_status_interval)
+        return await print_once(hub, args.json)
     finally:
         await sim.close()

@@ -30,6 +30,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         host=host_reader(args),
         events=not args.once,
         history_dir=None if args.once else default_history_dir(),
+        backup_status_every=args.backup_status_interval,
     )
     if args.once:
         return asyncio.run(print_once(hub, args.json))

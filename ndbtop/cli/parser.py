@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from ndbtop import __version__
+from ndbtop.actions.backup_commands import BackupCommandError, parse_backup_id
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
@@ -93,6 +94,17 @@ def _start_phase(text: str) -> int:
     return int(text)
 
 
+_report_interval = number(0, DAY)
+"""Seconds between backup status reports: 0 (only at connect) to a day."""
+
+
+def _backup_id(text: str) -> int:
+    try:
+        return parse_backup_id(text)
+    except BackupCommandError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (not {text!r})") from None
+
+
 def _interval(text: str) -> float:
     value = number(0, 3600, above=True)(text)
     if value < 0.1:
@@ -131,8 +143,10 @@ OPTIONS: tuple[Option, ...] = (
     option("--no-sql", commands=SQL | {"demo", "sim"}, group=SQLG, action="store_true",
            default=False, help="do not use a SQL node; everything from the management server "
            "only (demo, sim: simulate none)"),
-    option("--mysql-host", commands=SQL, group=SQLG, metavar="HOST",
-           help="SQL node host (default localhost)"),
+    option("--mysql-host", commands=SQL, group=SQLG, metavar="HOST[,HOST:PORT...]",
+           help="SQL node host (default localhost); several, in order of preference: one is "
+           "read at a time, the next when it fails, the first again when it returns; auto: "
+           "the API nodes the management server reports connected"),
     option("--mysql-port", commands=SQL, group=SQLG, metavar="PORT", type=_port,
            help="SQL node port (3306)"),
     option("--mysql-user", commands=SQL, group=SQLG, metavar="USER",
@@ -171,7 +185,8 @@ OPTIONS: tuple[Option, ...] = (
     # Actions.
     option("--read-only", commands=ACTING | {"replay"}, group=SAFETY, action="store_true",
            default=False, help="no action that changes the cluster (restart, stop, start, "
-           "log levels, rolling restart); also read_only in the [ndbtop] option-file group"),
+           "log levels, rolling restart, backups); also read_only in the [ndbtop] "
+           "option-file group"),
     option("--audit-log", commands=ACTING | {"report"}, group=SAFETY, metavar="FILE",
            help="where actions are logged (default ~/.local/state/ndbtop/audit.log); "
            "report: the audit log to include"),
@@ -183,6 +198,13 @@ OPTIONS: tuple[Option, ...] = (
            metavar="ID,ID", help="only these data nodes (default: all)"),
     option("--timeout", commands={"wait"}, group="wait", type=_positive, default=600.0,
            metavar="SECONDS", help="give up after this long (default 600; at most a week)"),
+    option("--backup-completed", commands={"wait"}, group="wait", type=_backup_id,
+           metavar="ID", help="wait until backup ID completes (exit 1 if it aborts or the "
+           "time runs out), printing its progress; instead of --status"),
+    option("--backup-status-interval", commands={LIVE, "demo", "record", "wait"},
+           group="backups", type=_report_interval, default=10.0, metavar="SECONDS",
+           help="while a backup runs, ask the data nodes for its progress (REPORT "
+           "BACKUPSTATUS) this often (default 10; 0: only at connect)"),
     option("--per-group", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
            help="restart one node of every node group at a time"),

@@ -49,7 +49,8 @@ async def _record(args: argparse.Namespace) -> int:
         speed = sim.clock.speed
         sim.clock.set_speed(1.0)
         await sim.start(sql_port=None if args.no_sql else 0)
-        hub = demo_hub(sim, args.interval, history_dir=default_history_dir())
+        hub = demo_hub(sim, args.interval, history_dir=default_history_dir(),
+                       backup_status_every=args.backup_status_interval)
         events = hub.events
         if events is not None:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)
@@ -57,7 +58,8 @@ async def _record(args: argparse.Namespace) -> int:
     else:
         connectstring = cluster_connectstring(args)
         reader = ndbinfo_reader(args)
-        hub = Hub(connectstring, RealClock(), args.interval, ndbinfo=reader, host=host_reader(args))
+        hub = Hub(connectstring, RealClock(), args.interval, ndbinfo=reader, host=host_reader(args),
+                  backup_status_every=args.backup_status_interval)
         source = str(connectstring) + (f", ndbinfo {reader[1]}" if reader else "")
     try:
         recorder = Recorder(

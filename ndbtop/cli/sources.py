@@ -58,10 +58,16 @@ def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None
     if args.no_sql:
         return None
     from ndbtop.ndbinfo.collector import NdbinfoCollector
+    from ndbtop.ndbinfo.failover import failover_reader, is_host_list
     from ndbtop.ndbinfo.options import options_summary, resolve_mysql_options
 
     defaults = Path(args.defaults_file) if args.defaults_file else None
     options = resolve_mysql_options(mysql_cli_values(args), os.environ, defaults, Path.home())
+    if is_host_list(options.host):
+        if args.mysql_socket:
+            raise UsageError("--mysql-socket does not apply to several SQL nodes (--mysql-host "
+                             f"{options.host}): they are reached over TCP")
+        return failover_reader(options, NdbinfoCollector)
     return NdbinfoCollector(options), options_summary(options)
 
 

@@ -8,14 +8,20 @@ import sys
 
 from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
 from ndbtop.cli.sources import cluster_connectstring
-from ndbtop.errors import MgmError
+from ndbtop.errors import MgmError, UsageError
+from ndbtop.model.backups import Backup
 from ndbtop.model.clock import RealClock
 from ndbtop.ops.wait import NodeChange, Target, wait_for
+from ndbtop.ops.wait_backup import progress_line, wait_for_backup
 from ndbtop.sanitise import json_text
 
 
 def run_wait(args: argparse.Namespace) -> int:
     """0 when every node reached the state, 1 on timeout, 3 when the server is unreachable."""
+    if args.backup_completed is not None:
+        return _run_backup_wait(args)
+    if "backup_status_interval" in getattr(args, "given", ()):
+        raise UsageError("--backup-status-interval applies to wait --backup-completed only")
     connectstring = cluster_connectstring(args)
 
     def show(change: NodeChange) -> None:
@@ -40,4 +46,39 @@ def run_wait(args: argparse.Namespace) -> int:
     missing = ", ".join(f"node {n.node_id} {n.status}" for n in result.missing)
     sys.stderr.write(f"ndbtop: timed out after {args.timeout:g} s waiting for "
                      f"{args.status}: {missing}\n")
+    return NOT_MET
+
+
+def _run_backup_wait(args: argparse.Namespace) -> int:
+    """0 when the backup completed, 1 when it aborted or the time ran out, 3 unreachable."""
+    clashing = sorted({"status", "nodes", "interval"} & set(getattr(args, "given", ())))
+    if clashing:
+        raise UsageError(f"--backup-completed waits for a backup: --{clashing[0]} does not apply"
+                         + (" (--backup-status-interval sets how often it asks)"
+                            if clashing[0] == "interval" else ""))
+    connectstring = cluster_connectstring(args)
+    clock = RealClock()
+
+    def show(b: Backup) -> None:
+        now = clock.wall()
+        line = json_text(b.as_json(now)) if args.json else progress_line(b, now)
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    try:
+        result = asyncio.run(
+            wait_for_backup(connectstring, args.backup_completed, args.timeout, clock=clock,
+                            report_every=args.backup_status_interval or args.timeout,
+                            on_change=show)
+        )
+    except MgmError as exc:
+        sys.stderr.write(f"ndbtop: error: {exc}\n")
+        return UNREACHABLE
+    if result.completed:
+        return DONE
+    if result.backup is None or result.backup.state not in ("aborted", "ended"):
+        sys.stderr.write(f"ndbtop: timed out after {args.timeout:g} s waiting for backup "
+                         f"{args.backup_completed}: {result.reason}\n")
+    else:
+        sys.stderr.write(f"ndbtop: backup {args.backup_completed} {result.reason}\n")
     return NOT_MET

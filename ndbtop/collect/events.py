@@ -5,6 +5,11 @@ maximum level over every listener and the cluster log, so a listener that
 asks for no more than the cluster log already gets adds no load to the
 cluster. When the levels change (for example after CLUSTERLOG STATISTICS=15),
 the subscription is renewed with the new levels.
+
+One exception: BACKUP is listened to at level 7 at least (as ``ndb_mgm``'s own
+listener, at 15, does), so that the Backup view follows every backup even when
+the cluster log's backup level was lowered. Backup events are a handful per
+backup, so this costs the cluster nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from ndbtop.model.clock import Clock
 from ndbtop.model.sources import SourceState, SourceStatus
 
 _NAME_TO_CATEGORY = {c.loglevel_name: int(c) for c in Category}
+BACKUP_LISTEN_LEVEL = 7
+"""The threshold of every backup event (BackupStarted ... BackupStatus)."""
 
 
 def levels_from_names(names: dict[str, int] | None) -> dict[int, int]:
@@ -32,6 +39,8 @@ def levels_from_names(names: dict[str, int] | None) -> dict[int, int]:
     for name, level in (names or {}).items():
         if name in _NAME_TO_CATEGORY:
             levels[_NAME_TO_CATEGORY[name]] = level
+    backup = int(Category.BACKUP)
+    levels[backup] = max(levels.get(backup, 0), BACKUP_LISTEN_LEVEL)
     return levels
 
 

@@ -9,6 +9,7 @@ until something changes).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
@@ -16,14 +17,17 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from ndbtop.aio import cancel_and_wait
+from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
 from ndbtop.collect.events import EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.mgm import MgmSource
-from ndbtop.collect.sql import NdbinfoReader, SqlSource, failure_state
-from ndbtop.errors import SqlError
+from ndbtop.collect.sql import NdbinfoReader, SqlSource
+from ndbtop.errors import MgmError, SqlError
 from ndbtop.mgm.connectstring import ConnectString
-from ndbtop.mgm.events.decode import Event
+from ndbtop.mgm.events.decode import Event, decode_event
+from ndbtop.mgm.wire import RawEvent
+from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
 from ndbtop.model.clock import Clock
 from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
 from ndbtop.model.history import PastStart, cluster_key, past_start
@@ -92,6 +96,7 @@ class Hub:
         sql_disabled_reason: str = "disabled with --no-sql",
         history_dir: Path | None = None,
         cluster_name: str | None = None,
+        backup_status_every: float = DEFAULT_EVERY,
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -101,6 +106,14 @@ class Hub:
         self._listeners: list[Callable[[], None]] = []
         self._states: tuple[SourceState, ...] = ()
         self.mgm = MgmSource(connectstring, clock, interval, self._on_mgm)
+        self._backups: tuple[Backup, ...] = ()
+        self.backup_reporter = BackupReporter(
+            backup_status_every,
+            lambda: running_backup(self._backups) is not None,
+            self._on_backup_report,
+            clock.monotonic,
+        )
+        self.mgm.after_status = self.backup_reporter.poll
         self.events: EventSource | None = None
         if events:
             self.events = EventSource(
@@ -114,6 +127,9 @@ class Hub:
         self.sql: SqlSource | None = None
         if ndbinfo is not None:
             reader, target = ndbinfo
+            bind = getattr(reader, "bind_cluster", None)
+            if bind is not None:
+                bind(lambda: self.mgm.reading.nodes if self.mgm.reading else ())
             self.sql = SqlSource(reader, target, interval, self._on_sample, self._changed)
         self._sql_disabled = sql_disabled_reason
         self.host: HostSource | None = None
@@ -178,7 +194,15 @@ class Hub:
         self._events_total += 1
         self._set_timelines(apply_event(self._timelines, event))
         self._statistics = apply_statistics(self._statistics, event)
+        self._backups = apply_backup_event(self._backups, event)
         self._changed()
+
+    def _on_backup_report(self, raw: tuple[RawEvent, ...]) -> None:
+        at = self.clock.wall()
+        events = tuple(decode_event(r, at) for r in raw)
+        self._backups = apply_status_report(self._backups, events, at)
+        # The report runs inside the management source's poll, whose end announces it.
+        self._cached = None
 
     def _record(self, key: str, value: float | None, points: int = HISTORY_POINTS) -> None:
         series = self._history.get(key)
@@ -262,16 +286,24 @@ class Hub:
                 try:
                     await source.poll_once()
                 except error as exc:
-                    if isinstance(exc, SqlError):
-                        source.health.failed(str(exc), failure_state(exc))
+                    if isinstance(source, SqlSource) and isinstance(exc, SqlError):
+                        source.failed(exc)
                     else:
                         source.health.failed(str(exc))
                     return
-                source.health.ok()
+                if isinstance(source, SqlSource):
+                    source.succeeded()
+                else:
+                    source.health.ok()
                 if i == 0:
                     await asyncio.sleep(self.interval)
 
         await asyncio.gather(sample(self.sql, SqlError), sample(self.host, OSError))
+        if running_backup(self._backups) is not None:
+            # A second status report, an interval after the first, gives the backup's rate.
+            self.backup_reporter.ask_now()
+            with contextlib.suppress(MgmError):
+                await self.backup_reporter.poll(self.mgm.client)
         self._changed()
         return self.snapshot()
 
@@ -339,6 +371,7 @@ class Hub:
             host=self.host.view if self.host else None,
             history=self._series(),
             past_starts=self._past,
+            backups=self._backups,
         )
         self._cached = snap
         return snap

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ndbtop.collect.health import Health
@@ -68,6 +68,9 @@ class MgmSource:
         """Set to read the cluster-log levels at the next poll (after ndbtop changed them)."""
         self.levels_error: str | None = None
         """Why the last read of the cluster-log levels failed (tried again a minute on)."""
+        self.after_status: Callable[[MgmClient], Awaitable[str | None]] | None = None
+        """Run on the same session after each good ``get status`` (the backup report);
+        returns why that part is unavailable, or None."""
 
     @property
     def status(self) -> SourceStatus:
@@ -98,6 +101,10 @@ class MgmSource:
             unavailable["nodes out of range"] = "; ".join(self.client.dropped) + ": left out"
         version = self.client.server_version
         address = self.client.address
+        if self.after_status is not None:
+            why = await self.after_status(self.client)
+            if why is not None:
+                unavailable["backup status reports"] = why
         reading = MgmReading(
             time.monotonic(),
             self.clock.wall(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol
 
 from ndbtop.collect.health import Health
@@ -82,12 +83,35 @@ class SqlSource:
         try:
             await self.poll_once()
         except SqlError as exc:
-            delay = self.health.failed(str(exc), failure_state(exc))
+            delay = self.failed(exc)
             self.on_update()
             return delay
-        self.health.ok()
+        self.succeeded()
         self.on_update()
         return self.interval - (time.monotonic() - started)
+
+    def succeeded(self) -> None:
+        """Record a good sample (and, with several SQL nodes, which one gave it)."""
+        self.health.ok(getattr(self.reader, "target", None))
+        self._show_candidates()
+
+    def failed(self, exc: SqlError) -> float:
+        """Record a failure; returns the delay before the next attempt."""
+        delay = self.health.failed(str(exc), failure_state(exc))
+        self._show_candidates()
+        return delay
+
+    def _show_candidates(self) -> None:
+        """With several SQL nodes: which one is read, and how the others stand."""
+        candidates = getattr(self.reader, "candidates", None)
+        if candidates is None:
+            return
+        others = tuple(
+            c.target + (f" {c.state}: {c.error}" if c.error else f" {c.state}")
+            for c in candidates()
+            if c.state != "in use"
+        )
+        self.health.status = replace(self.health.status, others=others)
 
     async def run(self) -> None:
         """Poll until cancelled; never raises for a server problem."""

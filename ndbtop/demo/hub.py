@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ndbtop.collect.backups import DEFAULT_EVERY
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.sim.host import SimHost
@@ -11,7 +12,7 @@ from ndbtop.sim.runtime import Simulator
 
 
 def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
-             history_dir: Path | None = None) -> Hub:
+             history_dir: Path | None = None, backup_status_every: float = DEFAULT_EVERY) -> Hub:
     """A hub watching a running simulator through its management server and SQL node.
 
     The simulated host is the host of the first data node; rates and timers
@@ -36,4 +37,5 @@ def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
         events=events,
         history_dir=history_dir,
         cluster_name=f"simulated {sim.cluster.config.name}",
+        backup_status_every=backup_status_every,
     )

@@ -34,6 +34,10 @@ CONNECT_TIMEOUT = 3.0
 CALL_TIMEOUT = 5.0
 SLOW_CALL_TIMEOUT = 300.0
 """Stop and restart replies come only after the nodes stopped (mgmapi allows 5 minutes)."""
+BACKUP_WAIT_COMPLETED_TIMEOUT = 48 * 3600.0
+"""``start backup`` with ``completed: 2`` replies when the backup ends (mgmapi: 48 hours)."""
+BACKUP_WAIT_STARTED_TIMEOUT = 600.0
+"""``start backup`` with ``completed: 1`` replies when it started (mgmapi: 10 minutes)."""
 
 CLIENT_VERSION = (8, 4, 3)
 """The version announced with ``set clientversion`` (>= 8.0.22 unlocks ``is_single_user``)."""
@@ -304,6 +308,34 @@ class MgmClient:
         _expect_header(reply, "clusterlog")
         return {k: reply.require_int(k) for k, _ in reply.fields}
 
+    # Backups (never retried)
+
+    async def start_backup(
+        self, *, wait: int = 2, backup_id: int | None = None, snapshot_start: bool = False
+    ) -> int | None:
+        """``start backup`` as mgmapi sends it; returns the backup id (None with NOWAIT).
+
+        ``wait`` is ``completed``: 0 NOWAIT, 1 WAIT STARTED, 2 WAIT COMPLETED (the reply
+        comes when the backup ends). ``backuppoint`` is 1 for SNAPSHOTSTART, 0 (the end)
+        otherwise. A refusal or an abort raises :class:`MgmCommandError` with the
+        server's text.
+        """
+        timeout = {2: BACKUP_WAIT_COMPLETED_TIMEOUT, 1: BACKUP_WAIT_STARTED_TIMEOUT}.get(wait)
+        reply = await self._call(
+            "start backup",
+            backup_request_args(wait, backup_id, snapshot_start),
+            timeout=timeout,
+            retry=False,
+        )
+        _expect_ok(reply, "start backup reply", "start backup")
+        return reply.require_int("id") if wait else None
+
+    async def abort_backup(self, backup_id: int) -> None:
+        """``abort backup``: the server orders the abort and answers at once (``Ok`` even
+        for an id that is not running); the end arrives as BackupAborted."""
+        reply = await self._call("abort backup", [("id", backup_id)], retry=False)
+        _expect_ok(reply, "abort backup reply", "abort backup")
+
     # Reports
 
     async def dump_events(
@@ -372,6 +404,20 @@ async def negotiate_tls(
         session.close()
         raise MgmTlsError(f"{session.address}: --ndb-mgm-tls=strict: {reason}")
     return reason
+
+
+def backup_request_args(
+    wait: int, backup_id: int | None, snapshot_start: bool
+) -> list[tuple[str, str | int]]:
+    """The arguments of ``start backup`` (``ndb_mgm_start_backup4``): ``completed``,
+    ``backupid`` only when given, and ``backuppoint`` (servers since 6.4)."""
+    if wait not in (0, 1, 2):
+        raise ValueError(f"wait must be 0, 1 or 2, not {wait}")
+    args: list[tuple[str, str | int]] = [("completed", wait)]
+    if backup_id:
+        args.append(("backupid", backup_id))
+    args.append(("backuppoint", 1 if snapshot_start else 0))
+    return args
 
 
 async def _read_event_blocks(

@@ -10,6 +10,10 @@ PERMANENT = "Permanent error"
 TEMPORARY = "Temporary error"
 APPLICATION = "Application error"
 TIMEOUT = "Timeout expired"
+INTERNAL = "Internal error"
+INSUFFICIENT_SPACE = "Insufficient space"
+USER_DEFINED = "User defined error"
+TEMPORARY_RESOURCE = "Temporary Resource error"
 
 MGM_ERRORS: dict[int, tuple[str, str, str]] = {
     5000: ("No contact with the process (dead ?).", PERMANENT, APPLICATION),
@@ -29,6 +33,44 @@ MGM_ERRORS: dict[int, tuple[str, str, str]] = {
     5063: ("Operation not allowed while nodes are starting or stopping.", PERMANENT, APPLICATION),
 }
 
+BACKUP_ERRORS: dict[int, tuple[str, str, str]] = {
+    1300: ("Undefined error", PERMANENT, INTERNAL),
+    1301: ("Backup issued to not master (reissue command to master)", PERMANENT, INTERNAL),
+    1302: ("A backup is already running", PERMANENT, APPLICATION),
+    1303: ("Out of resources", PERMANENT, INSUFFICIENT_SPACE),
+    1304: ("Sequence failure", PERMANENT, INTERNAL),
+    1305: ("Backup definition not implemented", PERMANENT, INTERNAL),
+    1306: ("Backup not supported in diskless mode (change Diskless)", PERMANENT, APPLICATION),
+    1321: ("Backup aborted by user request", PERMANENT, USER_DEFINED),
+    1322: ("Backup already completed", PERMANENT, INTERNAL),
+    1323: ("1323", PERMANENT, INTERNAL),
+    1324: ("Backup log buffer full", PERMANENT, INTERNAL),
+    1325: ("File or scan error", PERMANENT, INTERNAL),
+    1326: ("Backup aborted due to node failure", PERMANENT, INTERNAL),
+    1327: ("1327", PERMANENT, INTERNAL),
+    1329: ("Backup during software upgrade not supported", PERMANENT, APPLICATION),
+    1340: ("Backup undefined error", PERMANENT, INTERNAL),
+    1342: ("Backup failed to allocate buffers (check configuration)", PERMANENT, APPLICATION),
+    1343: ("Backup failed to setup fs buffers (check configuration)", PERMANENT, APPLICATION),
+    1344: ("Backup failed to allocate tables (check configuration)", PERMANENT, APPLICATION),
+    1345: ("Backup failed to insert file header (check configuration)", PERMANENT, APPLICATION),
+    1346: ("Backup failed to insert table list (check configuration)", PERMANENT, APPLICATION),
+    1347: ("Backup failed to allocate table memory (check configuration)", PERMANENT,
+           APPLICATION),
+    1348: ("Backup failed to allocate file record (check configuration)", PERMANENT,
+           APPLICATION),
+    1349: ("Backup failed to allocate attribute record (check configuration)", PERMANENT,
+           APPLICATION),
+    1350: ("Backup failed: file already exists (use 'START BACKUP <backup id>')", TEMPORARY,
+           TEMPORARY_RESOURCE),
+}
+"""The data nodes' backup error codes (``ndberror.cpp``): a ``start backup`` refusal, the
+``error`` of BackupFailedToStart and BackupAborted."""
+
+BACKUP_ALREADY_RUNNING = 1302
+BACKUP_ABORTED_BY_USER = 1321
+BACKUP_ABORTED_NODE_FAILURE = 1326
+
 UNKNOWN_ERROR_TEXT = "Unknown error code: Unknown result: Unknown error code"
 
 NODE_SHUTDOWN_WOULD_CAUSE_SYSTEM_CRASH = 5028
@@ -44,7 +86,7 @@ NODE_NOT_API_NODE = 5062
 
 def ndb_error_string(code: int) -> str:
     """``Node shutdown would cause system crash: Permanent error: Application error``."""
-    entry = MGM_ERRORS.get(code)
+    entry = MGM_ERRORS.get(code) or BACKUP_ERRORS.get(code)
     if entry is None:
         return UNKNOWN_ERROR_TEXT
     return ": ".join(entry)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ndbtop.host.view import HostView
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.backups import Backup
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
@@ -54,6 +55,8 @@ class ClusterSnapshot:
     """Starts of this cluster's nodes remembered from earlier runs (and this one)."""
     config: ClusterConfig | None = None
     """The last cluster configuration decoded (its source is ``config``)."""
+    backups: tuple[Backup, ...] = ()
+    """Backups seen (events and status reports), oldest first."""
 
     def source(self, name: str) -> SourceStatus | None:
         """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""

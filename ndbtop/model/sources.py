@@ -41,6 +41,9 @@ class SourceStatus:
     """Parts of a source that answers but not for them: (part, reason), such as the
     cluster-log levels of a management server that answers ``get cluster loglevel``
     in a way ndbtop cannot read."""
+    others: tuple[str, ...] = ()
+    """The other servers the source may use and how they stand (``sql1:3306 down: ...``),
+    when it has several (SQL nodes)."""
 
     def age(self, now: float) -> float | None:
         """Seconds since the last good data, or None if there never was any."""
@@ -62,6 +65,7 @@ class SourceStatus:
             "error": self.error,
             "age_s": None if age is None else round(age, 3),
             "unavailable": [{"part": part, "reason": why} for part, why in self.unavailable],
+            "others": list(self.others),
         }
 
 

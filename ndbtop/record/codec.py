@@ -23,6 +23,7 @@ from ndbtop.mgm.events.catalogue import Category, Severity
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model import ndbinfo as ni
+from ndbtop.model.backups import Backup, NodeProgress
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
@@ -63,6 +64,8 @@ _CLASSES: dict[str, type] = {
         ClusterConfig,
         NodeConfig,
         DataNodeConfig,
+        Backup,
+        NodeProgress,
     )
 }
 _NAMED_TUPLES: frozenset[type] = frozenset({ni.ThreadCpu})

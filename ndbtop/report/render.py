@@ -13,6 +13,7 @@ from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import single_user_text, summarize
+from ndbtop.report.backups import backups_json, backups_text
 from ndbtop.report.tables import duration, format_table, human_bytes
 
 
@@ -59,6 +60,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
     }
     out.update(_ndbinfo_json(snap))
     out["host"] = _host_json(snap)
+    out["backups"] = backups_json(snap)
     return out
 
 
@@ -360,8 +362,13 @@ def report_text(snap: ClusterSnapshot) -> str:
     for src in snap.sources:
         age = src.age(snap.taken_at)
         state = src.state.value + (f" ({src.error})" if src.error else "")
-        lines.append(f"  {src.name:8} {state}" + (f", {age:.1f} s old" if age is not None else ""))
+        via = f" from {src.target}" if src.others and src.state.value == "connected" else ""
+        lines.append(f"  {src.name:8} {state}{via}"
+                     + (f", {age:.1f} s old" if age is not None else ""))
+        if via:
+            lines.extend(f"           also {other}" for other in src.others)
         lines += [f"           {part} unavailable: {why}" for part, why in src.unavailable]
+    lines += backups_text(snap)
     lines += _ndbinfo_text(snap)
     lines += _host_text(snap)
     return "\n".join(lines) + "\n"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.sim.backup import SimBackups
 from ndbtop.sim.config import ClusterConfig
 from ndbtop.sim.datanode import (
     NO_CONTACT,
@@ -127,6 +128,7 @@ class SimCluster:
         self.hung_restarts: dict[int, int] = {}
         """Data nodes whose node restarts never finish: node id -> the start phase they
         hang in (see :meth:`fail_restarts`)."""
+        self.backups = SimBackups(self)
         self.at(STATS_INTERVAL, self._report_statistics)
         self.at(LCP_INTERVAL, self._local_checkpoint)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ndbtop.mgm.version import make_version, parse_version_text
+from ndbtop.sim.backup_scenario import build_backup
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.config import ClusterConfig, DataNodeConfig, NodeSlot, simple_config
 from ndbtop.sim.datanode import STARTED
@@ -445,6 +446,13 @@ SCENARIOS: dict[str, Scenario] = {
             f"{SINGLE_USER_FOR:g} s later",
             1.0,
             _single_user,
+        ),
+        Scenario(
+            "backup",
+            "backups of 4 data nodes with 45 GB each (4 min 50 s at 64 MB/s per node); "
+            "the second is aborted when data node 5 fails 2 minutes in",
+            10.0,
+            build_backup,
         ),
         Scenario(
             "large",

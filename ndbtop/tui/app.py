@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TabPane
 
 from ndbtop.actions.audit import AuditLog
+from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.actions.commands import (
     Action,
     RestartNode,
@@ -32,6 +33,7 @@ from ndbtop.actions.runner import ActionOutcome, run_action
 from ndbtop.errors import NdbtopError
 from ndbtop.files import write_crash_report
 from ndbtop.mgm.events.catalogue import Category
+from ndbtop.model.backups import running_backup
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.ops.rolling import RollingResult
@@ -40,11 +42,13 @@ from ndbtop.record.recorder import Recorder, default_recording_path
 from ndbtop.record.replay import ReplaySource
 from ndbtop.report.render import report_text
 from ndbtop.sanitise import sanitise, sanitise_lines
+from ndbtop.tui.screens.backup_prompt import BackupPrompt
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.screens.quit import QuitPrompt
 from ndbtop.tui.screens.rolling import RollingRestartScreen
 from ndbtop.tui.source import SnapshotSource
+from ndbtop.tui.views.backups import BackupsView
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.disk import DiskView
 from ndbtop.tui.views.events import EventsView
@@ -61,11 +65,16 @@ VIEWS = (
     ("disk", DiskView),
     ("events", EventsView),
     ("restarts", RestartsView),
+    ("backups", BackupsView),
 )
-CHANGING_ACTIONS = frozenset({"restart", "stop", "start", "statistics", "rolling"})
+CHANGING_ACTIONS = frozenset(
+    {"restart", "stop", "start", "statistics", "rolling", "backup", "abort_backup"}
+)
 REPLAY_ACTIONS = frozenset({"play", "step", "seek", "speed", "refused"})
 LIVE_ACTIONS = CHANGING_ACTIONS | {"pause", "record"}
 SEEK_SECONDS = 60.0
+EXPECT_BACKUP_FOR = 30.0
+"""Seconds during which a backup started from here is looked for at every refresh."""
 STEP = Binding.Group("Step", compact=True)
 SPEED = Binding.Group("Speed", compact=True)
 REFUSED = {
@@ -95,11 +104,14 @@ class NdbtopApp(App[int]):
         Binding("3", "view('disk')", "Disk"),
         Binding("4", "view('events')", "Events"),
         Binding("5", "view('restarts')", "Restarts"),
+        Binding("6", "view('backups')", "Backup", show=False),
         Binding("r", "restart", "Restart"),
         Binding("x", "stop", "Stop", show=False),
         Binding("t", "start", "Start", show=False),
         Binding("L", "statistics", "Stats log"),
         Binding("W", "rolling", "Rolling restart", show=False),
+        Binding("B", "backup", "Backup", show=False),
+        Binding("A", "abort_backup", "Abort backup", show=False),
         Binding("p", "pause", "Pause"),
         Binding("R", "record", "Record", show=False),
         # Replay only: check_action hides them in the live view.
@@ -111,7 +123,7 @@ class NdbtopApp(App[int]):
         Binding("left_square_bracket", "seek(-1)", "-1 min", show=False),
         Binding("greater_than_sign", "speed(1)", "Faster", group=SPEED),
         Binding("less_than_sign", "speed(-1)", "Slower", group=SPEED),
-        Binding("r,x,t,L,W", "refused('actions')", show=False),
+        Binding("r,x,t,L,W,B,A", "refused('actions')", show=False),
         Binding("R", "refused('record')", show=False),
         Binding("slash", "filter", "Filter"),
         Binding("s", "sort", "Sort", show=False),
@@ -122,13 +134,15 @@ class NdbtopApp(App[int]):
         Binding("q", "quit_app", "Quit"),
     ]
     HELP = (
-        ("1 … 5", "Nodes, Threads, Disk, Events, Restarts"),
+        ("1 … 6", "Nodes, Threads, Disk, Events, Restarts, Backup"),
         ("↑ ↓ / enter", "select a node (its timeline, its threads)"),
         ("r", "restart the selected data node (RESTART [-i] [-n] [-a] [-f])"),
         ("x", "stop the selected data node (STOP [-a] [-f])"),
         ("t", "start the selected data node (left NOT_STARTED by RESTART -n)"),
         ("L", "CLUSTERLOG STATISTICS=15 on all data nodes; again to restore"),
         ("W", "rolling restart of the data nodes: plan, confirm, follow, pause or abort"),
+        ("B", "start a backup (START BACKUP with its options, as in ndb_mgm)"),
+        ("A", "ABORT BACKUP of the backup in progress (its id typed to confirm)"),
         ("p", "pause the screen (data keeps being collected)"),
         ("R", "record to ndbtop-DATE-TIME.ndbrec (for ndbtop replay); again to stop"),
         ("+ / -", "refresh slower / faster"),
@@ -177,6 +191,8 @@ class NdbtopApp(App[int]):
         self._frozen: ClusterSnapshot | None = None
         self._ticking = False
         self._tick_soon = False
+        self._sql_target: str | None = None
+        """The SQL node ndbinfo was last read from (with several)."""
         self._views: dict[str, View] = {}
         """Every view by name, as composed (looked up at every refresh)."""
         self.recorder: BackgroundRecorder | None = None
@@ -243,6 +259,10 @@ class NdbtopApp(App[int]):
         self.theme = self._theme_name
         self.hub = await self._start()
         self.hub.add_listener(self._source_changed)
+        reporter = getattr(self.hub, "backup_reporter", None)
+        backups = self._views["backups"]
+        assert isinstance(backups, BackupsView)
+        backups.report_every = reporter.every if reporter is not None else None
         await self.hub.start()
         self._schedule()
         self.tick()
@@ -309,11 +329,21 @@ class NdbtopApp(App[int]):
             if isinstance(self.hub, ReplaySource):
                 header.replay = self.hub.describe()
             header.show(snap, self.hub.freshness_now())
+            self._sql_node_changed(snap)
             if not self.paused:
                 self._frozen = snap
                 self.current_view.show(snap, self.hub.clock.wall())
         finally:
             self._ticking = False
+
+    def _sql_node_changed(self, snap: ClusterSnapshot) -> None:
+        """With several SQL nodes: say when ndbinfo is read from another one."""
+        src = snap.source("ndbinfo")
+        if src is None or not src.others or src.state is not SourceState.CONNECTED:
+            return
+        if self._sql_target is not None and src.target != self._sql_target:
+            self.notify(f"ndbinfo is now read from {src.target}", timeout=8)
+        self._sql_target = src.target
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Draw a view as soon as it becomes visible."""
@@ -586,6 +616,26 @@ class NdbtopApp(App[int]):
             self._rolled,
         )
 
+    def action_backup(self) -> None:
+        """Ask for the START BACKUP options, then confirm against the cluster's state."""
+        if self.read_only:
+            self.notify("read-only: actions are disabled", severity="warning")
+            return
+
+        def typed(action: StartBackup | None) -> None:
+            if action is not None:
+                self._confirm(action, "Start backup")
+
+        self.push_screen(BackupPrompt(), typed)
+
+    def action_abort_backup(self) -> None:
+        """Abort the backup in progress, after its id is typed."""
+        running = running_backup(self.live_snapshot().backups)
+        if running is None or running.backup_id is None:
+            self.notify("no backup is running (as far as ndbtop has seen)", severity="warning")
+            return
+        self._confirm(AbortBackup(running.backup_id), f"Abort backup {running.backup_id}")
+
     def _rolled(self, result: RollingResult | None) -> None:
         if result is None or self.hub is None:
             return
@@ -644,6 +694,9 @@ class NdbtopApp(App[int]):
         )
         if outcome.ok and isinstance(action, SetClusterLogLevel):
             self._statistics_changed(action, previous)
+        reporter = getattr(self.hub, "backup_reporter", None)
+        if reporter is not None and isinstance(action, StartBackup | AbortBackup):
+            reporter.ask_now(EXPECT_BACKUP_FOR if isinstance(action, StartBackup) else 0.0)
         self.hub.refresh_now()
         return outcome
 

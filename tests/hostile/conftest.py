@@ -55,12 +55,26 @@ def loglevel_reply(level: int = 7) -> bytes:
     return ("get cluster loglevel\n" + body + "\n").encode()
 
 
+def backup_status_reply(nodes: Mapping[int, Mapping[str, object]]) -> bytes:
+    """``dump events`` of BackupStatus: "Backup not started" from every data node."""
+    data = [n for n, fields in nodes.items() if fields.get("type", "NDB") == "NDB"]
+    keys = ("n_bytes_lo", "n_bytes_hi", "n_records_lo", "n_records_hi", "n_log_bytes_lo",
+            "n_log_bytes_hi", "n_log_records_lo", "n_log_records_hi")
+    blocks = "".join(
+        f"log event reply\ntype=62\ntime=0\nsource_nodeid={n}\nstarting_node=0\nbackup_id=0\n"
+        + "".join(f"{k}=0\n" for k in keys) + "\n"
+        for n in data
+    )
+    return f"dump events reply\nresult: Ok\nevents: {len(data)}\n\n{blocks}".encode()
+
+
 def mgm_script(nodes: Mapping[int, Mapping[str, object]], *, version: str | None = None,
                extra: Iterable[tuple[str, object]] = ()) -> dict[str, object]:
     """Replies of a management server with ``nodes``."""
     script: dict[str, object] = {
         "get status": status_reply(nodes),
         "get cluster loglevel": loglevel_reply(),
+        "dump events": backup_status_reply(nodes),
     }
     if version is not None:
         script["get version"] = version_reply(version)

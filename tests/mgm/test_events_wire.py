@@ -227,8 +227,12 @@ def test_text_form_appends_the_error_string() -> None:
     assert encode_text(55, 2, [ref, 0]) == (
         b"Node 2: Backup request from 1 failed to start. Error: 0 - No error: Success: No error\n"
     )
-    assert encode_text(57, 2, [ref, 7, 1350]) == (
-        b"Node 2: Backup 7 started from 1 has been aborted. Error: 1350 - "
+    assert encode_text(57, 2, [ref, 7, 1326]) == (
+        b"Node 2: Backup 7 started from 1 has been aborted. Error: 1326 - "
+        b"Backup aborted due to node failure: Permanent error: Internal error\n"
+    )
+    assert encode_text(57, 2, [ref, 7, 1399]) == (
+        b"Node 2: Backup 7 started from 1 has been aborted. Error: 1399 - "
         b"Unknown error code: Unknown result: Unknown error code\n"
     )
     assert encode_text(59, 4, [0, 0, 5028, 255, 0]).endswith(

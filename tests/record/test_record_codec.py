@@ -1,10 +1,13 @@
-"""Recording the values that are named tuples (threads), and reading older recordings."""
+"""Recording the values that are named tuples (threads), backups, and reading older
+recordings."""
 
 from __future__ import annotations
 
 import json
 
+from ndbtop.model.backups import RUNNING, Backup, NodeProgress
 from ndbtop.model.ndbinfo import NdbinfoSample, ThreadCpu
+from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import decode, encode
 
 
@@ -51,3 +54,13 @@ def test_a_thread_from_an_older_recording_drops_the_figures_no_longer_kept() -> 
         "os_tid": 4103,
     }
     assert decode(old) == ThreadCpu(2, 3, "ldm", ("DBLQH",), 40.0, 5.0, 42.0, 0.0, 3.0, 0.0, 4103)
+
+
+def test_backups_are_recorded_and_read_back() -> None:
+    backup = Backup(
+        7, RUNNING, starting_node=1, master=2, started_at=100.0,
+        nodes=(NodeProgress(2, 10, 2**40, 3, 4096, 110.0, 1.5e8),),
+    )
+    snap = ClusterSnapshot(1.0, 2.0, 1.0, (), backups=(backup,))
+    back = decode(json.loads(json.dumps(encode(snap))))
+    assert back == snap and back.backups[0].node(2).bytes == 2**40

@@ -43,7 +43,9 @@ WAIT = 10.0
 INTERVAL = 0.25
 """Refresh interval of the live tests (real seconds)."""
 
-VIEW_KEYS = {"1": "nodes", "2": "threads", "3": "disk", "4": "events", "5": "restarts"}
+VIEW_KEYS = {
+    "1": "nodes", "2": "threads", "3": "disk", "4": "events", "5": "restarts", "6": "backups",
+}
 
 
 async def _yield_to_the_loop(min_sleep: float = 0.0, max_sleep: float = 0.0) -> None:

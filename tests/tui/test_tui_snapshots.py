@@ -53,6 +53,11 @@ CASES = {
         r"Statistics reported by the data nodes \(CLUSTERLOG STATISTICS\)",
     ),
     "restarts_s2": Case(CaptureSpec("node-restart", 520.0), "5", "Restart completed"),
+    "backup_running": Case(
+        CaptureSpec("backup", 170.0, step=5.0),
+        "6",
+        r"Backup 1 running since .* requested by node 1, master node 2",
+    ),
 }
 
 

@@ -50,7 +50,7 @@ async def test_nodes_view_shows_every_node_and_the_phase_in_progress_during_s1_p
         assert 10.0 < float(speed) < 35.0
 
 
-async def test_number_keys_switch_between_the_five_views(tui):
+async def test_number_keys_switch_between_the_six_views(tui):
     async with tui("threads") as t:
         tabs = t.app.query_one("#tabs", TabbedContent)
         expected = {
@@ -58,6 +58,7 @@ async def test_number_keys_switch_between_the_five_views(tui):
             "3": ("disk", "wareq-kB"),
             "4": ("events", "Statistics: statistics events off (cluster log STATISTICS=7"),
             "5": ("restarts", "No node restart reported by ndbinfo.restart_info"),
+            "6": ("backups", "No backup seen since ndbtop started."),
             "1": ("nodes", "data nodes started 2/2"),
         }
         for key, (name, fragment) in expected.items():
@@ -243,7 +244,7 @@ async def test_question_mark_lists_every_key(tui):
             assert re.search(rf"{re.escape(key)}  +{re.escape(description)}", text), key
         documented |= {key for key, _ in NdbtopApp.REPLAY_HELP}
         labels = {
-            **{str(n): "1 … 5" for n in range(1, 6)},
+            **{str(n): "1 … 6" for n in range(1, 7)},
             "slash": "/",
             "question_mark": "?",
             "plus,equals_sign": "+ / -",

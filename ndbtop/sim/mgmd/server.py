@@ -46,6 +46,8 @@ NOT_STARTED_WAIT = 120.0
 """Simulated seconds restarted nodes have to reach NOT_STARTED (else 5025)."""
 STOP_WAIT = 3600.0
 """Simulated seconds a stop waits for the nodes' STOP_CONF (the real server has no limit)."""
+BACKUP_WAIT_LIMIT = 48 * 3600.0
+"""Simulated seconds a ``start backup`` waits for its backup (mgmapi's own limit)."""
 
 
 class SimRuntime(Protocol):
@@ -387,7 +389,8 @@ class MgmdServer:
                 for words in self.cluster.memory_usage_words(node):
                     blocks.append(encode_parsable(50, node.node_id, words))
             elif event_type == 62:
-                blocks.append(encode_parsable(62, node.node_id, (0,) * 10))
+                words = self.cluster.backups.status_words(node)
+                blocks.append(encode_parsable(62, node.node_id, words))
         head = format_block("dump events reply", [("result", "Ok"), ("events", len(blocks))])
         return head + b"".join(blocks)
 
@@ -405,6 +408,34 @@ class MgmdServer:
                     self.cluster.emit(50, node_id, *w)
             result = "Ok"
         return format_block("dump state reply", [("result", result)])
+
+    async def _start_backup(self, session: _Session, args: dict) -> bytes:
+        # MgmtSrvr::startBackup: completed 0 answers once the request is sent, 1 once the
+        # backup started, 2 once it ended; an abort while waiting answers its reason.
+        completed = int(args.get("completed", 2))
+        backups = self.cluster.backups
+        error, backup_id = backups.start(self.node_id, int(args.get("backupid", 0)) or None)
+        if error is None and completed:
+            def ready() -> bool:
+                if completed == 1 and backups.has_started(backup_id):
+                    return True
+                return backups.outcome(backup_id) is not None
+
+            await self.runtime.wait_for(ready, BACKUP_WAIT_LIMIT)
+            outcome = backups.outcome(backup_id)
+            if outcome is not None and outcome[0] == "aborted":
+                error = outcome[1]
+        if error is not None:
+            return format_block("start backup reply", [("result", ec.ndb_error_string(error))])
+        fields: list[tuple[str, object]] = [("result", "Ok")]
+        if completed:
+            fields.append(("id", backup_id))
+        return format_block("start backup reply", fields)
+
+    async def _abort_backup(self, session: _Session, args: dict) -> bytes:
+        error = self.cluster.backups.abort(int(args["id"]))
+        result = "Ok" if error is None else ec.ndb_error_string(error)
+        return format_block("abort backup reply", [("result", result)])
 
     async def _report_event(self, session: _Session, args: dict) -> bytes:
         words = [int(w) & 0xFFFFFFFF for w in str(args["data"]).split()]
@@ -578,5 +609,7 @@ _HANDLERS: dict[str, _Handler] = {
     "dump events": MgmdServer._dump_events,
     "dump state": MgmdServer._dump_state,
     "report event": MgmdServer._report_event,
+    "start backup": MgmdServer._start_backup,
+    "abort backup": MgmdServer._abort_backup,
     "create nodegroup": MgmdServer._create_nodegroup,
 }

@@ -66,7 +66,8 @@ class ConfirmAction(ModalScreen[Action | None]):
         self.action = action
         self.live = live
         self.verb = verb
-        self.assessment: Assessment = assess(action, live().nodes, live().config)
+        snap = live()
+        self.assessment: Assessment = assess(action, snap.nodes, snap.config, snap.backups)
         self.confirmed: str | None = None
         """What the operator typed to confirm, once they did."""
 
@@ -107,7 +108,7 @@ class ConfirmAction(ModalScreen[Action | None]):
 
     def _refresh(self) -> None:
         snap = self.live()
-        self.assessment = assess(self.action, snap.nodes, snap.config)
+        self.assessment = assess(self.action, snap.nodes, snap.config, snap.backups)
         stale = stale_blocker(snap)
         if stale is not None:
             self.assessment = replace(self.assessment,

@@ -17,6 +17,12 @@ _LABELS = {"mgm": "mgm", "events": "events", "ndbinfo": "ndbinfo", "host": "host
 def source_text(src: SourceStatus, now: float, interval: float) -> Text:
     """``mgm 0s`` in green, ``ndbinfo stale 12s, retrying`` in red, ``host off`` dimmed."""
     label = _LABELS.get(src.name, src.name)
+    if src.others:
+        # Several SQL nodes: name the one read from, and how the others stand.
+        host = src.target.rpartition("@")[2]
+        label = f"{label} {host}" if host else label
+        states = ", ".join(_other(o) for o in src.others)
+        label = f"{label} ({states})"
     if src.state is SourceState.DISABLED:
         return Text(f"{label} off", style="dim")
     age = src.age(now)
@@ -40,6 +46,12 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
         retry = f", retry in {max(src.retry_at - now, 0):.0f}s"
     stale = f" stale {age:.0f}s" if age is not None else ""
     return Text(f"{label}{stale} lost{retry}", style="bold red")
+
+
+def _other(text: str) -> str:
+    """``sql1:3306 down`` from ``user@sql1:3306 down: <error>``."""
+    target, _, rest = text.partition(" ")
+    return f"{target.rpartition('@')[2]} {rest.split(':', 1)[0]}"
 
 
 class StatusHeader(Plain):

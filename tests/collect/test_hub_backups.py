@@ -1,0 +1,90 @@
+"""The hub follows backups: events from its listener, and REPORT BACKUPSTATUS on the
+management source's session, once at connect and every ``backup_status_every`` seconds
+while a backup runs (in the simulated cluster's time)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ndbtop.collect.backups import BackupReporter
+from ndbtop.collect.events import levels_from_names
+from ndbtop.collect.hub import Hub
+from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.mgm.events.catalogue import Category
+from ndbtop.model.backups import ABORTED, COMPLETED, find_backup, running_backup
+from ndbtop.sim.runtime import Simulator
+
+StartSim = Callable[..., Awaitable[Simulator]]
+
+
+def test_backup_events_are_listened_to_even_when_the_cluster_log_lowered_backup() -> None:
+    assert levels_from_names({"backup": 0})[int(Category.BACKUP)] == 7
+    assert levels_from_names({"backup": 15})[int(Category.BACKUP)] == 15
+    assert levels_from_names(None)[int(Category.BACKUP)] == 15
+
+
+async def test_reports_every_ten_seconds_while_a_backup_runs(
+    start_sim: StartSim, manual_time: Any, until: Any
+) -> None:
+    sim = await start_sim("backup", time=manual_time)
+    hub = Hub(parse_connectstring(sim.connectstring), sim.clock, 1.0, events=True,
+              backup_status_every=10.0)
+    assert hub.events is not None
+    await hub.mgm.attempt()  # the first poll asks once: no backup yet
+    assert hub.snapshot().backups == ()
+    await hub.start()
+    try:
+        await until(lambda: hub.events is not None and hub.events.listening_levels is not None,
+                    what="the event listener")
+        reports: list[float] = []
+        for _ in range(120):  # two simulated minutes, one poll a second
+            manual_time.advance(1.0)
+            sim.sync()
+            await hub.mgm.attempt()
+            run = running_backup(hub.snapshot().backups)
+            if run is not None and run.nodes and (not reports or run.nodes[0].at != reports[-1]):
+                reports.append(run.nodes[0].at)
+        run = running_backup(hub.snapshot().backups)
+        assert run is not None and run.backup_id == 1
+        assert run.started_at is not None  # BackupStarted came through the listener
+        assert [n.node_id for n in run.nodes] == [2, 3, 4, 5]
+        gaps = {round(b - a) for a, b in itertools.pairwise(reports)}
+        assert gaps == {10}
+        assert all(n.bytes_per_s is not None and n.bytes_per_s > 50e6 for n in run.nodes)
+
+        for _ in range(600):  # until backup 1 completed and backup 2 aborted
+            manual_time.advance(1.0)
+            sim.sync()
+            await hub.mgm.attempt()
+            b2 = find_backup(hub.snapshot().backups, 2)
+            if b2 is not None and b2.state == ABORTED:
+                break
+        await until(
+            lambda: (b := find_backup(hub.snapshot().backups, 2)) is not None
+            and b.state == ABORTED,
+            what="backup 2 aborted",
+        )
+        backups = hub.snapshot().backups
+        b1, b2 = find_backup(backups, 1), find_backup(backups, 2)
+        assert b1 is not None and b1.state == COMPLETED and b1.bytes and b1.bytes > 70 * 2**30
+        assert b2 is not None and b2.error == 1326 and running_backup(backups) is None
+    finally:
+        await hub.stop()
+
+
+def test_after_a_start_from_here_every_poll_asks_until_the_backup_shows() -> None:
+    now = [100.0]
+    running = [False]
+    reporter = BackupReporter(10.0, lambda: running[0], lambda events: None, lambda: now[0])
+    reporter._last = 100.0  # asked at connect
+    assert not reporter.due(101.0)
+    reporter.ask_now(expect_for=30.0)
+    reporter._last = 100.0  # the first poll after the start asked: nothing ran yet
+    assert reporter.due(101.0) and reporter.due(102.0)
+    running[0] = True
+    assert not reporter.due(103.0)  # it shows: back to every 10 s
+    assert reporter.due(110.0)
+    running[0] = False
+    assert not reporter.due(131.0)  # nothing showed within 30 s: stop asking

@@ -1,0 +1,33 @@
+"""``--once`` during a backup: the data nodes' status reports, twice an interval apart."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ndbtop.cli import main
+
+
+def test_once_json_has_the_running_backup_with_each_node_and_a_rate(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["demo", "--scenario", "backup", "--at", "150", "--once", "--json", "--no-sql",
+                 "--interval", "0.5"])
+    out = capsys.readouterr().out
+    assert code == 0
+    backups = json.loads(out)["backups"]
+    assert len(backups) == 1
+    b = backups[0]
+    assert (b["id"], b["state"], b["starting_node"]) == (1, "running", 1)
+    assert b["started_at"] is None  # no event seen: the start time is not known, not zero
+    assert [n["node_id"] for n in b["nodes"]] == [2, 3, 4, 5]
+    assert b["bytes"] == sum(n["bytes"] + n["log_bytes"] for n in b["nodes"])
+    assert b["data_bytes"] == sum(n["bytes"] for n in b["nodes"])
+    assert all(n["bytes_per_s"] and n["bytes_per_s"] > 0 for n in b["nodes"])
+
+
+def test_once_without_a_backup_has_an_empty_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--scenario", "threads", "--once", "--json", "--no-sql",
+                 "--interval", "0.2"]) == 0
+    assert json.loads(capsys.readouterr().out)["backups"] == []
