@@ -107,7 +107,20 @@ def link_states(snap: ClusterSnapshot) -> tuple[NodeLinkState, ...]:
 
 def troubled_links(snap: ClusterSnapshot) -> tuple[NodeLinkState, ...]:
     """Every data node with a troubled link, by node id."""
-    return tuple(s for s in link_states(snap) if s.troubled)
+    ni = snap.ndbinfo
+    if ni is None or not ni.links:
+        return ()
+    # Only the nodes found troubled get their whole state worked out: the summary line
+    # asks at every refresh, and in a healthy cluster none is.
+    up = {n.node_id for n in snap.nodes if n.status in _UP}
+    troubled = [
+        links for links in ni.links
+        if links.overloaded or links.slowdown or not up.isdisjoint(links.down)
+    ]
+    if not troubled:
+        return ()
+    peers = _Peers(snap)
+    return tuple(peers.state(links) for links in troubled)
 
 
 def id_ranges(ids: Iterable[int]) -> str:

@@ -147,6 +147,11 @@ class NodesView(View):
     NodesView.-short #detail { min-height: 4; }
     """
 
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._rows: dict[int, tuple[tuple[object, ...], tuple[object, ...]]] = {}
+        """Each node's last row: what it showed as plain values, and its cells."""
+
     def compose(self) -> ComposeResult:
         yield Plain(id="summary")
         yield KeyedTable(COLUMNS, id="nodes")
@@ -200,40 +205,56 @@ class NodesView(View):
             uptimes = {n.node_id: n.uptime_s for n in snap.ndbinfo.nodes}
         memory = data_memory_by_node(snap)
         activity = {a.node_id: a for a in snap.activity_rates}
+        timelines = {t.node_id: t for t in snap.timelines}
+        drawn = self._rows
+        stale = fresh.stale
         rows = []
         for n in snap.nodes:
-            t = snap.timeline(n.node_id)
-            if not self.matches(n.node_id, n.type, n.status, n.address):
+            if self.filter_text and not self.matches(n.node_id, n.type, n.status, n.address):
                 continue
-            group = "" if n.type != "NDB" else ("-" if n.node_group is None else str(n.node_group))
-            if n.type == "NDB" and n.status not in RUNNING:
-                # A stopped node has no live figures: its last ones would read as current.
+            node_id = n.node_id
+            t = timelines.get(node_id)
+            ndb = n.type == "NDB"
+            timer = timer_cell(t, now) if t is not None and t.active else None
+            # A stopped node has no live figures: its last ones would read as current.
+            figures = None if ndb and n.status not in RUNNING else (
+                seconds(uptimes.get(node_id)) if node_id in uptimes else "",
+                memory.get(node_id) if ndb else "",
+                transactions_cell(activity.get(node_id)) if ndb else "",
+            )
+            # What the row shows, as plain values: a row that shows the same as at the
+            # last refresh keeps its very cells, which the table skips without comparing.
+            look = (n, t, None if timer is None else (timer.plain, timer.style), stale,
+                    sql_stale, figures)
+            known = drawn.get(node_id)
+            if known is not None and known[0] == look:
+                rows.append((str(node_id), known[1]))
+                continue
+            group = "" if not ndb else ("-" if n.node_group is None else str(n.node_group))
+            if figures is None:
                 live: tuple[object, ...] = ("-", "-", "-")
             else:
-                live = (
-                    seconds(uptimes.get(n.node_id)) if n.node_id in uptimes else "",
-                    memory_cell(memory.get(n.node_id)) if n.type == "NDB" else "",
-                    transactions_cell(activity.get(n.node_id)) if n.type == "NDB" else "",
-                )
+                live = (figures[0], memory_cell(figures[1]) if ndb else "", figures[2])
                 if sql_stale:
                     live = tuple(stale_text(Text(c) if isinstance(c, str) else c, True)
                                  for c in live)
-            rows.append(
-                (
-                    str(n.node_id),
-                    (
-                        Text(str(n.node_id), style="bold"),
-                        n.type,
-                        n.address,
-                        stale_text(status_text(n.status, n.type), fresh.stale),
-                        phase_cell(n, t),
-                        timer_cell(t, now),
-                        group,
-                        n.version_text or "",
-                        *live,
-                    ),
-                )
+            cells = (
+                Text(str(node_id), style="bold"),
+                n.type,
+                n.address,
+                stale_text(status_text(n.status, n.type), stale),
+                phase_cell(n, t),
+                Text("") if timer is None else timer,
+                group,
+                n.version_text or "",
+                *live,
             )
+            drawn[node_id] = (look, cells)
+            rows.append((str(node_id), cells))
+        if len(drawn) > len(snap.nodes):
+            present = {n.node_id for n in snap.nodes}
+            for node_id in [k for k in drawn if k not in present]:
+                del drawn[node_id]
         table = self.query_one("#nodes", KeyedTable)
         by_id = {n.node_id: n for n in snap.nodes}
         table.sync(rows, order=self._order(by_id))
