@@ -125,6 +125,11 @@ class MgmClient:
         """Parts of the handshake the server answered in a way ndbtop cannot use, with
         why: the session goes on without them (only ``get status`` is essential)."""
         self._status_cache: dict[tuple[str, ...], StatusCache] = {}
+        self._status_replies: dict[
+            tuple[str, ...], tuple[Reply, tuple[NodeStatus, ...], tuple[str, ...]]
+        ] = {}
+        """The last ``get status`` reply for each set of types, its nodes and what it held
+        outside the protocol's ranges."""
 
     @property
     def address(self) -> MgmAddress | None:
@@ -238,10 +243,19 @@ class MgmClient:
         args: list[tuple[str, str | int]] = []
         if types:
             args.append(("types", " ".join(types)))
-        cache = self._status_cache.setdefault(tuple(types or ()), {})
+        kind = tuple(types or ())
+        cache = self._status_cache.setdefault(kind, {})
+        reply = await self._call("get status", args)
+        # A cluster at rest answers the very same lines at every refresh: they are compared
+        # rather than decoded again, and the nodes are the same tuple as last time.
+        last = self._status_replies.get(kind)
+        if last is not None and last[0] == reply:
+            self.dropped = last[2]
+            return last[1]
         dropped: list[str] = []
-        nodes = parse_status_reply(await self._call("get status", args), cache, dropped)
+        nodes = parse_status_reply(reply, cache, dropped)
         self.dropped = tuple(dropped)
+        self._status_replies[kind] = (reply, nodes, self.dropped)
         return nodes
 
     # Node control (never retried)

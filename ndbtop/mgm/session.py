@@ -174,14 +174,13 @@ class MgmSession:
                     # Name the call's timeout, not what was left of it for the last line.
                     raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s") from None
             # Every line already received is parsed without returning to the event loop.
-            while pending:
-                try:
-                    reply = parser.feed(pending.popleft())
-                except MgmProtocolError:
-                    self.close()
-                    raise
-                if reply is not None:
-                    return reply
+            try:
+                reply = parser.feed_from(pending)
+            except MgmProtocolError:
+                self.close()
+                raise
+            if reply is not None:
+                return reply
 
     @property
     def tls_capable(self) -> bool:

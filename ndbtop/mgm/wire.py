@@ -12,6 +12,7 @@ before its ``\\n``; the same bound applies to what the client accepts.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -224,6 +225,29 @@ class ReplyParser:
     def idle(self) -> bool:
         """True between blocks."""
         return self._header is None and not self._missing_arg
+
+    def feed_from(self, lines: deque[str]) -> AnyReply | None:
+        """Consume lines from the left of ``lines`` until a reply is complete (returned,
+        the lines after it left in ``lines``) or ``lines`` is empty (None)."""
+        fields = self._fields
+        while lines:
+            if self._header is None or self._missing_arg:
+                reply = self.feed(lines.popleft())
+                if reply is not None:
+                    return reply
+                fields = self._fields
+                continue
+            # The body of a block: thousands of ``key: value`` lines for a large cluster,
+            # split here without a call per line (what split_field does).
+            line = lines.popleft()
+            if line == "":
+                return self.feed(line)
+            idx = line.find(":")
+            if idx <= 0:
+                raise MgmProtocolError(f"malformed line {line[:60]!r}")
+            value = line[idx + 1 :]
+            fields.append((line[:idx], value[1:] if value.startswith(" ") else value))
+        return None
 
     def feed(self, line: str) -> AnyReply | None:
         """Consume one line; return a reply when it completes one."""

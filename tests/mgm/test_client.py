@@ -145,6 +145,25 @@ async def test_get_status_sends_types_and_decodes_every_field(
     assert server.requests[-1] == ("get status", ())
 
 
+async def test_get_status_keeps_the_nodes_while_the_reply_is_the_same(
+    scripted: Scripted, make_client: MakeClient
+) -> None:
+    server = await scripted({"get status": STATUS_2_6})
+    client = make_client(server.connectstring)
+    first = await client.get_status()
+    assert await client.get_status() is first
+    server.replies["get status"] = STATUS_2_6.replace(
+        b"node.3.startphase: 4", b"node.3.startphase: 5"
+    )
+    changed = await client.get_status()
+    assert [(n.node_id, n.start_phase) for n in changed] == [(2, 0), (3, 5)]
+    assert changed[0] is first[0]
+    # Another set of types is another question: its answer is decoded on its own.
+    ndb = await client.get_status(["NDB"])
+    assert ndb == changed and ndb is not changed
+    assert server.commands.count("get status") == 4
+
+
 async def test_restart_sends_vector_11_and_reads_its_reply(
     scripted: Scripted, make_client: MakeClient
 ) -> None:

@@ -4,6 +4,8 @@ protocol reference (§9) and fuzzed with arbitrary bytes."""
 
 from __future__ import annotations
 
+from collections import deque
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -518,6 +520,63 @@ def test_reply_parser_on_arbitrary_lines_only_raises_protocol_errors(lines: list
             parser.feed(line)
     except MgmProtocolError:
         pass
+
+
+def _one_by_one(lines: list[str]) -> list[object]:
+    parser = ReplyParser()
+    out: list[object] = []
+    try:
+        for line in lines:
+            reply = parser.feed(line)
+            if reply is not None:
+                out.append(reply)
+    except MgmProtocolError as exc:
+        out.append(("error", str(exc)))
+    return out
+
+
+def _from_deque(lines: list[str]) -> list[object]:
+    parser = ReplyParser()
+    pending = deque(lines)
+    out: list[object] = []
+    try:
+        while pending:
+            reply = parser.feed_from(pending)
+            if reply is not None:
+                out.append(reply)
+    except MgmProtocolError as exc:
+        out.append(("error", str(exc)))
+    return out
+
+
+def test_replies_read_from_a_queue_of_lines_leave_the_next_reply_queued() -> None:
+    parser = ReplyParser()
+    pending = deque(
+        ["node status", "nodes: 1", "node.2.status:STARTED", "", "", "get mgmd nodeid reply"]
+    )
+    assert parser.feed_from(pending) == Reply(
+        "node status", (("nodes", "1"), ("node.2.status", "STARTED"))
+    )
+    assert list(pending) == ["", "get mgmd nodeid reply"]
+    assert parser.feed_from(pending) is None
+    assert not pending and not parser.idle
+    pending.extend(["nodeid: 1", ""])
+    assert parser.feed_from(pending) == Reply("get mgmd nodeid reply", (("nodeid", "1"),))
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["", "node status", "nodes: 2", "result: Missing arg., '", "'",
+                             ": no key", "key:value", "key:  two spaces"]),
+            st.text(max_size=30).filter(lambda s: "\n" not in s),
+        ),
+        max_size=40,
+    )
+)
+def test_a_queue_of_lines_reads_as_the_lines_fed_one_by_one(lines: list[str]) -> None:
+    assert _from_deque(lines) == _one_by_one(lines)
 
 
 @SETTINGS
