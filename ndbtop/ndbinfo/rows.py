@@ -238,6 +238,9 @@ _PERCENTS = {str(i): float(i) for i in range(101)}
 """The text of every whole percentage, and its value: cpustat's figures are whole numbers."""
 _BY_THREAD = itemgetter(0, 1)
 """A :class:`ThreadCpu`'s ``(node_id, thr_no)``."""
+_new_thread = tuple.__new__
+"""What ``ThreadCpu._make`` does, without its check of the number of fields (a Python
+call): for the fields of a thread already read once."""
 
 
 def _thread_from_cpustat(text: str, layout: Mapping[ThreadKey, ThreadLayout]) -> ThreadCpu | None:
@@ -265,38 +268,78 @@ class CpustatJoin:
     :class:`ThreadCpu`'s field order (OS user, system, then exec, spinning, send, buffer
     full); a row with too few is skipped. Most rows read the same as a second earlier:
     while the layout is the same object, such a row gives the same :class:`ThreadCpu`.
+    A row that changed is read from the thread it names and its six figures, each part
+    looked up as read before (threads keep their names, and few figures recur); a row
+    of any other shape is read field by field.
     """
+
+    MAX_FIGURES = 50_000
+    """Different sets of six figures remembered before starting over."""
 
     def __init__(self) -> None:
         self._layout: Mapping[ThreadKey, ThreadLayout] | None = None
         self._known: dict[str, ThreadCpu] = {}
+        self._heads: dict[str, tuple[tuple[object, ...], tuple[int | None], bool]] = {}
+        """``node_id thr_no`` as read: the thread's first fields (id, name, blocks), its
+        OS thread id, and whether the layout describes it."""
+        self._figures: dict[str, tuple[float, ...]] = {}
+        """Six percentages as read, and their values."""
 
     def __call__(
         self, rows: Sequence[str], layout: Mapping[ThreadKey, ThreadLayout]
     ) -> tuple[tuple[ThreadCpu, ...], frozenset[ThreadKey]]:
         """The threads of ``rows`` sorted by node and thread, and those the layout does not
         describe (they have no name)."""
-        known = self._known if layout is self._layout else {}
-        self._layout = layout
-        kept: dict[str, ThreadCpu] = {}
-        out = []
+        if layout is not self._layout:
+            self._known = {}
+            self._heads = {}
+            self._layout = layout
+        # Rows that read as a second ago are looked up without a step in Python each.
+        found: list[ThreadCpu | None] = list(map(self._known.get, rows))
         unknown = []
-        for text in rows:
-            thread = known.get(text)
-            if thread is None:
-                thread = _thread_from_cpustat(text, layout)
+        dropped = []
+        if None in found:
+            for i, thread in enumerate(found):
+                if thread is not None:
+                    continue
+                text = rows[i]
+                thread, described = self._read(text, layout)
                 if thread is None:
+                    dropped.append(text)
                     continue
-                key = (thread.node_id, thread.thr_no)
-                if key not in layout:
-                    unknown.append(key)
-                    out.append(thread)
-                    continue
-            kept[text] = thread
-            out.append(thread)
-        self._known = kept
+                found[i] = thread
+                if not described:
+                    unknown.append((thread.node_id, thread.thr_no))
+                    dropped.append(text)
+        kept = dict(zip(rows, found, strict=True))
+        for text in dropped:
+            kept.pop(text, None)
+        self._known = kept  # type: ignore[assignment]
+        out = [t for t in found if t is not None] if len(kept) < len(found) else found
         out.sort(key=_BY_THREAD)
-        return tuple(out), frozenset(unknown)
+        return tuple(out), frozenset(unknown)  # type: ignore[arg-type]
+
+    def _read(
+        self, text: str, layout: Mapping[ThreadKey, ThreadLayout]
+    ) -> tuple[ThreadCpu | None, bool]:
+        cut = text.find(" ", text.find(" ") + 1)
+        if cut > 0:
+            head = self._heads.get(text[:cut])
+            figures = self._figures.get(text[cut + 1 :])
+            if head is not None and figures is not None:
+                return _new_thread(ThreadCpu, head[0] + figures + head[1]), head[2]
+        thread = _thread_from_cpustat(text, layout)
+        if thread is None:
+            return None, False
+        described = (thread.node_id, thread.thr_no) in layout
+        parts = text.split(" ")
+        if cut > 0 and len(parts) == 8 and all(p in _PERCENTS for p in parts[2:]):
+            # A row of the usual shape: its parts are remembered as read.
+            self._heads[text[:cut]] = (thread[:4], (thread.os_tid,), described)
+            if len(self._figures) >= self.MAX_FIGURES:
+                self._figures.clear()
+            self._figures[text[cut + 1 :]] = thread[4:10]
+        return thread, described
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
@@ -207,3 +209,45 @@ def test_threadstat_deltas_give_cpu_and_a_reset_gives_none() -> None:
     assert (ldm.os_user_pct, ldm.os_system_pct, ldm.os_tid) == (None, None, None)
     first = r.threads_from_threadstat(before, {}, {})
     assert all(t.os_user_pct is None and t.exec_pct is None for t in first)
+
+
+def _each_row_alone(
+    rows: list[str], layout: dict[r.ThreadKey, r.ThreadLayout]
+) -> tuple[list[object], set[r.ThreadKey]]:
+    threads = [t for t in (r._thread_from_cpustat(text, layout) for text in rows) if t]
+    threads.sort(key=lambda t: (t.node_id, t.thr_no))
+    return threads, {(t.node_id, t.thr_no) for t in threads} - layout.keys()
+
+
+_FIGURE = st.sampled_from(["0", "5", "99", "100", "7.5", "nan", "-1", "x"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.tuples(st.integers(1, 3), st.integers(0, 3), st.lists(_FIGURE, min_size=6,
+                                                                         max_size=7))
+                .map(lambda t: " ".join([str(t[0]), str(t[1]), *t[2]])),
+                st.sampled_from(["", "1 2", " 1 0 1 1 1 1 1 1", "1  0 1 1 1 1 1 1",
+                                 "1 0 1 1 1 1 1 1 "]),
+            ),
+            max_size=8,
+            unique_by=lambda text: tuple(text.split()[:2]) if len(text.split()) >= 8 else (text,),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_join_of_successive_samples_reads_each_row_as_it_would_alone(
+    samples: list[list[str]],
+) -> None:
+    layout = r.thread_layout({(1, 0): "main", (2, 1): "ldm"}, {(2, 1): ("DBLQH",)},
+                             {(1, 0): 4100})
+    join = r.CpustatJoin()
+    for rows in samples:
+        threads, unknown = join(rows, layout)
+        expected, missing = _each_row_alone(rows, layout)
+        assert list(threads) == expected
+        assert unknown == missing
