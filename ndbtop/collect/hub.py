@@ -23,6 +23,7 @@ from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
+from ndbtop.collect.thread_history import ThreadHistory
 from ndbtop.errors import MgmError, SqlError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.decode import Event, decode_event
@@ -48,10 +49,6 @@ THREAD_HISTORY_POINTS = 24
 """Points kept per thread's CPU series (``thread.cpu.<node>.<thr_no>``): twice what the
 Threads view's sparklines show (``TREND_WIDTH``, 12), because a large cluster has 1,536
 threads and every series that changed is copied into the next snapshot."""
-_WHOLE_PERCENTS = {float(i): float(i) for i in range(401)}
-"""One float object per whole percentage: ``cpustat`` figures are whole numbers, and thread
-series that share a few hundred objects, rather than hold a new one per point, take less
-memory and are cheaper to copy into each snapshot (fewer cache misses)."""
 
 
 class BetweenReadings(Generic[V, R]):
@@ -148,6 +145,7 @@ class Hub:
         self._history_tuples: dict[str, tuple[str, tuple[float | None, ...]]] = {}
         self._history_stale: dict[str, None] = {}
         self._history_all: tuple[tuple[str, tuple[float | None, ...]], ...] | None = ()
+        self._thread_history = ThreadHistory(THREAD_HISTORY_POINTS)
         self._history_dir = history_dir
         self._cluster_name = cluster_name or ",".join(
             str(a) for a in connectstring.addresses)
@@ -219,7 +217,7 @@ class Hub:
             for key in self._history_stale:
                 cache[key] = (key, tuple(history[key]))
             self._history_stale.clear()
-            self._history_all = tuple(cache.values())
+            self._history_all = (*cache.values(), *self._thread_history.series())
         return self._history_all
 
     def _on_host(self) -> None:
@@ -242,11 +240,9 @@ class Hub:
         self._ndbinfo = sample
         for h in self._hit_ratios:
             self._record(f"hit.interval.{h.node_id}", h.interval_pct)
-        shared = _WHOLE_PERCENTS
-        for t in sample.threads:
-            pct = t.cpu_pct
-            pct = shared.get(pct, pct)
-            self._record(f"thread.cpu.{t.node_id}.{t.thr_no}", pct, THREAD_HISTORY_POINTS)
+        if sample.threads:
+            self._thread_history.add(sample.threads)
+            self._history_all = None
 
     async def start(self) -> None:
         """Start one task per source."""
