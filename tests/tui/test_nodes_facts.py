@@ -126,3 +126,45 @@ async def test_during_a_start_its_phases_come_before_memory_and_links() -> None:
         await pilot.pause()
         text = screen_text(app)
         assert text.index("Node 1 · ") < text.index("memory    Data") < text.index("links     ")
+
+
+def _line_of(text: str, start: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines()) if line.startswith(start))
+
+
+async def test_rows_that_show_the_same_keep_their_cells_and_changed_ones_are_drawn() -> None:
+    app = NodesApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(NodesView)
+        view.show(snapshot(HEALTHY, data_used=0.5), 500.0)
+        await pilot.pause()
+        table = view.query_one("#nodes", KeyedTable)
+        rows = dict(table._cells)
+        view.show(snapshot(HEALTHY, data_used=0.5), 501.0)
+        await pilot.pause()
+        # The table skips a row given as the very cells it holds.
+        assert all(table._cells[key] is cells for key, cells in rows.items())
+        view.show(snapshot(HEALTHY, data_used=0.95), 502.0)
+        await pilot.pause()
+        # Every data node's memory changed; the management server's row did not.
+        assert table._cells["50"] is rows["50"]
+        assert table._cells["1"] is not rows["1"]
+        cell = table.get_cell("2", "memory")
+        assert cell.plain == "95%" and "red" in str(cell.style)
+        assert " 95%" in screen_text(app)
+
+
+async def test_the_table_moves_down_when_the_summary_gains_a_line_and_back() -> None:
+    app = NodesApp()
+    troubled = (NodeLinks(1, 5, 5, 10, 10, down=(2, 3, 61)), HEALTHY[1])
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(NodesView)
+        view.show(snapshot(HEALTHY), 500.0)
+        await pilot.pause()
+        header = _line_of(screen_text(app), " id ")
+        view.show(snapshot(troubled), 501.0)
+        await pilot.pause()
+        assert _line_of(screen_text(app), " id ") == header + 1
+        view.show(snapshot(HEALTHY), 502.0)
+        await pilot.pause()
+        assert _line_of(screen_text(app), " id ") == header

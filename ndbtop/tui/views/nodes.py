@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -151,6 +152,8 @@ class NodesView(View):
         super().__init__(**kwargs)
         self._rows: dict[int, tuple[tuple[object, ...], tuple[object, ...]]] = {}
         """Each node's last row: what it showed as plain values, and its cells."""
+        self._summary_shape: tuple[int, bool] | None = None
+        """The summary's line breaks, and whether a line may wrap, as last shown."""
 
     def compose(self) -> ComposeResult:
         yield Plain(id="summary")
@@ -198,7 +201,13 @@ class NodesView(View):
         if links is not None:
             line.append("\n")
             line.append_text(links)
-        self.put("#summary", line)
+        # The summary is as tall as its lines: the screen is laid out again only when it
+        # may have become taller or shorter (a line more, or a line that may wrap).
+        room = self.size.width - 2
+        shape = (line.plain.count("\n"), any(cell_len(part) >= room
+                                             for part in line.plain.split("\n")))
+        self.put("#summary", line, layout=shape != self._summary_shape or shape[1])
+        self._summary_shape = shape
 
         uptimes = {}
         if snap.ndbinfo is not None:
@@ -258,7 +267,10 @@ class NodesView(View):
         table = self.query_one("#nodes", KeyedTable)
         by_id = {n.node_id: n for n in snap.nodes}
         table.sync(rows, order=self._order(by_id))
-        self.put("#detail", self._detail(snap, now))
+        # The detail panel takes the rest of the screen whatever it shows: no layout pass
+        # (which would measure every widget of the screen again) when another node is
+        # selected.
+        self.put("#detail", self._detail(snap, now), layout=False)
 
     def _order(self, by_id: dict[int, NodeStatus]):
         mode = self.sort_mode
