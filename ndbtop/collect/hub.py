@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -34,6 +34,7 @@ from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
 from ndbtop.model.history import PastStart, cluster_key, past_start
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
+from ndbtop.model.series import SeriesSet
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics, apply_statistics
@@ -144,7 +145,7 @@ class Hub:
         self._history: dict[str, deque[float | None]] = {}
         self._history_tuples: dict[str, tuple[str, tuple[float | None, ...]]] = {}
         self._history_stale: dict[str, None] = {}
-        self._history_all: tuple[tuple[str, tuple[float | None, ...]], ...] | None = ()
+        self._history_all: Sequence[tuple[str, tuple[float | None, ...]]] | None = ()
         self._thread_history = ThreadHistory(THREAD_HISTORY_POINTS)
         self._history_dir = history_dir
         self._cluster_name = cluster_name or ",".join(
@@ -210,14 +211,14 @@ class Hub:
         self._history_stale[key] = None
         self._history_all = None
 
-    def _series(self) -> tuple[tuple[str, tuple[float | None, ...]], ...]:
+    def _series(self) -> Sequence[tuple[str, tuple[float | None, ...]]]:
         # Only the series that changed are copied; the whole is kept until one changes.
         if self._history_all is None:
             cache, history = self._history_tuples, self._history
             for key in self._history_stale:
                 cache[key] = (key, tuple(history[key]))
             self._history_stale.clear()
-            self._history_all = (*cache.values(), *self._thread_history.series())
+            self._history_all = SeriesSet(tuple(cache.values()), self._thread_history.later())
         return self._history_all
 
     def _on_host(self) -> None:

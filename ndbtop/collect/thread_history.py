@@ -2,23 +2,23 @@
 
 A large cluster has thousands of threads, and each gets a point at every refresh. The
 points are kept as one column per sample, in the order of the sample's threads, and the
-series are cut from the columns when a snapshot asks for them (``zip``, with no step in
-Python per thread). A thread's percentage is worked out once per set of figures. When the
-threads of a sample are not those of the last one (a node restarted, a thread appeared),
-the series so far are kept per thread and the new points go on from there; a thread that
-is gone keeps the series it had.
+series are cut from the columns only when something reads them (``zip``, with no step in
+Python per thread): most screens never do. A thread's percentage is worked out once per
+reading. When the threads of a sample are not those of the last one (a node restarted, a
+thread appeared), the series so far are kept per thread and the new points go on from
+there; a thread that is gone keeps the series it had.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 
 from ndbtop.model.ndbinfo import ThreadCpu
+from ndbtop.model.series import Pair, Series
 
 ThreadKey = tuple[int, int]
-Series = tuple[float | None, ...]
 
 _KEY = itemgetter(0, 1)
 _WHOLE_PERCENTS = {float(i): float(i) for i in range(401)}
@@ -45,7 +45,6 @@ class ThreadHistory:
         """Series as they stood when the threads of the samples last changed."""
         self._pcts: dict[ThreadCpu, float] = {}
         """The percentage of each thread reading of the last samples."""
-        self._all: tuple[tuple[str, Series], ...] | None = ()
 
     def add(self, threads: Sequence[ThreadCpu]) -> None:
         """A point for every thread of a sample."""
@@ -68,48 +67,56 @@ class ThreadHistory:
                     value = thread.cpu_pct
                     pcts[i] = known[thread] = shared.get(value, value)
         self._columns.append(pcts)  # type: ignore[arg-type]
-        self._all = None
+        if self._before and len(self._columns) == self.points:
+            # Every thread of the columns has its whole series in them now.
+            for key in self._keys:
+                self._before.pop(key, None)
 
     def _realign(self, keys: list[ThreadKey]) -> None:
         # The series so far, per thread, before the columns start over in the new order.
-        self._before.update((key, values) for (_, values), key in zip(self._current(),
-                                                                        self._keys,
-                                                                        strict=True))
+        current = _cut(self._names, self._keys, tuple(self._columns), self._before, self.points)
+        self._before.update(zip(self._keys, (values for _, values in current), strict=True))
         self._keys = keys
         self._names = [series_key(key) for key in keys]
         self._columns.clear()
 
-    def _current(self) -> list[tuple[str, Series]]:
-        """The series of the threads of the columns."""
-        if not self._keys:
-            return []
-        columns = self._columns
-        cut = zip(*columns, strict=True) if columns else iter([()] * len(self._keys))
-        before = self._before
-        if not before:
-            return list(zip(self._names, cut, strict=True))
-        points = self.points
-        out = []
-        for name, key, values in zip(self._names, self._keys, cut, strict=True):
-            earlier = before.get(key)
-            if earlier:
-                values = (earlier + values)[-points:]
-            out.append((name, values))
-        return out
+    def later(self) -> Callable[[], tuple[Pair, ...]]:
+        """Every thread's series as they stand now, as ``(key, values)`` pairs, cut out
+        when the function returned is called (once; points added meanwhile are not in
+        them)."""
+        names, keys, points = self._names, self._keys, self.points
+        columns = tuple(self._columns)
+        before = dict(self._before) if self._before else {}
 
-    def series(self) -> tuple[tuple[str, Series], ...]:
-        """Every thread's series, as ``(key, values)`` pairs (the same tuple until a point
-        is added)."""
-        if self._all is None:
-            current = self._current()
-            if len(self._columns) == self.points and self._before:
-                # Every thread of the columns has its whole series in them now.
-                for key in self._keys:
-                    self._before.pop(key, None)
-            gone = []
-            if self._before:
-                shown = set(self._keys)
-                gone = [(series_key(key), values) for key, values in self._before.items()
-                        if key not in shown]
-            self._all = (*current, *gone)
-        return self._all
+        def cut() -> tuple[Pair, ...]:
+            current = _cut(names, keys, columns, before, points)
+            if not before:
+                return tuple(current)
+            shown = set(keys)
+            gone = [(series_key(key), values) for key, values in before.items()
+                    if key not in shown]
+            return (*current, *gone)
+
+        return cut
+
+
+def _cut(
+    names: list[str],
+    keys: list[ThreadKey],
+    columns: tuple[list[float], ...],
+    before: dict[ThreadKey, Series],
+    points: int,
+) -> list[Pair]:
+    """The series of the threads of the columns."""
+    if not keys:
+        return []
+    cut = zip(*columns, strict=True) if columns else iter([()] * len(keys))
+    if not before:
+        return list(zip(names, cut, strict=True))
+    out = []
+    for name, key, values in zip(names, keys, cut, strict=True):
+        earlier = before.get(key)
+        if earlier:
+            values = (earlier + values)[-points:]
+        out.append((name, values))
+    return out

@@ -7,6 +7,7 @@ it is built.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbtop.host.view import HostView
@@ -49,8 +50,10 @@ class ClusterSnapshot:
     link_rates: tuple[LinkRate, ...] = ()
     activity_rates: tuple[ActivityRate, ...] = ()
     host: HostView | None = None
-    history: tuple[tuple[str, tuple[float | None, ...]], ...] = ()
-    """Recent values of a few time series (``hit.interval.<node>``, ``disk.w_s.<disk>``...)."""
+    history: Sequence[tuple[str, tuple[float | None, ...]]] = ()
+    """Recent values of a few time series (``hit.interval.<node>``, ``disk.w_s.<disk>``...):
+    ``(key, values)`` pairs, a tuple or a :class:`~ndbtop.model.series.SeriesSet` that reads
+    as one."""
     past_starts: tuple[PastStart, ...] = ()
     """Starts of this cluster's nodes remembered from earlier runs (and this one)."""
     config: ClusterConfig | None = None

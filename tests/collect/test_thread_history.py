@@ -16,18 +16,16 @@ def thread(node: int, thr: int, pct: float) -> ThreadCpu:
     return ThreadCpu(node, thr, "ldm", exec_pct=pct, os_user_pct=0.0)
 
 
-def test_series_keep_the_last_points_and_the_same_tuple_until_a_point_is_added() -> None:
+def test_series_keep_the_last_points_and_are_cut_as_they_stood_when_asked() -> None:
     history = ThreadHistory(3)
     for pct in (1.0, 2.0, 3.0, 4.0):
         history.add([thread(1, 0, pct), thread(1, 1, 10 * pct)])
-    series = history.series()
-    assert dict(series) == {"thread.cpu.1.0": (2.0, 3.0, 4.0),
-                            "thread.cpu.1.1": (20.0, 30.0, 40.0)}
-    assert history.series() is series
+    cut = history.later()
     history.add([])
-    assert history.series() is series
     history.add([thread(1, 0, 5.0), thread(1, 1, 50.0)])
-    assert dict(history.series())["thread.cpu.1.0"] == (3.0, 4.0, 5.0)
+    assert dict(cut()) == {"thread.cpu.1.0": (2.0, 3.0, 4.0),
+                           "thread.cpu.1.1": (20.0, 30.0, 40.0)}
+    assert dict(history.later()())["thread.cpu.1.0"] == (3.0, 4.0, 5.0)
 
 
 def test_a_thread_that_goes_keeps_its_series_and_goes_on_from_it_when_back() -> None:
@@ -35,20 +33,20 @@ def test_a_thread_that_goes_keeps_its_series_and_goes_on_from_it_when_back() -> 
     history.add([thread(1, 0, 1.0), thread(2, 0, 1.0)])
     history.add([thread(1, 0, 2.0)])  # node 2 restarting
     history.add([thread(1, 0, 3.0), thread(1, 5, 7.0)])
-    assert dict(history.series()) == {
+    assert dict(history.later()()) == {
         "thread.cpu.1.0": (1.0, 2.0, 3.0),
         "thread.cpu.1.5": (7.0,),
         "thread.cpu.2.0": (1.0,),
     }
     history.add([thread(1, 0, 4.0), thread(1, 5, 8.0), thread(2, 0, 9.0)])
-    assert dict(history.series())["thread.cpu.2.0"] == (1.0, 9.0)
+    assert dict(history.later()())["thread.cpu.2.0"] == (1.0, 9.0)
 
 
 def test_whole_percentages_are_shared_objects() -> None:
     history = ThreadHistory(5)
     for _ in range(5):
         history.add([ThreadCpu(1, 0, "main", os_user_pct=2.0, os_system_pct=1.0)])
-    (_, values), = history.series()
+    (_, values), = history.later()()
     assert values == (3.0,) * 5 and len({id(v) for v in values}) == 1
 
 
@@ -75,7 +73,7 @@ def test_series_are_each_threads_own_last_points(
         for t in threads:
             expected.setdefault(series_key((t.node_id, t.thr_no)),
                                 deque(maxlen=points)).append(t.cpu_pct)
-        got = history.series()
+        got = history.later()()
         assert len(got) == len(expected)
         assert {key: values for key, values in got} == {
             key: tuple(values) for key, values in expected.items()
