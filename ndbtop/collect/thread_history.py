@@ -20,7 +20,8 @@ from ndbtop.model.series import Pair, Series
 
 ThreadKey = tuple[int, int]
 
-_KEY = itemgetter(0, 1)
+_NODE = itemgetter(0)
+_THR_NO = itemgetter(1)
 _WHOLE_PERCENTS = {float(i): float(i) for i in range(401)}
 """One float object per whole percentage: ``cpustat`` figures are whole numbers, and
 series that share a few hundred objects, rather than hold a new one per point, take less
@@ -39,6 +40,8 @@ class ThreadHistory:
         self.points = points
         self._keys: list[ThreadKey] = []
         """The threads of the columns, in order."""
+        self._nodes: list[int] = []
+        self._numbers: list[int] = []
         self._names: list[str] = []
         self._columns: deque[list[float]] = deque(maxlen=points)
         self._before: dict[ThreadKey, Series] = {}
@@ -50,9 +53,13 @@ class ThreadHistory:
         """A point for every thread of a sample."""
         if not threads:
             return
-        keys = list(map(_KEY, threads))
-        if keys != self._keys:
-            self._realign(keys)
+        # The threads are those of the last sample when their numbers are (small ints are
+        # shared objects: the lists cost no object per thread).
+        nodes = list(map(_NODE, threads))
+        numbers = list(map(_THR_NO, threads))
+        if nodes != self._nodes or numbers != self._numbers:
+            self._realign(list(zip(nodes, numbers, strict=True)))
+            self._nodes, self._numbers = nodes, numbers
         # A thread that reads as it did (most do from one second to the next) is not asked
         # for its percentage again.
         known = self._pcts
