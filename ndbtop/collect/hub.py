@@ -218,7 +218,8 @@ class Hub:
             for key in self._history_stale:
                 cache[key] = (key, tuple(history[key]))
             self._history_stale.clear()
-            self._history_all = SeriesSet(tuple(cache.values()), self._thread_history.later())
+            threads = self._thread_history
+            self._history_all = SeriesSet(tuple(cache.values()), threads.later(), threads.finder())
         return self._history_all
 
     def _on_host(self) -> None:

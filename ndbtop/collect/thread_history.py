@@ -46,6 +46,8 @@ class ThreadHistory:
         self._columns: deque[list[float]] = deque(maxlen=points)
         self._before: dict[ThreadKey, Series] = {}
         """Series as they stood when the threads of the samples last changed."""
+        self._index_of: tuple[list[str], dict[str, int]] | None = None
+        """Each thread's place in the columns, by series key (for the names it was made of)."""
         self._pcts: dict[ThreadCpu, float] = {}
         """The percentage of each thread reading of the last samples."""
 
@@ -86,6 +88,27 @@ class ThreadHistory:
         self._keys = keys
         self._names = [series_key(key) for key in keys]
         self._columns.clear()
+
+    def finder(self) -> Callable[[str], Series | None]:
+        """Looks one series up as it stands now, without cutting out the others."""
+        names, points = self._names, self.points
+        columns = tuple(self._columns)
+        before = dict(self._before) if self._before else {}
+        if self._index_of is None or self._index_of[0] is not names:
+            self._index_of = (names, {name: i for i, name in enumerate(names)})
+        index_of = self._index_of[1]
+        keys = self._keys
+
+        def find(name: str) -> Series | None:
+            i = index_of.get(name)
+            if i is None:
+                earlier = next((v for k, v in before.items() if series_key(k) == name), None)
+                return earlier
+            values = tuple([column[i] for column in columns])
+            earlier = before.get(keys[i])
+            return (earlier + values)[-points:] if earlier else values
+
+        return find
 
     def later(self) -> Callable[[], tuple[Pair, ...]]:
         """Every thread's series as they stand now, as ``(key, values)`` pairs, cut out

@@ -18,12 +18,30 @@ Pair = tuple[str, Series]
 class SeriesSet(Sequence[Pair]):
     """``fixed`` pairs, then those ``later()`` gives (called once, when first needed)."""
 
-    __slots__ = ("_fixed", "_items", "_later")
+    __slots__ = ("_find", "_fixed", "_items", "_later")
 
-    def __init__(self, fixed: tuple[Pair, ...], later: Callable[[], Sequence[Pair]]) -> None:
+    def __init__(
+        self,
+        fixed: tuple[Pair, ...],
+        later: Callable[[], Sequence[Pair]],
+        find: Callable[[str], Series | None] | None = None,
+    ) -> None:
         self._fixed = fixed
         self._later = later
+        self._find = find
+        """Cuts out one of the later series (None for a key it does not have)."""
         self._items: tuple[Pair, ...] | None = None
+
+    def get(self, key: str, default: Series = ()) -> Series:
+        """The values of series ``key`` (``default`` without it), without cutting out the
+        others."""
+        for name, values in self._fixed:
+            if name == key:
+                return values
+        if self._items is None and self._find is not None:
+            found = self._find(key)
+            return default if found is None else found
+        return next((values for name, values in self._all() if name == key), default)
 
     def _all(self) -> tuple[Pair, ...]:
         items = self._items

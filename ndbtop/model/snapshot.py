@@ -19,6 +19,7 @@ from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline
+from ndbtop.model.series import SeriesSet
 from ndbtop.model.sources import SourceStatus
 from ndbtop.model.statistics import NodeStatistics
 
@@ -79,7 +80,10 @@ class ClusterSnapshot:
 
     def series(self, key: str) -> tuple[float | None, ...]:
         """The recent values of one time series, oldest first."""
-        return next((v for k, v in self.history if k == key), ())
+        history = self.history
+        if isinstance(history, SeriesSet):
+            return history.get(key)
+        return next((v for k, v in history if k == key), ())
 
     @property
     def cluster_log_level(self) -> dict[str, int]:

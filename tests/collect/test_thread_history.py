@@ -73,8 +73,12 @@ def test_series_are_each_threads_own_last_points(
         for t in threads:
             expected.setdefault(series_key((t.node_id, t.thr_no)),
                                 deque(maxlen=points)).append(t.cpu_pct)
+        find = history.finder()
         got = history.later()()
         assert len(got) == len(expected)
+        for key, values in expected.items():
+            assert find(key) == tuple(values)
+        assert find("thread.cpu.9.9") is None
         assert {key: values for key, values in got} == {
             key: tuple(values) for key, values in expected.items()
         }

@@ -27,3 +27,16 @@ def test_a_series_set_reads_as_the_tuple_of_its_pairs_and_cuts_the_rest_once() -
     assert hash(snap.history) == hash(whole)
     assert snap == ClusterSnapshot(1.0, 1.0, 1.0, (), history=whole)
     assert calls == [1]
+
+
+def test_one_later_series_is_looked_up_without_cutting_out_the_others() -> None:
+    def later() -> tuple[tuple[str, tuple[float | None, ...]], ...]:
+        raise AssertionError("cut out")
+
+    found = {"thread.cpu.1.0": (5.0, 6.0)}
+    snap = ClusterSnapshot(
+        1.0, 1.0, 1.0, (), history=SeriesSet((("hit.interval.1", (99.0,)),), later, found.get)
+    )
+    assert snap.series("thread.cpu.1.0") == (5.0, 6.0)
+    assert snap.series("hit.interval.1") == (99.0,)
+    assert snap.series("thread.cpu.2.0") == ()

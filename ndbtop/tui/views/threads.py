@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ndbtop.model.ndbinfo import ThreadCpu
+from ndbtop.model.series import SeriesSet
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, spark_chars, split_bar, stale_mark
 from ndbtop.tui.safe import Plain
@@ -343,13 +344,16 @@ class ThreadsView(View):
         host_cpu = {}
         if snap.host is not None:
             host_cpu = {t.tid: t.cpu_pct for t in snap.host.threads if t.node_id == node_id}
-        history = dict(snap.history)
+        # A snapshot's series looked up one by one (cutting out only those shown), or
+        # from a dict of them when the snapshot holds them as a tuple (a replay).
+        series_of = snap.series if isinstance(snap.history, SeriesSet) else dict(
+            snap.history).get
         prefix = f"thread.cpu.{node_id}."
         looks = []
         known = self._looks
         for t, pct in threads:
             host = host_cpu.get(t.os_tid) if t.os_tid else None
-            series = history.get(f"{prefix}{t.thr_no}", ())
+            series = series_of(f"{prefix}{t.thr_no}") or ()
             is_top = t.thr_no == hottest
             source = (t, series, host, is_top)
             drawn = known.get(t.thr_no)
