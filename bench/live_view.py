@@ -83,4 +83,5 @@ def memory_growth(scenario: str, seconds: float) -> dict[str, Any]:
             "rss_peak_mb": max(rss for _, rss in samples),
             "growth_from_s": fill if settled else 0.0,
             "rss_first_third_mb": statistics.mean(window[:third]),
-            "rss_last_third_mb": statistics.mean(window[-third:])}
+            "rss_last_third_mb": statistics.mean(window[-third:]),
+            "rss_by_minute_mb": [round(rss, 1) for at, rss in samples if at % 60 < 10]}
