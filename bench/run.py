@@ -1,10 +1,12 @@
 """ndbtop benchmarks against the simulator's ``large`` and ``max`` scenarios.
 
-Run with ``.venv/bin/python bench/run.py`` (``--quick`` shortens the long runs).
-The simulated cluster runs in its own process so that only ndbtop's own costs
-are measured; the live view runs in a pseudo-terminal of 120x40. Results are
-printed as a table and written as JSON (``--json FILE``). Each kind of measure has its
-own module beside this one; this one runs them and prints the table.
+Run with ``.venv/bin/python bench/run.py`` (``--quick`` shortens the long runs;
+``--peer`` runs only the comparison with Dolphie and the ``max`` budget). The
+simulated cluster runs in its own process so that only ndbtop's own costs are
+measured; the live view runs in a pseudo-terminal of 120x40 (a tmux pane of that
+size for the comparison). Results are printed as a table and written as JSON
+(``--json FILE``). Each kind of measure has its own module beside this one; this one
+runs them and prints the table.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Any
 
 from cluster_load import cluster_load, status_parse
 from collect_cost import recording_cost, refresh_cost
+from key_latency import key_latency
 from live_view import memory_growth, startup, steady_state
+from peer import side_by_side
 
 TARGETS = {
     "collect_ms": 30.0,
@@ -32,12 +36,27 @@ TARGETS = {
     "ndbinfo_queries": 4.0,
     "output_kb_s": 4.0,
 }
+MAX_TARGETS = {
+    "cpu_pct": 2.0,
+    "output_kb_s": 2.0,
+    "rss_mb": 150.0,
+    "collect_ms": 30.0,
+    "draw_ms": 20.0,
+    "key_p95_ms": 50.0,
+    "peer_share": 0.1,
+}
+"""The budget of the largest scenario (255 nodes, 4,608 threads) at a 1 s refresh, and
+ndbtop's CPU as a share of Dolphie's."""
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short runs (CPU 20 s, RSS 60 s)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--peer", action="store_true",
+                        help="only ndbtop beside Dolphie, and the max scenario's budget")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="turns of the comparison with Dolphie (default 3)")
     args = parser.parse_args()
     cpu_seconds = 20 if args.quick else 60
     rss_seconds = 60 if args.quick else 600
@@ -46,9 +65,19 @@ def main() -> int:
                     "platform": platform.platform(),
                     "cpu_model": _cpu_model()},
     }
+    results["load_1min_start"] = os.getloadavg()[0]
+    print(f"ndbtop beside Dolphie, {args.repeats} turns of 30 s each ...", flush=True)
+    results["peer"] = side_by_side(30.0, args.repeats)
+    print("key-to-screen latency, max ...", flush=True)
+    results["keys_max"] = key_latency("max", 30.0)
     print("refresh cost ...", flush=True)
-    results["refresh_large"] = asyncio.run(refresh_cost("large", 15))
     results["refresh_max"] = asyncio.run(refresh_cost("max", 8))
+    if args.peer:
+        print_peer_table(results)
+        if args.json:
+            Path(args.json).write_text(json.dumps(results, indent=2))
+        return 0
+    results["refresh_large"] = asyncio.run(refresh_cost("large", 15))
     print("cluster load ...", flush=True)
     results["load_large"] = asyncio.run(cluster_load("large", 12))
     print("get status 255 nodes ...", flush=True)
@@ -62,6 +91,7 @@ def main() -> int:
     print(f"memory over {rss_seconds} s ...", flush=True)
     results["memory_large"] = memory_growth("large", rss_seconds)
     print_table(results)
+    print_peer_table(results)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
@@ -117,6 +147,49 @@ def print_table(r: dict[str, Any]) -> None:
         ok = "" if target is None else ("yes" if value <= target else "NO")
         shown = "-" if target is None else f"{target:g}"
         print(f"{name:40} {value:10.2f} {unit:7} {shown:>8}  {ok}")
+
+
+def print_peer_table(r: dict[str, Any]) -> None:
+    """ndbtop beside Dolphie, and the max scenario's budget."""
+    p, k, m = r["peer"], r["keys_max"], r["refresh_max"]
+
+    def spread(name: str) -> str:
+        values = p[f"{name}_all"]
+        return f"{min(values):.2f}-{max(values):.2f}"
+
+    rows = [
+        ("Dolphie, idle MariaDB: CPU", p["dolphie_cpu_pct"], "% core", None,
+         spread("dolphie_cpu_pct")),
+        ("ndbtop large: CPU", p["large_cpu_pct"], "% core",
+         MAX_TARGETS["peer_share"] * p["dolphie_cpu_pct"], spread("large_cpu_pct")),
+        ("ndbtop max: CPU", p["max_cpu_pct"], "% core",
+         min(MAX_TARGETS["cpu_pct"], MAX_TARGETS["peer_share"] * p["dolphie_cpu_pct"]),
+         spread("max_cpu_pct")),
+        ("Dolphie: terminal output", p["dolphie_output_kb_s"], "KB/s", None,
+         spread("dolphie_output_kb_s")),
+        ("ndbtop large: terminal output", p["large_output_kb_s"], "KB/s", None,
+         spread("large_output_kb_s")),
+        ("ndbtop max: terminal output", p["max_output_kb_s"], "KB/s",
+         MAX_TARGETS["output_kb_s"], spread("max_output_kb_s")),
+        ("ndbtop max: RSS", max(p["max_rss_mb_all"]), "MB", MAX_TARGETS["rss_mb"], ""),
+        ("max: collect (CPU, median)", m["collect_cpu_ms_median"], "ms",
+         MAX_TARGETS["collect_ms"], ""),
+        ("max: draw Nodes (CPU, median)", m["render_nodes_ms_median"], "ms",
+         MAX_TARGETS["draw_ms"], ""),
+        ("max: draw Threads (CPU, median)", m["render_threads_ms_median"], "ms",
+         MAX_TARGETS["draw_ms"], ""),
+        ("max: key to screen p95", k["p95_ms"], "ms", MAX_TARGETS["key_p95_ms"],
+         f"p50 {k['p50_ms']:.0f}"),
+        ("max: key to screen p95, cursor moves", k["move_p95_ms"], "ms", None, ""),
+        ("max: key to screen p95, view switches", k["switch_p95_ms"], "ms", None, ""),
+    ]
+    print(f"\nload average (1 min) during the comparison: "
+          f"{', '.join(f'{x:.1f}' for x in p['load_1min'])}")
+    print(f"{'measure':40} {'median':>8} {'unit':7} {'target':>8}  ok  spread")
+    for name, value, unit, target, extra in rows:
+        ok = "" if target is None else ("yes" if value <= target else "NO")
+        shown = "-" if target is None else f"{target:.2f}"
+        print(f"{name:40} {value:8.2f} {unit:7} {shown:>8}  {ok:3} {extra}")
 
 
 if __name__ == "__main__":
