@@ -48,8 +48,8 @@ HISTORY_POINTS = 120
 """Points kept per time series (sparklines)."""
 THREAD_HISTORY_POINTS = 24
 """Points kept per thread's CPU series (``thread.cpu.<node>.<thr_no>``): twice what the
-Threads view's sparklines show (``TREND_WIDTH``, 12), because a large cluster has 1,536
-threads and every series that changed is copied into the next snapshot."""
+Threads view's sparklines show (``TREND_WIDTH``, 12), because the largest clusters have
+thousands of threads (see :mod:`ndbtop.collect.thread_history`)."""
 
 
 class BetweenReadings(Generic[V, R]):
