@@ -168,3 +168,23 @@ async def test_the_table_moves_down_when_the_summary_gains_a_line_and_back() -> 
         view.show(snapshot(HEALTHY), 502.0)
         await pilot.pause()
         assert _line_of(screen_text(app), " id ") == header
+
+
+async def test_a_new_selection_redraws_the_detail_and_a_new_filter_the_table() -> None:
+    app = NodesApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(NodesView)
+        view.show(snapshot(HEALTHY), 500.0)
+        await pilot.pause()
+        table = view.query_one("#nodes", KeyedTable)
+        assert "memory    Data 10.0 GiB of 20.0 GiB (50%)" in screen_text(app)
+        table.move_cursor(row=table.get_row_index("3"))
+        view.redraw(501.0)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Node 3: STARTING; no start seen since ndbtop started." in text
+        assert "memory    Data" not in text and view.drawn_for == 3
+        view.filter_text = "API"
+        view.redraw(502.0)
+        await pilot.pause()
+        assert table.row_keys_in_order() == ["60", "61"]

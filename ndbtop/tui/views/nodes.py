@@ -152,6 +152,8 @@ class NodesView(View):
         super().__init__(**kwargs)
         self._rows: dict[int, tuple[tuple[object, ...], tuple[object, ...]]] = {}
         """Each node's last row: what it showed as plain values, and its cells."""
+        self._drawn: tuple[ClusterSnapshot | None, str, int] = (None, "", 0)
+        """The snapshot, filter and sort order the view was last drawn with."""
         self._summary_shape: tuple[int, bool] | None = None
         """The summary's line breaks, and whether a line may wrap, as last shown."""
 
@@ -160,7 +162,22 @@ class NodesView(View):
         yield KeyedTable(COLUMNS, id="nodes")
         yield Plain(id="detail")
 
+    def redraw(self, now: float) -> None:
+        """Draw the last snapshot again; when only the selection changed since it was drawn
+        (a key moved the cursor), only the detail panel depends on it."""
+        snap = self.snapshot
+        if (
+            snap is not None
+            and snap is self._drawn[0]
+            and (self.filter_text, self.sort_index) == self._drawn[1:]
+        ):
+            self.put("#detail", self._detail(snap, now), layout=False)
+            self.drawn_for = self.selected_node()
+            return
+        super().redraw(now)
+
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        self._drawn = (snap, self.filter_text, self.sort_index)
         s = summarize(snap.nodes)
         fresh = freshness(snap, "mgm")
         sql = freshness(snap, "ndbinfo")
