@@ -19,6 +19,10 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+if sys.path[1:2] != [str(ROOT)]:
+    # What is measured in this process is the tree the benchmark sits in, as what runs in
+    # a terminal is (``python -m ndbtop`` from ROOT), not whichever ndbtop is installed.
+    sys.path.insert(1, str(ROOT))
 
 def free_port() -> int:
     with socket.socket() as s:
