@@ -11,6 +11,7 @@ below it (total). Run alone: ``.venv/bin/python bench/cpu_profile.py max``.
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,11 +24,13 @@ from harness import SimProcess
 from peer import PEER_VENV, SETTLE_S, ndbtop_pane, peer_python
 
 RATE_HZ = 200
-_OWN = "/ndbtop/"
+_OWN = re.compile(r"[ (/]ndbtop/(?!.*site-packages)")
 """The path of ndbtop's own modules: the total shares are given for its functions."""
 _ENTRY = ("<module>", "main ", "_dispatch ", "run_monitor ", "run_tui ", "_run ")
 _WAITS = ("select ", "EpollSelector.select ", "SelectSelector.select ", "Condition.wait ",
-          "Event.wait ", "_wait_for_tstate_lock ")
+          "Event.wait ", "_wait_for_tstate_lock ", "SocketIO.readinto ")
+"""Leaf functions of a thread blocked in a system call (a wait for input or for the SQL
+node's answer) that py-spy does not count as idle."""
 
 
 def py_spy() -> Path:
@@ -77,7 +80,7 @@ def summarise(collapsed: str, top: int) -> dict[str, Any]:
             continue  # a thread blocked in a wait that py-spy did not see as idle
         total += count
         own[frames[-1]] += count
-        for frame in {short for short, f in zip(frames, raw, strict=True) if _OWN in f}:
+        for frame in {short for short, f in zip(frames, raw, strict=True) if _OWN.search(f)}:
             below[frame] += count
     return {
         "samples": total,
