@@ -7,7 +7,6 @@ it is built.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbtop.host.view import HostView
@@ -51,7 +50,7 @@ class ClusterSnapshot:
     link_rates: tuple[LinkRate, ...] = ()
     activity_rates: tuple[ActivityRate, ...] = ()
     host: HostView | None = None
-    history: Sequence[tuple[str, tuple[float | None, ...]]] = ()
+    history: tuple[tuple[str, tuple[float | None, ...]], ...] | SeriesSet = ()
     """Recent values of a few time series (``hit.interval.<node>``, ``disk.w_s.<disk>``...):
     ``(key, values)`` pairs, a tuple or a :class:`~ndbtop.model.series.SeriesSet` that reads
     as one."""
