@@ -11,6 +11,9 @@ from ndbtop.sim.runtime import Simulator
 
 StartSim = Callable[..., Awaitable[Simulator]]
 
+RESTART_LIMIT = 30.0
+"""Real seconds a simulated node restart may take before the test fails (a hang, not a target)."""
+
 
 async def test_a_start_seen_by_one_demo_run_is_known_to_the_next(
     start_sim: StartSim, tmp_path: Path, until: Any
@@ -21,7 +24,9 @@ async def test_a_start_seen_by_one_demo_run_is_known_to_the_next(
     try:
         await until(lambda: hub.snapshot().nodes, what="the first status reading")
         first.cluster.restart_nodes((3,))
-        await until(lambda: hub.snapshot().past_starts, what="node 3's restart remembered")
+        # A node restart takes a few simulated minutes: seconds at x100, more on a busy machine.
+        await until(lambda: hub.snapshot().past_starts, timeout=RESTART_LIMIT,
+                    what="node 3's restart remembered")
     finally:
         await hub.stop()
     assert [p.node_id for p in hub.snapshot().past_starts] == [3]
