@@ -9,7 +9,8 @@ from rich.console import Console
 from textual.widgets import Button, Input, RichLog, Static
 
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
-from ndbtop.tui.screens.rolling import AbortPrompt, RollingRestartScreen
+from ndbtop.tui.screens.rolling import RollingRestartScreen
+from ndbtop.tui.screens.rolling_prompts import AbortPrompt
 from ndbtop.tui.views.events import EventsView
 
 RUN_WAIT = 60.0

@@ -20,7 +20,7 @@ from textual.app import App
 from ndbtop.actions.audit import AuditLog
 from ndbtop.demo.capture import CaptureSpec, capture
 from ndbtop.tui.app import NdbtopApp
-from ndbtop.tui.screens.rolling import AbortPrompt
+from ndbtop.tui.screens.rolling_prompts import AbortPrompt
 from ndbtop.tui.source import FrozenSource
 
 SIZES = ((80, 24), (120, 40))

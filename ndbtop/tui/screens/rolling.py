@@ -13,9 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,12 +22,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.actions.commands import RestartNode, wire_text
 from ndbtop.actions.target import audit_fields, cluster_target, generation_of
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
+from ndbtop.model.config import effective_node_group
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.phases import StartTimeline, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -41,79 +38,25 @@ from ndbtop.ops.rolling import (
     RollingPlan,
     RollingRestart,
     RollingResult,
-    check_batch,
     plan_rolling,
 )
-from ndbtop.ops.wait import describe
-from ndbtop.tui.format import status_text
 from ndbtop.tui.safe import Plain
+from ndbtop.tui.screens.rolling_plan import preflight_text, requests_text
+from ndbtop.tui.screens.rolling_progress import (
+    DECIDED,
+    NodeProgress,
+    mark_progress,
+    mark_result,
+    plan_rows,
+    running_text,
+    steps_table,
+    summary,
+)
+from ndbtop.tui.screens.rolling_prompts import AbortPrompt, problem_text
 from ndbtop.tui.widgets.checkbox import MarkedCheckbox
 
 INITIAL_CONFIRM = "initial"
 """What to type to start a rolling restart with ``-i`` (every node rebuilds from its partners)."""
-
-_STYLES = {
-    "waiting": "dim",
-    "restarting": "bold yellow",
-    "done": "green",
-    "problem": "bold red",
-    "failed": "bold red",
-    "skipped": "yellow",
-    "not restarted": "dim",
-}
-
-
-@dataclass
-class NodeProgress:
-    """Where one node of the plan is: waiting, restarting, done, problem, failed, skipped."""
-
-    node_id: int
-    node_group: int | None
-    step: int
-    state: str = "waiting"
-    status: NodeStatus | None = None
-    sent_at: float | None = None
-    took: float | None = None
-
-
-class AbortPrompt(ModalScreen[bool]):
-    """Abort the running rolling restart? Dismisses with True to abort."""
-
-    BINDINGS = [Binding("escape,n", "keep", "Keep going"), Binding("y", "abort", "Abort")]
-
-    DEFAULT_CSS = """
-    AbortPrompt { align: center middle; }
-    AbortPrompt #abort-box { width: 64; max-width: 100%; height: auto; border: thick $error;
-                             background: $surface; padding: 1 2; }
-    AbortPrompt #abort-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    AbortPrompt Button { margin-left: 2; }
-    """
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="abort-box"):
-            yield Plain(
-                "Abort the rolling restart? A restart already sent completes; "
-                "no further node is restarted. (y / n)"
-            )
-            with Horizontal(id="abort-buttons"):
-                yield Button("Keep going", id="keep", variant="primary")
-                yield Button("Abort", id="abort-yes", variant="error")
-
-    def on_mount(self) -> None:
-        """Keeping the run going is the default."""
-        self.query_one("#keep", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Abort or keep going."""
-        self.dismiss(event.button.id == "abort-yes")
-
-    def action_keep(self) -> None:
-        """Do not abort."""
-        self.dismiss(False)
-
-    def action_abort(self) -> None:
-        """Abort."""
-        self.dismiss(True)
 
 
 class RollingRestartScreen(ModalScreen[RollingResult | None]):
@@ -209,11 +152,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         config = self.live().config
         groups = {n.node_id: effective_node_group(n, config) for n in self.nodes}
         groups.update(self.plan.groups)
-        self.rows = {
-            node_id: NodeProgress(node_id, groups.get(node_id), step)
-            for step, batch in enumerate(self.plan.batches, 1)
-            for node_id in batch
-        }
+        self.rows = plan_rows(self.plan, groups)
 
     # Layout
 
@@ -260,12 +199,14 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         where = cluster_target(snap.mgm_address or str(self.connectstring), generation_of(snap))
         self.query_one("#title", Static).update(Text(f"{title}\nat the {where}"))
         self.query_one("#options").display = self.engine is None
-        self.query_one("#steps", Static).update(self._steps_table(now))
-        self.query_one("#wire", Static).update(self._wire_text())
+        self.query_one("#steps", Static).update(
+            steps_table(self.plan, self.rows, self._timelines, now)
+        )
+        self.query_one("#wire", Static).update(requests_text(self.plan))
         problem = self.query_one("#problem", Static)
         problem.display = self.problem is not None
         if self.problem is not None:
-            problem.update(self._problem_text(self.problem))
+            problem.update(problem_text(self.problem))
         self.query_one("#status", Static).update(self._status_text(now))
         confirm = self.query_one("#confirm", Input)
         confirm.display = self.engine is None and self.initial
@@ -274,134 +215,19 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         box.set_class(self.problem is not None, "-problem")
         self._sync_buttons()
 
-    def _steps_table(self, now: float) -> Table:
-        table = Table(box=None, padding=(0, 2), header_style="bold")
-        table.add_column("step", justify="right")
-        table.add_column("node", justify="right")
-        table.add_column("group", justify="right")
-        table.add_column("ndb_mgm>")
-        table.add_column("progress")
-        for step, batch in enumerate(self.plan.batches, 1):
-            command = RestartNode(batch, initial=self.plan.initial).ndb_mgm()
-            for i, node_id in enumerate(batch):
-                row = self.rows[node_id]
-                group = (
-                    "?" if row.node_group is None
-                    else "none" if row.node_group == NO_NODE_GROUP
-                    else str(row.node_group)
-                )
-                table.add_row(
-                    f"{step}." if i == 0 else "",
-                    str(node_id),
-                    group,
-                    command if i == 0 else "",
-                    self._progress_text(row, now),
-                )
-        return table
-
-    def _progress_text(self, row: NodeProgress, now: float) -> Text:
-        text = Text(row.state, style=_STYLES.get(row.state, ""))
-        if row.state == "restarting":
-            n = row.status
-            if n is not None:
-                text.append(" · ")
-                text.append_text(status_text(n.status, n.type))
-                phase, spent = describe(n, self._timelines.get(n.node_id), now,
-                                        self.plan.start_type)
-                if phase:
-                    text.append(f" {phase}")
-                if spent is not None:
-                    text.append(f" · {int(spent)} s in phase")
-            else:
-                text.append(" · sent")
-            if row.sent_at is not None:
-                text.append(f" · {int(now - row.sent_at)} s", style="dim")
-        elif row.state == "done" and row.took is not None:
-            text.append(f" (took {int(row.took)} s)", style="dim")
-        return text
-
-    def _wire_text(self) -> Text:
-        text = Text("each step sends to the management server (⏎ = end of line):\n", style="dim")
-        for step, batch in enumerate(self.plan.batches, 1):
-            wire = wire_text(RestartNode(batch, initial=self.plan.initial))
-            text.append(f"{step:>4}. ", style="dim")
-            text.append("⏎".join(wire.split("\n")) + "\n", style="cyan")
-        return text
-
-    def _problem_text(self, problem: Problem) -> Text:
-        nodes = " ".join(map(str, problem.batch))
-        text = Text(f"{problem.kind}: {problem.message}\n", style="bold red")
-        text.append(f"[r]etry, [s]kip {nodes}, [a]bort?", style="bold")
-        return text
-
     def _status_text(self, now: float) -> Text:
-        count = len(self.plan.batches)
         if self.error is not None:
             return Text(f"stopped: {self.error}", style="bold red")
         if self.result is not None:
-            return self._summary(self.result)
+            took = int((self._ended_at or time.monotonic()) - self._started_at)
+            return summary(self.result, took)
         if self.engine is None:
-            text = Text(
-                "Nothing is sent until you start (S or the Start button). Each step waits for "
-                "its nodes to be STARTED again; a node whose node-group partner is not STARTED "
-                "is never restarted.\n",
-                style="dim",
-            )
             self.verdict = self._preflight()
-            for note in self.plan.notes:
-                text.append(f"({note})\n", style="yellow")
-            verdict = Text()
-            if not self.verdict.ok:
-                verdict.append(f"✖ {self.verdict.text()}\n", style="bold red")
-            else:
-                style = "yellow" if self.verdict.degraded else "green"
-                verdict.append(self.verdict.text(), style=style)
-                verdict.append("  ·  " if not self.verdict.degraded else "\n")
-            if self.plan.batches:
-                snap = self.live()
-                guard = stale_blocker(snap) or check_batch(
-                    self.plan.batches[0], snap.data_nodes(), snap.config, self.plan.groups
-                )
-                if guard is not None and self.verdict.ok:
-                    text.append(f"✖ step 1 would stop now: {guard}\n", style="bold red")
-            else:
-                text.append("no data node to restart\n", style="bold red")
-            text.append_text(verdict)
-            text.append("esc cancels", style="dim")
-            return text
-        elapsed = int(now - self._started_at)
-        text = Text(f"step {self._step}/{count} · {elapsed} s", style="bold")
-        if self.abort_requested:
-            text.append(" · ABORTING after the current step", style="bold red")
-        elif self.engine.paused:
-            text.append(" · PAUSED before the next step (p resumes)", style="bold yellow")
-        text.append("\np pause/resume · a abort · esc asks to abort", style="dim")
-        return text
-
-    def _summary(self, result: RollingResult) -> Text:
-        took = int((self._ended_at or time.monotonic()) - self._started_at)
-        line = f"restarted: {' '.join(map(str, result.done)) or 'none'}"
-        if result.skipped:
-            line += f"; skipped: {' '.join(map(str, result.skipped))}"
-        ok = not result.aborted and not result.skipped
-        text = Text(
-            ("finished, " if ok else "")
-            + line
-            + ("; ABORTED" if result.aborted else "")
-            + f" ({took} s)",
-            style="bold green" if ok else "bold yellow",
+            return preflight_text(self.plan, self.verdict, self.live())
+        return running_text(
+            self._step, len(self.plan.batches), int(now - self._started_at),
+            aborting=self.abort_requested, paused=self.engine.paused,
         )
-        problem = result.stopped_by
-        if problem is not None:
-            nodes = ("node " if len(problem.batch) == 1 else "nodes ") + " ".join(
-                map(str, problem.batch)
-            )
-            text.append(
-                f"\nrolling restart aborted at {nodes} ({problem.kind}): {problem.message}",
-                style="bold red",
-            )
-        text.append("\nesc closes", style="dim")
-        return text
 
     def _sync_buttons(self) -> None:
         planning = self.engine is None
@@ -516,40 +342,18 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
 
     def _finish(self, result: RollingResult | None) -> None:
         self.result = result
-        if result is not None:
-            for node_id in result.done:
-                self.rows[node_id].state = "done"
-            for node_id in result.skipped:
-                self.rows[node_id].state = "skipped"
-            if result.stopped_by is not None:
-                for node_id in result.stopped_by.batch:
-                    self.rows[node_id].state = "failed"
-        for row in self.rows.values():
-            if row.state in ("waiting", "restarting", "problem"):
-                row.state = "not restarted"
+        mark_result(self.rows, result)
         self._draw()
         self.refresh_bindings()
         self.query_one("#close", Button).focus()
 
     def _report(self, progress: Progress) -> None:
         now = time.monotonic()
-        rows = [self.rows[n] for n in progress.batch if n in self.rows]
         if progress.step == "restart":
             self._step = self.plan.batches.index(progress.batch) + 1
-            for row in rows:
-                row.state, row.status, row.sent_at = "restarting", None, now
         elif progress.step == "waiting":
             self._timelines = apply_status(self._timelines, progress.nodes, now)
-            for n in progress.nodes:
-                if n.node_id in self.rows:
-                    self.rows[n.node_id].status = n
-        elif progress.step == "started":
-            for row in rows:
-                row.state = "done"
-                row.took = now - row.sent_at if row.sent_at is not None else None
-        elif progress.step == "problem":
-            for row in rows:
-                row.state = "problem"
+        mark_progress(self.rows, progress, now)
         self._draw()
 
     async def _decide(self, problem: Problem) -> Decision:
@@ -565,9 +369,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         finally:
             self.problem = None
             self._decision = None
-        states = {Decision.RETRY: "waiting", Decision.SKIP: "skipped", Decision.ABORT: "failed"}
         for node_id in problem.batch:
-            self.rows[node_id].state = states[decision]
+            self.rows[node_id].state = DECIDED[decision]
         self._draw()
         self.refresh_bindings()
         if decision is not Decision.ABORT:

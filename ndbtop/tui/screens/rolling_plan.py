@@ -1,0 +1,55 @@
+"""The rolling restart before it starts: the exact requests, and the pre-flight verdict.
+
+Nothing is sent until Start; these renderers show what each step will send to
+the management server and whether the live state lets the first step go.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ndbtop.actions.commands import RestartNode, wire_text
+from ndbtop.model.freshness import stale_blocker
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.ops.preflight import Verdict
+from ndbtop.ops.rolling import RollingPlan, check_batch
+
+
+def requests_text(plan: RollingPlan) -> Text:
+    """The request each step sends, line ends shown as ``⏎``."""
+    text = Text("each step sends to the management server (⏎ = end of line):\n", style="dim")
+    for step, batch in enumerate(plan.batches, 1):
+        wire = wire_text(RestartNode(batch, initial=plan.initial))
+        text.append(f"{step:>4}. ", style="dim")
+        text.append("⏎".join(wire.split("\n")) + "\n", style="cyan")
+    return text
+
+
+def preflight_text(plan: RollingPlan, verdict: Verdict, snap: ClusterSnapshot) -> Text:
+    """What Start will do, the plan's notes, the pre-flight verdict and whether step 1 may go."""
+    text = Text(
+        "Nothing is sent until you start (S or the Start button). Each step waits for "
+        "its nodes to be STARTED again; a node whose node-group partner is not STARTED "
+        "is never restarted.\n",
+        style="dim",
+    )
+    for note in plan.notes:
+        text.append(f"({note})\n", style="yellow")
+    line = Text()
+    if not verdict.ok:
+        line.append(f"✖ {verdict.text()}\n", style="bold red")
+    else:
+        style = "yellow" if verdict.degraded else "green"
+        line.append(verdict.text(), style=style)
+        line.append("  ·  " if not verdict.degraded else "\n")
+    if plan.batches:
+        guard = stale_blocker(snap) or check_batch(
+            plan.batches[0], snap.data_nodes(), snap.config, plan.groups
+        )
+        if guard is not None and verdict.ok:
+            text.append(f"✖ step 1 would stop now: {guard}\n", style="bold red")
+    else:
+        text.append("no data node to restart\n", style="bold red")
+    text.append_text(line)
+    text.append("esc cancels", style="dim")
+    return text
