@@ -18,7 +18,7 @@ from mysql_mimic.variables import (
     VariableSchema,
 )
 
-from ndbtop.sim.sqlnode.resulttypes import GROUP_CONCAT_MAX_LEN_DEFAULT
+from ndbtop.sim.sqlnode.exprtypes import GROUP_CONCAT_MAX_LEN_DEFAULT
 from ndbtop.sim.sqlnode.schema import DATABASE, TABLE_PREFIX
 
 VERSION_COMMENT = "MySQL Cluster Community Server - GPL"
