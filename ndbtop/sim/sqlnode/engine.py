@@ -5,6 +5,8 @@ reads. The MySQL statement is transpiled with sqlglot (which already turns
 MySQL's decimal division into SQLite's real division), run there, and the
 result is described with MySQL's types and column names
 (:mod:`~ndbtop.sim.sqlnode.resulttypes`, :mod:`~ndbtop.sim.sqlnode.selectlist`).
+The SQLite side is :mod:`~ndbtop.sim.sqlnode.sqlitedb` and
+:mod:`~ndbtop.sim.sqlnode.sqliteerrors`.
 This was measured against sqlglot's own Python executor: 9 ms against 330 ms
 for a join of two 1536-row tables.
 
@@ -15,10 +17,7 @@ escapes with a backslash, and ``TRUNCATE``/``REGEXP`` are provided as functions.
 
 from __future__ import annotations
 
-import decimal
-import re
 import sqlite3
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -28,14 +27,13 @@ from sqlglot.dialects.sqlite import SQLite
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from ndbtop.sim.sqlnode import errors
+from ndbtop.sim.sqlnode.exprtypes import GROUP_CONCAT_MAX_LEN_DEFAULT
 from ndbtop.sim.sqlnode.provider import Row
-from ndbtop.sim.sqlnode.resulttypes import (
-    GROUP_CONCAT_MAX_LEN_DEFAULT,
-    OutputColumn,
-    describe_query,
-)
+from ndbtop.sim.sqlnode.resulttypes import OutputColumn, describe_query
 from ndbtop.sim.sqlnode.schema import Table
 from ndbtop.sim.sqlnode.selectlist import select_item_texts
+from ndbtop.sim.sqlnode.sqlitedb import load_table, register_functions
+from ndbtop.sim.sqlnode.sqliteerrors import translate_sqlite_error
 from ndbtop.sim.sqlnode.sqltypes import (
     NULL,
     Kind,
@@ -59,9 +57,6 @@ class _SQLiteBackticks(SQLite):
 
     class Tokenizer(SQLite.Tokenizer):
         IDENTIFIERS: ClassVar[list[str | tuple[str, str]]] = ["`", '"', ("[", "]")]
-
-
-_MAX_SQLITE_INT = (1 << 63) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,14 +122,14 @@ def run_select(
 
     connection = sqlite3.connect(":memory:")
     try:
-        _register_functions(connection, group_concat_max_len)
+        register_functions(connection, group_concat_max_len)
         for name, table in tables.items():
-            _load(connection, table, rows.get(name, ()))
+            load_table(connection, table, rows.get(name, ()))
         try:
             cursor = connection.execute(sqlite_sql)
             fetched = cursor.fetchall()
         except sqlite3.Error as e:
-            raise _translate_sqlite_error(e, statement) from e
+            raise translate_sqlite_error(e, statement) from e
         description = [d[0] for d in cursor.description or ()]
     finally:
         connection.close()
@@ -257,128 +252,6 @@ def _adapt_for_sqlite(statement: exp.Expression) -> None:
                 ordered.set("this", order.this.copy())
 
 
-def _mysql_truncate(value: object, decimals: object) -> object:
-    if value is None or decimals is None:
-        return None
-    places = int(decimals)  # type: ignore[call-overload]
-    if isinstance(value, int):
-        if places >= 0:
-            return value
-        factor = 10**-places
-        magnitude = abs(value) // factor * factor
-        return magnitude if value >= 0 else -magnitude
-    number = decimal.Decimal(repr(float(value)))  # type: ignore[arg-type]
-    quantum = decimal.Decimal(1).scaleb(-places)
-    return float(number.quantize(quantum, rounding=decimal.ROUND_DOWN))
-
-
-def _regexp(pattern: object, value: object) -> object:
-    if pattern is None or value is None:
-        return None
-    return 1 if re.search(str(pattern), str(value), re.IGNORECASE) else 0
-
-
-def _unix_timestamp(*args: object) -> object:
-    return int(time.time()) if not args else None
-
-
-def _as_text(value: object) -> str:
-    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
-
-
-def _group_concat_aggregate(max_len: int) -> type:
-    """MySQL's ``GROUP_CONCAT`` for SQLite: NULLs skipped, NULL when nothing is left, the
-    result cut to ``max_len`` bytes on a character boundary."""
-
-    class GroupConcat:
-        def __init__(self) -> None:
-            self.parts: list[str] = []
-
-        def step(self, value: object, separator: object = ",") -> None:
-            if value is None:
-                return
-            if self.parts:
-                self.parts.append("" if separator is None else _as_text(separator))
-            self.parts.append(_as_text(value))
-
-        def finalize(self) -> str | None:
-            if not self.parts:
-                return None
-            data = "".join(self.parts).encode("utf-8")
-            if len(data) <= max_len:
-                return data.decode("utf-8")
-            return data[:max_len].decode("utf-8", errors="ignore")
-
-    return GroupConcat
-
-
-def _register_functions(
-    connection: sqlite3.Connection, group_concat_max_len: int = GROUP_CONCAT_MAX_LEN_DEFAULT
-) -> None:
-    concat = _group_concat_aggregate(group_concat_max_len)
-    connection.create_aggregate("group_concat", 1, concat)  # type: ignore[arg-type]
-    connection.create_aggregate("group_concat", 2, concat)  # type: ignore[arg-type]
-    connection.create_function("mysql_truncate", 2, _mysql_truncate, deterministic=True)
-    connection.create_function("regexp", 2, _regexp, deterministic=True)
-    connection.create_function("unix_timestamp", -1, _unix_timestamp)
-
-
-_AFFINITY = {
-    Kind.INT: "INTEGER",
-    Kind.DECIMAL: "NUMERIC",
-    Kind.DOUBLE: "REAL",
-    Kind.STRING: "TEXT COLLATE NOCASE",
-    Kind.NULL: "",
-}
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _load(connection: sqlite3.Connection, table: Table, rows: Sequence[Row]) -> None:
-    definition = ", ".join(f"{_quote(c.name)} {_AFFINITY[c.type.kind]}" for c in table.columns)
-    connection.execute(f"CREATE TABLE {_quote(table.name)} ({definition})")
-    if not rows:
-        return
-    width = len(table.columns)
-    insert = f"INSERT INTO {_quote(table.name)} VALUES ({', '.join('?' * width)})"
-    decimal_columns = [i for i, c in enumerate(table.columns) if c.type.kind is Kind.DECIMAL]
-    prepared: Sequence[Row] = rows
-    if decimal_columns:
-        prepared = [_bindable_decimals(row, decimal_columns) for row in rows]
-    try:
-        connection.executemany(insert, prepared)
-    except OverflowError:
-        connection.execute(f"DELETE FROM {_quote(table.name)}")
-        connection.executemany(insert, [_bindable_big_ints(row) for row in prepared])
-    except sqlite3.ProgrammingError as e:
-        bad = next((len(r) for r in prepared if len(r) != width), None)
-        if bad is None:
-            raise errors.SqlNodeError(1105, f"bad value in table '{table.name}': {e}") from e
-        raise errors.SqlNodeError(
-            1105, f"provider row of {bad} values for table '{table.name}' of {width} columns"
-        ) from e
-
-
-def _bindable_decimals(row: Row, columns: Sequence[int]) -> Row:
-    values = list(row)
-    for i in columns:
-        value = values[i]
-        if isinstance(value, decimal.Decimal):
-            values[i] = int(value) if value == value.to_integral_value() else float(value)
-        elif value is not None and not isinstance(value, (int, float)):
-            values[i] = float(value)  # type: ignore[arg-type]
-    return values
-
-
-def _bindable_big_ints(row: Row) -> Row:
-    return [
-        float(v) if isinstance(v, int) and not -_MAX_SQLITE_INT - 1 <= v <= _MAX_SQLITE_INT else v
-        for v in row
-    ]
-
-
 def _type_from_values(rows: Sequence[Sequence[object]], index: int) -> SqlType:
     for row in rows:
         if row[index] is not None:
@@ -423,48 +296,3 @@ def _needs(rows: Sequence[Sequence[object]], index: int, column_type: SqlType) -
     if expected is None:
         return True
     return any(row[index] is not None and type(row[index]) is not expected for row in rows)
-
-
-_NO_SUCH_COLUMN = re.compile(r"no such column: (.+)")
-_AMBIGUOUS = re.compile(r"ambiguous column name: (.+)")
-_NO_SUCH_FUNCTION = re.compile(r"no such function: (.+)")
-
-_CLAUSES = {
-    "expressions": "field list",
-    "where": "where clause",
-    "group": "group statement",
-    "having": "having clause",
-    "order": "order clause",
-    "joins": "on clause",
-}
-
-
-def _clause_of(statement: exp.Expression, column_text: str) -> str:
-    wanted = column_text.lower()
-    for column in statement.find_all(exp.Column):
-        text = f"{column.table}.{column.name}" if column.table else column.name
-        if text.lower() != wanted:
-            continue
-        node: exp.Expression = column
-        while node.parent is not None and not isinstance(node.parent, exp.Select):
-            node = node.parent
-        return _CLAUSES.get(node.arg_key, "field list")
-    return "field list"
-
-
-def _translate_sqlite_error(error: sqlite3.Error, statement: exp.Expression) -> errors.SqlNodeError:
-    message = str(error)
-    match = _NO_SUCH_COLUMN.match(message)
-    if match:
-        column = match.group(1)
-        return errors.unknown_column(column, _clause_of(statement, column))
-    match = _AMBIGUOUS.match(message)
-    if match:
-        column = match.group(1)
-        return errors.ambiguous_column(column, _clause_of(statement, column))
-    match = _NO_SUCH_FUNCTION.match(message)
-    if match:
-        return errors.SqlNodeError(1305, f"FUNCTION ndbinfo.{match.group(1)} does not exist")
-    if "misuse of aggregate" in message:
-        return errors.SqlNodeError(1111, "Invalid use of group function")
-    return errors.SqlNodeError(1105, message)
