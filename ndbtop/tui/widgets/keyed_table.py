@@ -7,13 +7,13 @@ sequence per cell), and sizes itself only when idle, after the screen was drawn 
 old sizes. Here a row is drawn once per change of its values, neighbours that look alike
 are joined into one segment, a changed row is repainted only up to its last changed
 column (Textual sends a line from the widget's left edge to the end of the repainted
-region) and only while in sight, and the table is sized as rows arrive.
+region) and only while in sight, and the table is sized as rows arrive. How a row becomes
+its line is :mod:`~ndbtop.tui.widgets.row_paint`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
@@ -26,17 +26,11 @@ from textual.coordinate import Coordinate
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import DataTable
-from textual.widgets._data_table import default_cell_formatter
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from ndbtop.sanitise import UNSAFE, sanitise
 from ndbtop.tui.safe import safe_text
-
-_NULL = Style.null()
-_MARKUP = frozenset("[:\n\t")
-"""Characters that make a string cell more than plain text for DataTable (markup, emoji
-codes, several lines)."""
-_EMPTY = Text()
+from ndbtop.tui.widgets.row_paint import MARKUP, Paint, joined, text_cell, without_meta
 
 LineKey = tuple[object, ...]
 """Everything besides its values that a drawn row depends on."""
@@ -58,7 +52,7 @@ class KeyedTable(DataTable):
         self._drawn_cells: dict[tuple[str | None, int], tuple[Any, ...]] = {}
         """Each cell's last drawing: (value, width, styles..., segments)."""
         self._row_meta: dict[int, Style] = {}
-        self._paint: _Paint | None = None
+        self._paint: Paint | None = None
         self._painting = False
 
     def on_mount(self) -> None:
@@ -183,7 +177,7 @@ class KeyedTable(DataTable):
         """One line of the table: a body row comes from its cached drawing."""
         paint = self._paint
         if paint is None:
-            paint = _Paint(self)
+            paint = Paint(self)
             if self._painting:
                 self._paint = paint
         if not paint.rows_alike or y < paint.header:
@@ -218,7 +212,7 @@ class KeyedTable(DataTable):
 
     def _draw_row(
         self,
-        paint: _Paint,
+        paint: Paint,
         row_key: str | None,
         row_index: int,
         values: tuple[object, ...],
@@ -242,15 +236,17 @@ class KeyedTable(DataTable):
             ):
                 segments.extend(drawn[4])
                 continue
-            cell = self._text_cell(value, width, pre_style, post_style)
+            cell = text_cell(
+                value, width, pre_style, post_style, self.cell_padding, self.app.console
+            )
             if cell is None:
                 cell = [
-                    Segment(s.text, _without_meta(s.style), s.control)
+                    Segment(s.text, without_meta(s.style), s.control)
                     for s in DataTable._render_cell(
                         self, row_index, column_index, row_style, width, cursor, hover
                     )[0]
                 ]
-            cell = _joined(cell)
+            cell = joined(cell)
             cells[slot] = (value, width, pre_style, post_style, cell)
             segments.extend(cell)
         remaining = paint.width - paint.table_width
@@ -264,49 +260,9 @@ class KeyedTable(DataTable):
             meta = self._row_meta[row_index] = Style.from_meta({"row": row_index, "column": 0})
         if remaining >= 0 and not paint.scroll_x:
             # Every cell is drawn to its column's width: the line is the widget's width.
-            return Strip(_joined(segments, meta), paint.width)
-        strip = Strip(_joined(segments, meta)).crop(paint.scroll_x, paint.scroll_x + paint.width)
+            return Strip(joined(segments, meta), paint.width)
+        strip = Strip(joined(segments, meta)).crop(paint.scroll_x, paint.scroll_x + paint.width)
         return strip.adjust_cell_length(paint.width, paint.base_style)
-
-    def _text_cell(
-        self, value: object, width: int, pre_style: Style, post_style: Style
-    ) -> list[Segment] | None:
-        # A one-line text cell drawn straight to segments: what DataTable's
-        # Padding/Styled/render_lines path produces, at a fraction of its cost. Anything
-        # else (several lines, justified text, other renderables) returns None.
-        pad = self.cell_padding
-        inner = max(width - 2 * pad, 0)
-        if isinstance(value, str) and _MARKUP.isdisjoint(value):
-            # Plain text, no markup or emoji code: the whole cell is one run of one style.
-            text = value
-            if cell_len(value) > inner:
-                cut = Text(value)
-                cut.truncate(inner)
-                text = cut.plain
-            fill = inner - cell_len(text) + pad
-            return [Segment(" " * pad + text + " " * max(fill, 0), pre_style + post_style)]
-        cell = _EMPTY if value is None else default_cell_formatter(value, False, 1) or _EMPTY
-        if (
-            not isinstance(cell, Text)
-            or cell.justify not in (None, "default", "left")
-            or cell.overflow == "ellipsis"
-            or "\n" in cell.plain
-            or "\t" in cell.plain
-        ):
-            return None
-        if cell.cell_len > inner:
-            cell = cell.copy()
-            cell.truncate(inner)
-        segments = [Segment(" " * pad)] if pad else []
-        console = self.app.console
-        if cell.spans:
-            segments.extend(cell.render(console))
-        elif cell.plain:
-            segments.append(Segment(cell.plain, console.get_style(cell.style, default=_NULL)))
-        fill = inner - cell.cell_len + pad
-        if fill > 0:
-            segments.append(Segment(" " * fill))
-        return list(Segment.apply_style(segments, style=pre_style, post_style=post_style))
 
     def row_keys_in_order(self) -> list[str]:
         """The row keys from top to bottom."""
@@ -347,7 +303,7 @@ def shown_cell(cell: object) -> object:
     """A cell as the table draws it: text is plain (never markup) and sanitised."""
     if isinstance(cell, str):
         cell = sanitise(cell)
-        return cell if _MARKUP.isdisjoint(cell) else Text(cell)
+        return cell if MARKUP.isdisjoint(cell) else Text(cell)
     if isinstance(cell, Text):
         return safe_text(cell, UNSAFE)
     return cell
@@ -357,7 +313,7 @@ def cell_width(cell: object) -> int:
     """Columns a cell's value takes on screen (a string as the markup DataTable reads)."""
     if isinstance(cell, Text):
         return cell.cell_len
-    if isinstance(cell, str) and not _MARKUP.isdisjoint(cell):
+    if isinstance(cell, str) and not MARKUP.isdisjoint(cell):
         return Text.from_markup(cell).cell_len
     return cell_len(str(cell)) if cell is not None else 0
 
@@ -366,117 +322,3 @@ def _same(a: object, b: object) -> bool:
     if isinstance(a, Text) and isinstance(b, Text):
         return a.plain == b.plain and a.style == b.style and a.spans == b.spans
     return a == b
-
-
-def _without_meta(style: Style | None) -> Style | None:
-    if style is None or not style._meta:
-        return style
-    return style.clear_meta_and_links()
-
-
-class _Paint:
-    """What every line of one repaint shares, looked up once."""
-
-    def __init__(self, table: KeyedTable) -> None:
-        self.table = table
-        self.base_style = table.rich_style
-        self.width = table.size.width
-        self.scroll_x, self.scroll_y = table.scroll_offset
-        columns = table.ordered_columns
-        self.column_keys = [column.key for column in columns]
-        self.widths = tuple(column.get_render_width(table) for column in columns)
-        self.table_width = sum(self.widths) + table._row_label_column_width
-        self.rows_alike = not (
-            table.fixed_columns
-            or table.fixed_rows
-            or table.cursor_type != "row"
-            or table._should_render_row_labels
-        )
-        """Whether body rows take this class's own path (else DataTable's)."""
-        self.header = table.header_height if table.show_header else 0
-        self.show_cursor = table.show_cursor
-        self.cursor_row = table.cursor_coordinate.row
-        self.hover_row = table.hover_coordinate.row
-        self.key = (
-            self.base_style, self.width, self.scroll_x, self.widths,
-            table._show_hover_cursor, table._pseudo_class_state, table.zebra_stripes,
-            table.cursor_foreground_priority, table.cursor_background_priority,
-        )
-        """What a drawn line depends on besides its values, cursor and hover."""
-        self._styles: dict[tuple[bool, bool], tuple[Style, Style, Style, Style]] = {}
-
-    def styles(
-        self, row_index: int, cursor: bool, hover: bool
-    ) -> tuple[Style, Style, Style, Style]:
-        """The row, cell (before and after) and filler styles of a row."""
-        table = self.table
-        if table.zebra_stripes:
-            row_style = table._get_row_style(row_index, self.base_style)
-            return self._row_styles(row_style, cursor, hover)
-        styles = self._styles.get((cursor, hover))
-        if styles is None:
-            styles = self._styles[cursor, hover] = self._row_styles(self.base_style, cursor, hover)
-        return styles
-
-    def _row_styles(
-        self, row_style: Style, cursor: bool, hover: bool
-    ) -> tuple[Style, Style, Style, Style]:
-        table = self.table
-        component_style, post_style = table._get_styles_to_render_cell(
-            False, False, False, hover, cursor, table.show_cursor, table._show_hover_cursor,
-            table.cursor_foreground_priority == "css",
-            table.cursor_background_priority == "css",
-        )
-        extend_style, _ = table._get_styles_to_render_cell(
-            False, False, False, hover, cursor, table.show_cursor, table._show_hover_cursor,
-            False, False,
-        )
-        return row_style, row_style + component_style, post_style, row_style + extend_style
-
-
-def _joined(segments: list[Segment], meta: Style | None = None) -> list[Segment]:
-    # Neighbours that look alike become one segment: one colour escape sequence each.
-    # Spaces look alike in any foreground colour, so they join a neighbour of the same
-    # background. ``meta`` (mouse metadata) is added to every segment.
-    out: list[Segment] = []
-    text = ""
-    style: Style | None = None
-    for piece, piece_style, control in segments:
-        if control or not piece:
-            continue
-        if text:
-            if piece_style is style or piece_style == style or (
-                not piece.strip(" ") and _spaces_alike(style, piece_style)
-            ):
-                text += piece
-                continue
-            if not text.strip(" ") and _spaces_alike(style, piece_style):
-                text += piece
-                style = piece_style
-                continue
-            out.append(_with_meta(text, style, meta))
-        text, style = piece, piece_style
-    if text:
-        out.append(_with_meta(text, style, meta))
-    return out
-
-
-def _with_meta(text: str, style: Style | None, meta: Style | None) -> Segment:
-    if meta is None:
-        return Segment(text, style)
-    return Segment(text, meta if style is None else style + meta)
-
-
-_SPACE_MARKS = ("reverse", "underline", "underline2", "strike", "overline", "frame", "encircle")
-
-
-@lru_cache(maxsize=1024)
-def _spaces_alike(a: Style | None, b: Style | None) -> bool:
-    """Whether spaces drawn in style ``a`` and in style ``b`` look the same."""
-
-    def marks(style: Style | None) -> tuple[object, ...]:
-        if style is None:
-            return (None, *(False for _ in _SPACE_MARKS), None)
-        return (style.bgcolor, *(bool(getattr(style, m)) for m in _SPACE_MARKS), style.link)
-
-    return marks(a) == marks(b)
