@@ -13,7 +13,7 @@ from ndbtop.host.rates import (
     disk_rates,
     thread_rates,
 )
-from ndbtop.host.samples import HostSample
+from ndbtop.host.samples import DiskCounters, HostSample
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +23,8 @@ class HostView:
     ``interval_s`` is ``None`` for the first sample (no rates yet: every disk and
     thread is listed with ``None`` figures). ``disks`` holds the block devices only
     (:func:`ndbtop.host.devices.block_devices`); ``threads`` is empty on a host
-    without local data node processes.
+    without local data node processes. ``disk_counters`` are the raw counters of the same
+    devices in the current sample (what a time-series database takes rates of itself).
     """
 
     monotonic: float
@@ -31,6 +32,7 @@ class HostView:
     disks: tuple[DiskRates, ...]
     cpu: CpuPercent | None
     threads: tuple[ThreadRates, ...]
+    disk_counters: tuple[DiskCounters, ...] = ()
 
     @property
     def node_ids(self) -> tuple[int, ...]:
@@ -62,4 +64,5 @@ def host_view(prev: HostSample | None, cur: HostSample) -> HostView:
         cpu = cpu_percent(prev.cpu, cur.cpu)
     prev_threads = {(t.pid, t.tid): t for t in prev.threads} if prev is not None and elapsed else {}
     threads = tuple(thread_rates(prev_threads.get((t.pid, t.tid)), t, elapsed) for t in cur.threads)
-    return HostView(cur.monotonic, elapsed, disks, cpu, threads)
+    counters = tuple(d for d in cur.disks if d.name in shown)
+    return HostView(cur.monotonic, elapsed, disks, cpu, threads, counters)

@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any
 
 from ndbtop.host.rates import CpuPercent, DiskRates, ThreadRates
+from ndbtop.host.samples import DiskCounters
 from ndbtop.host.view import HostView
 from ndbtop.mgm.events.catalogue import Category, Severity
 from ndbtop.mgm.events.decode import Event
@@ -47,6 +48,7 @@ _CLASSES: dict[str, type] = {
         LinkRate,
         HostView,
         DiskRates,
+        DiskCounters,
         CpuPercent,
         ThreadRates,
         ni.NdbinfoSample,

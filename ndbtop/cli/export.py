@@ -1,0 +1,118 @@
+"""``ndbtop export``: the cluster's figures for Prometheus, over HTTP.
+
+The same sources as the live view run on their own interval; the HTTP server
+reads the last snapshot they made. The process logs one line per source state
+change (connected, retrying, ...), never one per scrape, and stops cleanly on
+SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import socket
+import sys
+
+from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.collect.history_store import default_history_dir
+from ndbtop.collect.hub import Hub
+from ndbtop.errors import NdbtopError, UsageError
+from ndbtop.export.server import DEFAULT_HOST, DEFAULT_PORT, MetricsServer, SnapshotCollector
+from ndbtop.mgm.connectstring import resolve_connectstring
+from ndbtop.model.clock import RealClock
+from ndbtop.model.sources import SourceStatus
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``[IPv6]:PORT``, ``:PORT`` (every interface) or ``PORT`` (loopback)."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = DEFAULT_HOST, text
+    elif host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        raise UsageError(f"--listen {text!r}: write an IPv6 address in brackets ([::1]:PORT)")
+    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
+        raise UsageError(f"--listen {text!r}: invalid port {port!r} (0-65535)")
+    return host or "", int(port)
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def state_line(status: SourceStatus) -> str:
+    """The log line for a source that changed state."""
+    line = f"ndbtop export: {status.name} {status.state.value}"
+    if status.target:
+        line += f" ({_printable(status.target)})"
+    if status.error:
+        line += f": {_printable(status.error)}"
+    return line
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Serve the metrics until SIGTERM (exit 0) or Ctrl-C (exit 130)."""
+    host, port = parse_listen(args.listen)
+    connectstring = resolve_connectstring(args.connectstring)
+    hub = Hub(
+        connectstring,
+        RealClock(),
+        args.interval,
+        ndbinfo=ndbinfo_reader(args),
+        host=host_reader(args),
+        history_dir=default_history_dir(),
+    )
+    collector = SnapshotCollector(socket.gethostname())
+    try:
+        server = MetricsServer(collector, host, port, str(connectstring))
+    except OSError as exc:
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise NdbtopError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+    return asyncio.run(serve(hub, collector, server, str(connectstring)))
+
+
+async def serve(hub: Hub, collector: SnapshotCollector, server: MetricsServer,
+                cluster: str) -> int:
+    """Run the sources and the HTTP server until a signal; the exit status."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    status = {"code": 0}
+
+    def on_signal(code: int) -> None:
+        status["code"] = code
+        stop.set()
+
+    loop.add_signal_handler(signal.SIGTERM, on_signal, 0)
+    loop.add_signal_handler(signal.SIGINT, on_signal, 130)
+    states: dict[str, object] = {}
+
+    def on_state_change() -> None:
+        collector.publish(hub.snapshot())
+        for s in hub.source_statuses():
+            if states.get(s.name) != s.state:
+                states[s.name] = s.state
+                sys.stderr.write(state_line(s) + "\n")
+        sys.stderr.flush()
+
+    hub.add_listener(on_state_change)
+    collector.publish(hub.snapshot())
+    server.start()
+    host, port = server.httpd.server_address[:2]
+    shown = f"[{host}]" if ":" in str(host) else host
+    sys.stderr.write(f"ndbtop export: serving http://{shown}:{port}/metrics for {cluster}\n")
+    sys.stderr.flush()
+    await hub.start()
+    try:
+        while not stop.is_set():
+            collector.publish(hub.snapshot())
+            try:
+                await asyncio.wait_for(stop.wait(), hub.interval)
+            except asyncio.TimeoutError:
+                pass
+    finally:
+        await asyncio.to_thread(server.close)
+        await hub.stop()
+        sys.stderr.write("ndbtop export: stopped\n")
+    return status["code"]

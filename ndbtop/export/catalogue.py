@@ -1,0 +1,141 @@
+"""Every metric ``ndbtop export`` serves: its name, type, labels and help text.
+
+This table is the one definition: the collector builds its families from it and
+the README's metric list is generated from it (:func:`markdown_table`), so the
+two cannot drift apart. Names follow the Prometheus conventions: base units
+(``_seconds``, ``_bytes``), ratios as 0..1 (``_ratio``), ``_total`` for counters,
+labels for identity. Host disk counters carry node_exporter's names, which
+mean the same thing (``/proc/diskstats`` since boot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["gauge", "counter"]
+
+
+@dataclass(frozen=True, slots=True)
+class MetricDef:
+    """One metric: ``name`` is what a query uses (counters end in ``_total``)."""
+
+    name: str
+    kind: Kind
+    labels: tuple[str, ...]
+    help: str
+    source: str
+    """The ndbtop source the values come from (``mgm``, ``events``, ``ndbinfo``, ``host``,
+    ``config``); its series are left out while that source is not up."""
+
+    @property
+    def family(self) -> str:
+        """The name prometheus_client takes: a counter's name without ``_total``."""
+        if self.kind == "counter":
+            return self.name.removesuffix("_total")
+        return self.name
+
+
+def _m(name: str, kind: Kind, labels: str, help_text: str, source: str) -> MetricDef:
+    return MetricDef(name, kind, tuple(labels.split()), help_text, source)
+
+
+NODE = "node_id"
+METRICS: tuple[MetricDef, ...] = (
+    _m("ndbtop_source_up", "gauge", "source",
+       "1 when the ndbtop source (mgm, events, ndbinfo, host) has fresh data, else 0", "-"),
+    _m("ndbtop_source_age_seconds", "gauge", "source",
+       "Seconds since the source last produced good data", "-"),
+    _m("ndb_node_status", "gauge", "node_id node_type status",
+       "1 for the node's current status as the management server reports it "
+       "(one series per node)", "mgm"),
+    _m("ndb_node_start_phase", "gauge", NODE,
+       "Last start phase the data node completed, while it is STARTING", "mgm"),
+    _m("ndb_node_phase_seconds", "gauge", NODE,
+       "Seconds the starting data node has spent in the start phase in progress", "mgm"),
+    _m("ndb_node_phase_normal_seconds", "gauge", NODE,
+       "Normal duration of the start phase in progress: what it took in the last "
+       "comparable start, else its typical duration", "mgm"),
+    _m("ndb_node_start_seconds", "gauge", NODE,
+       "Seconds since the data node's start in progress began", "mgm"),
+    _m("ndb_node_group_nodes", "gauge", "node_group",
+       "Data nodes in the node group", "mgm"),
+    _m("ndb_node_group_started_nodes", "gauge", "node_group",
+       "Data nodes of the node group that are STARTED", "mgm"),
+    _m("ndb_node_uptime_seconds", "gauge", NODE,
+       "Seconds since the data node process was launched (ndbinfo.nodes)", "ndbinfo"),
+    _m("ndb_thread_cpu_ratio", "gauge", "node_id thread_no thread_name",
+       "Busy share of a data node thread over the last second (cpustat; 0..1)", "ndbinfo"),
+    _m("ndb_disk_page_buffer_hit_ratio", "gauge", NODE,
+       "Disk page buffer hit ratio since the data node started (0..1)", "ndbinfo"),
+    _m("ndb_disk_page_buffer_interval_hit_ratio", "gauge", NODE,
+       "Disk page buffer hit ratio over the last refresh interval (0..1)", "ndbinfo"),
+    _m("ndb_disk_page_buffer_requests_total", "counter", "node_id result",
+       "Page requests to the disk page buffer since node start, by result "
+       "(hit, wait_queue, wait_io)", "ndbinfo"),
+    _m("ndb_disk_page_buffer_pages_read_total", "counter", NODE,
+       "Pages the disk page buffer read from disk since node start", "ndbinfo"),
+    _m("ndb_disk_page_buffer_pages_written_total", "counter", NODE,
+       "Pages the disk page buffer wrote to disk since node start", "ndbinfo"),
+    _m("ndb_memory_used_bytes", "gauge", "node_id memory_type",
+       "Memory in use, by memory type (ndbinfo.memoryusage)", "ndbinfo"),
+    _m("ndb_memory_size_bytes", "gauge", "node_id memory_type",
+       "Memory configured, by memory type (ndbinfo.memoryusage)", "ndbinfo"),
+    _m("ndb_log_space_used_bytes", "gauge", "node_id log_type log_id log_part",
+       "Redo or undo log space in use (ndbinfo.logspaces)", "ndbinfo"),
+    _m("ndb_log_space_size_bytes", "gauge", "node_id log_type log_id log_part",
+       "Redo or undo log space in all (ndbinfo.logspaces)", "ndbinfo"),
+    _m("ndb_transactions_total", "counter", NODE,
+       "Transactions the node's transaction coordinators ran since node start", "ndbinfo"),
+    _m("ndb_commits_total", "counter", NODE,
+       "Transactions committed since node start", "ndbinfo"),
+    _m("ndb_aborts_total", "counter", NODE,
+       "Transactions aborted since node start", "ndbinfo"),
+    _m("ndb_key_reads_total", "counter", NODE,
+       "Primary and unique key reads since node start", "ndbinfo"),
+    _m("ndb_key_writes_total", "counter", NODE,
+       "Primary and unique key writes since node start", "ndbinfo"),
+    _m("ndb_scans_total", "counter", NODE,
+       "Table and range scans since node start", "ndbinfo"),
+    _m("ndb_local_operations_total", "counter", NODE,
+       "Operations the node's LDM threads executed since node start", "ndbinfo"),
+    _m("ndb_restart_phase_seconds", "gauge", "node_id phase",
+       "Seconds each step of the node's last restart took (ndbinfo.restart_info; phase is "
+       "the column name without secs_)", "ndbinfo"),
+    _m("ndb_redo_init_bytes", "gauge", NODE,
+       "Redo log bytes initialised so far in the node's current or last start "
+       "(LogFileInitStatus)", "mgm"),
+    _m("ndb_redo_log_bytes", "gauge", NODE,
+       "Size of the node's redo log: parts x files x file size", "mgm"),
+    _m("ndbtop_host_data_node", "gauge", "host node_id",
+       "1 for each data node whose process runs on the host", "host"),
+    _m("node_disk_reads_completed_total", "counter", "host device",
+       "Reads completed on the host's block device since boot", "host"),
+    _m("node_disk_writes_completed_total", "counter", "host device",
+       "Writes completed on the host's block device since boot", "host"),
+    _m("node_disk_reads_merged_total", "counter", "host device",
+       "Reads merged on the host's block device since boot", "host"),
+    _m("node_disk_writes_merged_total", "counter", "host device",
+       "Writes merged on the host's block device since boot", "host"),
+    _m("node_disk_read_bytes_total", "counter", "host device",
+       "Bytes read from the host's block device since boot", "host"),
+    _m("node_disk_written_bytes_total", "counter", "host device",
+       "Bytes written to the host's block device since boot", "host"),
+    _m("node_disk_read_time_seconds_total", "counter", "host device",
+       "Seconds reads on the device spent queued and in service, since boot", "host"),
+    _m("node_disk_write_time_seconds_total", "counter", "host device",
+       "Seconds writes on the device spent queued and in service, since boot", "host"),
+    _m("node_disk_io_time_seconds_total", "counter", "host device",
+       "Seconds the device had at least one request in flight, since boot "
+       "(its rate is %util as a 0..1 ratio)", "host"),
+)
+BY_NAME: dict[str, MetricDef] = {m.name: m for m in METRICS}
+
+
+def markdown_table() -> str:
+    """The README's list of metrics: name, type, labels and help text, one row each."""
+    rows = ["| metric | type | labels | help |", "|---|---|---|---|"]
+    for m in METRICS:
+        labels = ", ".join(f"`{label}`" for label in m.labels)
+        rows.append(f"| `{m.name}` | {m.kind} | {labels} | {m.help} |")
+    return "\n".join(rows) + "\n"

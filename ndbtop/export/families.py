@@ -1,0 +1,217 @@
+"""Metric families from one :class:`ClusterSnapshot`, by the definitions of the catalogue.
+
+Only what the servers filled becomes a series: a node that is not STARTING
+has no start phase, a hit ratio without enough requests has none, and the
+series of a source that is not up are left out altogether (its
+``ndbtop_source_up`` says 0), so a graph shows a gap rather than the last
+values repeated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+
+from ndbtop.export.catalogue import BY_NAME, METRICS
+from ndbtop.model.history import last_time
+from ndbtop.model.phases import typical_seconds
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
+from ndbtop.mgm.status import NodeStatus
+
+MIB = 1024 * 1024
+"""Bytes in the megabytes of ``LogFileInitStatus`` (MBytes: the file sizes' unit)."""
+
+STARTED_STATES = ("STARTED", "SINGLE USER MODE")
+"""Statuses in which ``get status`` reports the node group the node really serves."""
+
+
+class Families:
+    """The families of one exposition, created as their first sample arrives."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, GaugeMetricFamily | CounterMetricFamily] = {}
+
+    def add(self, name: str, labels: Iterable[str], value: float) -> None:
+        """Add one sample of the metric ``name`` (as the catalogue names it)."""
+        family = self._by_name.get(name)
+        if family is None:
+            d = BY_NAME[name]
+            cls = CounterMetricFamily if d.kind == "counter" else GaugeMetricFamily
+            family = cls(d.family, d.help, labels=d.labels)
+            self._by_name[name] = family
+        family.add_metric(list(labels), value)
+
+    def __iter__(self) -> Iterator[Metric]:
+        order = {m.name: i for i, m in enumerate(METRICS)}
+        for name in sorted(self._by_name, key=order.__getitem__):
+            yield self._by_name[name]
+
+
+def source_up(snapshot: ClusterSnapshot, name: str, now: float) -> bool:
+    """Whether a source's values are current: connected and fresher than three intervals."""
+    status = snapshot.source(name)
+    return (
+        status is not None
+        and status.state is SourceState.CONNECTED
+        and not status.stale(now, snapshot.interval)
+    )
+
+
+def source_families(snapshot: ClusterSnapshot, now: float) -> Families:
+    """``ndbtop_source_up`` and ``ndbtop_source_age_seconds`` at monotonic time ``now``."""
+    out = Families()
+    for status in snapshot.sources:
+        out.add("ndbtop_source_up", (status.name,), 1.0 if source_up(snapshot, status.name, now)
+                else 0.0)
+        age = status.age(now)
+        if age is not None:
+            out.add("ndbtop_source_age_seconds", (status.name,), age)
+    return out
+
+
+def snapshot_families(snapshot: ClusterSnapshot, now: float, host: str) -> Families:
+    """Every cluster and host series of ``snapshot`` (``host`` names the local host)."""
+    out = Families()
+    if source_up(snapshot, "mgm", now):
+        _nodes(out, snapshot)
+        _starts(out, snapshot)
+    if source_up(snapshot, "ndbinfo", now):
+        _ndbinfo(out, snapshot)
+    if source_up(snapshot, "host", now):
+        _host(out, snapshot, host)
+    return out
+
+
+def _nodes(out: Families, snapshot: ClusterSnapshot) -> None:
+    groups: dict[int, list[NodeStatus]] = {}
+    for n in snapshot.nodes:
+        node = str(n.node_id)
+        out.add("ndb_node_status", (node, n.type, n.status), 1.0)
+        if n.type != "NDB":
+            continue
+        if n.status == "STARTING":
+            out.add("ndb_node_start_phase", (node,), float(n.start_phase))
+        group = node_group(n, snapshot)
+        if group is not None:
+            groups.setdefault(group, []).append(n)
+    for group, members in sorted(groups.items()):
+        started = sum(1 for n in members if n.status in STARTED_STATES)
+        out.add("ndb_node_group_nodes", (str(group),), float(len(members)))
+        out.add("ndb_node_group_started_nodes", (str(group),), float(started))
+
+
+def node_group(node: NodeStatus, snapshot: ClusterSnapshot) -> int | None:
+    """The node group of a data node, where known: ``get status`` tells it only for a node
+    that is STARTED; a node in no node group has none."""
+    if node.status in STARTED_STATES:
+        return node.node_group
+    return None
+
+
+def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
+    now = snapshot.wall
+    for t in snapshot.timelines:
+        node = str(t.node_id)
+        if t.active:
+            out.add("ndb_node_start_seconds", (node,), t.elapsed_s(now))
+            spent = t.in_phase_s(now)
+            phase = t.current_phase
+            if spent is not None and phase is not None:
+                out.add("ndb_node_phase_seconds", (node,), spent)
+                redo_mb = t.redo.total_mb if t.redo is not None else None
+                normal = last_time(snapshot.past_starts, t.node_id, t.kind, phase)
+                if normal is None:
+                    normal = typical_seconds(phase, t.kind, redo_mb)
+                if normal is not None:
+                    out.add("ndb_node_phase_normal_seconds", (node,), normal)
+        redo = t.redo
+        if redo is not None and redo.total_mb > 0:
+            total = redo.total_mb * MIB
+            # Counted in files: with InitFragmentLogFiles=FULL the MB figure counts files.
+            done = redo.files_done / redo.total_files if redo.total_files else 0.0
+            if redo.completed:
+                done = 1.0
+            out.add("ndb_redo_log_bytes", (node,), float(total))
+            out.add("ndb_redo_init_bytes", (node,), float(round(min(done, 1.0) * total)))
+
+
+def _ndbinfo(out: Families, snapshot: ClusterSnapshot) -> None:
+    sample = snapshot.ndbinfo
+    if sample is None:
+        return
+    for n in sample.nodes:
+        out.add("ndb_node_uptime_seconds", (str(n.node_id),), float(n.uptime_s))
+    for t in sample.threads:
+        out.add("ndb_thread_cpu_ratio", (str(t.node_id), str(t.thr_no), t.thread_name),
+                t.cpu_pct / 100.0)
+    for h in snapshot.hit_ratios:
+        node = str(h.node_id)
+        if h.since_start_pct is not None:
+            out.add("ndb_disk_page_buffer_hit_ratio", (node,), h.since_start_pct / 100.0)
+        if h.interval_pct is not None:
+            out.add("ndb_disk_page_buffer_interval_hit_ratio", (node,), h.interval_pct / 100.0)
+    for d in sample.disk_page_buffer:
+        node = str(d.node_id)
+        out.add("ndb_disk_page_buffer_requests_total", (node, "hit"),
+                float(d.page_requests_direct_return))
+        out.add("ndb_disk_page_buffer_requests_total", (node, "wait_queue"),
+                float(d.page_requests_wait_queue))
+        out.add("ndb_disk_page_buffer_requests_total", (node, "wait_io"),
+                float(d.page_requests_wait_io))
+        out.add("ndb_disk_page_buffer_pages_read_total", (node,), float(d.pages_read))
+        out.add("ndb_disk_page_buffer_pages_written_total", (node,), float(d.pages_written))
+    for m in sample.memory:
+        labels = (str(m.node_id), m.memory_type)
+        out.add("ndb_memory_used_bytes", labels, float(m.used))
+        if m.total > 0:
+            out.add("ndb_memory_size_bytes", labels, float(m.total))
+    for s in sample.log_spaces:
+        labels = (str(s.node_id), s.log_type, str(s.log_id), str(s.log_part))
+        out.add("ndb_log_space_used_bytes", labels, float(s.used))
+        if s.total > 0:
+            out.add("ndb_log_space_size_bytes", labels, float(s.total))
+    for a in sample.activity:
+        node = (str(a.node_id),)
+        out.add("ndb_transactions_total", node, float(a.transactions))
+        out.add("ndb_commits_total", node, float(a.commits))
+        out.add("ndb_aborts_total", node, float(a.aborts))
+        out.add("ndb_key_reads_total", node, float(a.reads))
+        out.add("ndb_key_writes_total", node, float(a.writes))
+        out.add("ndb_scans_total", node, float(a.scans))
+        out.add("ndb_local_operations_total", node, float(a.operations))
+    for r in sample.restart_info:
+        if r.status_int in NO_RESTART_INFO:
+            continue
+        node = str(r.node_id)
+        for column, seconds in r.phases:
+            out.add("ndb_restart_phase_seconds", (node, column.removeprefix("secs_")),
+                    float(seconds))
+
+
+NO_RESTART_INFO = (20, 21)
+"""``node_restart_status_int`` values that mean no restart is reported (not defined in
+the cluster, not restarted yet): their durations are not data."""
+
+
+def _host(out: Families, snapshot: ClusterSnapshot, host: str) -> None:
+    view = snapshot.host
+    if view is None:
+        return
+    for node_id in view.node_ids:
+        out.add("ndbtop_host_data_node", (host, str(node_id)), 1.0)
+    for d in view.disk_counters:
+        labels = (host, d.name)
+        out.add("node_disk_reads_completed_total", labels, float(d.reads))
+        out.add("node_disk_writes_completed_total", labels, float(d.writes))
+        if d.read_merged is not None:
+            out.add("node_disk_reads_merged_total", labels, float(d.read_merged))
+        if d.write_merged is not None:
+            out.add("node_disk_writes_merged_total", labels, float(d.write_merged))
+        out.add("node_disk_read_bytes_total", labels, float(d.read_bytes))
+        out.add("node_disk_written_bytes_total", labels, float(d.write_bytes))
+        out.add("node_disk_read_time_seconds_total", labels, d.read_time_ms / 1000.0)
+        out.add("node_disk_write_time_seconds_total", labels, d.write_time_ms / 1000.0)
+        if d.busy_time_ms is not None:
+            out.add("node_disk_io_time_seconds_total", labels, d.busy_time_ms / 1000.0)
