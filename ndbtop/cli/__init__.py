@@ -80,6 +80,10 @@ def _dispatch(args: object) -> int:
         from ndbtop.cli.bundle import run_bundle
 
         return run_bundle(args)
+    if command == "export":
+        from ndbtop.cli.export import run_export
+
+        return run_export(args)
     if command == "sim":
         from ndbtop.cli.sim import run_sim
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 import socket
 import sys
@@ -18,7 +19,7 @@ from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import NdbtopError, UsageError
-from ndbtop.export.server import DEFAULT_HOST, DEFAULT_PORT, MetricsServer, SnapshotCollector
+from ndbtop.export.server import DEFAULT_HOST, MetricsServer, SnapshotCollector
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceStatus
@@ -107,10 +108,8 @@ async def serve(hub: Hub, collector: SnapshotCollector, server: MetricsServer,
     try:
         while not stop.is_set():
             collector.publish(hub.snapshot())
-            try:
+            with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), hub.interval)
-            except asyncio.TimeoutError:
-                pass
     finally:
         await asyncio.to_thread(server.close)
         await hub.stop()

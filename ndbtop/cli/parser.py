@@ -18,6 +18,9 @@ from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
 
+DEFAULT_LISTEN = "127.0.0.1:11186"
+"""Where ``ndbtop export`` serves unless told (see ndbtop.export.server.DEFAULT_PORT)."""
+
 PROMPT = object()
 """Value of ``--mysql-password`` given without a password: ask for it."""
 
@@ -113,12 +116,12 @@ def _interval(text: str) -> float:
 
 
 # Which commands take which options (LIVE: the live view, ndbtop without a command).
-CONNECTING = frozenset({LIVE, "wait", "rolling-restart", "record", "report"})
-SQL = frozenset({LIVE, "record", "report"})
+CONNECTING = frozenset({LIVE, "wait", "rolling-restart", "record", "report", "export"})
+SQL = frozenset({LIVE, "record", "report", "export"})
 ACTING = frozenset({LIVE, "demo", "rolling-restart"})
 SHOWING = frozenset({LIVE, "demo", "replay"})
 SIMULATING = frozenset({"demo", "sim", "record"})
-COMMANDS = ("demo", "sim", "wait", "rolling-restart", "record", "replay", "report")
+COMMANDS = ("demo", "sim", "wait", "rolling-restart", "record", "replay", "report", "export")
 EVERY = frozenset({LIVE, *COMMANDS})
 
 MGM = "management server"
@@ -251,6 +254,10 @@ OPTIONS: tuple[Option, ...] = (
     option("--minutes", commands={"report"}, group="report",
            type=number(0, 366 * 24 * 60, above=True), default=15.0,
            metavar="N", help="how much of the recording (default 15)"),
+    # export.
+    option("--listen", commands={"export"}, group="export", default=DEFAULT_LISTEN,
+           metavar="HOST:PORT", help=f"address to serve the metrics on (default "
+           f"{DEFAULT_LISTEN}; :PORT for every interface, [ADDR]:PORT for IPv6)"),
     # The simulated cluster.
     option("--scenario", commands=SIMULATING, group=SCENARIO, default=DEFAULT_SCENARIO,
            metavar="NAME", help=f"scenario to play (default {DEFAULT_SCENARIO}; --list shows all)"),
@@ -311,6 +318,11 @@ _DESCRIPTIONS = {
     "replay": ("watch a recording in the live view (read-only)",
                "Open the live view on a recording: space plays or pauses, . and , step, ] and "
                "[ jump a minute, > and < change the speed."),
+    "export": ("serve the cluster's figures to Prometheus over HTTP",
+               "Run the same sources as the live view every --interval and serve their last "
+               "figures at /metrics for Prometheus (text or OpenMetrics). A scrape never "
+               "queries the cluster. Logs one line per source state change; stops on "
+               "SIGTERM."),
     "report": ("collect a triage bundle to attach to a ticket",
                "Collect the --once report, recent events, log levels, memory reports, a "
                "recording's tail and the audit log into one .tar.gz. No password goes in."),

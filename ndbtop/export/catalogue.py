@@ -106,7 +106,7 @@ METRICS: tuple[MetricDef, ...] = (
        "Redo log bytes initialised so far in the node's current or last start "
        "(LogFileInitStatus)", "mgm"),
     _m("ndb_redo_log_bytes", "gauge", NODE,
-       "Size of the node's redo log: parts x files x file size", "mgm"),
+       "Size of the node's redo log: parts x files x file size (configuration)", "config"),
     _m("ndbtop_host_data_node", "gauge", "host node_id",
        "1 for each data node whose process runs on the host", "host"),
     _m("node_disk_reads_completed_total", "counter", "host device",

@@ -14,14 +14,12 @@ from collections.abc import Iterable, Iterator
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from ndbtop.export.catalogue import BY_NAME, METRICS
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.history import last_time
-from ndbtop.model.phases import typical_seconds
+from ndbtop.model.phases import RedoProgress, typical_seconds
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
-from ndbtop.mgm.status import NodeStatus
-
-MIB = 1024 * 1024
-"""Bytes in the megabytes of ``LogFileInitStatus`` (MBytes: the file sizes' unit)."""
 
 STARTED_STATES = ("STARTED", "SINGLE USER MODE")
 """Statuses in which ``get status`` reports the node group the node really serves."""
@@ -77,6 +75,7 @@ def snapshot_families(snapshot: ClusterSnapshot, now: float, host: str) -> Famil
     if source_up(snapshot, "mgm", now):
         _nodes(out, snapshot)
         _starts(out, snapshot)
+    _redo_log_sizes(out, snapshot)
     if source_up(snapshot, "ndbinfo", now):
         _ndbinfo(out, snapshot)
     if source_up(snapshot, "host", now):
@@ -93,8 +92,8 @@ def _nodes(out: Families, snapshot: ClusterSnapshot) -> None:
             continue
         if n.status == "STARTING":
             out.add("ndb_node_start_phase", (node,), float(n.start_phase))
-        group = node_group(n, snapshot)
-        if group is not None:
+        group = effective_node_group(n, snapshot.config)
+        if group is not None and group != NO_NODE_GROUP:
             groups.setdefault(group, []).append(n)
     for group, members in sorted(groups.items()):
         started = sum(1 for n in members if n.status in STARTED_STATES)
@@ -102,18 +101,14 @@ def _nodes(out: Families, snapshot: ClusterSnapshot) -> None:
         out.add("ndb_node_group_started_nodes", (str(group),), float(started))
 
 
-def node_group(node: NodeStatus, snapshot: ClusterSnapshot) -> int | None:
-    """The node group of a data node, where known: ``get status`` tells it only for a node
-    that is STARTED; a node in no node group has none."""
-    if node.status in STARTED_STATES:
-        return node.node_group
-    return None
-
-
 def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
     now = snapshot.wall
+    config = snapshot.config
     for t in snapshot.timelines:
         node = str(t.node_id)
+        configured = config.data_node(t.node_id) if config is not None else None
+        total = configured.redo_log_bytes if configured is not None else None
+        sparse = configured is not None and configured.init_fragment_log_files == "sparse"
         if t.active:
             out.add("ndb_node_start_seconds", (node,), t.elapsed_s(now))
             spent = t.in_phase_s(now)
@@ -127,14 +122,26 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
                 if normal is not None:
                     out.add("ndb_node_phase_normal_seconds", (node,), normal)
         redo = t.redo
-        if redo is not None and redo.total_mb > 0:
-            total = redo.total_mb * MIB
-            # Counted in files: with InitFragmentLogFiles=FULL the MB figure counts files.
-            done = redo.files_done / redo.total_files if redo.total_files else 0.0
-            if redo.completed:
-                done = 1.0
-            out.add("ndb_redo_log_bytes", (node,), float(total))
-            out.add("ndb_redo_init_bytes", (node,), float(round(min(done, 1.0) * total)))
+        if redo is not None and total is not None:
+            out.add("ndb_redo_init_bytes", (node,), float(round(redo_done(redo, sparse) * total)))
+
+
+def redo_done(redo: RedoProgress, sparse: bool) -> float:
+    """Share of the redo log initialised (0..1). With InitFragmentLogFiles=FULL the
+    "MB done" of the reports counts files, so only the files count there."""
+    if redo.completed:
+        return 1.0
+    if sparse and redo.total_mb > 0:
+        return min(redo.mb_done / redo.total_mb, 1.0)
+    return min(redo.files_done / redo.total_files, 1.0) if redo.total_files else 0.0
+
+
+def _redo_log_sizes(out: Families, snapshot: ClusterSnapshot) -> None:
+    config = snapshot.config
+    if config is None:
+        return
+    for d in config.data_nodes:
+        out.add("ndb_redo_log_bytes", (str(d.node_id),), float(d.redo_log_bytes))
 
 
 def _ndbinfo(out: Families, snapshot: ClusterSnapshot) -> None:

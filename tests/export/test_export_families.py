@@ -1,0 +1,239 @@
+"""What ``ndbtop export`` serves for snapshots built from replies as real servers give them.
+
+The ``get status`` fields follow mgm-protocol.md §2.3: a NO_CONTACT data node
+reports start phase 0 and node group 0 (unfilled), a SHUTTING_DOWN node's
+start phase is its stopping level, a STARTING node's the last completed phase.
+"""
+
+from __future__ import annotations
+
+from export_helpers import NOW, exposition, names, samples, up, value
+
+from ndbtop.host.samples import DiskCounters
+from ndbtop.host.view import HostView
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, DataNodeConfig
+from ndbtop.model.derive import HitRatio
+from ndbtop.model.history import PastStart
+from ndbtop.model.ndbinfo import (
+    DiskPageBuffer,
+    MemoryUse,
+    NdbinfoNode,
+    NdbinfoSample,
+    RestartInfo,
+    ThreadCpu,
+)
+from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
+from ndbtop.model.snapshot import ClusterSnapshot
+
+WALL = 1_700_000_000.0
+
+
+def ndb(node_id: int, status: str, phase: int = 0, group: int | None = 0) -> NodeStatus:
+    """A data node as ``get status`` reports it."""
+    filled = status != "NO_CONTACT"
+    return NodeStatus(node_id, "NDB", status, version=525315 if filled else 0,
+                      start_phase=phase, node_group=group,
+                      address=f"10.0.0.{node_id}" if filled else "")
+
+
+NODES = (
+    ndb(2, "STARTED"),
+    ndb(3, "NO_CONTACT"),
+    ndb(4, "STARTING", phase=4),
+    ndb(5, "SHUTTING_DOWN", phase=2, group=1),
+    NodeStatus(1, "MGM", "CONNECTED", version=525315, address="10.0.0.1"),
+    NodeStatus(50, "API", "NO_CONTACT"),
+)
+
+CONFIG = ClusterConfig(
+    generation=3, name="c", no_of_replicas=2, nodes=(),
+    data_nodes=(
+        DataNodeConfig(2, 0), DataNodeConfig(3, 0), DataNodeConfig(4, 1),
+        DataNodeConfig(5, 1, fragment_log_parts=4, fragment_log_files=16,
+                       fragment_log_file_size=64 << 20, init_fragment_log_files="full"),
+        DataNodeConfig(6, NO_NODE_GROUP),
+    ),
+)
+
+
+def snapshot(**fields: object) -> ClusterSnapshot:
+    base: dict[str, object] = dict(taken_at=NOW, wall=WALL, interval=1.0,
+                                   sources=up("mgm", "events", "ndbinfo", "host"), nodes=NODES)
+    base.update(fields)
+    return ClusterSnapshot(**base)  # type: ignore[arg-type]
+
+
+def test_every_node_has_one_status_series_with_its_type_and_status() -> None:
+    found = samples(snapshot())
+    status = {k: v for k, v in found.items() if k[0] == "ndb_node_status"}
+    assert len(status) == len(NODES)
+    assert value(found, "ndb_node_status", node_id="3", node_type="NDB", status="NO_CONTACT") == 1
+    assert value(found, "ndb_node_status", node_id="1", node_type="MGM", status="CONNECTED") == 1
+    assert value(found, "ndb_node_status", node_id="50", node_type="API",
+                 status="NO_CONTACT") == 1
+
+
+def test_start_phase_only_for_a_starting_node() -> None:
+    found = samples(snapshot())
+    phases = {dict(k[1])["node_id"]: v for k, v in found.items() if k[0] == "ndb_node_start_phase"}
+    # Node 3 (NO_CONTACT) and 2 (STARTED) send 0, node 5 sends its stopping level: not phases.
+    assert phases == {"4": 4.0}
+
+
+def test_node_groups_count_configured_members_and_started_ones() -> None:
+    found = samples(snapshot(config=CONFIG))
+    # Group 0: node 2 STARTED, node 3 NO_CONTACT (configured in 0). Group 1: 4 starting, 5
+    # stopping. Node 6 is in no node group and not in get status.
+    assert value(found, "ndb_node_group_nodes", node_group="0") == 2
+    assert value(found, "ndb_node_group_started_nodes", node_group="0") == 1
+    assert value(found, "ndb_node_group_nodes", node_group="1") == 2
+    assert value(found, "ndb_node_group_started_nodes", node_group="1") == 0
+    groups = {dict(k[1])["node_group"] for k in found if k[0] == "ndb_node_group_nodes"}
+    assert groups == {"0", "1"}
+
+
+def test_without_configuration_only_started_nodes_have_a_known_group() -> None:
+    found = samples(snapshot())
+    # The 0 that NO_CONTACT node 3 sends is not its group: it is not counted anywhere.
+    assert value(found, "ndb_node_group_nodes", node_group="0") == 1
+    assert value(found, "ndb_node_group_started_nodes", node_group="0") == 1
+    assert value(found, "ndb_node_group_nodes", node_group="1") is None
+
+
+def test_phase_time_and_normal_duration_from_the_last_comparable_start() -> None:
+    timeline = StartTimeline(4, 2, WALL - 100, True,
+                             completed=(PhaseRecord(1, WALL - 100, 10, True),),
+                             current_phase=5, current_since=WALL - 90)
+    past = (PastStart(4, 2, WALL - 86400, ((1, 9.0), (5, 40.0)), 60.0),)
+    found = samples(snapshot(timelines=(timeline,), past_starts=past))
+    assert value(found, "ndb_node_phase_seconds", node_id="4") == 90
+    assert value(found, "ndb_node_phase_normal_seconds", node_id="4") == 40
+    assert value(found, "ndb_node_start_seconds", node_id="4") == 100
+
+
+def test_normal_duration_falls_back_to_the_typical_one_and_is_absent_when_unknown() -> None:
+    running = StartTimeline(4, 2, WALL - 20, True, current_phase=2, current_since=WALL - 5)
+    found = samples(snapshot(timelines=(running,)))
+    assert value(found, "ndb_node_phase_normal_seconds", node_id="4") == 10.0
+    # Phase 5 of a node restart copies data: no norm without an earlier start.
+    copying = StartTimeline(4, 2, WALL - 20, True, current_phase=5, current_since=WALL - 5)
+    found = samples(snapshot(timelines=(copying,)))
+    assert value(found, "ndb_node_phase_seconds", node_id="4") == 5
+    assert value(found, "ndb_node_phase_normal_seconds", node_id="4") is None
+
+
+def test_finished_start_has_no_phase_time() -> None:
+    done = StartTimeline(4, 2, WALL - 100, True, current_phase=None, finished_at=WALL - 10)
+    assert not {"ndb_node_phase_seconds", "ndb_node_start_seconds"} & names(
+        snapshot(timelines=(done,)))
+
+
+def test_redo_init_progress_against_the_configured_log_size() -> None:
+    # Node 4: sparse, 1 GiB; the MB figures count. Node 5: FULL; only files count.
+    sparse = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
+                           redo=RedoProgress(64, 16, 1024, 256, WALL - 1))
+    full = StartTimeline(5, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
+                         redo=RedoProgress(64, 32, 4096, 3, WALL - 1))
+    found = samples(snapshot(timelines=(sparse, full), config=CONFIG))
+    assert value(found, "ndb_redo_log_bytes", node_id="4") == 1 << 30
+    assert value(found, "ndb_redo_init_bytes", node_id="4") == (1 << 30) / 4
+    assert value(found, "ndb_redo_log_bytes", node_id="5") == 4 * 16 * (64 << 20)
+    assert value(found, "ndb_redo_init_bytes", node_id="5") == 4 * 16 * (64 << 20) / 2
+
+
+def test_redo_init_needs_the_configured_size() -> None:
+    t = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
+                      redo=RedoProgress(64, 16, 1024, 256, WALL - 1))
+    assert not {"ndb_redo_init_bytes", "ndb_redo_log_bytes"} & names(snapshot(timelines=(t,)))
+
+
+def ndbinfo_sample() -> NdbinfoSample:
+    return NdbinfoSample(
+        taken_at=NOW, ndb_version=525315,
+        nodes=(NdbinfoNode(2, 3600, "STARTED", 0, 3),),
+        threads=(ThreadCpu(2, 0, "main", os_user_pct=4.0),
+                 ThreadCpu(2, 1, "ldm", exec_pct=87.0, spin_pct=3.0)),
+        disk_page_buffer=(DiskPageBuffer(2, 900, 5, 100, 100, 40, 10, 0),),
+        memory=(MemoryUse(2, "Data memory", 1 << 20, 32, 1 << 30, 32768),
+                MemoryUse(2, "Long message buffer", 4096, 1, 0, 0)),
+        restart_info=(
+            RestartInfo(2, "Restart completed", 12, (("secs_to_copy_meta_data", 4),
+                                                      ("secs_for_local_recovery", 30)), 40),
+            RestartInfo(3, "Initial state", 21, (("secs_to_copy_meta_data", 0),), 0),
+        ),
+    )
+
+
+def test_ndbinfo_figures_in_base_units_and_ratios() -> None:
+    found = samples(snapshot(ndbinfo=ndbinfo_sample(),
+                             hit_ratios=(HitRatio(2, 90.0, None, None),)))
+    assert value(found, "ndb_thread_cpu_ratio", node_id="2", thread_no="1",
+                 thread_name="ldm") == 0.9
+    assert value(found, "ndb_thread_cpu_ratio", node_id="2", thread_no="0",
+                 thread_name="main") == 0.04
+    assert value(found, "ndb_disk_page_buffer_hit_ratio", node_id="2") == 0.9
+    # No interval ratio yet (one sample): no series rather than 0 or 1.
+    assert value(found, "ndb_disk_page_buffer_interval_hit_ratio", node_id="2") is None
+    assert value(found, "ndb_disk_page_buffer_requests_total", node_id="2", result="hit") == 900
+    assert value(found, "ndb_disk_page_buffer_requests_total", node_id="2",
+                 result="wait_io") == 100
+    assert value(found, "ndb_node_uptime_seconds", node_id="2") == 3600
+    assert value(found, "ndb_memory_used_bytes", node_id="2", memory_type="Data memory") == 1 << 20
+    assert value(found, "ndb_memory_size_bytes", node_id="2", memory_type="Data memory") == 1 << 30
+    # A total the server reports as 0 is unknown, not a size.
+    assert value(found, "ndb_memory_size_bytes", node_id="2",
+                 memory_type="Long message buffer") is None
+
+
+def test_restart_durations_only_for_nodes_with_a_restart_report() -> None:
+    found = samples(snapshot(ndbinfo=ndbinfo_sample()))
+    assert value(found, "ndb_restart_phase_seconds", node_id="2", phase="for_local_recovery") == 30
+    assert value(found, "ndb_restart_phase_seconds", node_id="2", phase="to_copy_meta_data") == 4
+    assert not [k for k in found if k[0] == "ndb_restart_phase_seconds"
+                and dict(k[1])["node_id"] == "3"]
+
+
+def test_host_disks_under_node_exporter_names_with_the_host() -> None:
+    view = HostView(NOW, 1.0, (), None, (), (
+        DiskCounters("nvme0n1", 10, 20, 4096, 8192, 1500, 2500, 3000, 1, 2),
+        DiskCounters("sdb", 1, 2, 512, 1024, 5, 6, None),
+    ))
+    found = samples(snapshot(host=view), host="db1")
+    assert value(found, "node_disk_io_time_seconds_total", host="db1", device="nvme0n1") == 3.0
+    assert value(found, "node_disk_written_bytes_total", host="db1", device="nvme0n1") == 8192
+    assert value(found, "node_disk_read_time_seconds_total", host="db1", device="nvme0n1") == 1.5
+    assert value(found, "node_disk_writes_merged_total", host="db1", device="nvme0n1") == 2
+    # A field the platform does not report has no series.
+    assert value(found, "node_disk_io_time_seconds_total", host="db1", device="sdb") is None
+    assert value(found, "node_disk_reads_merged_total", host="db1", device="sdb") is None
+
+
+def test_a_source_that_is_not_up_has_only_its_up_and_age_series() -> None:
+    snap = snapshot(sources=up("events", "host"), ndbinfo=ndbinfo_sample())
+    found = samples(snap)
+    assert value(found, "ndbtop_source_up", source="mgm") == 0
+    assert value(found, "ndbtop_source_up", source="host") == 1
+    assert value(found, "ndbtop_source_age_seconds", source="host") == 0
+    assert value(found, "ndbtop_source_age_seconds", source="mgm") is None
+    assert not {"ndb_node_status", "ndb_thread_cpu_ratio"} & names(snap)
+
+
+def test_a_stale_source_is_down() -> None:
+    from ndbtop.model.sources import SourceState, SourceStatus
+
+    old = SourceStatus("mgm", SourceState.CONNECTED, last_ok=NOW - 10)
+    snap = snapshot(sources=(old,))
+    found = samples(snap)
+    assert value(found, "ndbtop_source_up", source="mgm") == 0
+    assert value(found, "ndbtop_source_age_seconds", source="mgm") == 10
+    assert "ndb_node_status" not in names(snap)
+
+
+def test_label_values_are_exact_data_escaped_by_the_format() -> None:
+    hostile = 'x"\\\n\x1b[2J'
+    snap = snapshot(nodes=(NodeStatus(7, "NDB", hostile),))
+    text = exposition(snap)
+    assert b"\x1b" in text and b'status="x\\"\\\\\\n' in text
+    assert value(samples(snap), "ndb_node_status", node_id="7", node_type="NDB",
+                 status=hostile) == 1
