@@ -1,0 +1,68 @@
+"""The alert rules and the Grafana dashboard of contrib/: valid, tested, and over metrics
+``ndbtop export`` serves."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from ndbtop.export.catalogue import BY_NAME
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = ROOT / "contrib" / "prometheus" / "ndb-alerts.yml"
+RULE_TESTS = ROOT / "contrib" / "prometheus" / "ndb-alerts.test.yml"
+DASHBOARD = ROOT / "contrib" / "grafana" / "ndb-cluster.json"
+METRIC = re.compile(r"\b((?:ndb|ndbtop|node_disk)_[a-z_]+)\b")
+
+
+def promtool(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["promtool", *args], capture_output=True, text=True, timeout=60,
+                          cwd=RULES.parent)
+
+
+def test_promtool_checks_the_rules() -> None:
+    result = promtool("check", "rules", str(RULES))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS: 6 rules found" in result.stdout
+
+
+def test_the_rules_pass_their_unit_tests() -> None:
+    result = promtool("test", "rules", str(RULE_TESTS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS" in result.stdout
+
+
+def used_metrics(text: str) -> set[str]:
+    return set(METRIC.findall(text))
+
+
+def test_rules_use_only_served_metrics() -> None:
+    used = used_metrics(RULES.read_text())
+    assert used and used <= set(BY_NAME), used - set(BY_NAME)
+
+
+def panels(dashboard: dict) -> list[dict]:
+    out = []
+    for p in dashboard["panels"]:
+        out.append(p)
+        out.extend(p.get("panels", ()))
+    return out
+
+
+def test_dashboard_panels_query_served_metrics() -> None:
+    dashboard = json.loads(DASHBOARD.read_text())
+    found = panels(dashboard)
+    types = {p["type"] for p in found}
+    assert {"state-timeline", "heatmap", "timeseries"} <= types
+    exprs = [t["expr"] for p in found for t in p.get("targets", ())]
+    assert exprs
+    used = set().union(*(used_metrics(e) for e in exprs))
+    assert used <= set(BY_NAME), used - set(BY_NAME)
+    for wanted in ("ndb_node_status", "ndb_node_start_phase", "ndb_thread_cpu_ratio",
+                   "ndb_disk_page_buffer_requests_total", "node_disk_io_time_seconds_total",
+                   "ndb_redo_init_bytes", "ndb_redo_log_bytes"):
+        assert wanted in used, wanted
+    ids = [p["id"] for p in found]
+    assert len(ids) == len(set(ids))
