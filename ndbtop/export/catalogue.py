@@ -139,3 +139,7 @@ def markdown_table() -> str:
         labels = ", ".join(f"`{label}`" for label in m.labels)
         rows.append(f"| `{m.name}` | {m.kind} | {labels} | {m.help} |")
     return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

@@ -66,3 +66,13 @@ def test_dashboard_panels_query_served_metrics() -> None:
         assert wanted in used, wanted
     ids = [p["id"] for p in found]
     assert len(ids) == len(set(ids))
+
+
+def test_readme_lists_every_metric_as_the_code_defines_it() -> None:
+    from ndbtop.export.catalogue import markdown_table
+
+    text = (ROOT / "README.md").read_text()
+    begin, end = "<!-- metrics:begin -->\n", "<!-- metrics:end -->"
+    assert begin in text and end in text
+    listed = text.split(begin, 1)[1].split(end, 1)[0]
+    assert listed == markdown_table(), "regenerate with: python -m ndbtop.export.catalogue"

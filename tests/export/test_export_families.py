@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from export_helpers import NOW, exposition, names, samples, up, value
 
+from ndbtop.export.catalogue import METRICS
+from ndbtop.host.rates import ThreadRates
 from ndbtop.host.samples import DiskCounters
 from ndbtop.host.view import HostView
 from ndbtop.mgm.status import NodeStatus
@@ -17,9 +19,11 @@ from ndbtop.model.derive import HitRatio
 from ndbtop.model.history import PastStart
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
+    LogSpace,
     MemoryUse,
     NdbinfoNode,
     NdbinfoSample,
+    NodeActivity,
     RestartInfo,
     ThreadCpu,
 )
@@ -237,3 +241,18 @@ def test_label_values_are_exact_data_escaped_by_the_format() -> None:
     assert b"\x1b" in text and b'status="x\\"\\\\\\n' in text
     assert value(samples(snap), "ndb_node_status", node_id="7", node_type="NDB",
                  status=hostile) == 1
+
+
+def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
+    t = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
+                      redo=RedoProgress(64, 16, 1024, 256, WALL - 1))
+    sample = ndbinfo_sample()
+    sample = NdbinfoSample(**{**{f: getattr(sample, f) for f in sample.__slots__},
+                              "log_spaces": (LogSpace(2, "REDO", 0, 1, 1 << 30, 1 << 20),),
+                              "activity": (NodeActivity(2, 10, 9, 1, 100, 50, 5, 700),)})
+    view = HostView(NOW, 1.0, (), None, (ThreadRates(40, 2, "ndbmtd", 41, "ldm"),),
+                    (DiskCounters("sda", 1, 2, 3, 4, 5, 6, 7, 8, 9),))
+    snap = snapshot(config=CONFIG, timelines=(t,), ndbinfo=sample, host=view,
+                    hit_ratios=(HitRatio(2, 90.0, 80.0, 5.0),))
+    assert names(snap) == {m.name for m in METRICS}
+    assert value(samples(snap), "ndbtop_host_data_node", host="db1", node_id="2") == 1
