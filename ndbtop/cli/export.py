@@ -18,7 +18,7 @@ import sys
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
-from ndbtop.errors import NdbtopError, UsageError
+from ndbtop.errors import UsageError
 from ndbtop.export.server import DEFAULT_HOST, MetricsServer, SnapshotCollector
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
@@ -70,7 +70,7 @@ def run_export(args: argparse.Namespace) -> int:
         server = MetricsServer(collector, host, port, str(connectstring))
     except OSError as exc:
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        raise NdbtopError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot listen on {where}: {exc.strerror or exc}") from None
     return asyncio.run(serve(hub, collector, server, str(connectstring)))
 
 
