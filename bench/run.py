@@ -22,6 +22,7 @@ from typing import Any
 
 from cluster_load import cluster_load, status_parse
 from collect_cost import recording_cost, refresh_cost
+from export_cost import idle_cost, scrape_cost
 from key_latency import key_latency
 from live_view import memory_growth, startup, steady_state
 from peer import side_by_side
@@ -35,6 +36,8 @@ TARGETS = {
     "mgm_requests": 1.0,
     "ndbinfo_queries": 4.0,
     "output_kb_s": 4.0,
+    "scrape_ms": 50.0,
+    "scrape_mb": 2.0,
 }
 MAX_TARGETS = {
     "cpu_pct": 2.0,
@@ -84,6 +87,9 @@ def main() -> int:
     results["status_255"] = asyncio.run(status_parse(50))
     print("recording ...", flush=True)
     results["recording_large"] = asyncio.run(recording_cost("large", 30))
+    print("ndbtop export ...", flush=True)
+    results["export_max"] = asyncio.run(scrape_cost("max", 20))
+    results["export_idle_large"] = idle_cost("large", cpu_seconds / 2)
     print("start-up ...", flush=True)
     results["startup"] = startup()
     print(f"steady state {cpu_seconds} s ...", flush=True)
@@ -141,6 +147,16 @@ def print_table(r: dict[str, Any]) -> None:
         ("8 recording on disk per snapshot", r["recording_large"]["bytes_per_snapshot"] / 1024,
          "KB", None),
         ("8 replay one step, large (CPU)", r["recording_large"]["step_ms"], "ms", None),
+        ("9 export: one scrape, max (CPU)", r["export_max"]["scrape_cpu_ms_median"], "ms",
+         TARGETS["scrape_ms"]),
+        ("9 export: one scrape, max, all new (CPU)",
+         r["export_max"]["scrape_everything_new_cpu_ms_median"], "ms", TARGETS["scrape_ms"]),
+        ("9 export: one scrape, max (size)", r["export_max"]["text_bytes"] / 1e6, "MB",
+         TARGETS["scrape_mb"]),
+        ("9 export: idle at 1 s, large", r["export_idle_large"]["idle_cpu_pct"], "% core",
+         r["refresh_large"]["collect_cpu_ms_median"] / 10),
+        ("9 export: scraped every second, large", r["export_idle_large"][
+            "scraped_every_second_cpu_pct"], "% core", None),
     ]
     print(f"{'measure':40} {'value':>10} {'unit':7} {'target':>8}  ok")
     for name, value, unit, target in rows:

@@ -9,14 +9,28 @@ values repeated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.samples import Sample
 
 from ndbtop.export.catalogue import BY_NAME, METRICS
+from ndbtop.host.view import HostView
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
+from ndbtop.model.derive import HitRatio
 from ndbtop.model.history import last_time
+from ndbtop.model.ndbinfo import (
+    DiskPageBuffer,
+    LogSpace,
+    MemoryUse,
+    NdbinfoNode,
+    NodeActivity,
+    RestartInfo,
+    ThreadCpu,
+)
 from ndbtop.model.phases import RedoProgress, typical_seconds
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
@@ -40,6 +54,21 @@ class Families:
             family = cls(d.family, d.help, labels=d.labels)
             self._by_name[name] = family
         family.add_metric(list(labels), value)
+
+    def samples_of(self, name: str, count: int) -> Callable[[dict[str, str], float], None]:
+        """A fast way to add ``count`` samples of the gauge ``name``, labels given as a dict
+        (for the one family with thousands of series, the threads)."""
+        family = self._by_name.get(name)
+        if family is None:
+            d = BY_NAME[name]
+            family = GaugeMetricFamily(d.family, d.help, labels=d.labels)
+            self._by_name[name] = family
+        append, sample_name = family.samples.append, family.name
+
+        def add(labels: dict[str, str], value: float) -> None:
+            append(Sample(sample_name, labels, value))
+
+        return add
 
     def __iter__(self) -> Iterator[Metric]:
         order = {m.name: i for i, m in enumerate(METRICS)}
@@ -69,17 +98,66 @@ def source_families(snapshot: ClusterSnapshot, now: float) -> Families:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Families made from a few parts of a snapshot (``inputs``), rendered together: a
+    scrape renders again only the groups whose inputs changed (:func:`same_inputs`)."""
+
+    name: str
+    inputs: tuple[object, ...]
+    build: Callable[[Families], None]
+
+    def families(self) -> Families:
+        """The group's families."""
+        out = Families()
+        self.build(out)
+        return out
+
+
+def same_inputs(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    """Whether two groups' inputs are the same objects: tuples element by element (the
+    collectors keep the objects of what did not change), plain values by value."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x is y:
+            continue
+        if type(x) is tuple and type(y) is tuple:
+            if len(x) != len(y) or any(p is not q for p, q in zip(x, y, strict=True)):
+                return False
+        elif not (isinstance(x, str | int | float) and x == y):
+            return False
+    return True
+
+
+def snapshot_groups(snapshot: ClusterSnapshot, now: float, host: str) -> list[Group]:
+    """Every cluster and host series of ``snapshot`` (``host`` names the local host), by
+    group; the series of a source that is not up are left out."""
+    s = snapshot
+    groups = [Group("redo_log", (s.config,), lambda out: _redo_log_sizes(out, s))]
+    if source_up(s, "mgm", now):
+        groups.append(Group("nodes", (s.nodes, s.config), lambda out: _nodes(out, s)))
+        groups.append(Group("starts", (s.timelines, s.past_starts, s.config, s.wall),
+                            lambda out: _starts(out, s)))
+    sample = s.ndbinfo
+    if sample is not None and source_up(s, "ndbinfo", now):
+        for name, values in (("uptime", sample.nodes), ("threads", sample.threads),
+                             ("hit_ratio", s.hit_ratios),
+                             ("page_buffer", sample.disk_page_buffer),
+                             ("memory", sample.memory), ("log_space", sample.log_spaces),
+                             ("activity", sample.activity), ("restart", sample.restart_info)):
+            groups.append(Group(name, (values,), partial(_PANELS[name], values=values)))
+    view = s.host
+    if view is not None and source_up(s, "host", now):
+        groups.append(Group("host", (view, host), lambda out: _host(out, view, host)))
+    return groups
+
+
 def snapshot_families(snapshot: ClusterSnapshot, now: float, host: str) -> Families:
-    """Every cluster and host series of ``snapshot`` (``host`` names the local host)."""
+    """Every cluster and host series of ``snapshot`` in one :class:`Families`."""
     out = Families()
-    if source_up(snapshot, "mgm", now):
-        _nodes(out, snapshot)
-        _starts(out, snapshot)
-    _redo_log_sizes(out, snapshot)
-    if source_up(snapshot, "ndbinfo", now):
-        _ndbinfo(out, snapshot)
-    if source_up(snapshot, "host", now):
-        _host(out, snapshot, host)
+    for group in snapshot_groups(snapshot, now, host):
+        group.build(out)
     return out
 
 
@@ -144,22 +222,36 @@ def _redo_log_sizes(out: Families, snapshot: ClusterSnapshot) -> None:
         out.add("ndb_redo_log_bytes", (str(d.node_id),), float(d.redo_log_bytes))
 
 
-def _ndbinfo(out: Families, snapshot: ClusterSnapshot) -> None:
-    sample = snapshot.ndbinfo
-    if sample is None:
-        return
-    for n in sample.nodes:
+def _uptime(out: Families, values: tuple[NdbinfoNode, ...]) -> None:
+    for n in values:
         out.add("ndb_node_uptime_seconds", (str(n.node_id),), float(n.uptime_s))
-    for t in sample.threads:
-        out.add("ndb_thread_cpu_ratio", (str(t.node_id), str(t.thr_no), t.thread_name),
-                t.cpu_pct / 100.0)
-    for h in snapshot.hit_ratios:
+
+
+def _threads(out: Families, values: tuple[ThreadCpu, ...]) -> None:
+    if not values:
+        return
+    add = out.samples_of("ndb_thread_cpu_ratio", len(values))
+    text = _NUMBERS
+    for t in values:
+        add({"node_id": text[t.node_id], "thread_no": text[t.thr_no],
+             "thread_name": t.thread_name}, t.cpu_pct / 100.0)
+
+
+_NUMBERS = {i: str(i) for i in range(65536)}
+"""Node and thread numbers as label values, made once."""
+
+
+def _hit_ratios(out: Families, values: tuple[HitRatio, ...]) -> None:
+    for h in values:
         node = str(h.node_id)
         if h.since_start_pct is not None:
             out.add("ndb_disk_page_buffer_hit_ratio", (node,), h.since_start_pct / 100.0)
         if h.interval_pct is not None:
             out.add("ndb_disk_page_buffer_interval_hit_ratio", (node,), h.interval_pct / 100.0)
-    for d in sample.disk_page_buffer:
+
+
+def _page_buffer(out: Families, values: tuple[DiskPageBuffer, ...]) -> None:
+    for d in values:
         node = str(d.node_id)
         out.add("ndb_disk_page_buffer_requests_total", (node, "hit"),
                 float(d.page_requests_direct_return))
@@ -169,17 +261,26 @@ def _ndbinfo(out: Families, snapshot: ClusterSnapshot) -> None:
                 float(d.page_requests_wait_io))
         out.add("ndb_disk_page_buffer_pages_read_total", (node,), float(d.pages_read))
         out.add("ndb_disk_page_buffer_pages_written_total", (node,), float(d.pages_written))
-    for m in sample.memory:
+
+
+def _memory(out: Families, values: tuple[MemoryUse, ...]) -> None:
+    for m in values:
         labels = (str(m.node_id), m.memory_type)
         out.add("ndb_memory_used_bytes", labels, float(m.used))
         if m.total > 0:
             out.add("ndb_memory_size_bytes", labels, float(m.total))
-    for s in sample.log_spaces:
+
+
+def _log_spaces(out: Families, values: tuple[LogSpace, ...]) -> None:
+    for s in values:
         labels = (str(s.node_id), s.log_type, str(s.log_id), str(s.log_part))
         out.add("ndb_log_space_used_bytes", labels, float(s.used))
         if s.total > 0:
             out.add("ndb_log_space_size_bytes", labels, float(s.total))
-    for a in sample.activity:
+
+
+def _activity(out: Families, values: tuple[NodeActivity, ...]) -> None:
+    for a in values:
         node = (str(a.node_id),)
         out.add("ndb_transactions_total", node, float(a.transactions))
         out.add("ndb_commits_total", node, float(a.commits))
@@ -188,7 +289,10 @@ def _ndbinfo(out: Families, snapshot: ClusterSnapshot) -> None:
         out.add("ndb_key_writes_total", node, float(a.writes))
         out.add("ndb_scans_total", node, float(a.scans))
         out.add("ndb_local_operations_total", node, float(a.operations))
-    for r in sample.restart_info:
+
+
+def _restarts(out: Families, values: tuple[RestartInfo, ...]) -> None:
+    for r in values:
         if r.status_int in NO_RESTART_INFO:
             continue
         node = str(r.node_id)
@@ -197,15 +301,19 @@ def _ndbinfo(out: Families, snapshot: ClusterSnapshot) -> None:
                     float(seconds))
 
 
+_PANELS: dict[str, Callable[..., None]] = {
+    "uptime": _uptime, "threads": _threads, "hit_ratio": _hit_ratios,
+    "page_buffer": _page_buffer, "memory": _memory, "log_space": _log_spaces,
+    "activity": _activity, "restart": _restarts,
+}
+
+
 NO_RESTART_INFO = (20, 21)
 """``node_restart_status_int`` values that mean no restart is reported (not defined in
 the cluster, not restarted yet): their durations are not data."""
 
 
-def _host(out: Families, snapshot: ClusterSnapshot, host: str) -> None:
-    view = snapshot.host
-    if view is None:
-        return
+def _host(out: Families, view: HostView, host: str) -> None:
     for node_id in view.node_ids:
         out.add("ndbtop_host_data_node", (host, str(node_id)), 1.0)
     for d in view.disk_counters:

@@ -1,14 +1,16 @@
-"""The HTTP side of ``ndbtop export``: a prometheus_client registry over the latest snapshot.
+"""The HTTP side of ``ndbtop export``: prometheus_client's formats over the latest snapshot.
 
 A scrape never reaches the cluster. The collectors run on their own interval
-and publish each new snapshot (:meth:`SnapshotCollector.publish`); a scrape
-turns the last published one into metric families, kept until the next
-snapshot, so any number of scrapers cost the cluster nothing and each other
-little. Only the source ages are worked out at scrape time.
+and publish each new snapshot (:meth:`SnapshotCollector.publish`); the first
+scrape of a snapshot turns it into metric families and prometheus_client's
+text or OpenMetrics exposition, kept for the next scrapes of the same snapshot
+in that format, so any number of scrapers cost the cluster nothing and each
+other little. Only the source ages are worked out at every scrape.
 """
 
 from __future__ import annotations
 
+import gzip
 import html
 import socket
 import threading
@@ -18,16 +20,38 @@ from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from prometheus_client import CollectorRegistry, make_wsgi_app
 from prometheus_client.core import Metric
+from prometheus_client.exposition import choose_encoder, gzip_accepted
 
-from ndbtop.export.families import snapshot_families, source_families
+from ndbtop.export.families import (
+    Families,
+    Group,
+    same_inputs,
+    snapshot_families,
+    snapshot_groups,
+    source_families,
+)
 from ndbtop.model.snapshot import ClusterSnapshot
 
 DEFAULT_PORT = 11186
 """Default port of ``ndbtop export``: not in Prometheus's list of default port allocations
 (whose exporter range 9100-9999 is taken); 1186 is the management server's port."""
 DEFAULT_HOST = "127.0.0.1"
+
+
+Encoder = Callable[[Any], bytes]
+EOF_LINE = b"# EOF\n"
+"""The end of an OpenMetrics exposition: the source ages come before the cached part."""
+
+
+class _Fixed:
+    """Families as prometheus_client's encoders take them (anything with ``collect``)."""
+
+    def __init__(self, families: Iterable[Metric]) -> None:
+        self._families = families
+
+    def collect(self) -> Iterable[Metric]:
+        return self._families
 
 
 class SnapshotCollector:
@@ -37,7 +61,8 @@ class SnapshotCollector:
         self.host_name = host_name
         self._clock = clock
         self._latest: ClusterSnapshot | None = None
-        self._cached: tuple[ClusterSnapshot, list[Metric]] | None = None
+        self._families: tuple[ClusterSnapshot, list[Metric]] | None = None
+        self._rendered: dict[str, dict[str, tuple[tuple[object, ...], bytes]]] = {}
         self._lock = threading.Lock()
         self.scrapes = 0
 
@@ -45,20 +70,61 @@ class SnapshotCollector:
         """Make ``snapshot`` the one the next scrapes read."""
         self._latest = snapshot
 
+    def _snapshot_families(self, snapshot: ClusterSnapshot) -> list[Metric]:
+        kept = self._families
+        if kept is None or kept[0] is not snapshot:
+            kept = (snapshot, list(snapshot_families(snapshot, snapshot.taken_at,
+                                                     self.host_name)))
+            self._families = kept
+        return kept[1]
+
+    def _sources(self, snapshot: ClusterSnapshot) -> Families:
+        return source_families(snapshot, self._clock())
+
     def collect(self) -> Iterator[Metric]:
-        """The families of the last snapshot, then the source ages as of now."""
+        """The source ages as of now, then the families of the last snapshot."""
         snapshot = self._latest
         if snapshot is None:
             return
         with self._lock:
             self.scrapes += 1
-            cached = self._cached
-            if cached is None or cached[0] is not snapshot:
-                cached = (snapshot, list(snapshot_families(snapshot, snapshot.taken_at,
-                                                           self.host_name)))
-                self._cached = cached
-        yield from source_families(snapshot, self._clock())
-        yield from cached[1]
+            families = self._snapshot_families(snapshot)
+        yield from self._sources(snapshot)
+        yield from families
+
+    def render(self, encoder: Encoder, content_type: str) -> bytes:
+        """One scrape in a format: the source ages now, then each group of the snapshot's
+        families, rendered again only when its inputs changed since the last scrape."""
+        snapshot = self._latest
+        if snapshot is None:
+            return encoder(_Fixed(()))
+        with self._lock:
+            self.scrapes += 1
+            kept = self._rendered.setdefault(content_type, {})
+            groups = snapshot_groups(snapshot, snapshot.taken_at, self.host_name)
+            parts = [_without_eof(encoder(_Fixed(self._sources(snapshot))))]
+            for group in groups:
+                parts.append(self._group_bytes(kept, group, encoder))
+            for name in set(kept) - {g.name for g in groups}:
+                del kept[name]
+        body = b"".join(parts)
+        if encoder(_Fixed(())).endswith(EOF_LINE):
+            body += EOF_LINE
+        return body
+
+    @staticmethod
+    def _group_bytes(kept: dict[str, tuple[tuple[object, ...], bytes]], group: Group,
+                     encoder: Encoder) -> bytes:
+        before = kept.get(group.name)
+        if before is not None and same_inputs(before[0], group.inputs):
+            return before[1]
+        body = _without_eof(encoder(_Fixed(group.families())))
+        kept[group.name] = (group.inputs, body)
+        return body
+
+
+def _without_eof(body: bytes) -> bytes:
+    return body[: -len(EOF_LINE)] if body.endswith(EOF_LINE) else body
 
 
 INDEX = """<!DOCTYPE html>
@@ -69,17 +135,28 @@ INDEX = """<!DOCTYPE html>
 """
 
 
-def make_app(registry: CollectorRegistry, cluster: str) -> Callable[..., Iterable[bytes]]:
-    """The WSGI app: ``/`` links to ``/metrics``, which prometheus_client serves (text or
-    OpenMetrics by the ``Accept`` header, gzip when accepted); anything else is 404."""
-    metrics = make_wsgi_app(registry)
+def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterable[bytes]]:
+    """The WSGI app: ``/`` links to ``/metrics``, served in prometheus_client's text or
+    OpenMetrics format as the ``Accept`` header asks (gzip when accepted); anything else
+    is 404."""
     index = INDEX.format(cluster=html.escape(cluster)).encode()
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD")
+        if method not in ("GET", "HEAD"):
+            start_response("405 Method Not Allowed", [("Allow", "GET, HEAD")])
+            return [b""]
         if path == "/metrics":
-            return metrics(environ, start_response)  # type: ignore[no-any-return]
-        if path == "/" and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
+            encoder, content_type = choose_encoder(environ.get("HTTP_ACCEPT", ""))
+            body = collector.render(encoder, content_type)
+            headers = [("Content-Type", content_type)]
+            if gzip_accepted(environ.get("HTTP_ACCEPT_ENCODING", "")):
+                body = gzip.compress(body, compresslevel=1)
+                headers.append(("Content-Encoding", "gzip"))
+            start_response("200 OK", headers)
+            return [body]
+        if path == "/":
             start_response("200 OK", [("Content-Type", "text/html; charset=utf-8")])
             return [index]
         start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
@@ -101,8 +178,6 @@ class MetricsServer:
     """The HTTP server in a thread of its own."""
 
     def __init__(self, collector: SnapshotCollector, host: str, port: int, cluster: str) -> None:
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(collector)  # type: ignore[arg-type]
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
                                        flags=socket.AI_PASSIVE)
@@ -113,7 +188,7 @@ class MetricsServer:
         class Server(_Server):
             address_family = family
 
-        self.httpd = make_server(sockaddr[0], port, make_app(registry, cluster), Server,
+        self.httpd = make_server(sockaddr[0], port, make_app(collector, cluster), Server,
                                  handler_class=_QuietHandler)
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="metrics-http",
                                         daemon=True)

@@ -1,0 +1,61 @@
+"""A scrape renders again only what changed since the last one, and says the same as a full
+rendering."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from export_helpers import NOW, exposition, up
+from prometheus_client import generate_latest
+from prometheus_client.openmetrics.exposition import generate_latest as generate_om
+from prometheus_client.parser import text_string_to_metric_families
+from test_export_families import NODES, ndbinfo_sample
+
+from ndbtop.export.server import SnapshotCollector
+from ndbtop.model.ndbinfo import MemoryUse, ThreadCpu
+from ndbtop.model.snapshot import ClusterSnapshot
+
+TEXT = "text/plain; version=0.0.4; charset=utf-8"
+OM = "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+
+def snapshot(**ndbinfo: object) -> ClusterSnapshot:
+    sample = dataclasses.replace(ndbinfo_sample(), **ndbinfo)
+    return ClusterSnapshot(taken_at=NOW, wall=1e9, interval=1.0,
+                           sources=up("mgm", "ndbinfo"), nodes=NODES, ndbinfo=sample)
+
+
+def parsed(body: bytes) -> dict[tuple[str, frozenset], float]:
+    return {(s.name, frozenset(s.labels.items())): s.value
+            for f in text_string_to_metric_families(body.decode()) for s in f.samples}
+
+
+def test_a_scrape_shows_the_new_threads_and_keeps_the_unchanged_panels() -> None:
+    collector = SnapshotCollector("db1", clock=lambda: NOW)
+    first = snapshot()
+    collector.publish(first)
+    assert parsed(collector.render(generate_latest, TEXT)) == parsed(exposition(first))
+    kept = dict(collector._rendered[TEXT])
+    second = snapshot(threads=(ThreadCpu(2, 1, "ldm", exec_pct=12.0),),
+                      memory=first.ndbinfo.memory)  # type: ignore[union-attr]
+    collector.publish(second)
+    body = collector.render(generate_latest, TEXT)
+    assert parsed(body) == parsed(exposition(second))
+    assert b'ndb_thread_cpu_ratio{node_id="2",thread_name="ldm",thread_no="1"} 0.12' in body
+    assert b'thread_no="0"' not in body
+    now = collector._rendered[TEXT]
+    assert now["memory"] is kept["memory"]
+    assert now["threads"] is not kept["threads"]
+    # A memory row with the same values but new (read again) is rendered again.
+    third = snapshot(memory=(MemoryUse(2, "Data memory", 2 << 20, 64, 1 << 30, 32768),))
+    collector.publish(third)
+    assert parsed(collector.render(generate_latest, TEXT)) == parsed(exposition(third))
+
+
+def test_openmetrics_has_one_eof_at_the_end() -> None:
+    collector = SnapshotCollector("db1", clock=lambda: NOW)
+    collector.publish(snapshot())
+    body = collector.render(generate_om, OM)
+    assert body.endswith(b"# EOF\n") and body.count(b"# EOF") == 1
+    assert b"# TYPE ndb_thread_cpu_ratio gauge" in body
+    assert body.count(b"# TYPE ndb_node_status gauge") == 1
