@@ -43,7 +43,8 @@ def _m(name: str, kind: Kind, labels: str, help_text: str, source: str) -> Metri
 NODE = "node_id"
 METRICS: tuple[MetricDef, ...] = (
     _m("ndbtop_source_up", "gauge", "source",
-       "1 when the ndbtop source (mgm, events, ndbinfo, host) has fresh data, else 0", "-"),
+       "1 when the ndbtop source (mgm, events, ndbinfo, host) has fresh data, else 0 "
+       "(none for a source turned off)", "-"),
     _m("ndbtop_source_age_seconds", "gauge", "source",
        "Seconds since the source last produced good data", "-"),
     _m("ndb_node_status", "gauge", "node_id node_type status",

@@ -87,9 +87,12 @@ def source_up(snapshot: ClusterSnapshot, name: str, now: float) -> bool:
 
 
 def source_families(snapshot: ClusterSnapshot, now: float) -> Families:
-    """``ndbtop_source_up`` and ``ndbtop_source_age_seconds`` at monotonic time ``now``."""
+    """``ndbtop_source_up`` and ``ndbtop_source_age_seconds`` at monotonic time ``now``; a
+    source the user turned off (``--no-sql``, ``--no-host``) has neither."""
     out = Families()
     for status in snapshot.sources:
+        if status.state is SourceState.DISABLED:
+            continue
         out.add("ndbtop_source_up", (status.name,), 1.0 if source_up(snapshot, status.name, now)
                 else 0.0)
         age = status.age(now)

@@ -29,6 +29,7 @@ from ndbtop.model.ndbinfo import (
 )
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
 
 WALL = 1_700_000_000.0
 
@@ -223,9 +224,14 @@ def test_a_source_that_is_not_up_has_only_its_up_and_age_series() -> None:
     assert not {"ndb_node_status", "ndb_thread_cpu_ratio"} & names(snap)
 
 
-def test_a_stale_source_is_down() -> None:
-    from ndbtop.model.sources import SourceState, SourceStatus
+def test_a_source_turned_off_has_no_series() -> None:
+    off = SourceStatus("ndbinfo", SourceState.DISABLED, error="disabled with --no-sql")
+    found = samples(snapshot(sources=(up("mgm")[0], off)))
+    assert value(found, "ndbtop_source_up", source="mgm") == 1
+    assert value(found, "ndbtop_source_up", source="ndbinfo") is None
 
+
+def test_a_stale_source_is_down() -> None:
     old = SourceStatus("mgm", SourceState.CONNECTED, last_ok=NOW - 10)
     snap = snapshot(sources=(old,))
     found = samples(snap)
