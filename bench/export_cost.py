@@ -111,13 +111,33 @@ async def scrape_cost(scenario: str, rounds: int) -> dict[str, Any]:
     }
 
 
-def idle_cost(scenario: str, seconds: float) -> dict[str, Any]:
-    """CPU of the ``ndbtop export`` process on ``scenario`` at a 1 s interval: not scraped,
-    then scraped every second."""
-    sim = SimProcess(scenario)
-    proc = subprocess.Popen(
-        [PYTHON, "-m", "ndbtop", "export", *sim.args, "--listen", "127.0.0.1:0"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+COLLECT_ONLY = """
+import asyncio, sys
+from ndbtop.cli.parser import build_parser
+from ndbtop.cli.sources import ndbinfo_reader
+from ndbtop.collect.hub import Hub
+from ndbtop.mgm.connectstring import resolve_connectstring
+from ndbtop.model.clock import RealClock
+
+async def main():
+    args = build_parser().parse_args(sys.argv[1:])
+    hub = Hub(resolve_connectstring(args.connectstring), RealClock(), args.interval,
+              ndbinfo=ndbinfo_reader(args))
+    await hub.start()
+    print("serving nothing: collection only", file=sys.stderr, flush=True)
+    while True:
+        hub.snapshot()
+        await asyncio.sleep(args.interval)
+
+asyncio.run(main())
+"""
+"""The live view's sources without the live view: the same hub, a snapshot every interval."""
+
+
+def _process_cpu(argv: list[str], sim: SimProcess, seconds: float,
+                 scrape: bool) -> dict[str, float]:
+    proc = subprocess.Popen([PYTHON, *argv, *sim.args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
         url = ""
@@ -125,7 +145,7 @@ def idle_cost(scenario: str, seconds: float) -> dict[str, Any]:
         while time.monotonic() < deadline and not url:
             line = proc.stderr.readline()
             if "serving" in line:
-                url = line.split()[3]
+                url = line.split()[-3] if "http" in line else "-"
         ps = psutil.Process(proc.pid)
 
         def cpu() -> float:
@@ -135,19 +155,32 @@ def idle_cost(scenario: str, seconds: float) -> dict[str, Any]:
         time.sleep(10)
         c0, t0 = cpu(), time.monotonic()
         time.sleep(seconds)
-        idle = 100 * (cpu() - c0) / (time.monotonic() - t0)
-        c0, t0 = cpu(), time.monotonic()
-        end = t0 + seconds
-        while time.monotonic() < end:
-            with urllib.request.urlopen(url) as reply:
-                reply.read()
-            time.sleep(max(0.0, 1.0 - (time.monotonic() - t0) % 1.0))
-        scraped = 100 * (cpu() - c0) / (time.monotonic() - t0)
-        return {"scenario": scenario, "seconds": seconds, "idle_cpu_pct": idle,
-                "scraped_every_second_cpu_pct": scraped,
-                "rss_mb": ps.memory_info().rss / 1024 / 1024}
+        out = {"idle_cpu_pct": 100 * (cpu() - c0) / (time.monotonic() - t0)}
+        if scrape:
+            c0, t0 = cpu(), time.monotonic()
+            end = t0 + seconds
+            while time.monotonic() < end:
+                with urllib.request.urlopen(url) as reply:
+                    reply.read()
+                time.sleep(max(0.0, 1.0 - (time.monotonic() - t0) % 1.0))
+            out["scraped_every_second_cpu_pct"] = 100 * (cpu() - c0) / (time.monotonic() - t0)
+        out["rss_mb"] = ps.memory_info().rss / 1024 / 1024
+        return out
     finally:
         proc.terminate()
         proc.wait(10)
-        sim.stop()
 
+
+def idle_cost(scenario: str, seconds: float) -> dict[str, Any]:
+    """CPU of the ``ndbtop export`` process on ``scenario`` at a 1 s interval, not scraped
+    and scraped every second, next to a process running the same sources without serving
+    them (what the live view spends on collecting)."""
+    sim = SimProcess(scenario)
+    try:
+        collect = _process_cpu(["-c", COLLECT_ONLY], sim, seconds, scrape=False)
+        export = _process_cpu(["-m", "ndbtop", "export", "--listen", "127.0.0.1:0"], sim,
+                              seconds, scrape=True)
+    finally:
+        sim.stop()
+    return {"scenario": scenario, "seconds": seconds,
+            "collection_only_cpu_pct": collect["idle_cpu_pct"], **export}
