@@ -197,6 +197,8 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
             if spent is not None and phase is not None:
                 out.add("ndb_node_phase_seconds", (node,), spent)
                 redo_mb = t.redo.total_mb if t.redo is not None else None
+                if total is not None:
+                    redo_mb = total // (1024 * 1024)
                 normal = last_time(snapshot.past_starts, t.node_id, t.kind, phase)
                 if normal is None:
                     normal = typical_seconds(phase, t.kind, redo_mb)

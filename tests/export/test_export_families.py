@@ -128,6 +128,14 @@ def test_normal_duration_falls_back_to_the_typical_one_and_is_absent_when_unknow
     assert value(found, "ndb_node_phase_normal_seconds", node_id="4") is None
 
 
+def test_normal_redo_init_from_the_configured_log_size() -> None:
+    # No progress report (StartupStatusReportFrequency=0): the configured 1 GiB at 50 MB/s.
+    t = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40)
+    found = samples(snapshot(timelines=(t,), config=CONFIG))
+    assert value(found, "ndb_node_phase_normal_seconds", node_id="4") == 1024 / 50
+    assert value(found, "ndb_redo_init_bytes", node_id="4") is None
+
+
 def test_finished_start_has_no_phase_time() -> None:
     done = StartTimeline(4, 2, WALL - 100, True, current_phase=None, finished_at=WALL - 10)
     assert not {"ndb_node_phase_seconds", "ndb_node_start_seconds"} & names(
