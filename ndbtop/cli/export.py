@@ -15,11 +15,12 @@ import signal
 import socket
 import sys
 
+from ndbtop.cli.parser import DEFAULT_LISTEN_HOST
 from ndbtop.cli.sources import host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
-from ndbtop.export.server import DEFAULT_HOST, MetricsServer, SnapshotCollector
+from ndbtop.export.server import MetricsServer, SnapshotCollector
 from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceStatus
@@ -29,7 +30,7 @@ def parse_listen(text: str) -> tuple[str, int]:
     """``HOST:PORT``, ``[IPv6]:PORT``, ``:PORT`` (every interface) or ``PORT`` (loopback)."""
     host, sep, port = text.rpartition(":")
     if not sep:
-        host, port = DEFAULT_HOST, text
+        host, port = DEFAULT_LISTEN_HOST, text
     elif host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     elif ":" in host:

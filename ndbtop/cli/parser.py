@@ -18,8 +18,12 @@ from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
 
-DEFAULT_LISTEN = "127.0.0.1:11186"
-"""Where ``ndbtop export`` serves unless told (see ndbtop.export.server.DEFAULT_PORT)."""
+DEFAULT_LISTEN_HOST = "127.0.0.1"
+DEFAULT_LISTEN_PORT = 11186
+"""Default port of ``ndbtop export``: not in Prometheus's list of default port allocations
+(whose exporter range, 9100-9999, is taken); 1186 is the management server's port."""
+DEFAULT_LISTEN = f"{DEFAULT_LISTEN_HOST}:{DEFAULT_LISTEN_PORT}"
+"""Where ``ndbtop export`` serves unless told: this host only."""
 
 PROMPT = object()
 """Value of ``--mysql-password`` given without a password: ask for it."""

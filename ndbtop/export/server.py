@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import html
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -32,12 +33,6 @@ from ndbtop.export.families import (
     source_families,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
-
-DEFAULT_PORT = 11186
-"""Default port of ``ndbtop export``: not in Prometheus's list of default port allocations
-(whose exporter range 9100-9999 is taken); 1186 is the management server's port."""
-DEFAULT_HOST = "127.0.0.1"
-
 
 Encoder = Callable[[Any], bytes]
 EOF_LINE = b"# EOF\n"
@@ -140,6 +135,7 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
     OpenMetrics format as the ``Accept`` header asks (gzip when accepted); anything else
     is 404."""
     index = INDEX.format(cluster=html.escape(cluster)).encode()
+    reported: set[str] = set()
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
@@ -149,7 +145,17 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
             return [b""]
         if path == "/metrics":
             encoder, content_type = choose_encoder(environ.get("HTTP_ACCEPT", ""))
-            body = collector.render(encoder, content_type)
+            try:
+                body = collector.render(encoder, content_type)
+            except Exception as exc:
+                # A fault of ours: one line in the journal (once), a 500 to the scraper.
+                text = f"cannot serve the metrics: {type(exc).__name__}: {exc}"
+                if text not in reported:
+                    reported.add(text)
+                    sys.stderr.write(f"ndbtop export: {text}\n")
+                start_response("500 Internal Server Error",
+                               [("Content-Type", "text/plain; charset=utf-8")])
+                return [text.encode() + b"\n"]
             headers = [("Content-Type", content_type)]
             if gzip_accepted(environ.get("HTTP_ACCEPT_ENCODING", "")):
                 body = gzip.compress(body, compresslevel=1)

@@ -76,3 +76,17 @@ async def test_promtool_finds_no_lint_problem(served: Served) -> None:
         timeout=30)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == b"" and result.stderr == b""
+
+
+async def test_a_fault_in_rendering_is_a_500_and_one_line(
+        served: Served, capsys) -> None:  # type: ignore[no-untyped-def]
+    def broken(*args: object) -> bytes:
+        raise ValueError("no such family")
+
+    served.collector.render = broken  # type: ignore[method-assign]
+    for _ in range(3):
+        status, _, body = await asyncio.to_thread(fetch, served.url)
+        assert status == 500
+        assert body == b"cannot serve the metrics: ValueError: no such family\n"
+    assert capsys.readouterr().err == (
+        "ndbtop export: cannot serve the metrics: ValueError: no such family\n")
