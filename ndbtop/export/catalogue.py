@@ -57,6 +57,9 @@ METRICS: tuple[MetricDef, ...] = (
     _m("ndb_node_phase_normal_seconds", "gauge", NODE,
        "Normal duration of the start phase in progress: what it took in the last "
        "comparable start, else its typical duration", "mgm"),
+    _m("ndb_node_start_info", "gauge", "node_id start_type phase phase_name",
+       "1 for a data node's start in progress: its kind (none while unknown), the phase "
+       "running and that phase's name", "mgm"),
     _m("ndb_node_start_seconds", "gauge", NODE,
        "Seconds since the data node's start in progress began", "mgm"),
     _m("ndb_node_group_nodes", "gauge", "node_group",

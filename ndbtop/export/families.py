@@ -31,7 +31,7 @@ from ndbtop.model.ndbinfo import (
     RestartInfo,
     ThreadCpu,
 )
-from ndbtop.model.phases import RedoProgress, typical_seconds
+from ndbtop.model.phases import START_TYPE_SHORT, RedoProgress, phase_name, typical_seconds
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 
@@ -194,6 +194,11 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
             out.add("ndb_node_start_seconds", (node,), t.elapsed_s(now))
             spent = t.in_phase_s(now)
             phase = t.current_phase
+            if phase is not None:
+                kind = t.kind
+                out.add("ndb_node_start_info",
+                        (node, START_TYPE_SHORT.get(kind, "") if kind is not None else "",
+                         str(phase), phase_name(phase, kind)), 1.0)
             if spent is not None and phase is not None:
                 out.add("ndb_node_phase_seconds", (node,), spent)
                 redo_mb = t.redo.total_mb if t.redo is not None else None

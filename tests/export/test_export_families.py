@@ -115,6 +115,16 @@ def test_phase_time_and_normal_duration_from_the_last_comparable_start() -> None
     assert value(found, "ndb_node_phase_seconds", node_id="4") == 90
     assert value(found, "ndb_node_phase_normal_seconds", node_id="4") == 40
     assert value(found, "ndb_node_start_seconds", node_id="4") == 100
+    assert value(found, "ndb_node_start_info", node_id="4", start_type="node restart",
+                 phase="5", phase_name="copy data, wait LCP") == 1
+
+
+def test_start_of_unknown_kind_has_its_phase_named_without_a_kind() -> None:
+    t = StartTimeline(4, None, WALL - 20, False, current_phase=3, current_since=WALL - 5)
+    found = samples(snapshot(timelines=(t,)))
+    # Prometheus takes an empty label as no label: the start type is simply absent.
+    assert value(found, "ndb_node_start_info", node_id="4", start_type="", phase="3",
+                 phase_name="init variables") == 1
 
 
 def test_normal_duration_falls_back_to_the_typical_one_and_is_absent_when_unknown() -> None:
