@@ -112,3 +112,11 @@ def test_host_without_data_nodes_shows_disks_only() -> None:
 def test_unreadable_cpu_gives_no_cpu_rates() -> None:
     cur = HostSample(CUR.monotonic, CUR.disks, None, CUR.threads)
     assert host_view(PREV, cur).cpu is None
+
+
+def test_raw_counters_of_the_shown_disks_only() -> None:
+    view = host_view(PREV, CUR)
+    # Loop devices and partitions are left out, as from the rates; a new disk is included.
+    assert [d.name for d in view.disk_counters] == ["sda", "nvme0n1", "sdb"]
+    assert view.disk_counters[1] is CUR.disks[3]
+    assert host_view(None, CUR).disk_counters == view.disk_counters
