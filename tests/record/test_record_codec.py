@@ -64,3 +64,15 @@ def test_backups_are_recorded_and_read_back() -> None:
     snap = ClusterSnapshot(1.0, 2.0, 1.0, (), backups=(backup,))
     back = decode(json.loads(json.dumps(encode(snap))))
     assert back == snap and back.backups[0].node(2).bytes == 2**40
+
+
+def test_a_host_view_is_recorded_with_its_disk_counters_and_read_without_them() -> None:
+    from ndbtop.host.samples import DiskCounters
+    from ndbtop.host.view import HostView
+
+    view = HostView(5.0, 1.0, (), None, (), (DiskCounters("sda", 1, 2, 3, 4, 5, 6, 7, 8, 9),))
+    assert decode(json.loads(json.dumps(encode(view)))) == view
+    # A recording made before the counters were kept reads back with none.
+    older = encode(view)
+    del older["disk_counters"]
+    assert decode(older).disk_counters == ()
