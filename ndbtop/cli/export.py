@@ -40,17 +40,14 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host or "", int(port)
 
 
-def _printable(text: str) -> str:
-    return "".join(c if c.isprintable() else "?" for c in text)
-
-
 def state_line(status: SourceStatus) -> str:
-    """The log line for a source that changed state."""
+    """The log line for a source that changed state (stderr escapes what a server sent:
+    :class:`ndbtop.sanitise.SafeStream`)."""
     line = f"ndbtop export: {status.name} {status.state.value}"
     if status.target:
-        line += f" ({_printable(status.target)})"
+        line += f" ({status.target})"
     if status.error:
-        line += f": {_printable(status.error)}"
+        line += f": {status.error}"
     return line
 
 

@@ -7,52 +7,17 @@ exporter serves stay exactly where the test put the cluster.
 from __future__ import annotations
 
 import asyncio
-import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 
 import pytest
+from export_helpers import STARTING_NODE, Served
 
-from ndbtop.collect.hub import Hub
 from ndbtop.demo.hub import demo_hub
 from ndbtop.export.server import MetricsServer, SnapshotCollector
 from ndbtop.model.sources import SourceState
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
-
-STARTING_NODE = 10
-"""The data node of ``initial-start`` the exporter is shown mid-start."""
-
-
-@dataclass
-class Served:
-    """A running exporter and what it watches."""
-
-    sim: Simulator
-    hub: Hub
-    collector: SnapshotCollector
-    server: MetricsServer
-
-    @property
-    def url(self) -> str:
-        """The metrics URL."""
-        return f"http://127.0.0.1:{self.server.port}/metrics"
-
-    def cluster_requests(self) -> tuple[int, int]:
-        """Requests the management servers and statements the SQL node received so far."""
-        mgm = sum(s.requests for s in self.sim.mgmds.values())
-        return mgm, self.sim.sql_server.stats.statements
-
-
-def fetch(url: str, accept: str | None = None) -> tuple[int, str, bytes]:
-    """GET ``url``: status, content type and body (errors included)."""
-    request = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
-    try:
-        with urllib.request.urlopen(request, timeout=5) as reply:
-            return reply.status, reply.headers.get("Content-Type", ""), reply.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers.get("Content-Type", ""), exc.read()
 
 
 class Frozen:

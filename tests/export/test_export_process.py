@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import fetch
+from export_helpers import fetch
 
 from ndbtop.cli import main
 from ndbtop.cli.export import parse_listen

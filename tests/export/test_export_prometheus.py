@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import STARTING_NODE, Served, fetch
+from export_helpers import STARTING_NODE, Served, fetch
 
 from ndbtop.model.phases import next_phase, phase_name
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 
-from conftest import STARTING_NODE, Served, fetch
+from export_helpers import STARTING_NODE, Served, fetch
 from prometheus_client.parser import text_string_to_metric_families
 
 OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8"
