@@ -105,7 +105,7 @@ METRICS: tuple[MetricDef, ...] = (
        "Operations the node's LDM threads executed since node start", "ndbinfo"),
     _m("ndb_restart_phase_seconds", "gauge", "node_id phase",
        "Seconds each step of the node's last restart took (ndbinfo.restart_info; phase is "
-       "the column name without secs_)", "ndbinfo"),
+       "the column name without secs_; while it runs, only the steps done)", "ndbinfo"),
     _m("ndb_redo_init_bytes", "gauge", NODE,
        "Redo log bytes initialised so far in the node's current or last start "
        "(LogFileInitStatus)", "mgm"),

@@ -306,9 +306,12 @@ def _restarts(out: Families, values: tuple[RestartInfo, ...]) -> None:
         if r.status_int in NO_RESTART_INFO:
             continue
         node = str(r.node_id)
+        done = r.status_int in RESTART_COMPLETED
         for column, seconds in r.phases:
-            out.add("ndb_restart_phase_seconds", (node, column.removeprefix("secs_")),
-                    float(seconds))
+            # In a restart still running, a step not reached yet reads 0: not a duration.
+            if done or seconds > 0:
+                out.add("ndb_restart_phase_seconds", (node, column.removeprefix("secs_")),
+                        float(seconds))
 
 
 _PANELS: dict[str, Callable[..., None]] = {
@@ -318,6 +321,9 @@ _PANELS: dict[str, Callable[..., None]] = {
 }
 
 
+RESTART_COMPLETED = (12, 19)
+"""``node_restart_status_int`` of a finished restart (RESTART_COMPLETED, NODE_ACTIVE): every
+duration is final."""
 NO_RESTART_INFO = (20, 21)
 """``node_restart_status_int`` values that mean no restart is reported (not defined in
 the cluster, not restarted yet): their durations are not data."""

@@ -184,6 +184,8 @@ def ndbinfo_sample() -> NdbinfoSample:
             RestartInfo(2, "Restart completed", 12, (("secs_to_copy_meta_data", 4),
                                                       ("secs_for_local_recovery", 30)), 40),
             RestartInfo(3, "Initial state", 21, (("secs_to_copy_meta_data", 0),), 0),
+            RestartInfo(4, "Restore fragments ongoing", 8,
+                        (("secs_to_copy_meta_data", 3), ("secs_for_local_recovery", 0)), 0),
         ),
     )
 
@@ -215,6 +217,10 @@ def test_restart_durations_only_for_nodes_with_a_restart_report() -> None:
     assert value(found, "ndb_restart_phase_seconds", node_id="2", phase="to_copy_meta_data") == 4
     assert not [k for k in found if k[0] == "ndb_restart_phase_seconds"
                 and dict(k[1])["node_id"] == "3"]
+    # A restart still running: the steps done have durations, the step not reached has none.
+    assert value(found, "ndb_restart_phase_seconds", node_id="4", phase="to_copy_meta_data") == 3
+    assert value(found, "ndb_restart_phase_seconds", node_id="4",
+                 phase="for_local_recovery") is None
 
 
 def test_host_disks_under_node_exporter_names_with_the_host() -> None:
