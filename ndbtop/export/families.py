@@ -31,7 +31,13 @@ from ndbtop.model.ndbinfo import (
     RestartInfo,
     ThreadCpu,
 )
-from ndbtop.model.phases import START_TYPE_SHORT, RedoProgress, phase_name, typical_seconds
+from ndbtop.model.phases import (
+    START_TYPE_SHORT,
+    RedoProgress,
+    phase_in_progress,
+    phase_text,
+    typical_seconds,
+)
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 
@@ -182,7 +188,24 @@ def _nodes(out: Families, snapshot: ClusterSnapshot) -> None:
         out.add("ndb_node_group_started_nodes", (str(group),), float(started))
 
 
+def _start_info(out: Families, snapshot: ClusterSnapshot) -> None:
+    """The phase each STARTING data node is in, named as every output names it
+    (:func:`phase_text`); none once it reported the last phase."""
+    for n in snapshot.nodes:
+        if n.type != "NDB" or n.status != "STARTING":
+            continue
+        timeline = snapshot.timeline(n.node_id)
+        if phase_in_progress(n, timeline) is None:
+            continue
+        phase, name = phase_text(n, timeline).split(" ", 1)
+        kind = timeline.kind if timeline is not None and timeline.active else None
+        out.add("ndb_node_start_info",
+                (str(n.node_id), "" if kind is None else START_TYPE_SHORT.get(kind, ""),
+                 phase, name), 1.0)
+
+
 def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
+    _start_info(out, snapshot)
     now = snapshot.wall
     config = snapshot.config
     for t in snapshot.timelines:
@@ -194,11 +217,6 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
             out.add("ndb_node_start_seconds", (node,), t.elapsed_s(now))
             spent = t.in_phase_s(now)
             phase = t.current_phase
-            if phase is not None:
-                kind = t.kind
-                out.add("ndb_node_start_info",
-                        (node, START_TYPE_SHORT.get(kind, "") if kind is not None else "",
-                         str(phase), phase_name(phase, kind)), 1.0)
             if spent is not None and phase is not None:
                 out.add("ndb_node_phase_seconds", (node,), spent)
                 redo_mb = t.redo.total_mb if t.redo is not None else None

@@ -27,7 +27,7 @@ from ndbtop.model.ndbinfo import (
     RestartInfo,
     ThreadCpu,
 )
-from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
+from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline, phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 
@@ -115,16 +115,26 @@ def test_phase_time_and_normal_duration_from_the_last_comparable_start() -> None
     assert value(found, "ndb_node_phase_seconds", node_id="4") == 90
     assert value(found, "ndb_node_phase_normal_seconds", node_id="4") == 40
     assert value(found, "ndb_node_start_seconds", node_id="4") == 100
+    # The phase is named as every output names it (phase_text).
+    assert phase_text(NODES[2], timeline) == "5 copy data, wait LCP"
     assert value(found, "ndb_node_start_info", node_id="4", start_type="node restart",
                  phase="5", phase_name="copy data, wait LCP") == 1
 
 
-def test_start_of_unknown_kind_has_its_phase_named_without_a_kind() -> None:
-    t = StartTimeline(4, None, WALL - 20, False, current_phase=3, current_since=WALL - 5)
-    found = samples(snapshot(timelines=(t,)))
-    # Prometheus takes an empty label as no label: the start type is simply absent.
-    assert value(found, "ndb_node_start_info", node_id="4", start_type="", phase="3",
-                 phase_name="init variables") == 1
+def test_start_without_a_timeline_is_named_from_get_status_without_a_kind() -> None:
+    found = samples(snapshot())
+    # Node 4 completed phase 4: phase 5 runs. Prometheus takes an empty label as no label:
+    # the start type is simply absent.
+    assert phase_text(NODES[2]) == "5 sync data"
+    infos = [k for k in found if k[0] == "ndb_node_start_info"]
+    assert infos == [("ndb_node_start_info", frozenset({
+        ("node_id", "4"), ("start_type", ""), ("phase", "5"), ("phase_name", "sync data")}))]
+
+
+def test_no_start_info_once_the_last_phase_is_reported() -> None:
+    found = samples(snapshot(nodes=(ndb(4, "STARTING", phase=101),)))
+    assert value(found, "ndb_node_start_phase", node_id="4") == 101
+    assert not [k for k in found if k[0] == "ndb_node_start_info"]
 
 
 def test_normal_duration_falls_back_to_the_typical_one_and_is_absent_when_unknown() -> None:
