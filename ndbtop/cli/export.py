@@ -16,12 +16,11 @@ import socket
 import sys
 
 from ndbtop.cli.parser import DEFAULT_LISTEN_HOST
-from ndbtop.cli.sources import host_reader, ndbinfo_reader
+from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
 from ndbtop.export.server import MetricsServer, SnapshotCollector
-from ndbtop.mgm.connectstring import resolve_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceStatus
 
@@ -54,7 +53,7 @@ def state_line(status: SourceStatus) -> str:
 def run_export(args: argparse.Namespace) -> int:
     """Serve the metrics until SIGTERM (exit 0) or Ctrl-C (exit 130)."""
     host, port = parse_listen(args.listen)
-    connectstring = resolve_connectstring(args.connectstring)
+    connectstring = cluster_connectstring(args)
     hub = Hub(
         connectstring,
         RealClock(),

@@ -108,3 +108,35 @@ def test_a_taken_port_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str
     err = capsys.readouterr().err
     assert code == 2
     assert err == f"ndbtop: error: cannot listen on 127.0.0.1:{taken}: Address already in use\n"
+
+
+def test_export_speaks_tls_to_a_management_server_that_requires_it(tmp_path: Path) -> None:
+    directory = tmp_path / "ndb-tls"
+    sim = subprocess.Popen(
+        [sys.executable, "-m", "ndbtop", "sim", "--scenario", "threads", "--no-sql",
+         "--require-tls", "--tls-dir", str(directory)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = None
+    try:
+        assert sim.stdout is not None
+        command = next((line.split() for line in sim.stdout
+                        if line.strip().startswith("ndbtop -c ")), None)
+        assert command is not None
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ndbtop", "export", *command[1:], "--no-host",
+             "--listen", "127.0.0.1:0"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        lines = Lines(proc.stderr)
+        url = lines.wait_for("serving http://127.0.0.1:").split()[3]
+        lines.wait_for("mgm connected")
+        deadline = time.monotonic() + DEADLINE
+        while b'status="STARTED"' not in (body := fetch(url)[2]):
+            assert time.monotonic() < deadline, body
+            time.sleep(0.05)
+        assert body.count(b'node_type="NDB",status="STARTED"') == 2
+        assert "--ndb-mgm-tls" in command and "strict" in command
+    finally:
+        for p in (proc, sim):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                p.wait(10)
