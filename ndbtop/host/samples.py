@@ -93,19 +93,45 @@ class ThreadSample:
 
 
 @dataclass(frozen=True, slots=True)
+class RedoFiles:
+    """What one data node process shows of its redo log on its host.
+
+    ``open_files`` holds ``(part, file_no)`` for each ``FragLog`` file the process has
+    open (``ndb_<id>_fs/D<8+part>/DBLQH/S<file_no>.FragLog``); ``write_bytes`` is the
+    process's ``/proc/<pid>/io`` counter (``None`` when unreadable).
+    """
+
+    pid: int
+    node_id: int | None
+    write_bytes: int | None
+    open_files: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MemInfo:
+    """Host memory in bytes (``/proc/meminfo`` MemTotal and MemAvailable)."""
+
+    total: int | None = None
+    available: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class HostSample:
     """One reading of the host: every disk, the CPU times and the data node threads.
 
     ``monotonic`` is ``time.monotonic()`` when the reading started. ``disks`` lists every
     device the OS reports (loop devices and partitions included; see
     :func:`ndbtop.host.devices.block_devices`). ``cpu`` is ``None`` when it could not be
-    read. ``threads`` is empty on a host without local data node processes.
+    read. ``threads`` is empty on a host without local data node processes. ``redo`` and
+    ``memory`` are read on remote hosts (see :mod:`ndbtop.host.procfs`).
     """
 
     monotonic: float
     disks: tuple[DiskCounters, ...] = ()
     cpu: CpuTimes | None = None
     threads: tuple[ThreadSample, ...] = ()
+    redo: tuple[RedoFiles, ...] = ()
+    memory: MemInfo | None = None
 
     def disk(self, name: str) -> DiskCounters | None:
         """The counters of device ``name``, or ``None`` if this sample does not have it."""

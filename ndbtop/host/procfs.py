@@ -1,0 +1,212 @@
+"""Host samples from the text of ``/proc``, as a remote host's fixed script prints it.
+
+The script (:mod:`ndbtop.host.remote`) prints, for every sample, sections that start with
+a marker line ``@<token> <kind> [arg]``: ``uptime``, ``disk`` (``/proc/diskstats``),
+``stat`` (the ``cpu`` line of ``/proc/stat``), ``mem`` (``/proc/meminfo``) and, for each
+``ndbmtd``/``ndbd`` process, ``proc <pid>`` followed by its command line (``C`` then the
+arguments separated by ``\\x1e``), the ``stat`` line of each of its threads, its
+``write_bytes`` line of ``/proc/<pid>/io`` and the ``ls -l`` lines of its ``FragLog``
+file descriptors. The token is random per connection, so no text read on the host can
+pose as a marker.
+
+The result is a :class:`~ndbtop.host.samples.HostSample`, the same value the local
+collector builds from psutil, so the same rate functions apply; processes are mapped to
+node ids by :func:`ndbtop.host.processes.classify`, angels included, as on the local host.
+Lines that do not parse are skipped: a process can vanish between two reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterable, Sequence
+
+from ndbtop.host.devices import VIRTUAL_PREFIXES
+from ndbtop.host.processes import ProcessInfo, classify
+from ndbtop.host.samples import (
+    SECTOR_SIZE,
+    CpuTimes,
+    DiskCounters,
+    HostSample,
+    MemInfo,
+    RedoFiles,
+    ThreadSample,
+)
+
+ARG_SEPARATOR = "\x1e"
+"""What the script puts between command-line arguments (``/proc/<pid>/cmdline`` NULs)."""
+
+_FRAGLOG = re.compile(r"/ndb_(\d+)_fs/D(\d+)/DBLQH/S(\d+)\.FragLog$")
+_CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest",
+               "guest_nice")
+
+
+def parse_diskstats(lines: Iterable[str]) -> tuple[DiskCounters, ...]:
+    """Every device of ``/proc/diskstats`` lines but memory-backed ones (loop, ram, zram).
+
+    Fields (Documentation/admin-guide/iostats.rst): major minor name reads reads_merged
+    sectors_read read_ms writes writes_merged sectors_written write_ms in_flight io_ms ...
+    """
+    out = []
+    for line in lines:
+        f = line.split()
+        if len(f) < 14 or f[2].startswith(VIRTUAL_PREFIXES):
+            continue
+        try:
+            out.append(
+                DiskCounters(
+                    f[2], int(f[3]), int(f[7]), int(f[5]) * SECTOR_SIZE, int(f[9]) * SECTOR_SIZE,
+                    int(f[6]), int(f[10]), int(f[12]), int(f[4]), int(f[8]),
+                )
+            )
+        except ValueError:
+            continue
+    return tuple(out)
+
+
+def parse_cpu(line: str, clk_tck: int) -> CpuTimes | None:
+    """The ``cpu`` (all CPUs) line of ``/proc/stat``, in seconds; ``None`` if it is not one."""
+    f = line.split()
+    if not f or f[0] != "cpu":
+        return None
+    try:
+        ticks = [int(v) for v in f[1:11]]
+    except ValueError:
+        return None
+    ticks += [0] * (10 - len(ticks))
+    return CpuTimes(**{k: v / clk_tck for k, v in zip(_CPU_FIELDS, ticks, strict=True)})
+
+
+def parse_meminfo(lines: Iterable[str]) -> MemInfo:
+    """MemTotal and MemAvailable of ``/proc/meminfo`` lines, in bytes."""
+    values: dict[str, int] = {}
+    for line in lines:
+        key, _, rest = line.partition(":")
+        f = rest.split()
+        if key in ("MemTotal", "MemAvailable") and f and f[0].isdigit():
+            values[key] = int(f[0]) * 1024
+    return MemInfo(values.get("MemTotal"), values.get("MemAvailable"))
+
+
+def parse_task_stat(line: str) -> tuple[int, str, int, int, int] | None:
+    """``(tid, comm, ppid, utime, stime)`` of a ``/proc/<pid>/task/<tid>/stat`` line (ticks).
+
+    The name is between the first ``(`` and the last ``)``: it may hold spaces and
+    parentheses itself.
+    """
+    open_at = line.find(" (")
+    close_at = line.rfind(") ")
+    if open_at <= 0 or close_at < open_at:
+        return None
+    rest = line[close_at + 2 :].split(None, 13)
+    tid = line[:open_at]
+    if len(rest) < 13 or not tid.isdigit():
+        return None
+    try:
+        return int(tid), line[open_at + 2 : close_at], int(rest[1]), int(rest[11]), int(rest[12])
+    except ValueError:
+        return None
+
+
+def fraglog_open(line: str) -> tuple[int, int, int] | None:
+    """``(node_id, part, file_no)`` of an ``ls -l /proc/<pid>/fd`` line naming a FragLog file."""
+    m = _FRAGLOG.search(line)
+    if m is None:
+        return None
+    node_id, directory, file_no = (int(g) for g in m.groups())
+    if directory < 8:
+        return None
+    return node_id, directory - 8, file_no
+
+
+class _Proc:
+    __slots__ = ("cmdline", "files", "name", "pid", "ppid", "tasks", "write_bytes")
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.name = ""
+        self.ppid: int | None = None
+        self.cmdline: tuple[str, ...] = ()
+        self.tasks: list[tuple[int, str, int, int, int]] = []
+        self.write_bytes: int | None = None
+        self.files: list[tuple[int, int, int]] = []
+
+    def add(self, line: str) -> None:
+        if line.startswith("C "):
+            self.cmdline = tuple(a for a in line[2:].split(ARG_SEPARATOR) if a)
+        elif line[:1].isdigit():
+            task = parse_task_stat(line)
+            if task is not None:
+                self.tasks.append(task)
+                if task[0] == self.pid:
+                    self.name, self.ppid = task[1], task[2]
+        elif line.startswith("write_bytes:"):
+            value = line[12:].strip()
+            self.write_bytes = int(value) if value.isdigit() else None
+        elif "FragLog" in line:
+            opened = fraglog_open(line)
+            if opened is not None:
+                self.files.append(opened)
+
+
+def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
+    """One sample's lines (between the ``sample`` and ``end`` markers) as a HostSample.
+
+    ``marker`` is ``@<token> ``; the sample's time is the host's ``/proc/uptime``, so
+    rates are over the host's own clock whatever the network delays.
+    """
+    section = ""
+    uptime = 0.0
+    disk_lines: list[str] = []
+    cpu: CpuTimes | None = None
+    mem_lines: list[str] = []
+    procs: list[_Proc] = []
+    proc: _Proc | None = None
+    for line in lines:
+        if line.startswith(marker):
+            kind, _, arg = line[len(marker) :].partition(" ")
+            section = kind
+            if kind == "proc":
+                proc = _Proc(int(arg)) if arg.isdigit() else None
+                if proc is not None:
+                    procs.append(proc)
+            continue
+        if section == "disk":
+            disk_lines.append(line)
+        elif section == "proc":
+            if proc is not None:
+                proc.add(line)
+        elif section == "stat":
+            cpu = cpu if cpu is not None else parse_cpu(line, clk_tck)
+        elif section == "uptime":
+            with contextlib.suppress(IndexError, ValueError):
+                uptime = float(line.split()[0])
+        elif section == "mem":
+            mem_lines.append(line)
+    live = [p for p in procs if p.tasks]
+    classified = classify(ProcessInfo(p.pid, p.name, p.cmdline, p.ppid) for p in live)
+    by_pid = {p.pid: p for p in live}
+    threads: list[ThreadSample] = []
+    redo: list[RedoFiles] = []
+    for info in classified:
+        p = by_pid[info.pid]
+        if info.angel:
+            continue
+        node_id = info.node_id
+        if node_id is None and p.files:
+            node_id = p.files[0][0]
+        threads.extend(
+            ThreadSample(p.pid, node_id, info.name, tid, comm, ut / clk_tck, st / clk_tck)
+            for tid, comm, _, ut, st in p.tasks
+        )
+        redo.append(
+            RedoFiles(p.pid, node_id, p.write_bytes, tuple(sorted((f[1], f[2]) for f in p.files)))
+        )
+    return HostSample(
+        monotonic=uptime,
+        disks=parse_diskstats(disk_lines),
+        cpu=cpu,
+        threads=tuple(threads),
+        redo=tuple(redo),
+        memory=parse_meminfo(mem_lines) if mem_lines else None,
+    )

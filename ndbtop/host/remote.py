@@ -1,0 +1,130 @@
+"""The fixed command a data node host runs over SSH, and the ``ssh`` command line.
+
+Nothing is installed or written on the host: ``ssh`` runs one fixed POSIX ``sh`` loop
+that needs only ``/proc`` and the usual tools (cat, head, grep, tr, ls, dd). The loop
+reads requests on its standard input, one per line, and answers on its output:
+
+- first line: a random token; every marker line the loop prints starts with
+  ``@<token>`` (see :mod:`ndbtop.host.procfs`), then ``hello <CLK_TCK>``, or
+  ``nolinux <uname -s>`` and exit when there is no ``/proc/diskstats``;
+- ``s``: one sample, between the ``sample`` and ``end`` markers;
+- ``e`` followed by a line holding a file path: up to 512 KiB of that file between the
+  ``log`` and ``end`` markers (``nolog`` when it cannot be read). The path is data read
+  by ``read`` and used only inside double quotes, never parsed by a shell.
+
+The script holds no value from the configuration: host names go to ``ssh`` after
+``--`` (and must pass :func:`check_host`), paths go through standard input.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+SCRIPT = (
+    'IFS= read -r t || exit 0; '
+    'if [ ! -r /proc/diskstats ]; then echo "@$t nolinux $(uname -s 2>/dev/null)"; exit 0; fi; '
+    'echo "@$t hello $(getconf CLK_TCK 2>/dev/null || echo 100)"; '
+    'while IFS= read -r c; do case $c in '
+    's) echo "@$t sample"; echo "@$t uptime"; cat /proc/uptime; '
+    'echo "@$t disk"; cat /proc/diskstats; '
+    'echo "@$t stat"; head -n 1 /proc/stat; '
+    'echo "@$t mem"; head -n 3 /proc/meminfo; '
+    'for d in /proc/[0-9]*; do '
+    'n=; read -r n 2>/dev/null < "$d/comm"; '
+    'case $n in ndbmtd|ndbd) ;; *) continue;; esac; '
+    'echo "@$t proc ${d#/proc/}"; '
+    'printf "C "; tr "\\n\\000" " \\036" < "$d/cmdline"; echo; '
+    'cat "$d"/task/*/stat; grep "^write_bytes" "$d/io"; ls -l "$d/fd" | grep "FragLog"; '
+    'done 2>/dev/null; '
+    'echo "@$t end";; '
+    'e) IFS= read -r f || exit 0; '
+    'if [ -f "$f" ] && [ -r "$f" ]; then echo "@$t log"; '
+    'dd if="$f" bs=65536 count=8 2>/dev/null | tr -d "\\000"; echo; '
+    'else echo "@$t nolog"; fi; echo "@$t end";; '
+    'esac; done'
+)
+"""The loop, on one line (a login shell of any kind passes it to ``sh -c`` unchanged)."""
+
+REMOTE_COMMAND = "exec sh -c " + shlex.quote(SCRIPT)
+"""What ``ssh`` asks the host's login shell to run: fixed, whatever the host."""
+
+DEFAULT_CONNECT_TIMEOUT = 5
+"""Seconds ``ssh`` waits for the TCP connection (``ConnectTimeout``) unless told otherwise."""
+
+_HOST = re.compile(r"[A-Za-z0-9_.:%\[\]-]{1,253}")
+
+
+class UnusableHost(ValueError):
+    """A host name that cannot be given to ``ssh`` safely."""
+
+
+def check_host(host: str) -> str:
+    """``host`` if it is a plain host name or address; raises :class:`UnusableHost` else.
+
+    Letters, digits, ``. - _ : % [ ]`` only, and no leading ``-``: a value from the
+    configuration can then be neither an ``ssh`` option nor ``user@host``, and holds no
+    shell syntax, quote, space or newline.
+    """
+    if not _HOST.fullmatch(host) or host.startswith("-"):
+        raise UnusableHost(f"host name {host!r} refused: not a plain host name or address")
+    return host.strip("[]") if host.startswith("[") and host.endswith("]") else host
+
+
+def check_path(path: str) -> str:
+    """``path`` if it can be sent to the loop as one line; raises ValueError else."""
+    if not path or "\n" in path or "\0" in path or "\r" in path:
+        raise ValueError(f"path {path!r} refused: empty or holds a line break")
+    return path
+
+
+@dataclass(frozen=True, slots=True)
+class SshOptions:
+    """How to run ``ssh``: ``config`` is ``-F``, ``user`` is ``-l``, ``options`` are ``-o``."""
+
+    config: str | None = None
+    user: str | None = None
+    options: tuple[str, ...] = ()
+    program: str = "ssh"
+
+    @property
+    def connect_timeout(self) -> float:
+        """The ``ConnectTimeout`` in effect: the user's ``-o`` if given, else the default."""
+        for opt in self.options:
+            key, _, value = opt.replace("=", " ", 1).partition(" ")
+            if key.strip().lower() == "connecttimeout" and value.strip().isdigit():
+                return float(value.strip())
+        return float(DEFAULT_CONNECT_TIMEOUT)
+
+
+def ssh_argv(host: str, opts: SshOptions, interval: float) -> list[str]:
+    """The ``ssh`` argument list for sampling ``host`` (checked with :func:`check_host`).
+
+    ``BatchMode=yes`` comes first so that no user option can turn it off (ssh keeps the
+    first value it is given); the connect timeout and keep-alive come after the user's
+    options, which may change them. Host-key checking is left as the user set it.
+    """
+    argv = [opts.program, "-T", "-x", "-a", "-o", "BatchMode=yes"]
+    if opts.config:
+        argv += ["-F", opts.config]
+    if opts.user:
+        argv += ["-l", opts.user]
+    for opt in opts.options:
+        argv += ["-o", opt]
+    alive = max(round(max(interval, 1.0) * 5), 5)
+    argv += [
+        "-o", f"ConnectTimeout={DEFAULT_CONNECT_TIMEOUT}",
+        "-o", f"ServerAliveInterval={alive}",
+        "-o", "ServerAliveCountMax=3",
+        "--", check_host(host), REMOTE_COMMAND,
+    ]
+    return argv
+
+
+def refuse_option_values(values: Sequence[str], what: str) -> None:
+    """Raise ValueError for a value that starts with ``-`` or holds a line break."""
+    for v in values:
+        if v.startswith("-") or "\n" in v or "\r" in v:
+            raise ValueError(f"{what} {v!r} refused")

@@ -1,0 +1,158 @@
+"""Data node hosts as the snapshot holds them: one report per host, local or over SSH.
+
+A host report carries the host's state (``connecting``, ``ok`` or ``error`` with the
+reason), the rates of its last interval (the same :class:`~ndbtop.host.view.HostView`
+the local collector gives), and, while a data node on it initialises its redo log, the
+progress measured on the host (redo-init.md §5): which FragLog files are open and the
+process's ``write_bytes`` against the expected total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ndbtop.host.rates import DiskRates
+from ndbtop.host.samples import RedoFiles
+from ndbtop.host.view import HostView
+
+SPARSE_FRACTION = 32
+"""SPARSE initialisation writes one 32 KiB page per MiB: about 1/32 of the log."""
+SMOOTHING = 0.3
+"""Weight of the newest interval in the smoothed write rate."""
+
+
+@dataclass(frozen=True, slots=True)
+class RedoMeasure:
+    """Redo-log initialisation of one data node, measured on its host.
+
+    ``files_done`` counts, over every log part, the files before the one it has open;
+    ``bytes_written`` is the process's ``write_bytes``; totals come from the
+    configuration and are ``None`` without it.
+    """
+
+    node_id: int
+    files_done: int | None
+    files_total: int | None
+    bytes_written: int | None
+    bytes_expected: int | None
+    rate_bytes_per_s: float | None
+    eta_s: float | None
+
+    @property
+    def fraction(self) -> float | None:
+        """Share of the expected bytes written (0..1), ``None`` when unknown."""
+        if self.bytes_written is None or not self.bytes_expected:
+            return None
+        return min(self.bytes_written / self.bytes_expected, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class RedoSize:
+    """What the configuration says of a node's redo log (config-protocol.md)."""
+
+    parts: int
+    files_per_part: int
+    log_bytes: int
+    sparse: bool
+
+    @property
+    def expected_write_bytes(self) -> int:
+        """Bytes initialisation writes: the whole log (FULL) or about 1/32 (SPARSE)."""
+        return self.log_bytes // SPARSE_FRACTION if self.sparse else self.log_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorLogEntry:
+    """The newest entry of a data node's ``ndb_<id>_error.log``, read on its host.
+
+    ``problem`` says why there is no entry (file missing, host unreachable).
+    """
+
+    node_id: int
+    path: str
+    time: str | None = None
+    status: str | None = None
+    error_code: int | None = None
+    meaning: str | None = None
+    caused_by: str | None = None
+    trace_file: str | None = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostReport:
+    """One data node host: where it is read from, its state and its last rates.
+
+    ``via`` is ``"local"`` or ``"ssh"``; ``state`` is ``"connecting"``, ``"ok"`` or
+    ``"error"`` (``error`` then holds the reason, such as ssh's last message);
+    ``last_ok`` is the monotonic time of the last good sample.
+    """
+
+    host: str
+    via: str
+    node_ids: tuple[int, ...]
+    state: str
+    error: str | None = None
+    last_ok: float | None = None
+    view: HostView | None = None
+    redo_init: tuple[RedoMeasure, ...] = ()
+    error_logs: tuple[ErrorLogEntry, ...] = ()
+
+    def age(self, now: float) -> float | None:
+        """Seconds since the last good sample, ``None`` if none yet."""
+        return None if self.last_ok is None else max(now - self.last_ok, 0.0)
+
+    def busiest_disk(self) -> DiskRates | None:
+        """The disk with the highest %util in the last interval, ``None`` if none known."""
+        disks = [d for d in (self.view.disks if self.view else ()) if d.util_pct is not None]
+        return max(disks, key=lambda d: d.util_pct or 0.0) if disks else None
+
+    @property
+    def util_pct(self) -> float | None:
+        """%util of the busiest disk."""
+        d = self.busiest_disk()
+        return None if d is None else d.util_pct
+
+
+def smoothed_rate(previous: float | None, delta: int | None, elapsed: float | None) -> float | None:
+    """The write rate after one more interval (exponential smoothing), bytes/s."""
+    if delta is None or elapsed is None or elapsed <= 0 or delta < 0:
+        return previous
+    now = delta / elapsed
+    return now if previous is None else SMOOTHING * now + (1 - SMOOTHING) * previous
+
+
+def files_done(files: RedoFiles) -> int | None:
+    """Files done over all parts: per part, the number of the file it has open."""
+    if not files.open_files:
+        return None
+    current: dict[int, int] = {}
+    for part, file_no in files.open_files:
+        current[part] = max(current.get(part, 0), file_no)
+    return sum(current.values())
+
+
+def redo_measure(
+    node_id: int, files: RedoFiles, rate: float | None, size: RedoSize | None
+) -> RedoMeasure:
+    """The measured progress of one node from its process's files and write rate."""
+    expected = size.expected_write_bytes if size else None
+    written = files.write_bytes
+    eta = None
+    if expected is not None and written is not None and rate:
+        eta = max(expected - written, 0) / rate
+    return RedoMeasure(
+        node_id=node_id,
+        files_done=files_done(files),
+        files_total=size.parts * size.files_per_part if size else None,
+        bytes_written=written,
+        bytes_expected=expected,
+        rate_bytes_per_s=rate,
+        eta_s=eta,
+    )
+
+
+def host_of_node(hosts: Iterable[HostReport], node_id: int) -> HostReport | None:
+    """The report of the host a data node runs on (the first that names it)."""
+    return next((h for h in hosts if node_id in h.node_ids), None)

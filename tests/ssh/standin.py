@@ -1,0 +1,64 @@
+"""A stand-in data node process for the SSH tests: real /proc entries, nothing else.
+
+``standin.py NODE_ID DATADIR [--angel]`` names itself ``ndbmtd`` and starts two named
+threads (``ldm``, ``rep``) that burn a little CPU. With ``--angel`` it forks a child with
+``--allocated-nodeid`` and ``--angel-pid``, as the real angel does, and only waits for it
+(the child reads stdin). On stdin, ``redo P F`` opens
+``ndb_<id>_fs/D<8+P>/DBLQH/S<F>.FragLog`` under DATADIR (closing the part's previous file),
+writes 1 MiB to it and fsyncs;
+each command is answered by ``ok`` on stdout.
+"""
+
+import os
+import sys
+import threading
+
+node_id, datadir = int(sys.argv[1]), sys.argv[2]
+angel = "--angel" in sys.argv[3:]
+
+
+def name(text: str, tid: int | None = None) -> None:
+    path = f"/proc/self/task/{tid}/comm" if tid else "/proc/self/comm"
+    with open(path, "w") as f:
+        f.write(text)
+
+
+name("ndbmtd")
+if angel:
+    child = os.fork()
+    if child == 0:
+        args = [sys.executable, os.path.abspath(__file__), str(node_id), datadir,
+                f"--allocated-nodeid={node_id}", f"--angel-pid={os.getppid()}"]
+        os.execv(sys.executable, args)
+    os.waitpid(child, 0)
+    sys.exit(0)
+
+
+def burn(thread_name: str) -> None:
+    name(thread_name, threading.get_native_id())
+    x = 0
+    while True:
+        for _ in range(20000):
+            x += 1
+        threading.Event().wait(0.02)
+
+
+for n in ("ldm", "rep"):
+    threading.Thread(target=burn, args=(n,), daemon=True).start()
+open_files: dict[int, object] = {}
+print("ok", flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if len(words) == 3 and words[0] == "redo":
+        part, file_no = int(words[1]), int(words[2])
+        d = os.path.join(datadir, f"ndb_{node_id}_fs", f"D{8 + part}", "DBLQH")
+        os.makedirs(d, exist_ok=True)
+        old = open_files.pop(part, None)
+        if old is not None:
+            old.close()
+        f = open(os.path.join(d, f"S{file_no}.FragLog"), "wb")  # noqa: SIM115 - kept open
+        f.write(b"\1" * (1 << 20))
+        f.flush()
+        os.fsync(f.fileno())
+        open_files[part] = f
+    print("ok", flush=True)
