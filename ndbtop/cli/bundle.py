@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ndbtop.actions.audit import default_audit_path
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader
+from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError
 from ndbtop.model.clock import RealClock
@@ -25,6 +25,7 @@ def run_bundle(args: argparse.Namespace) -> int:
         args.interval,
         ndbinfo=ndbinfo_reader(args),
         host=host_reader(args),
+        ssh=ssh_options(args),
         events=False,
     )
     audit = Path(args.audit_log) if args.audit_log else default_audit_path()

@@ -7,7 +7,7 @@ import asyncio
 import sys
 
 from ndbtop.cli.exits import DONE, UNREACHABLE
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader
+from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
@@ -28,6 +28,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         args.interval,
         ndbinfo=ndbinfo_reader(args),
         host=host_reader(args),
+        ssh=ssh_options(args),
         events=not args.once,
         history_dir=None if args.once else default_history_dir(),
         backup_status_every=args.backup_status_interval,

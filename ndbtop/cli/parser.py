@@ -112,6 +112,20 @@ def _backup_id(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{exc} (not {text!r})") from None
 
 
+def _host_list(text: str) -> tuple[str, ...]:
+    from ndbtop.host.remote import UnusableHost, check_host
+
+    hosts = tuple(h for h in text.split(",") if h)
+    if not hosts:
+        raise argparse.ArgumentTypeError("no host given")
+    for h in hosts:
+        try:
+            check_host(h)
+        except UnusableHost as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return hosts
+
+
 def _interval(text: str) -> float:
     value = number(0, 3600, above=True)(text)
     if value < 0.1:
@@ -174,6 +188,16 @@ OPTIONS: tuple[Option, ...] = (
     option("--ssl-key", commands=SQL, group=SQLG, metavar="FILE", help="client key for TLS"),
     option("--no-host", commands=SQL, group="host", action="store_true", default=False,
            help="do not read this host's disks and data node threads"),
+    option("--ssh", commands=SQL, group="host", action="store_true", default=False,
+           help="also read every data node's host (disks, CPU, threads, redo files, error "
+           "log) through the system ssh client; nothing is installed or written there"),
+    option("--ssh-config", commands=SQL, group="host", metavar="FILE",
+           help="with --ssh: ssh configuration file (-F)"),
+    option("--ssh-user", commands=SQL, group="host", metavar="USER",
+           help="with --ssh: remote user (-l)"),
+    option("--ssh-option", commands=SQL, group="host", action="append", default=[],
+           metavar="OPTION", help="with --ssh: an ssh -o option such as ProxyJump=bastion "
+           "(repeatable); BatchMode=yes is always set"),
     # What to show, how often.
     option("--once", commands={LIVE, "demo"}, group=DISPLAY, action="store_true", default=False,
            help="print one report and exit (two samples --interval apart for rates)"),
@@ -278,6 +302,9 @@ OPTIONS: tuple[Option, ...] = (
            default=False, help="initial-start: redo log files created without a sync per page"),
     option("--ndb-version", commands=SIMULATING, group=SCENARIO, metavar="X.Y.Z",
            help="simulated NDB version (8.4.3)"),
+    option("--data-node-hosts", commands=SIMULATING, group=SCENARIO, type=_host_list,
+           default=(), metavar="HOST,HOST", help="hosts the data nodes report, in turn (e.g. "
+           "127.0.0.2,127.0.0.3 to read them with --ssh on this machine)"),
     option("--at", commands=SIMULATING, group=SCENARIO, type=number(0, 366 * DAY), default=0.0,
            metavar="SECONDS", help="start the scenario this many simulated seconds in"),
     option("--fail-node", commands=SIMULATING, group=SCENARIO, type=_node_id, metavar="ID",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
 from ndbtop.cli.parser import MGM, OPTIONS, SCENARIO, SQLG
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader
+from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError, UsageError
@@ -41,6 +41,8 @@ def run_record(args: argparse.Namespace) -> int:
 
 async def _record(args: argparse.Namespace) -> int:
     sim = None
+    if args.demo and args.ssh:
+        raise UsageError("--ssh reads real hosts: it does not apply to --demo")
     if args.demo:
         from ndbtop.cli.scenario import make_simulator
         from ndbtop.demo.hub import demo_hub
@@ -59,7 +61,7 @@ async def _record(args: argparse.Namespace) -> int:
         connectstring = cluster_connectstring(args)
         reader = ndbinfo_reader(args)
         hub = Hub(connectstring, RealClock(), args.interval, ndbinfo=reader, host=host_reader(args),
-                  backup_status_every=args.backup_status_interval)
+                  backup_status_every=args.backup_status_interval, ssh=ssh_options(args))
         source = str(connectstring) + (f", ndbinfo {reader[1]}" if reader else "")
     try:
         recorder = Recorder(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +14,7 @@ from ndbtop.cli.parser import PROMPT
 from ndbtop.collect.host import HostReader
 from ndbtop.collect.sql import NdbinfoReader
 from ndbtop.errors import UsageError
+from ndbtop.host.remote import SshOptions, refuse_option_values
 from ndbtop.mgm.connectstring import ConnectString, resolve_connectstring
 from ndbtop.mgm.tls import DEFAULT_SEARCH_PATH, TlsOptions
 
@@ -69,6 +71,27 @@ def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None
                              f"{options.host}): they are reached over TCP")
         return failover_reader(options, NdbinfoCollector)
     return NdbinfoCollector(options), options_summary(options)
+
+
+def ssh_options(args: argparse.Namespace) -> SshOptions | None:
+    """The ssh options of ``--ssh``; the ``--ssh-*`` options without ``--ssh`` are refused."""
+    config, user, options = args.ssh_config, args.ssh_user, tuple(args.ssh_option)
+    if not args.ssh:
+        given = [name for name, v in (("--ssh-config", config), ("--ssh-user", user),
+                                      ("--ssh-option", options)) if v]
+        if given:
+            raise UsageError(f"{given[0]} needs --ssh")
+        return None
+    if shutil.which("ssh") is None:
+        raise UsageError("--ssh needs the OpenSSH client: no 'ssh' in PATH")
+    try:
+        refuse_option_values([v for v in (config, user) if v], "--ssh-config/--ssh-user value")
+        refuse_option_values(options, "--ssh-option")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if config is not None and not Path(config).is_file():
+        raise UsageError(f"--ssh-config {config}: no such file")
+    return SshOptions(config=config, user=user, options=options)
 
 
 def host_reader(args: argparse.Namespace) -> HostReader | None:

@@ -21,15 +21,18 @@ from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
 from ndbtop.collect.events import EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
+from ndbtop.collect.hosts import HostSet
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
 from ndbtop.collect.thread_history import ThreadHistory
 from ndbtop.errors import MgmError, SqlError
+from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
 from ndbtop.model.clock import Clock
+from ndbtop.model.config import ClusterConfig
 from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
 from ndbtop.model.history import PastStart, cluster_key, past_start
 from ndbtop.model.ndbinfo import NdbinfoSample
@@ -95,6 +98,7 @@ class Hub:
         history_dir: Path | None = None,
         cluster_name: str | None = None,
         backup_status_every: float = DEFAULT_EVERY,
+        ssh: SshOptions | None = None,
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -133,6 +137,8 @@ class Hub:
         self.host: HostSource | None = None
         if host is not None:
             self.host = HostSource(host, interval, self._on_host, blocking=host_blocking)
+        self.config: ClusterConfig | None = None
+        self.hosts = HostSet(self.host, ssh, interval, self._on_remote_host)
         self._events: deque[Event] = deque(maxlen=EVENT_HISTORY)
         self._events_total = 0
         self._timelines: dict[int, StartTimeline] = {}
@@ -152,6 +158,7 @@ class Hub:
             str(a) for a in connectstring.addresses)
         self._store: HistoryStore | None = None
         self._past: tuple[PastStart, ...] = ()
+        self._recorded: dict[str, object] = {}
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the event loop) whenever a source changes state: it
@@ -176,6 +183,7 @@ class Hub:
                 self._store = HistoryStore(self._history_dir, key)
                 self._past = self._store.load()
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
+            self.hosts.update(reading.nodes, self.config)
         self._changed()
 
     def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
@@ -194,6 +202,7 @@ class Hub:
         self._set_timelines(apply_event(self._timelines, event))
         self._statistics = apply_statistics(self._statistics, event)
         self._backups = apply_backup_event(self._backups, event)
+        self.hosts.on_event(event, self.config)
         self._changed()
 
     def _on_backup_report(self, raw: tuple[RawEvent, ...]) -> None:
@@ -232,6 +241,18 @@ class Hub:
                 self._record(f"disk.await.{d.name}", d.await_ms)
         self._changed()
 
+    def _on_remote_host(self) -> None:
+        for source in self.hosts.sources():
+            view = source.view
+            if view is None or not view.interval_s or source.status.state is not \
+                    SourceState.CONNECTED or source.view is self._recorded.get(source.host):
+                continue
+            self._recorded[source.host] = view
+            for d in view.disks:
+                self._record(f"disk.w_s.{source.host}/{d.name}", d.w_s)
+                self._record(f"disk.util.{source.host}/{d.name}", d.util_pct)
+        self._changed()
+
     def _on_sample(self, sample: NdbinfoSample) -> None:
         previous = self._ndbinfo
         seconds = sample.taken_at - previous.taken_at if previous is not None else 0.0
@@ -257,11 +278,13 @@ class Hub:
         for source in sources:
             if source is not None:
                 self._tasks.append(asyncio.create_task(source.run(), name=f"source-{source.name}"))
+        self.hosts.start()
 
     async def stop(self) -> None:
         """Cancel the sources and close their connections."""
         await cancel_and_wait(self._tasks)
         self._tasks.clear()
+        await self.hosts.stop()
         await self.mgm.close()
         if self.sql is not None:
             await self.sql.close()
@@ -296,7 +319,10 @@ class Hub:
                 if i == 0:
                     await asyncio.sleep(self.interval)
 
-        await asyncio.gather(sample(self.sql, SqlError), sample(self.host, OSError))
+        self.hosts.allow_reads()
+        deadline = (self.hosts.ssh.connect_timeout if self.hosts.ssh else 0.0) + self.interval
+        await asyncio.gather(sample(self.sql, SqlError), sample(self.host, OSError),
+                             self.hosts.sample_once(deadline + 1.0))
         if running_backup(self._backups) is not None:
             # A second status report, an interval after the first, gives the backup's rate.
             self.backup_reporter.ask_now()
@@ -311,6 +337,7 @@ class Hub:
         for source in (self.mgm, self.sql, self.host):
             if source is not None:
                 source.interval = interval
+        self.hosts.set_interval(interval)
         self._changed()
 
     def refresh_now(self) -> None:
@@ -320,6 +347,7 @@ class Hub:
         for source in (self.mgm, self.sql, self.host):
             if source is not None:
                 source.health.wake.set()
+        self.hosts.wake()
 
     def source_statuses(self) -> tuple[SourceStatus, ...]:
         """The status of every source, disabled ones included."""
@@ -337,6 +365,7 @@ class Hub:
             if self.host
             else SourceStatus("host", SourceState.DISABLED, error="no local data node host")
         )
+        out.extend(s.status for s in self.hosts.sources())
         return tuple(out)
 
     def freshness_now(self) -> float:
@@ -370,6 +399,10 @@ class Hub:
             history=self._series(),
             past_starts=self._past,
             backups=self._backups,
+            config=self.config,
+            hosts=self.hosts.reports(reading.nodes if reading else (),
+                                     tuple(self._timelines[k] for k in sorted(self._timelines)),
+                                     self.config),
         )
         self._cached = snap
         return snap

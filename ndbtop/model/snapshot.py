@@ -16,6 +16,7 @@ from ndbtop.model.backups import Backup
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
+from ndbtop.model.hosts import HostReport
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.series import SeriesSet
@@ -60,6 +61,8 @@ class ClusterSnapshot:
     """The last cluster configuration decoded (its source is ``config``)."""
     backups: tuple[Backup, ...] = ()
     """Backups seen (events and status reports), oldest first."""
+    hosts: tuple[HostReport, ...] = ()
+    """Every data node host read: the local one (``via`` local) and those over SSH."""
 
     def source(self, name: str) -> SourceStatus | None:
         """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""
@@ -76,6 +79,10 @@ class ClusterSnapshot:
     def timeline(self, node_id: int) -> StartTimeline | None:
         """The current or last start of a data node."""
         return next((t for t in self.timelines if t.node_id == node_id), None)
+
+    def host_of(self, node_id: int) -> HostReport | None:
+        """The report of the host data node ``node_id`` runs on, if it is read."""
+        return next((h for h in self.hosts if node_id in h.node_ids), None)
 
     def series(self, key: str) -> tuple[float | None, ...]:
         """The recent values of one time series, oldest first."""

@@ -28,6 +28,7 @@ from ndbtop.model.backups import Backup, NodeProgress
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
+from ndbtop.model.hosts import ErrorLogEntry, HostReport, RedoMeasure
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -63,6 +64,9 @@ _CLASSES: dict[str, type] = {
         ni.NodeActivity,
         ActivityRate,
         PastStart,
+        HostReport,
+        RedoMeasure,
+        ErrorLogEntry,
         ClusterConfig,
         NodeConfig,
         DataNodeConfig,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ndbtop.host.view import HostView
+from ndbtop.model.hosts import ErrorLogEntry, HostReport
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -59,8 +61,9 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
         "cluster_log_levels": dict(snap.cluster_log_levels),
     }
     out.update(_ndbinfo_json(snap))
-    out["host"] = _host_json(snap)
+    out["host"] = _view_json(snap.host)
     out["backups"] = backups_json(snap)
+    out["hosts"] = [_host_report_json(h) for h in snap.hosts]
     return out
 
 
@@ -280,8 +283,51 @@ def _links_text(snap: ClusterSnapshot) -> list[str]:
     ]
 
 
-def _host_json(snap: ClusterSnapshot) -> dict[str, Any] | None:
-    h = snap.host
+def _host_report_json(h: HostReport) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "host": h.host,
+        "via": h.via,
+        "node_ids": list(h.node_ids),
+        "state": h.state,
+        "error": h.error,
+    }
+    view = _view_json(h.view)
+    out.update(view if view is not None else
+               {"interval_s": None, "disks": [], "cpu": None, "threads": []})
+    if h.redo_init:
+        out["redo_init"] = [
+            {
+                "node_id": r.node_id,
+                "files_done": r.files_done,
+                "files_total": r.files_total,
+                "bytes_written": r.bytes_written,
+                "bytes_expected": r.bytes_expected,
+                "rate_bytes_per_s": _round(r.rate_bytes_per_s),
+                "eta_s": _round(r.eta_s),
+            }
+            for r in h.redo_init
+        ]
+    if h.error_logs:
+        out["error_logs"] = [error_log_json(e) for e in h.error_logs]
+    return out
+
+
+def error_log_json(e: ErrorLogEntry) -> dict[str, Any]:
+    """The newest error-log entry of a failed data node, as JSON."""
+    return {
+        "node_id": e.node_id,
+        "path": e.path,
+        "time": e.time,
+        "status": e.status,
+        "error_code": e.error_code,
+        "meaning": e.meaning,
+        "caused_by": e.caused_by,
+        "trace_file": e.trace_file,
+        "problem": e.problem,
+    }
+
+
+def _view_json(h: HostView | None) -> dict[str, Any] | None:
     if h is None:
         return None
     return {
@@ -487,18 +533,56 @@ def _ndbinfo_text(snap: ClusterSnapshot) -> list[str]:
 
 
 def _host_text(snap: ClusterSnapshot) -> list[str]:
-    h = snap.host
-    if h is None or not h.disks:
-        return []
-    return [
-        "",
-        "Host disks (iostat -x):",
-        format_table(
-            ("disk", "r/s", "w/s", "rkB/s", "wkB/s", "wareq-kB", "await ms", "%util"),
-            [
-                (d.name, d.r_s, d.w_s, d.rkb_s, d.wkb_s, d.wareq_kb, d.await_ms, d.util_pct)
-                for d in h.disks
-            ],
-            right=(1, 2, 3, 4, 5, 6, 7),
-        ),
-    ]
+    out: list[str] = []
+    hosts = sorted(snap.hosts, key=lambda h: -(h.util_pct or 0.0))
+    for h in hosts:
+        nodes = ", ".join(str(i) for i in h.node_ids) or "none found"
+        title = f"Host {h.host} ({h.via}; data nodes {nodes})"
+        if h.state != "ok":
+            out += ["", f"{title}: {h.state}" + (f": {h.error}" if h.error else "")]
+            continue
+        disks = h.view.disks if h.view else ()
+        out += ["", f"{title}, disks (iostat -x):", _disk_table(disks)]
+        for r in h.redo_init:
+            out.append(
+                f"  node {r.node_id} redo log initialisation (measured on the host): files "
+                f"{_opt(r.files_done)}/{_opt(r.files_total)}, written "
+                f"{_mb(r.bytes_written)}/{_mb(r.bytes_expected)} MB, "
+                f"{_mb(r.rate_bytes_per_s)} MB/s, ETA {duration(r.eta_s) if r.eta_s else '-'}"
+            )
+        for e in h.error_logs:
+            out.append(f"  node {e.node_id} error log: {error_log_line(e)}")
+    if not hosts and snap.host is not None and snap.host.disks:
+        out += ["", "Host disks (iostat -x):", _disk_table(snap.host.disks)]
+    return out
+
+
+def error_log_line(e: ErrorLogEntry) -> str:
+    """One line for the newest error-log entry of a failed node."""
+    if e.problem:
+        return f"{e.path}: {e.problem}"
+    parts = [e.time or "?", f"error {_opt(e.error_code)}: {e.meaning or '?'}"]
+    if e.caused_by:
+        parts.append(e.caused_by)
+    if e.trace_file:
+        parts.append(f"trace file {e.trace_file}")
+    return "; ".join(parts)
+
+
+def _opt(value: object) -> str:
+    return "?" if value is None else str(value)
+
+
+def _mb(value: float | None) -> str:
+    return "?" if value is None else f"{value / 1048576:,.1f}"
+
+
+def _disk_table(disks: Any) -> str:
+    return format_table(
+        ("disk", "r/s", "w/s", "rkB/s", "wkB/s", "wareq-kB", "await ms", "%util"),
+        [
+            (d.name, d.r_s, d.w_s, d.rkb_s, d.wkb_s, d.wareq_kb, d.await_ms, d.util_pct)
+            for d in disks
+        ],
+        right=(1, 2, 3, 4, 5, 6, 7),
+    )

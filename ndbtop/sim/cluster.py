@@ -22,7 +22,7 @@ import heapq
 import itertools
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.status import NodeStatus
@@ -133,6 +133,15 @@ class SimCluster:
         self.at(LCP_INTERVAL, self._local_checkpoint)
 
     # Time
+
+    def place_data_nodes(self, hosts: tuple[str, ...]) -> None:
+        """Put the data nodes on ``hosts``, in turn (their configured and reported host)."""
+        placed = []
+        for i, cfg in enumerate(self.config.data_nodes):
+            new = replace(cfg, host=hosts[i % len(hosts)])
+            self.data_nodes[cfg.node_id].cfg = new
+            placed.append(new)
+        self.config = replace(self.config, data_nodes=tuple(placed))
 
     def at(self, when: float, action: Callable[[], None]) -> None:
         """Run ``action`` when simulated time reaches ``when``."""

@@ -36,6 +36,9 @@ class ScenarioOptions:
     finish (:meth:`SimCluster.fail_restarts`)."""
     fail_phase: int = DEFAULT_FAIL_PHASE
     """The start phase ``fail_node`` hangs in."""
+    data_node_hosts: tuple[str, ...] = ()
+    """Host names or addresses the data nodes report instead of the scenario's own,
+    given in turn (for reading them over SSH on loopback aliases)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,4 +485,6 @@ def build_scenario(name: str, options: ScenarioOptions | None = None) -> SimClus
     cluster = SCENARIOS[name].build(options)
     if options.fail_node is not None:
         cluster.fail_restarts(options.fail_node, options.fail_phase)
+    if options.data_node_hosts:
+        cluster.place_data_nodes(options.data_node_hosts)
     return cluster

@@ -1,0 +1,240 @@
+"""Every data node host as one set of sources: the local one and those read over SSH.
+
+The host of a data node is its configured ``HostName``, or else the address ``get
+status`` gives; a host with several data nodes is read once. New hosts get a source as
+they appear. When a data node fails (NDBStopForced, NodeFailCompleted, or NO_CONTACT
+after STARTED), the newest entry of its ``ndb_<id>_error.log`` is read from its DataDir
+over its host's connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Callable, Iterable
+
+from ndbtop.collect.host import HostSource
+from ndbtop.collect.ssh import HostError, SshHost
+from ndbtop.host.remote import SshOptions
+from ndbtop.mgm.events.decode import Event
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import ClusterConfig
+from ndbtop.model.errorlog import parse_error_log
+from ndbtop.model.hosts import ErrorLogEntry, HostReport, RedoSize, redo_measure
+from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, StartTimeline
+from ndbtop.model.sources import SourceState
+
+FAILURE_EVENTS = {59: "source", 27: "failed_node"}
+"""NDBStopForced (the failing node sends it) and NodeFailCompleted (names the node)."""
+
+
+def node_hosts(
+    nodes: Iterable[NodeStatus], config: ClusterConfig | None
+) -> dict[str, tuple[int, ...]]:
+    """Host -> data node ids: the configured HostName, else the ``get status`` address."""
+    out: dict[str, list[int]] = {}
+    for n in nodes:
+        if n.type != "NDB":
+            continue
+        cfg = config.data_node(n.node_id) if config is not None else None
+        host = cfg.host if cfg is not None and cfg.host else n.address
+        if host:
+            out.setdefault(host, []).append(n.node_id)
+    return {h: tuple(sorted(ids)) for h, ids in out.items()}
+
+
+def redo_size(config: ClusterConfig | None, node_id: int) -> RedoSize | None:
+    """The redo log of a node as the configuration sets it, ``None`` without one."""
+    cfg = config.data_node(node_id) if config is not None else None
+    if cfg is None:
+        return None
+    return RedoSize(cfg.fragment_log_parts, cfg.fragment_log_files, cfg.redo_log_bytes,
+                    cfg.init_fragment_log_files.lower() != "full")
+
+
+def _state(source: HostSource | SshHost) -> str:
+    s = source.status.state
+    if s is SourceState.CONNECTED:
+        return "ok"
+    return "connecting" if s is SourceState.CONNECTING else "error"
+
+
+class HostSet:
+    """The local host source (if any) and one :class:`SshHost` per remote host."""
+
+    def __init__(
+        self,
+        local: HostSource | None,
+        ssh: SshOptions | None,
+        interval: float,
+        on_update: Callable[[], None],
+    ) -> None:
+        self.local = local
+        self.ssh = ssh
+        self.interval = interval
+        self.on_update = on_update
+        self.remote: dict[str, SshHost] = {}
+        self.assigned: dict[str, tuple[int, ...]] = {}
+        self.error_logs: dict[int, ErrorLogEntry] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._reads: set[asyncio.Task[None]] = set()
+        self._running = False
+        self._last_status: dict[int, str] = {}
+        self._local_name = socket.gethostname()
+
+    def update(self, nodes: tuple[NodeStatus, ...], config: ClusterConfig | None) -> list[SshHost]:
+        """Take a new ``get status``; returns the remote sources created for new hosts."""
+        created: list[SshHost] = []
+        if self.ssh is not None:
+            self.assigned = node_hosts(nodes, config)
+            for host in self.assigned:
+                if host not in self.remote:
+                    source = SshHost(host, self.ssh, self.interval, self.on_update)
+                    self.remote[host] = source
+                    created.append(source)
+                    if self._running:
+                        self._tasks.append(asyncio.create_task(source.run(),
+                                                               name=f"source-{source.name}"))
+        for n in nodes:
+            if n.type != "NDB":
+                continue
+            before = self._last_status.get(n.node_id)
+            self._last_status[n.node_id] = n.status
+            if before == "STARTED" and n.status == "NO_CONTACT":
+                self.node_failed(n.node_id, config)
+        return created
+
+    def on_event(self, event: Event, config: ClusterConfig | None) -> None:
+        """Read the error log of a node an event says failed."""
+        key = FAILURE_EVENTS.get(event.type)
+        if key is None:
+            return
+        node = event.source_node if key == "source" else dict(event.fields).get(key)
+        if node:
+            self.node_failed(int(node), config)
+
+    def node_failed(self, node_id: int, config: ClusterConfig | None) -> None:
+        """Start reading the newest error-log entry of ``node_id`` (at most one at a time)."""
+        source = next((self.remote[h] for h, ids in self.assigned.items()
+                       if node_id in ids and h in self.remote), None)
+        cfg = config.data_node(node_id) if config is not None else None
+        path = f"{cfg.data_dir.rstrip('/') or '/'}/ndb_{node_id}_error.log" if cfg else ""
+        if source is None or cfg is None:
+            why = "no --ssh connection to its host" if source is None else "configuration not read"
+            self.error_logs[node_id] = ErrorLogEntry(node_id, path, problem=why)
+            self.on_update()
+            return
+        if not self._running:
+            return
+        task = asyncio.create_task(self._read_error_log(source, node_id, path))
+        self._reads.add(task)
+        task.add_done_callback(self._reads.discard)
+
+    async def _read_error_log(self, source: SshHost, node_id: int, path: str) -> None:
+        try:
+            text = await source.read_file(path)
+        except (HostError, ValueError) as exc:
+            entry = ErrorLogEntry(node_id, path, problem=str(exc))
+        else:
+            entry = (ErrorLogEntry(node_id, path, problem="no error log there") if text is None
+                     else parse_error_log(text, node_id, path))
+        self.error_logs[node_id] = entry
+        self.on_update()
+
+    async def read_error_logs(self, node_ids: Iterable[int], config: ClusterConfig | None) -> None:
+        """Read the error logs of ``node_ids`` now and wait for them (the report bundle)."""
+        for node_id in node_ids:
+            self.node_failed(node_id, config)
+        if self._reads:
+            await asyncio.gather(*self._reads, return_exceptions=True)
+
+    def start(self) -> None:
+        """Start one task per remote host (the local source is started by the hub)."""
+        self._running = True
+        for source in self.remote.values():
+            self._tasks.append(asyncio.create_task(source.run(), name=f"source-{source.name}"))
+
+    def allow_reads(self) -> None:
+        """Let error-log reads start without the sampling tasks (``--once`` and bundles)."""
+        self._running = True
+
+    async def stop(self) -> None:
+        """Cancel every remote task and close their ``ssh`` processes."""
+        from ndbtop.aio import cancel_and_wait
+
+        await cancel_and_wait([*self._tasks, *self._reads])
+        self._tasks.clear()
+        self._running = False
+        await asyncio.gather(*(s.close() for s in self.remote.values()))
+
+    async def sample_once(self, deadline: float) -> None:
+        """Two samples ``interval`` apart of every remote host, all within ``deadline`` s."""
+
+        async def two(source: SshHost) -> None:
+            for i in range(2):
+                await source.attempt()
+                if source.status.state is not SourceState.CONNECTED:
+                    return
+                if i == 0:
+                    await asyncio.sleep(source.interval)
+
+        async def bounded(source: SshHost) -> None:
+            try:
+                await asyncio.wait_for(two(source), deadline)
+            except asyncio.TimeoutError:
+                source.health.failed(f"no answer within {deadline:.0f} s")
+                await source.close()
+
+        await asyncio.gather(*(bounded(s) for s in self.remote.values()))
+
+    def set_interval(self, interval: float) -> None:
+        """Change every source's refresh interval."""
+        self.interval = interval
+        for s in self.remote.values():
+            s.interval = interval
+
+    def wake(self) -> None:
+        """Sample every remote host now."""
+        for s in self.remote.values():
+            s.health.wake.set()
+
+    def reports(
+        self,
+        nodes: tuple[NodeStatus, ...],
+        timelines: tuple[StartTimeline, ...],
+        config: ClusterConfig | None,
+    ) -> tuple[HostReport, ...]:
+        """One report per host: the local one first, then the remote ones by name."""
+        out: list[HostReport] = []
+        logs = self.error_logs
+        if self.local is not None:
+            view = self.local.view
+            ids = view.node_ids if view is not None else ()
+            out.append(HostReport(self._local_name, "local", ids, _state(self.local),
+                                  self.local.status.error, self.local.status.last_ok, view,
+                                  (), tuple(logs[i] for i in ids if i in logs)))
+        starting = {n.node_id for n in nodes if n.type == "NDB" and n.status == "STARTING"}
+        not_initial = {t.node_id for t in timelines if t.active and t.start_type is not None
+                       and t.start_type not in (INITIAL_START, INITIAL_NODE_RESTART)}
+        for host in sorted(self.remote):
+            s = self.remote[host]
+            ids = self.assigned.get(host, ())
+            redo = []
+            if s.sample is not None and s.status.state is SourceState.CONNECTED:
+                for r in s.sample.redo:
+                    if (r.node_id in starting and r.node_id not in not_initial
+                            and r.open_files):
+                        redo.append(redo_measure(r.node_id, r, s.redo_rates.get(r.pid),
+                                                 redo_size(config, r.node_id)))
+            out.append(HostReport(host, "ssh", ids, s.state, s.status.error, s.status.last_ok,
+                                  s.view, tuple(redo), tuple(logs[i] for i in ids if i in logs)))
+        return tuple(out)
+
+    def sources(self) -> list[SshHost]:
+        """The remote sources, by host name."""
+        return [self.remote[h] for h in sorted(self.remote)]
+
+    def now(self) -> float:
+        """The monotonic clock host ages are measured against."""
+        return time.monotonic()

@@ -1,0 +1,92 @@
+"""``ndbtop --once --json --ssh`` against the simulator whose data nodes are on loopback
+aliases served by the private sshd."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ndbtop.cli import main
+from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
+from tests.ssh.conftest import GOOD_HOSTS, NO_SSHD_HOST, PrivateSshd, StandIn
+
+
+def _run(capsys: pytest.CaptureFixture[str], argv: Sequence[str]) -> tuple[int, str, str]:
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _threads_on(*hosts: str) -> Any:
+    return build_scenario("threads", ScenarioOptions(data_node_hosts=hosts))
+
+
+def test_once_json_has_every_host_with_its_nodes_and_threads(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any, sshd: PrivateSshd,
+    standins: list[StandIn], tmp_path: Path,
+) -> None:
+    standins.append(StandIn(2, tmp_path, angel=True))
+    standins.append(StandIn(3, tmp_path))
+    sim = threaded_sim(_threads_on(*GOOD_HOSTS), speed=1.0)
+    status, out, err = _run(capsys, [
+        "--once", "--json", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring,
+        "--ssh", "--ssh-config", str(sshd.config), "--ssh-option", "ConnectTimeout=3",
+    ])
+    assert (status, err) == (0, "")
+    hosts = {h["host"]: h for h in json.loads(out)["hosts"]}
+    assert set(hosts) == set(GOOD_HOSTS)
+    for node_id, host in ((2, GOOD_HOSTS[0]), (3, GOOD_HOSTS[1])):
+        h = hosts[host]
+        assert (h["via"], h["node_ids"], h["state"], h["error"]) == ("ssh", [node_id], "ok", None)
+        assert h["interval_s"] == pytest.approx(0.3, abs=0.15)
+        assert h["disks"] and {"disk", "w_s", "await_ms", "util_pct"} <= set(h["disks"][0])
+        assert h["cpu"] is not None and h["cpu"]["idle"] is not None
+        names = {(t["node_id"], t["thread_name"]) for t in h["threads"]}
+        # Both stand-ins run on this machine: each host sees both, each named by node id.
+        assert {(2, "ldm"), (3, "ldm")} <= names
+        assert "redo_init" not in h
+
+
+def test_once_with_a_host_down_finishes_within_the_connect_timeout_plus_an_interval(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any, sshd: PrivateSshd,
+) -> None:
+    # 10.255.255.1 is not on loopback: nothing may connect there, so the simulator reports
+    # one data node on an alias with no sshd and the other on a good one.
+    sim = threaded_sim(_threads_on(NO_SSHD_HOST, GOOD_HOSTS[0]), speed=1.0)
+    began = time.monotonic()
+    status, out, err = _run(capsys, [
+        "--once", "--json", "--no-sql", "--no-host", "--interval", "0.5", "-c", sim.connectstring,
+        "--ssh", "--ssh-config", str(sshd.config), "--ssh-option", "ConnectTimeout=2",
+    ])
+    took = time.monotonic() - began
+    assert (status, err) == (0, "")
+    hosts = {h["host"]: h for h in json.loads(out)["hosts"]}
+    assert hosts[NO_SSHD_HOST]["state"] == "error"
+    assert "Connection refused" in hosts[NO_SSHD_HOST]["error"]
+    assert hosts[NO_SSHD_HOST]["disks"] == []
+    assert hosts[GOOD_HOSTS[0]]["state"] == "ok"
+    assert took < 2 + 0.5 + 2.0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--ssh-user", "x"], "--ssh-user needs --ssh"),
+        (["--ssh", "--ssh-option=-oProxyCommand=x"], "--ssh-option '-oProxyCommand=x' refused"),
+        (["--ssh", "--ssh-config", "/nonexistent/cfg"], "--ssh-config /nonexistent/cfg: no such"),
+    ],
+)
+def test_ssh_usage_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    status, out, err = _run(capsys, ["--once", "-c", "127.0.0.1:1", *argv])
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
