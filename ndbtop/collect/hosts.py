@@ -69,6 +69,7 @@ class HostSet:
         ssh: SshOptions | None,
         interval: float,
         on_update: Callable[[], None],
+        local_name: str | None = None,
     ) -> None:
         self.local = local
         self.ssh = ssh
@@ -81,7 +82,7 @@ class HostSet:
         self._reads: set[asyncio.Task[None]] = set()
         self._running = False
         self._last_status: dict[int, str] = {}
-        self._local_name = socket.gethostname()
+        self._local_name = local_name or socket.gethostname()
 
     def update(self, nodes: tuple[NodeStatus, ...], config: ClusterConfig | None) -> list[SshHost]:
         """Take a new ``get status``; returns the remote sources created for new hosts."""

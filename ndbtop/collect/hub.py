@@ -99,6 +99,7 @@ class Hub:
         cluster_name: str | None = None,
         backup_status_every: float = DEFAULT_EVERY,
         ssh: SshOptions | None = None,
+        host_name: str | None = None,
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -138,7 +139,7 @@ class Hub:
         if host is not None:
             self.host = HostSource(host, interval, self._on_host, blocking=host_blocking)
         self.config: ClusterConfig | None = None
-        self.hosts = HostSet(self.host, ssh, interval, self._on_remote_host)
+        self.hosts = HostSet(self.host, ssh, interval, self._on_remote_host, host_name)
         self._events: deque[Event] = deque(maxlen=EVENT_HISTORY)
         self._events_total = 0
         self._timelines: dict[int, StartTimeline] = {}

@@ -169,11 +169,15 @@ def _normalised(snap: ClusterSnapshot, sim: Simulator) -> ClusterSnapshot:
         return value
 
     sources = tuple(_normalised_source(s, text) for s in snap.sources)
+    hosts = tuple(
+        replace(h, last_ok=None if h.last_ok is None else MONOTONIC) for h in snap.hosts
+    )
     return replace(
         snap,
         taken_at=MONOTONIC,
         sources=sources,
         mgm_address=text(snap.mgm_address),
+        hosts=hosts,
     )
 
 

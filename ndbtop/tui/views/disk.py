@@ -1,10 +1,13 @@
-"""Disk: the host's disks as iostat shows them, and per data node its writes and page buffer."""
+"""Disk: every data node host's disks as iostat shows them (busiest host first), and per data
+node its writes and page buffer."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
 
+from ndbtop.host.rates import DiskRates
+from ndbtop.model.hosts import HostReport
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, number, pct, rate_bytes, sparkline, stale_mark
 from ndbtop.tui.safe import Plain
@@ -46,6 +49,55 @@ def hit_text(value: float | None) -> Text:
     return Text(f"{value:.2f}%", style=style)
 
 
+def _host_title(h: HostReport) -> Text:
+    nodes = ",".join(str(i) for i in h.node_ids) or "-"
+    title = Text(h.host, style="bold")
+    title.append(f" nodes {nodes}")
+    if h.state != "ok":
+        title.append(f" {h.state}", style="bold red" if h.state == "error" else "yellow")
+    return title
+
+
+def _host_cpu(h: HostReport) -> tuple[Text, Text]:
+    """The host's CPU, in the two trend columns of its title row."""
+    c = h.view.cpu if h.view is not None and h.state == "ok" else None
+    if c is None:
+        return Text(h.via, style="dim"), Text("")
+    wa = Text(f"wa {pct(c.iowait)} ", style="bold red" if (c.iowait or 0) >= 10 else "")
+    wa.append(f"id {pct(c.idle)}")
+    return Text(f"us {pct(c.user)} sy {pct(c.system)}"), wa
+
+
+def _host_problems(hosts: list[HostReport], now: float) -> Text:
+    out = Text()
+    for h in hosts:
+        if h.state == "ok":
+            continue
+        out.append(f"  {h.host}: ", style="bold")
+        out.append(h.error or h.state, style="red" if h.state == "error" else "yellow")
+        age = h.age(now)
+        if age is not None:
+            out.append(f" (data {age:.0f}s old)", style="dim")
+    return out
+
+
+def _disk_cells(snap: ClusterSnapshot, d: DiskRates, key: str) -> tuple[object, ...]:
+    util = Text(f"{d.util_pct:5.1f} " if d.util_pct is not None else "    - ")
+    util.append_text(bar(d.util_pct, 8))
+    return (
+        Text("  " + d.name),
+        number(d.r_s, 1),
+        number(d.w_s, 1),
+        number(d.rkb_s, 1),
+        number(d.wkb_s, 1),
+        number(d.wareq_kb, 1),
+        Text(number(d.await_ms, 1), style="bold red" if (d.await_ms or 0) > 20 else ""),
+        util,
+        sparkline(snap.series(f"disk.w_s.{key}"), 16),
+        sparkline(snap.series(f"disk.util.{key}"), 16, hi=100.0),
+    )
+
+
 class DiskView(View):
     """Host iostat and the data nodes' disk activity."""
 
@@ -53,7 +105,7 @@ class DiskView(View):
 
     DEFAULT_CSS = """
     DiskView .caption { height: 1; padding: 0 1; }
-    DiskView #host { height: auto; max-height: 12; }
+    DiskView #host { height: auto; max-height: 24; }
     DiskView #nodes { height: 1fr; }
     """
 
@@ -64,45 +116,25 @@ class DiskView(View):
         yield KeyedTable(NODE_COLUMNS, id="nodes")
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
-        host = snap.host
+        hosts = sorted(snap.hosts, key=lambda h: -(h.util_pct or 0.0))
         caption = Text("Host disks", style="bold")
-        if host is None:
+        if not hosts:
             src = snap.source("host")
             caption.append(f": {src.error if src and src.error else 'not read'}", style="dim")
-        elif host.cpu is not None:
-            c = host.cpu
-            caption.append(f"  cpu user {pct(c.user)} sys {pct(c.system)} ")
-            caption.append(
-                f"iowait {pct(c.iowait)}", style="bold red" if (c.iowait or 0) >= 10 else ""
-            )
-            caption.append(f" idle {pct(c.idle)}")
+        else:
+            caption.append(f"  {len(hosts)} host(s), busiest disk first", style="dim")
+            caption.append_text(_host_problems(hosts, now))
         self.put("#host_caption", stale_mark(snap, "host") + caption, layout=False)
-        rows = []
-        for d in host.disks if host is not None else ():
-            if not self.matches(d.name):
-                continue
-            util = Text(f"{d.util_pct:5.1f} " if d.util_pct is not None else "    - ")
-            util.append_text(bar(d.util_pct, 8))
-            rows.append(
-                (
-                    d.name,
-                    (
-                        Text(d.name, style="bold"),
-                        number(d.r_s, 1),
-                        number(d.w_s, 1),
-                        number(d.rkb_s, 1),
-                        number(d.wkb_s, 1),
-                        number(d.wareq_kb, 1),
-                        Text(
-                            number(d.await_ms, 1),
-                            style="bold red" if (d.await_ms or 0) > 20 else "",
-                        ),
-                        util,
-                        sparkline(snap.series(f"disk.w_s.{d.name}"), 16),
-                        sparkline(snap.series(f"disk.util.{d.name}"), 16, hi=100.0),
-                    ),
-                )
-            )
+        rows: list[tuple[str, tuple[object, ...]]] = []
+        blank = ("",) * (len(HOST_COLUMNS) - 3)
+        for h in hosts:
+            rows.append((f"h:{h.host}", (_host_title(h), *blank, *_host_cpu(h))))
+            local = h.via == "local"
+            for d in h.view.disks if h.view is not None and h.state == "ok" else ():
+                if not self.matches(d.name) and not self.matches(h.host):
+                    continue
+                key = d.name if local else f"{h.host}/{d.name}"
+                rows.append((f"d:{h.host}/{d.name}", _disk_cells(snap, d, key)))
         self.query_one("#host", KeyedTable).sync(rows)
 
         ni = snap.ndbinfo

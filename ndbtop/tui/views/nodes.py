@@ -13,6 +13,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.derive import ActivityRate
 from ndbtop.model.freshness import Freshness, freshness
 from ndbtop.model.history import PhaseVsLastTime, compare_with_last_time
+from ndbtop.model.hosts import HostReport
 from ndbtop.model.phases import (
     START_TYPE_SHORT,
     StartTimeline,
@@ -22,7 +23,7 @@ from ndbtop.model.phases import (
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import ClusterSummary, single_user_text, summarize
-from ndbtop.tui.format import bar, seconds, status_text
+from ndbtop.tui.format import seconds, status_text
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.node_facts import (
@@ -35,6 +36,7 @@ from ndbtop.tui.views.node_facts import (
     memory_style,
     per_second,
 )
+from ndbtop.tui.views.redo import redo_lines
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 COLUMNS = (
@@ -49,6 +51,7 @@ COLUMNS = (
     ("uptime", "uptime"),
     ("memory", "data mem"),
     ("tx", "tx/s"),
+    ("disk", "disk %util"),
 )
 _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
 
@@ -60,6 +63,14 @@ RUNNING = frozenset({"STARTED", "STARTING", "SINGLE USER MODE", "SHUTTING_DOWN"}
 def memory_cell(used: float | None) -> Text:
     """``61%`` of ``DataMemory`` in use, coloured from 80%."""
     return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
+
+
+def util_cell(host: HostReport | None) -> Text:
+    """%util of the busiest disk of the node's host; red from 90%."""
+    util = host.util_pct if host is not None and host.state == "ok" else None
+    if util is None:
+        return Text("" if host is None else "?", style="dim")
+    return Text(f"{util:.0f}%", style="bold red" if util >= 90 else "")
 
 
 def transactions_cell(rate: ActivityRate | None) -> str:
@@ -250,8 +261,9 @@ class NodesView(View):
             )
             # What the row shows, as plain values: a row that shows the same as at the
             # last refresh keeps its very cells, which the table skips without comparing.
+            util = util_cell(snap.host_of(node_id)) if ndb else None
             look = (n, t, None if timer is None else (timer.plain, timer.style), stale,
-                    sql_stale, figures)
+                    sql_stale, figures, None if util is None else (util.plain, util.style))
             known = drawn.get(node_id)
             if known is not None and known[0] == look:
                 rows.append((str(node_id), known[1]))
@@ -274,6 +286,7 @@ class NodesView(View):
                 group,
                 n.version_text or "",
                 *live,
+                "" if util is None else util,
             )
             drawn[node_id] = (look, cells)
             rows.append((str(node_id), cells))
@@ -442,16 +455,7 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | T
     parts: list[Text | Table] = [title, table]
     if warning is not None:
         parts.append(warning)
-    if t.redo is not None and (t.active or t.redo.completed):
-        r = t.redo
-        line = Text("redo log init ")
-        line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
-        speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
-        line.append(
-            f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
-            f"{speed} · ETA {seconds(r.eta_s)}"
-        )
-        parts.append(line)
+    parts.extend(redo_lines(snap, node_id))
     grid = Table.grid()
     for p in parts:
         grid.add_row(p)

@@ -341,9 +341,12 @@ class ThreadsView(View):
     ) -> list[tuple[Any, ...]]:
         # What each thread's row shows, as plain values: a row is drawn from these only
         # when they differ from the last refresh's.
+        # The node's own host (local or over SSH): its threads by kernel tid.
+        report = snap.host_of(node_id)
+        view = report.view if report is not None and report.state == "ok" else snap.host
         host_cpu = {}
-        if snap.host is not None:
-            host_cpu = {t.tid: t.cpu_pct for t in snap.host.threads if t.node_id == node_id}
+        if view is not None:
+            host_cpu = {t.tid: t for t in view.threads if t.node_id == node_id}
         # A snapshot's series looked up one by one (cutting out only those shown), or
         # from a dict of them when the snapshot holds them as a tuple (a replay).
         series_of = snap.series if isinstance(snap.history, SeriesSet) else dict(
@@ -352,24 +355,27 @@ class ThreadsView(View):
         looks = []
         known = self._looks
         for t, pct in threads:
-            host = host_cpu.get(t.os_tid) if t.os_tid else None
+            on_host = host_cpu.get(t.os_tid) if t.os_tid else None
+            host = on_host.cpu_pct if on_host is not None else None
+            os_user, os_sys = t.os_user_pct, t.os_system_pct
+            if os_user is None and on_host is not None:
+                os_user, os_sys = on_host.user_pct, on_host.system_pct
             series = series_of(f"{prefix}{t.thr_no}") or ()
             is_top = t.thr_no == hottest
-            source = (t, series, host, is_top)
+            source = (t, series, host, is_top, os_user, os_sys)
             drawn = known.get(t.thr_no)
             if drawn is not None and drawn[0] == source:
                 looks.append(drawn[1])
                 continue
             figures = " ".join(
                 _p(v).rjust(4)
-                for v in (t.os_user_pct, t.os_system_pct, t.exec_pct, t.send_pct, t.spin_pct,
-                          host)
+                for v in (os_user, os_sys, t.exec_pct, t.send_pct, t.spin_pct, host)
             )
             trend = spark_chars(series, TREND_WIDTH, hi=100.0)
             look = (
                 t.thr_no, t.thread_name, is_top, f"{pct:.0f}%",
                 t.exec_pct, t.send_pct, t.spin_pct,
-                (t.os_user_pct or 0) + (t.os_system_pct or 0),
+                (os_user or 0) + (os_sys or 0),
                 figures, trend.rjust(TREND_WIDTH), " ".join(t.blocks),
             )
             known[t.thr_no] = (source, look)

@@ -1,0 +1,85 @@
+"""Redo-log initialisation of a starting data node, with its host's disk, on one panel.
+
+Event figures (LogFileInitStatus) win when they arrived; otherwise the figures measured
+on the host over SSH (open FragLog files, write_bytes against the expected total) are
+shown and marked as such; without either, the panel says how to get them. Nothing here
+depends on a start phase number: which phase creates the files depends on the release.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ndbtop.model.hosts import HostReport, RedoMeasure
+from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.format import bar, number, seconds
+
+MIB = 1024 * 1024
+
+
+def _measured(host: HostReport | None, node_id: int) -> RedoMeasure | None:
+    if host is None:
+        return None
+    return next((r for r in host.redo_init if r.node_id == node_id), None)
+
+
+def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
+    """The redo-initialisation lines of a node's start panel (empty when not initialising)."""
+    t = snap.timeline(node_id)
+    host = snap.host_of(node_id)
+    measured = _measured(host, node_id)
+    lines: list[Text] = []
+    if t is not None and t.redo is not None and (t.active or t.redo.completed):
+        r = t.redo
+        line = Text("redo log init ")
+        line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
+        speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
+        line.append(
+            f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
+            f"{speed} · ETA {seconds(r.eta_s)}"
+        )
+        line.append("  (events)", style="dim")
+        lines.append(line)
+    elif measured is not None:
+        m = measured
+        line = Text("redo log init ")
+        frac = m.fraction
+        line.append_text(bar(None if frac is None else frac * 100, 24, warn=101, crit=101))
+        files = f"{m.files_done if m.files_done is not None else '?'}/" \
+                f"{m.files_total if m.files_total is not None else '?'}"
+        done = "?" if m.bytes_written is None else f"{m.bytes_written / MIB:,.0f}"
+        total = "?" if m.bytes_expected is None else f"{m.bytes_expected / MIB:,.0f}"
+        rate = "?" if not m.rate_bytes_per_s else f"{m.rate_bytes_per_s / MIB:.1f}"
+        line.append(f" files {files} · written {done}/{total} MB · {rate} MB/s · "
+                    f"ETA {seconds(m.eta_s)}")
+        line.append("  (measured on the host)", style="dim")
+        lines.append(line)
+    elif t is not None and t.active and t.kind in (INITIAL_START, INITIAL_NODE_RESTART, None):
+        node = snap.node(node_id)
+        if node is not None and node.status == "STARTING" and (host is None or host.via != "ssh"):
+            lines.append(Text("no redo progress reports (StartupStatusReportFrequency=0 sends "
+                              "them only at the start and the end); add --ssh to measure on "
+                              "the host", style="dim"))
+    if lines and host is not None:
+        lines.append(host_disk_line(host))
+    return lines
+
+
+def host_disk_line(host: HostReport) -> Text:
+    """The host's busiest disk: w/s, average write size, await and %util."""
+    line = Text(f"host {host.host} ", style="bold")
+    if host.state != "ok":
+        line.append(f"{host.state}: {host.error or ''}", style="red")
+        return line
+    d = host.busiest_disk()
+    if d is None:
+        line.append("no disk figures yet", style="dim")
+        return line
+    line.append(f"{d.name} w/s {number(d.w_s, 1)} · wareq {number(d.wareq_kb, 1)} kB · ")
+    line.append(f"await {number(d.await_ms, 1)} ms",
+                style="bold red" if (d.await_ms or 0) > 20 else "")
+    line.append(" · %util ")
+    line.append(f"{d.util_pct:.0f}%" if d.util_pct is not None else "-",
+                style="bold red" if (d.util_pct or 0) >= 90 else "")
+    return line
