@@ -81,6 +81,7 @@ class HostSet:
         self._tasks: list[asyncio.Task[None]] = []
         self._reads: set[asyncio.Task[None]] = set()
         self._running = False
+        self._sampling = False
         self._last_status: dict[int, str] = {}
         self._local_name = local_name or socket.gethostname()
 
@@ -94,7 +95,7 @@ class HostSet:
                     source = SshHost(host, self.ssh, self.interval, self.on_update)
                     self.remote[host] = source
                     created.append(source)
-                    if self._running:
+                    if self._sampling:
                         self._tasks.append(asyncio.create_task(source.run(),
                                                                name=f"source-{source.name}"))
         for n in nodes:
@@ -152,7 +153,7 @@ class HostSet:
 
     def start(self) -> None:
         """Start one task per remote host (the local source is started by the hub)."""
-        self._running = True
+        self._running = self._sampling = True
         for source in self.remote.values():
             self._tasks.append(asyncio.create_task(source.run(), name=f"source-{source.name}"))
 
@@ -166,7 +167,7 @@ class HostSet:
 
         await cancel_and_wait([*self._tasks, *self._reads])
         self._tasks.clear()
-        self._running = False
+        self._running = self._sampling = False
         await asyncio.gather(*(s.close() for s in self.remote.values()))
 
     async def sample_once(self, deadline: float) -> None:

@@ -66,6 +66,7 @@ class SshHost:
         self._token = ""
         self._clk_tck = 100
         self._lock = asyncio.Lock()
+        self._connecting = asyncio.Lock()
         self.connects = 0
 
     @property
@@ -92,6 +93,10 @@ class SshHost:
 
     async def connect(self) -> None:
         """Start ``ssh`` and wait for the loop's greeting (connect timeout plus 2 s)."""
+        async with self._connecting:
+            await self._connect()
+
+    async def _connect(self) -> None:
         await self.close()
         try:
             argv = ssh_argv(check_host(self.host), self.options, self.interval)
@@ -191,7 +196,12 @@ class SshHost:
         self.redo_rates = rates
 
     async def read_file(self, path: str) -> str | None:
-        """Up to 512 KiB of a file on the host; ``None`` when it cannot be read there."""
+        """Up to 512 KiB of a file on the host; ``None`` when it cannot be read there.
+
+        Uses the sampling connection, or opens it when there is none.
+        """
+        if self.pid is None:
+            await self.connect()
         lines = await self._request(f"e\n{check_path(path)}\n", 10.0)
         marker = f"@{self._token} "
         if any(line == f"{marker}nolog" for line in lines):

@@ -31,7 +31,7 @@ from ndbtop.mgm.listener import EventListener
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
 from ndbtop.record.reader import read_recording
-from ndbtop.report.render import report_json, report_text
+from ndbtop.report.render import error_log_json, error_log_line, report_json, report_text
 from ndbtop.sanitise import json_text, sanitise, sanitise_lines
 
 MEMORY_REPORT = 50
@@ -164,6 +164,18 @@ async def collect_bundle(
         json_text(report_json(snap), indent=2),
         "the same as JSON (ndbtop --once --json)",
     )
+    down = [n.node_id for n in snap.data_nodes() if n.status not in ("STARTED", "STARTING")]
+    if down and hub.hosts.ssh is not None:
+        progress(f"reading the error log of data node(s) {', '.join(map(str, down))}")
+        await hub.hosts.read_error_logs(down, hub.config)
+        entries = [hub.hosts.error_logs[i] for i in down if i in hub.hosts.error_logs]
+        bundle.add(
+            "error-logs.txt",
+            "".join(f"node {e.node_id}: {error_log_line(e)}\n" for e in entries),
+            "newest entry of each stopped data node's ndb_<id>_error.log, read over --ssh",
+        )
+        bundle.add("error-logs.json", json_text([error_log_json(e) for e in entries], indent=2),
+                   "the same as JSON")
     client = hub.mgm.client
     for name, job, note in (
         ("cluster-log-levels.txt", _logging(client), "cluster-log levels and severity filter"),

@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ class PrivateSshd:
     config: Path
     options: SshOptions
     tmp: Path
+    log: list[str]
 
 
 def _free_port() -> int:
@@ -117,15 +119,16 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateSshd]:
                 break
     else:
         pytest.fail("sshd did not start: " + "".join(seen))
-    # sshd keeps logging to stderr: drain it so it never blocks on a full pipe.
-    drain = subprocess.Popen(["cat"], stdin=proc.stderr, stdout=subprocess.DEVNULL)
+    # sshd keeps logging to stderr: drain it so it never blocks on a full pipe (kept for
+    # a failing test's message).
+    log: list[str] = seen
+    threading.Thread(target=lambda: log.extend(proc.stderr or ()), daemon=True).start()
     opts = SshOptions(config=str(config), options=("ConnectTimeout=3",))
     try:
-        yield PrivateSshd(port, config, opts, tmp)
+        yield PrivateSshd(port, config, opts, tmp, log)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
-        drain.wait(10)
 
 
 class StandIn:
