@@ -33,12 +33,12 @@ def free_port() -> int:
 class SimProcess:
     """``ndbtop sim`` in its own process."""
 
-    def __init__(self, scenario: str, speed: float = 1.0) -> None:
+    def __init__(self, scenario: str, speed: float = 1.0, extra: tuple[str, ...] = ()) -> None:
         self.mgm_port = free_port()
         self.sql_port = free_port()
         self.proc = subprocess.Popen(
             [PYTHON, "-m", "ndbtop", "sim", "--scenario", scenario, "--speed", str(speed),
-             "--mgm-port", str(self.mgm_port), "--sql-port", str(self.sql_port)],
+             "--mgm-port", str(self.mgm_port), "--sql-port", str(self.sql_port), *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )
         deadline = time.monotonic() + 30
