@@ -10,6 +10,7 @@ over its host's connection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
 from collections.abc import Callable, Iterable
@@ -82,6 +83,7 @@ class HostSet:
         self._reads: set[asyncio.Task[None]] = set()
         self._running = False
         self._sampling = False
+        self._wake = asyncio.Event()
         self._last_status: dict[int, str] = {}
         self._local_name = local_name or socket.gethostname()
 
@@ -96,8 +98,7 @@ class HostSet:
                     self.remote[host] = source
                     created.append(source)
                     if self._sampling:
-                        self._tasks.append(asyncio.create_task(source.run(),
-                                                               name=f"source-{source.name}"))
+                        self._wake.set()
         for n in nodes:
             if n.type != "NDB":
                 continue
@@ -152,10 +153,52 @@ class HostSet:
             await asyncio.gather(*self._reads, return_exceptions=True)
 
     def start(self) -> None:
-        """Start one task per remote host (the local source is started by the hub)."""
+        """Start sampling the remote hosts (the local source is started by the hub)."""
         self._running = self._sampling = True
-        for source in self.remote.values():
-            self._tasks.append(asyncio.create_task(source.run(), name=f"source-{source.name}"))
+        self._tasks.append(asyncio.create_task(self._tick(), name="source-ssh-hosts"))
+
+    async def _tick(self) -> None:
+        """Every interval, ask every host that is not still answering for a sample.
+
+        One task paces all the hosts and the snapshot changes once per interval, not once
+        per host. A host that does not answer within its time has its ``ssh`` ended (and
+        is retried with backoff); it never holds up the others.
+        """
+        inflight: dict[str, tuple[asyncio.Task[float], float]] = {}
+        try:
+            while True:
+                began = time.monotonic()
+                for host, source in list(self.remote.items()):
+                    entry = inflight.get(host)
+                    if entry is not None:
+                        task, since = entry
+                        if not task.done():
+                            limit = source.answer_timeout + (
+                                0.0 if source.pid is not None and source.status.last_ok
+                                else self.ssh.connect_timeout + 2.0 if self.ssh else 0.0)
+                            if began - since > limit:
+                                source.abort(f"no answer from {host} within {limit:.0f} s")
+                            continue
+                        inflight.pop(host)
+                    retry = source.status.retry_at
+                    if retry is not None and retry > began:
+                        continue
+                    inflight[host] = (asyncio.create_task(
+                        source.attempt(notify=False, bounded=False)), began)
+                pending = [t for t, _ in inflight.values() if not t.done()]
+                if pending:
+                    await asyncio.wait(pending, timeout=self.interval * 0.8)
+                self.on_update()
+                self._wake.clear()
+                left = self.interval - (time.monotonic() - began)
+                if left > 0:
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), left)
+        finally:
+            tasks = [t for t, _ in inflight.values()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def allow_reads(self) -> None:
         """Let error-log reads start without the sampling tasks (``--once`` and bundles)."""
@@ -198,8 +241,7 @@ class HostSet:
 
     def wake(self) -> None:
         """Sample every remote host now."""
-        for s in self.remote.values():
-            s.health.wake.set()
+        self._wake.set()
 
     def reports(
         self,

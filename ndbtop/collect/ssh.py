@@ -67,6 +67,7 @@ class SshHost:
         self._clk_tck = 100
         self._lock = asyncio.Lock()
         self._connecting = asyncio.Lock()
+        self._aborted: str | None = None
         self.connects = 0
 
     @property
@@ -98,6 +99,7 @@ class SshHost:
 
     async def _connect(self) -> None:
         await self.close()
+        self._aborted = None
         try:
             argv = ssh_argv(check_host(self.host), self.options, self.interval)
         except UnusableHost as exc:
@@ -151,7 +153,7 @@ class SshHost:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(self._stderr), 0.5)
 
-    async def _request(self, lines: str, timeout: float) -> list[str]:
+    async def _request(self, lines: str, timeout: float | None) -> list[str]:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.stdout is None:
             raise HostError("not connected")
@@ -160,10 +162,15 @@ class SshHost:
             try:
                 proc.stdin.write(lines.encode())
                 await proc.stdin.drain()
-                data = await asyncio.wait_for(proc.stdout.readuntil(end), timeout)
+                if timeout is None:
+                    data = await proc.stdout.readuntil(end)
+                else:
+                    data = await asyncio.wait_for(proc.stdout.readuntil(end), timeout)
             except asyncio.TimeoutError:
                 raise HostError(f"no answer from {self.host} within {timeout:.0f} s") from None
             except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError):
+                if self._aborted:
+                    raise HostError(self._aborted) from None
                 await self._wait_exit()
                 code = proc.returncode
                 raise HostError(self._failure(f"ssh exited (status {code})")) from None
@@ -171,10 +178,26 @@ class SshHost:
                 raise HostError("answer too large") from None
         return data.decode("utf-8", "replace").split("\n")
 
-    async def poll_once(self) -> HostView | None:
-        """Take one sample and return the rates since the previous one."""
-        timeout = max(3 * self.interval, 5.0)
-        lines = await self._request("s\n", timeout)
+    @property
+    def answer_timeout(self) -> float:
+        """How long a sample may take before the host counts as not answering."""
+        return max(3 * self.interval, 5.0)
+
+    def abort(self, reason: str) -> None:
+        """End the ``ssh`` process of a request that takes too long; it fails with ``reason``."""
+        self._aborted = reason
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+
+    async def poll_once(self, bounded: bool = True) -> HostView | None:
+        """Take one sample and return the rates since the previous one.
+
+        ``bounded``: give up after :attr:`answer_timeout` (otherwise the caller watches the
+        time and calls :meth:`abort`).
+        """
+        lines = await self._request("s\n", self.answer_timeout if bounded else None)
         sample = parse_sample(lines, f"@{self._token} ", self._clk_tck)
         if not sample.disks:
             raise HostError("no disks in /proc/diskstats")
@@ -209,20 +232,25 @@ class SshHost:
         body = [line for line in lines if not line.startswith(marker)]
         return "\n".join(body)
 
-    async def attempt(self) -> float:
-        """Connect if needed and sample once; returns the seconds until the next attempt."""
+    async def attempt(self, notify: bool = True, bounded: bool = True) -> float:
+        """Connect if needed and sample once; returns the seconds until the next attempt.
+
+        ``notify``: call ``on_update`` afterwards; ``bounded``: see :meth:`poll_once`.
+        """
         started = time.monotonic()
         try:
             if self.pid is None:
                 await self.connect()
-            await self.poll_once()
+            await self.poll_once(bounded)
         except HostError as exc:
             await self.close()
             delay = self.health.failed(str(exc))
-            self.on_update()
+            if notify:
+                self.on_update()
             return delay
         self.health.ok()
-        self.on_update()
+        if notify:
+            self.on_update()
         return self.interval - (time.monotonic() - started)
 
     async def run(self) -> None:

@@ -181,3 +181,44 @@ async def test_redo_files_and_write_bytes_of_an_initialising_node(
         assert h.redo_rates[second.pid] and h.redo_rates[second.pid] > 0
     finally:
         await h.close()
+
+
+async def test_a_host_that_stops_answering_is_cut_off_without_holding_up_the_others(
+    sshd: PrivateSshd,
+) -> None:
+    from ndbtop.collect.hosts import HostSet
+    from ndbtop.mgm.status import NodeStatus
+
+    ticks = 0
+    changed = asyncio.Event()
+
+    def on_update() -> None:
+        nonlocal ticks
+        ticks += 1
+        changed.set()
+
+    hosts = HostSet(None, sshd.options, 0.2, on_update)
+    hosts.update((NodeStatus(2, "NDB", "STARTED", address=GOOD_HOSTS[0]),
+                  NodeStatus(3, "NDB", "STARTED", address=GOOD_HOSTS[1])), None)
+    a, b = hosts.remote[GOOD_HOSTS[0]], hosts.remote[GOOD_HOSTS[1]]
+
+    async def until(check) -> None:  # noqa: ANN001
+        while not check():
+            changed.clear()
+            await changed.wait()
+
+    hosts.start()
+    try:
+        await asyncio.wait_for(until(lambda: a.state == b.state == "ok"), 15)
+        stalled = b.pid
+        assert stalled is not None
+        os.kill(stalled, signal.SIGSTOP)
+        before = a.status.last_ok
+        await asyncio.wait_for(until(lambda: b.state == "error"), 15)
+        assert "no answer from 127.0.0.3 within" in (b.status.error or "")
+        # The other host went on being sampled every interval meanwhile.
+        assert a.state == "ok" and a.status.last_ok is not None and a.status.last_ok > before
+        await asyncio.wait_for(until(lambda: b.state == "ok"), 15)
+        assert b.pid not in (None, stalled)
+    finally:
+        await hosts.stop()
