@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -202,7 +203,7 @@ async def test_a_host_that_stops_answering_is_cut_off_without_holding_up_the_oth
                   NodeStatus(3, "NDB", "STARTED", address=GOOD_HOSTS[1])), None)
     a, b = hosts.remote[GOOD_HOSTS[0]], hosts.remote[GOOD_HOSTS[1]]
 
-    async def until(check) -> None:  # noqa: ANN001
+    async def until(check: Callable[[], bool]) -> None:
         while not check():
             changed.clear()
             await changed.wait()
