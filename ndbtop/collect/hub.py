@@ -13,6 +13,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -252,7 +253,22 @@ class Hub:
             for d in view.disks:
                 self._record(f"disk.w_s.{source.host}/{d.name}", d.w_s)
                 self._record(f"disk.util.{source.host}/{d.name}", d.util_pct)
+        self._note_redo_phases()
         self._changed()
+
+    def _note_redo_phases(self) -> None:
+        """A node seen initialising its redo log on its host: its phase in progress is the
+        redo phase, whatever its number (it depends on the release)."""
+        reading = self.mgm.reading
+        if reading is None:
+            return
+        timelines = tuple(self._timelines.values())
+        for report in self.hosts.reports(reading.nodes, timelines, self.config):
+            for m in report.redo_init:
+                t = self._timelines.get(m.node_id)
+                if t is not None and t.active and t.redo_phase is None:
+                    self._timelines = {**self._timelines,
+                                       m.node_id: replace(t, redo_phase=t.current_phase)}
 
     def _on_sample(self, sample: NdbinfoSample) -> None:
         previous = self._ndbinfo

@@ -36,7 +36,7 @@ _NAMES: dict[int, str] = {
     1: "connect, heartbeats",
     2: "arbitrator",
     3: "init variables",
-    4: "redo init or restore",
+    4: "restore or local start",
     5: "sync data",
     6: "update variables",
     7: "update variables",
@@ -46,8 +46,8 @@ _NAMES: dict[int, str] = {
     101: "hand-over",
 }
 _NAMES_BY_TYPE: dict[tuple[int, int], str] = {
-    (4, INITIAL_START): "redo log init",
-    (4, INITIAL_NODE_RESTART): "redo log init",
+    (4, INITIAL_START): "local start",
+    (4, INITIAL_NODE_RESTART): "local start",
     (4, NODE_RESTART): "find redo end",
     (4, SYSTEM_RESTART): "restore LCP, redo",
     (5, INITIAL_START): "system tables",
@@ -62,8 +62,19 @@ TYPICAL_DISK_MB_PER_S = 50.0
 """Disk speed assumed for the typical length of redo-log initialisation."""
 
 
-def phase_name(phase: int, start_type: int | None) -> str:
-    """Short name of a start phase for a start type (``4 redo log init``)."""
+REDO_INIT = "redo log init"
+"""The name of the phase in which a node was seen initialising its redo log."""
+
+
+def phase_name(phase: int, start_type: int | None, redo_phase: int | None = None) -> str:
+    """Short name of a start phase for a start type.
+
+    ``redo_phase`` is the phase in which the node was seen initialising its redo log (by
+    its events or on its host): that phase is named ``redo log init``. Which phase does
+    it depends on the release, so no phase number alone is ever given that name.
+    """
+    if redo_phase is not None and phase == redo_phase:
+        return REDO_INIT
     if start_type is not None and (phase, start_type) in _NAMES_BY_TYPE:
         return _NAMES_BY_TYPE[(phase, start_type)]
     return _NAMES.get(phase, f"phase {phase}")
@@ -78,14 +89,16 @@ def next_phase(completed: int) -> int | None:
     return PHASE_ORDER[i + 1] if i + 1 < len(PHASE_ORDER) else None
 
 
-def typical_seconds(phase: int, start_type: int | None, redo_total_mb: int | None) -> float | None:
+def typical_seconds(
+    phase: int, start_type: int | None, redo_total_mb: int | None, redo_phase: int | None = None
+) -> float | None:
     """A normal duration for a phase, where one can be given without knowing the data size.
 
     Redo-log initialisation writes the whole redo log once, so its normal
     duration is the log size at :data:`TYPICAL_DISK_MB_PER_S`. Phases that
     restore or copy data depend on the data size and have no fixed norm.
     """
-    if phase == 4 and start_type in (INITIAL_START, INITIAL_NODE_RESTART):
+    if redo_phase is not None and phase == redo_phase:
         return redo_total_mb / TYPICAL_DISK_MB_PER_S if redo_total_mb else None
     if phase in (1, 2, 3, 6, 7, 9, 100):
         return 10.0
@@ -119,6 +132,9 @@ class RedoProgress:
     at: float
     mb_per_s: float | None = None
     completed: bool = False
+    instances: tuple[tuple[int, int, int, int, int, int], ...] = ()
+    """Per LDM instance: (instance, total files, files done, total MB, MB done, completed);
+    the figures above are their sums."""
 
     @property
     def fraction(self) -> float:
@@ -150,6 +166,8 @@ class StartTimeline:
     finished_at: float | None = None
     aborted: bool = False
     redo: RedoProgress | None = None
+    redo_phase: int | None = None
+    """The phase in progress when the node was first seen initialising its redo log."""
 
     @property
     def active(self) -> bool:
@@ -173,6 +191,10 @@ class StartTimeline:
         if self.start_type is None and self.redo is not None:
             return INITIAL_START
         return self.start_type
+
+    def name_of(self, phase: int) -> str:
+        """The name of one of this start's phases (see :func:`phase_name`)."""
+        return phase_name(phase, self.kind, self.redo_phase)
 
     @property
     def last_completed(self) -> int | None:
@@ -224,13 +246,30 @@ def apply_event(timelines: Mapping[int, StartTimeline], event: Event) -> dict[in
         target = init.node_id or node
         timeline = out.get(target)
         if timeline is not None and timeline.active:
-            out[target] = replace(timeline, redo=_redo(timeline.redo, init, at, init.completed))
+            out[target] = replace(timeline, redo=_redo(timeline.redo, init, at, init.completed),
+                                  redo_phase=redo_phase_of(timeline))
     return out
 
 
+def redo_phase_of(t: StartTimeline) -> int | None:
+    """The timeline's redo phase, or the phase in progress now that redo work is seen."""
+    return t.redo_phase if t.redo_phase is not None else t.current_phase
+
+
 def _redo(previous: RedoProgress | None, init: LogFileInit, at: float, done: bool) -> RedoProgress:
-    total_files, files_done = init.total_files, init.files_done
-    total_mb, mb_done = init.total_mbytes, init.mbytes_done
+    """The node's progress after one instance's event: the sum over its LDM instances."""
+    parts = {i[0]: i for i in previous.instances} if previous is not None else {}
+    old = parts.get(init.instance)
+    figures = (init.total_files, init.files_done, init.total_mbytes, init.mbytes_done)
+    if done and init.total_files == 0 and old is not None:
+        # The "completed" form carries no totals: the instance did all it announced.
+        figures = (old[1], old[1], old[3], old[3])
+    parts[init.instance] = (init.instance, *figures, int(done))
+    instances = tuple(parts[k] for k in sorted(parts))
+    total_files = sum(i[1] for i in instances)
+    files_done = sum(i[2] for i in instances)
+    total_mb = sum(i[3] for i in instances)
+    mb_done = sum(i[4] for i in instances)
     speed = previous.mb_per_s if previous else None
     if previous is not None and at > previous.at and mb_done >= previous.mb_done:
         speed = (mb_done - previous.mb_done) / (at - previous.at)
@@ -241,7 +280,8 @@ def _redo(previous: RedoProgress | None, init: LogFileInit, at: float, done: boo
         mb_done,
         at,
         speed,
-        done or (total_mb > 0 and mb_done >= total_mb),
+        all(i[5] for i in instances) or (total_mb > 0 and mb_done >= total_mb),
+        instances,
     )
 
 
@@ -285,8 +325,9 @@ def phase_text(node: NodeStatus, timeline: StartTimeline | None = None,
                start_type: int | None = None) -> str:
     """Where a data node is in its start or stop, the one way every output names it.
 
-    ``4 redo log init`` for a STARTING node (the phase in progress and its name for the
-    start type: the timeline's, else ``start_type``), ``done 101`` once it reported the
+    ``2 redo log init`` for a STARTING node (the phase in progress and its name for the
+    start type: the timeline's, else ``start_type``; ``redo log init`` only for the phase
+    the node was seen initialising its redo log in), ``done 101`` once it reported the
     last phase, ``stop level 3`` for a node SHUTTING_DOWN, ``""`` otherwise. The live
     view, ``--once`` (text and JSON), ``wait``, ``rolling-restart`` and the exporter all
     use it.
@@ -296,7 +337,10 @@ def phase_text(node: NodeStatus, timeline: StartTimeline | None = None,
         if current is None:
             return f"done {node.start_phase}"
         kind = timeline.kind if timeline is not None else None
-        return f"{current} {phase_name(current, kind if kind is not None else start_type)}"
+        if kind is None:
+            kind = start_type
+        redo_phase = timeline.redo_phase if timeline is not None else None
+        return f"{current} {phase_name(current, kind, redo_phase)}"
     if node.status == "SHUTTING_DOWN":
         return f"stop level {node.start_phase}"
     return ""

@@ -39,8 +39,8 @@ def test_next_phase(completed: int, expected: int | None) -> None:
 
 @pytest.mark.parametrize(
     ("phase", "start_type", "name"),
-    [(4, 0, "redo log init"), (4, 3, "redo log init"), (4, 2, "find redo end"),
-     (4, 1, "restore LCP, redo"), (4, None, "redo init or restore"), (8, 1, "rebuild indexes"),
+    [(4, 0, "local start"), (4, 3, "local start"), (4, 2, "find redo end"),
+     (4, 1, "restore LCP, redo"), (4, None, "restore or local start"), (8, 1, "rebuild indexes"),
      (101, 2, "subscription hand-over"), (7, 0, "update variables")],
 )
 def test_phase_names_depend_on_the_start_type(phase: int, start_type: int | None,
@@ -48,10 +48,49 @@ def test_phase_names_depend_on_the_start_type(phase: int, start_type: int | None
     assert phase_name(phase, start_type) == name
 
 
+def test_no_phase_number_alone_is_named_redo_log_init() -> None:
+    # Which phase creates the redo log depends on the release (phase 4 in 6.x, phase 2
+    # in 7.x and 8.x): only the phase in which it was seen gets the name.
+    assert all(phase_name(p, k) != "redo log init" for p in range(0, 102) for k in (0, 3, None))
+    assert phase_name(2, 0, redo_phase=2) == "redo log init"
+    assert phase_name(4, 0, redo_phase=2) == "local start"
+    assert phase_name(4, 0, redo_phase=4) == "redo log init"
+
+
 def test_redo_init_normal_duration_is_the_log_size_at_disk_speed() -> None:
-    # S1: 43,008 MB at 50 MB/s is 860 s; restores have no fixed norm.
-    assert typical_seconds(4, 0, 43008) == pytest.approx(860.16)
+    # S1: 43,008 MB at 50 MB/s is 860 s, in the phase the redo work was seen in;
+    # restores have no fixed norm.
+    assert typical_seconds(4, 0, 43008, redo_phase=4) == pytest.approx(860.16)
+    assert typical_seconds(2, 0, 43008, redo_phase=2) == pytest.approx(860.16)
+    assert typical_seconds(4, 0, 43008) is None
     assert typical_seconds(5, 2, None) is None
+
+
+def test_redo_progress_is_summed_over_the_ldm_instances() -> None:
+    # One LogFileInitStatus per LDM instance: word 1 is the block reference, the node id
+    # in its low 16 bits, the instance above (redo-init.md §6).
+    def ref(instance: int) -> int:
+        return (instance << 16) | 10
+
+    t: dict = {}
+    t = apply_event(t, event(10, 10, (525315, 525315), 1000.0))
+    for phase, at in ((1, 1000.4),):
+        t = apply_event(t, event(13, 10, (phase, 0), at))
+    for i in (1, 2):
+        t = apply_event(t, event(71, 10, (ref(i), 8, 0, 2048, 0), 1001.0))
+    redo = t[10].redo
+    assert redo is not None
+    assert (redo.total_files, redo.files_done, redo.total_mb, redo.mb_done) == (16, 0, 4096, 0)
+    assert t[10].redo_phase == 2 and t[10].name_of(2) == "redo log init"
+    t = apply_event(t, event(71, 10, (ref(1), 8, 4, 2048, 1024), 1011.0))
+    redo = t[10].redo
+    assert redo is not None and (redo.files_done, redo.mb_done) == (4, 1024)
+    assert redo.mb_per_s == pytest.approx(102.4) and not redo.completed
+    t = apply_event(t, event(72, 10, (ref(1), 8, 8, 2048, 2048), 1021.0))
+    assert t[10].redo is not None and not t[10].redo.completed
+    t = apply_event(t, event(72, 10, (ref(2), 8, 8, 2048, 2048), 1022.0))
+    redo = t[10].redo
+    assert redo is not None and redo.completed and (redo.files_done, redo.mb_done) == (16, 4096)
 
 
 def test_events_give_exact_phase_durations_for_the_initial_start() -> None:

@@ -291,7 +291,8 @@ def start_phase(event: Event) -> StartPhase | None:
 class LogFileInit:
     """Redo-log initialisation progress (LogFileInitStatus / LogFileInitCompStatus).
 
-    ``node_id`` is the node of the block reference the event carries.
+    ``node_id`` is the node of the block reference the event carries and ``instance``
+    the rest of it (the LDM instance: each instance reports its own share).
     ``completed`` is true for LogFileInitCompStatus and for the
     ``Log file initializtion completed`` form (total files 0).
     """
@@ -302,6 +303,7 @@ class LogFileInit:
     total_mbytes: int
     mbytes_done: int
     completed: bool
+    instance: int = 0
 
     @property
     def fraction(self) -> float | None:
@@ -319,7 +321,7 @@ def log_file_init(event: Event) -> LogFileInit | None:
         return None
     w = event.word
     completed = event.type == EventType.LOG_FILE_INIT_COMP_STATUS or w(2) == 0
-    return LogFileInit(ref_to_node(w(1)), w(2), w(3), w(4), w(5), completed)
+    return LogFileInit(ref_to_node(w(1)), w(2), w(3), w(4), w(5), completed, w(1) >> 16)
 
 
 _STAT_WORDS: Mapping[int, tuple[str, ...]] = MappingProxyType(

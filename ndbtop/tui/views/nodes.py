@@ -95,7 +95,7 @@ def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
         return Text("")
     redo = timeline.redo.total_mb if timeline.redo else None
     phase = timeline.current_phase if timeline.current_phase is not None else 0
-    typical = typical_seconds(phase, timeline.kind, redo)
+    typical = typical_seconds(phase, timeline.kind, redo, timeline.redo_phase)
     style = "bold red" if typical and spent > 2 * typical else ""
     prefix = "" if timeline.current_exact else "≈"
     return Text(prefix + seconds(spent), style=style)
@@ -112,12 +112,15 @@ def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
     return Text(f"last time {seconds(versus.last_s)}", style=style)
 
 
-def slower_warning(versus: PhaseVsLastTime, start_type: int | None) -> Text:
+def slower_warning(
+    versus: PhaseVsLastTime, start_type: int | None, redo_phase: int | None = None
+) -> Text:
     """The warning for a phase in progress that is slower than last time."""
     ratio = f" (+{(versus.ratio - 1) * 100:.0f}%)" if versus.ratio is not None else ""
     return Text(
-        f"⚠ phase {versus.phase} {phase_name(versus.phase, start_type)} is slower than last "
-        f"time: {seconds(versus.seconds)} so far, {seconds(versus.last_s)} last time{ratio}",
+        f"⚠ phase {versus.phase} {phase_name(versus.phase, start_type, redo_phase)} is slower "
+        f"than last time: {seconds(versus.seconds)} so far, {seconds(versus.last_s)} last "
+        f"time{ratio}",
         style="bold red",
     )
 
@@ -407,24 +410,24 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | T
 
     redo_mb = t.redo.total_mb if t.redo else None
     for r in t.completed:
-        typical = typical_seconds(r.phase, t.kind, redo_mb)
+        typical = typical_seconds(r.phase, t.kind, redo_mb, t.redo_phase)
         slow = typical is not None and r.seconds > 2 * typical
         row(
             r.phase,
             str(r.phase),
-            phase_name(r.phase, t.kind),
+            t.name_of(r.phase),
             Text(("" if r.exact else "≈") + seconds(r.seconds), style="bold red" if slow else ""),
             f"normal ~{seconds(typical)}" if slow else "",
         )
     warning: Text | None = None
     if t.active and t.current_phase is not None:
         spent = t.in_phase_s(now) or 0.0
-        typical = typical_seconds(t.current_phase, t.kind, redo_mb)
+        typical = typical_seconds(t.current_phase, t.kind, redo_mb, t.redo_phase)
         slow = typical is not None and spent > 2 * typical
         row(
             t.current_phase,
             Text(f"▶ {t.current_phase}", style="bold yellow"),
-            Text(phase_name(t.current_phase, t.kind), style="bold yellow"),
+            Text(t.name_of(t.current_phase), style="bold yellow"),
             Text(
                 ("" if t.current_exact else "≈") + seconds(spent) + " so far",
                 style="bold red" if slow else "bold",
@@ -438,7 +441,7 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | T
         )
         current = versus.get(t.current_phase)
         if current is not None and current.slower:
-            warning = slower_warning(current, t.kind)
+            warning = slower_warning(current, t.kind, t.redo_phase)
     # A last column empty in every row would make Rich squeeze the table into the
     # title's width (wrapping the phase names): it is left out instead.
     notes = any(cells[-1] for cells in rows)

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ndbtop.model.ndbinfo import RestartInfo
-from ndbtop.model.phases import START_TYPE_SHORT, phase_name
+from ndbtop.model.phases import START_TYPE_SHORT
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, seconds
 from ndbtop.tui.safe import Plain
@@ -140,7 +140,7 @@ class RestartsView(View):
                 f"{kind} ({state})",
                 seconds(t.elapsed_s(now)),
                 Text(
-                    f"{longest[1]} {phase_name(longest[1], t.kind)} "
+                    f"{longest[1]} {t.name_of(longest[1])} "
                     f"{seconds(longest[0])}{longest[2]}",
                     style="bold red",
                 )
