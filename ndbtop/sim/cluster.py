@@ -43,6 +43,7 @@ from ndbtop.sim.startplan import (
     INITIAL_NODE_RESTART,
     INITIAL_START,
     NODE_RESTART,
+    REDO_INIT_PHASE,
     RS_NODE_FAILED,
     RS_NODE_FAILURE_COMPLETED,
     RS_RESTART_COMPLETED,
@@ -334,7 +335,19 @@ class SimCluster:
     def _redo_init_seconds(self) -> float:
         return self.config.redo_log_mb / self.config.redo_init_mb_per_sec
 
-    def _plan(self, start_type: int) -> tuple[StartStep, ...]:
+    def _plan(self, start_type: int, node_id: int) -> tuple[StartStep, ...]:
+        redo_phase = self.config.redo_init_phase
+        if start_type == INITIAL_START and redo_phase == REDO_INIT_PHASE:
+            # Each node creates its own files; NDBCNTR then holds them all in phase 3
+            # until the slowest one is done.
+            def share(n: int) -> float:
+                return 1.0 + 0.03 * noise(self.seed, n, 31)
+
+            base = self._redo_init_seconds()
+            slowest = max(share(n) for n in self.data_nodes)
+            mine = share(node_id)
+            return initial_start_plan(base * mine, redo_phase=redo_phase,
+                                      wait_for_others=base * (slowest - mine))
         if start_type in (INITIAL_START, SYSTEM_RESTART):
             # The nodes of a system start pass the start phases together (NDBCNTR's wait
             # points): nodes that begin it at the same instant share one plan.
@@ -344,7 +357,7 @@ class SimCluster:
         jitter = 1.0 + 0.02 * (self.rng.random() - 0.5)
         if start_type in (INITIAL_START, SYSTEM_RESTART):
             plan = (
-                initial_start_plan(self._redo_init_seconds() * jitter)
+                initial_start_plan(self._redo_init_seconds() * jitter, redo_phase=redo_phase)
                 if start_type == INITIAL_START
                 else system_restart_plan()
             )
@@ -352,13 +365,13 @@ class SimCluster:
             return plan
         profile = self.config.restart_profile
         initial = start_type == INITIAL_NODE_RESTART
-        return node_restart_plan(profile, initial, self._redo_init_seconds() * jitter)
+        return node_restart_plan(profile, initial, self._redo_init_seconds() * jitter, redo_phase)
 
     def _begin_start(self, node: SimDataNode) -> None:
         if node.state != NOT_STARTED:
             return
         node.start_type = self._start_type(node)
-        node.plan = self._plan(node.start_type)
+        node.plan = self._plan(node.start_type, node.node_id)
         node.state = STARTING
         node.start_phase = 0
         node.step = 0

@@ -52,6 +52,9 @@ class ClusterConfig:
     restart_profile: RestartProfile = field(default_factory=RestartProfile)
     redo_init_mb_per_sec: float = 18.49
     """Logical redo-log initialisation speed per node during an initial start."""
+    redo_init_phase: int = 2
+    """The start phase that creates the redo log: 2 as in current releases, 4 as in the
+    6.x field log that S1 replays."""
     host_cpus: int = 8
 
     @property

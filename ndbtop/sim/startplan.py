@@ -152,10 +152,34 @@ def _quick(phases: tuple[int, ...], seconds: float) -> list[StartStep]:
     return [StartStep(p, seconds, f"phase {p}") for p in phases]
 
 
+REDO_INIT_PHASE = 2
+"""The start phase in which current releases (7.x, 8.x) create the redo log: DBLQH starts on
+its first NDB_STTOR, sent in phase 2, and answers only when every file is done."""
+
+
 def initial_start_plan(
-    redo_init_seconds: float, alloc_seconds: float = 1.0
+    redo_init_seconds: float,
+    alloc_seconds: float = 1.0,
+    redo_phase: int = REDO_INIT_PHASE,
+    wait_for_others: float = 0.0,
 ) -> tuple[StartStep, ...]:
-    """``--initial`` start of a whole cluster: phase 4 creates the redo log files."""
+    """``--initial`` start of a whole cluster.
+
+    As current releases do it (``redo_phase`` 2), phase 2 creates the redo log files and
+    phase 3 waits ``wait_for_others`` seconds more for the slowest node; as the 6.x field
+    log of S1 numbered it (``redo_phase`` 4), phase 4 creates them.
+    """
+    if redo_phase == REDO_INIT_PHASE:
+        return (
+            StartStep(0, alloc_seconds, "allocate memory", activity="memory"),
+            *_quick((1,), 0.2),
+            StartStep(2, redo_init_seconds, "redo log init", activity="redo_init"),
+            StartStep(3, 0.2 + wait_for_others, "wait for the other nodes"),
+            *_quick((4,), 0.2),
+            StartStep(5, 1.5, "create system tables"),
+            *_quick((6, 7, 8, 9, 100), 0.6),
+            StartStep(101, 0.8, "hand-over"),
+        )
     return (
         StartStep(0, alloc_seconds, "allocate memory", activity="memory"),
         *_quick((1, 2, 3), 0.2),
@@ -183,7 +207,10 @@ def system_restart_plan(
 
 
 def node_restart_plan(
-    profile: RestartProfile, initial: bool, redo_init_seconds: float = 0.0
+    profile: RestartProfile,
+    initial: bool,
+    redo_init_seconds: float = 0.0,
+    redo_phase: int = REDO_INIT_PHASE,
 ) -> tuple[StartStep, ...]:
     """Node restart (or initial node restart) of one node joining a running cluster."""
     p = profile
@@ -199,10 +226,17 @@ def node_restart_plan(
         StartStep(
             1, 0.4, "heartbeat", "secs_to_include_in_heartbeat_protocol", RS_INCLUDED_IN_HB_PROTOCOL
         ),
+    ]
+    redo_init = initial and redo_init_seconds > 0
+    if redo_init and redo_phase == REDO_INIT_PHASE:
+        steps.append(StartStep(2, redo_init_seconds, "redo log init", activity="redo_init"))
+    steps += [
         StartStep(2, 0.3, "wait for master", "secs_wait_for_ndbcntr_master", RS_NDBCNTR_START_WAIT),
         StartStep(3, 0.3, "start permitted", "secs_to_get_start_permitted", RS_START_PERMITTED),
     ]
-    if initial and redo_init_seconds > 0:
+    if redo_init and redo_phase == REDO_INIT_PHASE:
+        steps.append(StartStep(4, 0.5, "phase 4"))
+    elif redo_init:
         steps.append(StartStep(4, redo_init_seconds, "redo log init", activity="redo_init"))
     else:
         steps.append(StartStep(4, 0.5, "find end of redo log"))
