@@ -55,8 +55,9 @@ def parse_diskstats(lines: Iterable[str]) -> tuple[DiskCounters, ...]:
         try:
             out.append(
                 DiskCounters(
-                    f[2], int(f[3]), int(f[7]), int(f[5]) * SECTOR_SIZE, int(f[9]) * SECTOR_SIZE,
-                    int(f[6]), int(f[10]), int(f[12]), int(f[4]), int(f[8]),
+                    _printable(f[2]), int(f[3]), int(f[7]), int(f[5]) * SECTOR_SIZE,
+                    int(f[9]) * SECTOR_SIZE, int(f[6]), int(f[10]), int(f[12]), int(f[4]),
+                    int(f[8]),
                 )
             )
         except ValueError:
@@ -88,6 +89,11 @@ def parse_meminfo(lines: Iterable[str]) -> MemInfo:
     return MemInfo(values.get("MemTotal"), values.get("MemAvailable"))
 
 
+def _printable(text: str) -> str:
+    """Text read on a host, without control characters (no terminal escape gets through)."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else "?" for c in text)
+
+
 def parse_task_stat(line: str) -> tuple[int, str, int, int, int] | None:
     """``(tid, comm, ppid, utime, stime)`` of a ``/proc/<pid>/task/<tid>/stat`` line (ticks).
 
@@ -103,7 +109,8 @@ def parse_task_stat(line: str) -> tuple[int, str, int, int, int] | None:
     if len(rest) < 13 or not tid.isdigit():
         return None
     try:
-        return int(tid), line[open_at + 2 : close_at], int(rest[1]), int(rest[11]), int(rest[12])
+        comm = _printable(line[open_at + 2 : close_at])
+        return int(tid), comm, int(rest[1]), int(rest[11]), int(rest[12])
     except ValueError:
         return None
 

@@ -36,7 +36,7 @@ from ndbtop.tui.views.node_facts import (
     memory_style,
     per_second,
 )
-from ndbtop.tui.views.redo import redo_lines
+from ndbtop.tui.views.redo import error_log_text, redo_lines
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 COLUMNS = (
@@ -341,6 +341,7 @@ class NodesView(View):
         facts = [
             line
             for line in (
+                error_log_text(snap, node_id),
                 memory_line(snap, node_id) if running else None,
                 activity_line(snap, node_id) if running else None,
                 *links_lines(snap, node_id),

@@ -1,0 +1,103 @@
+"""Data node hosts in the views, on made-up snapshots: the Disk view's section per host
+(busiest first, hosts in error named), the Nodes view's %util, the redo initialisation
+measured on the host and a failed node's error log."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from ndbtop.host.rates import CpuPercent, DiskRates, ThreadRates
+from ndbtop.host.view import HostView
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.hosts import ErrorLogEntry, HostReport, RedoMeasure
+from ndbtop.model.phases import StartTimeline
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.screen_text import screen_text
+from ndbtop.tui.views.disk import DiskView
+from ndbtop.tui.views.nodes import NodesView
+from ndbtop.tui.widgets.keyed_table import KeyedTable
+
+MIB = 1 << 20
+
+
+class OneView(App[None]):
+    def __init__(self, view: type) -> None:
+        super().__init__()
+        self.view_class = view
+
+    def compose(self) -> ComposeResult:
+        yield self.view_class(id="view")
+
+
+def _view(disks: tuple[DiskRates, ...]) -> HostView:
+    cpu = CpuPercent(4.0, 0.0, 2.0, 18.5, 0.0, 75.5)
+    thread = ThreadRates(99, 2, "ndbmtd", 100, "ldm\x1b[31m", 60.0, 5.0, 65.0)
+    return HostView(1000.0, 1.0, disks, cpu, (thread,))
+
+
+def snapshot() -> ClusterSnapshot:
+    quiet = HostReport("db-a", "ssh", (2,), "ok", last_ok=499.0, view=_view(
+        (DiskRates("sda", 0.0, 2.0, 0.0, 30.0, wareq_kb=15.0, await_ms=0.4, util_pct=1.5),)),
+        error_logs=(ErrorLogEntry(2, "/var/lib/ndb/ndb_2_error.log",
+                                  time="Wednesday 25 November 2026 - 10:40:17",
+                                  error_code=2305, meaning="Node lost connection (Arbitration "
+                                  "error)", caused_by="Caused by error 2305: 'Node lost'",
+                                  trace_file="ndb_2_trace.log.2_t3"),))
+    busy = HostReport("db-b", "ssh", (3,), "ok", last_ok=499.0, view=_view(
+        (DiskRates("nvme0n1", 0.0, 50.0, 0.0, 1600.0, wareq_kb=32.0, await_ms=36.5,
+                   util_pct=100.0),
+         DiskRates("[red]x[/red]", 0.0, 0.0, 0.0, 0.0, util_pct=0.0))),
+        redo_init=(RedoMeasure(3, 37, 64, 10 * MIB, 32 * MIB, 1 * MIB, 22.0),))
+    down = HostReport("db-c", "ssh", (4,), "error", "ssh: connect to host db-c port 22: "
+                      "Connection refused", last_ok=470.0)
+    nodes = (
+        NodeStatus(2, "NDB", "NO_CONTACT"),
+        NodeStatus(3, "NDB", "STARTING", start_phase=1),
+        NodeStatus(4, "NDB", "STARTED"),
+    )
+    timeline = StartTimeline(3, 0, 400.0, True, completed=(), current_phase=2,
+                             current_since=450.0, redo_phase=2)
+    return ClusterSnapshot(taken_at=500.0, wall=500.0, interval=1.0, sources=(), nodes=nodes,
+                           timelines=(timeline,), hosts=(quiet, down, busy))
+
+
+async def test_disk_view_one_section_per_host_busiest_first() -> None:
+    app = OneView(DiskView)
+    async with app.run_test(size=(130, 40)) as pilot:
+        view = app.query_one(DiskView)
+        view.show(snapshot(), 500.0)
+        await pilot.pause()
+        keys = view.query_one("#host", KeyedTable).row_keys_in_order()
+        assert keys == ["h:db-b", "d:db-b/nvme0n1", "d:db-b/[red]x[/red]", "h:db-a",
+                        "d:db-a/sda", "h:db-c"]
+        text = screen_text(app)
+        assert "db-b nodes 3" in text and "db-a nodes 2" in text
+        assert "db-c nodes 4 error" in text
+        assert "db-c: ssh: connect to host db-c port 22: Connection refused (data 30s old)" in text
+        # A device name from the host is shown as it is, never as markup.
+        assert "[red]x[/red]" in text
+
+
+async def test_nodes_view_util_redo_measured_on_the_host_and_the_error_log() -> None:
+    app = OneView(NodesView)
+    async with app.run_test(size=(130, 40)) as pilot:
+        view = app.query_one(NodesView)
+        view.show(snapshot(), 500.0)
+        await pilot.pause()
+        table = view.query_one("#nodes", KeyedTable)
+        assert [table.get_cell(n, "disk").plain for n in ("2", "3", "4")] == ["2%", "100%", "?"]
+        assert table.get_cell("3", "phase").plain == "2 redo log init"
+        # Node 2, lost, is selected first: its error log, read on its host.
+        text = screen_text(app)
+        assert ("error log Wednesday 25 November 2026 - 10:40:17  error 2305: Node lost "
+                "connection (Arbitration error)") in text
+        assert "Caused by error 2305: 'Node lost'" in text
+        assert "trace file ndb_2_trace.log.2_t3 on db-a" in text
+        table.move_cursor(row=table.get_row_index("3"))
+        await pilot.pause()
+        view.show(snapshot(), 501.0)
+        await pilot.pause()
+        text = screen_text(app)
+        assert ("files 37/64 · written 10/32 MB · 1.0 MB/s · ETA 22s  (measured on the host)"
+                in text)
+        assert "host db-b nvme0n1 w/s 50.0 · wareq 32.0 kB · await 36.5 ms · %util 100%" in text
