@@ -139,7 +139,6 @@ class Hub:
         self.host: HostSource | None = None
         if host is not None:
             self.host = HostSource(host, interval, self._on_host, blocking=host_blocking)
-        self.config: ClusterConfig | None = None
         self.hosts = HostSet(self.host, ssh, interval, self._on_remote_host, host_name)
         self._events: deque[Event] = deque(maxlen=EVENT_HISTORY)
         self._events_total = 0
@@ -185,7 +184,7 @@ class Hub:
                 self._store = HistoryStore(self._history_dir, key)
                 self._past = self._store.load()
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
-            self.hosts.update(reading.nodes, self.config)
+            self.hosts.update(reading.nodes, self.cluster_config())
         self._changed()
 
     def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
@@ -204,7 +203,7 @@ class Hub:
         self._set_timelines(apply_event(self._timelines, event))
         self._statistics = apply_statistics(self._statistics, event)
         self._backups = apply_backup_event(self._backups, event)
-        self.hosts.on_event(event, self.config)
+        self.hosts.on_event(event, self.cluster_config())
         self._changed()
 
     def _on_backup_report(self, raw: tuple[RawEvent, ...]) -> None:
@@ -243,6 +242,10 @@ class Hub:
                 self._record(f"disk.await.{d.name}", d.await_ms)
         self._changed()
 
+    def cluster_config(self) -> ClusterConfig | None:
+        """The cluster configuration last read (hosts, DataDir, redo log size), if any."""
+        return None
+
     def _on_remote_host(self) -> None:
         for source in self.hosts.sources():
             view = source.view
@@ -263,7 +266,7 @@ class Hub:
         if reading is None:
             return
         timelines = tuple(self._timelines.values())
-        for report in self.hosts.reports(reading.nodes, timelines, self.config):
+        for report in self.hosts.reports(reading.nodes, timelines, self.cluster_config()):
             for m in report.redo_init:
                 t = self._timelines.get(m.node_id)
                 if t is not None and t.active and t.redo_phase is None:
@@ -416,10 +419,10 @@ class Hub:
             history=self._series(),
             past_starts=self._past,
             backups=self._backups,
-            config=self.config,
+            config=self.cluster_config(),
             hosts=self.hosts.reports(reading.nodes if reading else (),
                                      tuple(self._timelines[k] for k in sorted(self._timelines)),
-                                     self.config),
+                                     self.cluster_config()),
         )
         self._cached = snap
         return snap

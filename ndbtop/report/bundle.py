@@ -167,7 +167,7 @@ async def collect_bundle(
     down = [n.node_id for n in snap.data_nodes() if n.status not in ("STARTED", "STARTING")]
     if down and hub.hosts.ssh is not None:
         progress(f"reading the error log of data node(s) {', '.join(map(str, down))}")
-        await hub.hosts.read_error_logs(down, hub.config)
+        await hub.hosts.read_error_logs(down, hub.cluster_config())
         entries = [hub.hosts.error_logs[i] for i in down if i in hub.hosts.error_logs]
         bundle.add(
             "error-logs.txt",

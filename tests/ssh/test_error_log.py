@@ -4,7 +4,9 @@ node writes it (ErrorReporter.cpp) and read over SSH when the node goes away."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
+from typing import Any
 
 from ndbtop.collect.hosts import HostSet
 from ndbtop.mgm.status import NodeStatus
@@ -111,3 +113,35 @@ async def test_a_node_lost_after_started_gets_its_error_log_read_on_its_host(
         assert reports[GOOD_HOSTS[0]].error_logs == (e2,)
     finally:
         await hosts.stop()
+
+
+async def test_the_bundle_holds_the_error_log_of_a_stopped_node(
+    sshd: PrivateSshd, tmp_path: Path, start_sim: Any
+) -> None:
+    from ndbtop.collect.hub import Hub
+    from ndbtop.mgm.connectstring import parse_connectstring
+    from ndbtop.model.clock import RealClock
+    from ndbtop.report.bundle import collect_bundle
+    from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
+
+    cluster = build_scenario("threads", ScenarioOptions(data_node_hosts=GOOD_HOSTS))
+    cluster.stop_nodes((3,))
+    cluster.advance_to(cluster.now + 30)
+    sim = await start_sim(cluster)
+    (tmp_path / "ndb_3_error.log").write_text(error_log([OLD, NEW]))
+    config = ClusterConfig(1, "c", 2, (), (
+        DataNodeConfig(2, 0, host=GOOD_HOSTS[0], data_dir=str(tmp_path / "d2")),
+        DataNodeConfig(3, 0, host=GOOD_HOSTS[1], data_dir=str(tmp_path)),
+    ))
+    clock = RealClock()
+    hub = Hub(parse_connectstring(sim.connectstring), clock, 0.3, events=False,
+              ssh=sshd.options)
+    hub.cluster_config = lambda: config  # type: ignore[method-assign]
+    try:
+        bundle = await collect_bundle(hub, clock, events_seconds=0)
+    finally:
+        await hub.stop()
+    text = bundle.files["error-logs.txt"].decode()
+    assert text.startswith("node 3: Wednesday 25 November 2026 - 10:40:17; error 2305: ")
+    assert "Caused by error 2305" in text and "trace file ndb_2_trace.log.2_t3" in text
+    assert json.loads(bundle.files["error-logs.json"])[0]["error_code"] == 2305
