@@ -77,6 +77,9 @@ class HostSet:
         self.interval = interval
         self.on_update = on_update
         self.remote: dict[str, SshHost] = {}
+        self.simulated: dict[str, HostSource] = {}
+        """Hosts of a simulated cluster (the demo), by name."""
+        self.simulated_nodes: dict[str, tuple[int, ...]] = {}
         self.assigned: dict[str, tuple[int, ...]] = {}
         self.error_logs: dict[int, ErrorLogEntry] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -258,6 +261,13 @@ class HostSet:
             out.append(HostReport(self._local_name, "local", ids, _state(self.local),
                                   self.local.status.error, self.local.status.last_ok, view,
                                   (), tuple(logs[i] for i in ids if i in logs)))
+        for name in sorted(self.simulated):
+            sim = self.simulated[name]
+            view = sim.view
+            ids = tuple(sorted({*self.simulated_nodes.get(name, ()),
+                                *(view.node_ids if view is not None else ())}))
+            out.append(HostReport(name, "simulated", ids, _state(sim), sim.status.error,
+                                  sim.status.last_ok, view))
         starting = {n.node_id for n in nodes if n.type == "NDB" and n.status == "STARTING"}
         not_initial = {t.node_id for t in timelines if t.active and t.start_type is not None
                        and t.start_type not in (INITIAL_START, INITIAL_NODE_RESTART)}

@@ -101,6 +101,7 @@ class Hub:
         backup_status_every: float = DEFAULT_EVERY,
         ssh: SshOptions | None = None,
         host_name: str | None = None,
+        simulated_hosts: tuple[tuple[str, HostReader], ...] = (),
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -140,6 +141,12 @@ class Hub:
         if host is not None:
             self.host = HostSource(host, interval, self._on_host, blocking=host_blocking)
         self.hosts = HostSet(self.host, ssh, interval, self._on_remote_host, host_name)
+        for name, reader in simulated_hosts:
+            self.hosts.simulated[name] = HostSource(reader, interval, self._on_remote_host,
+                                                    blocking=False, target=name)
+            node_id = getattr(reader, "node_id", None)
+            if isinstance(node_id, int):
+                self.hosts.simulated_nodes[name] = (node_id,)
         self._events: deque[Event] = deque(maxlen=EVENT_HISTORY)
         self._events_total = 0
         self._timelines: dict[int, StartTimeline] = {}
@@ -247,15 +254,15 @@ class Hub:
         return None
 
     def _on_remote_host(self) -> None:
-        for source in self.hosts.sources():
-            view = source.view
+        for source in (*self.hosts.sources(), *self.hosts.simulated.values()):
+            view, host = source.view, source.status.target
             if view is None or not view.interval_s or source.status.state is not \
-                    SourceState.CONNECTED or source.view is self._recorded.get(source.host):
+                    SourceState.CONNECTED or view is self._recorded.get(host):
                 continue
-            self._recorded[source.host] = view
+            self._recorded[host] = view
             for d in view.disks:
-                self._record(f"disk.w_s.{source.host}/{d.name}", d.w_s)
-                self._record(f"disk.util.{source.host}/{d.name}", d.util_pct)
+                self._record(f"disk.w_s.{host}/{d.name}", d.w_s)
+                self._record(f"disk.util.{host}/{d.name}", d.util_pct)
         self._note_redo_phases()
         self._changed()
 
@@ -294,6 +301,7 @@ class Hub:
             self.events,
             self.sql,
             self.host,
+            *self.hosts.simulated.values(),
         ]
         for source in sources:
             if source is not None:
@@ -342,6 +350,7 @@ class Hub:
         self.hosts.allow_reads()
         deadline = (self.hosts.ssh.connect_timeout if self.hosts.ssh else 0.0) + self.interval
         await asyncio.gather(sample(self.sql, SqlError), sample(self.host, OSError),
+                             *(sample(s, OSError) for s in self.hosts.simulated.values()),
                              self.hosts.sample_once(deadline + 1.0))
         if running_backup(self._backups) is not None:
             # A second status report, an interval after the first, gives the backup's rate.
@@ -354,7 +363,7 @@ class Hub:
     def set_interval(self, interval: float) -> None:
         """Change the refresh interval of every polling source."""
         self.interval = interval
-        for source in (self.mgm, self.sql, self.host):
+        for source in (self.mgm, self.sql, self.host, *self.hosts.simulated.values()):
             if source is not None:
                 source.interval = interval
         self.hosts.set_interval(interval)
@@ -364,7 +373,7 @@ class Hub:
         """Ask every polling source for a new sample without waiting for the interval
         (the cluster-log levels are read again too)."""
         self.mgm.levels_stale = True
-        for source in (self.mgm, self.sql, self.host):
+        for source in (self.mgm, self.sql, self.host, *self.hosts.simulated.values()):
             if source is not None:
                 source.health.wake.set()
         self.hosts.wake()

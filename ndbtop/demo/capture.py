@@ -137,7 +137,7 @@ async def capture(spec: CaptureSpec) -> Capture:
 
 async def _poll(hub: Hub) -> None:
     """One refresh of every polling source, as their background loops do it."""
-    for source in (hub.mgm, hub.sql, hub.host):
+    for source in (hub.mgm, hub.sql, hub.host, *hub.hosts.simulated.values()):
         if source is not None:
             await source.attempt()
 
