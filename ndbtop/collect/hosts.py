@@ -80,6 +80,8 @@ class HostSet:
         self.simulated: dict[str, HostSource] = {}
         """Hosts of a simulated cluster (the demo), by name."""
         self.simulated_nodes: dict[str, tuple[int, ...]] = {}
+        self.local_via = "local"
+        """How the ``local`` source reads its host: ``local`` (psutil) or ``simulated``."""
         self.assigned: dict[str, tuple[int, ...]] = {}
         self.error_logs: dict[int, ErrorLogEntry] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -157,8 +159,10 @@ class HostSet:
 
     def start(self) -> None:
         """Start sampling the remote hosts (the local source is started by the hub)."""
-        self._running = self._sampling = True
-        self._tasks.append(asyncio.create_task(self._tick(), name="source-ssh-hosts"))
+        self._running = True
+        if self.ssh is not None:
+            self._sampling = True
+            self._tasks.append(asyncio.create_task(self._tick(), name="source-ssh-hosts"))
 
     async def _tick(self) -> None:
         """Every interval, ask every host that is not still answering for a sample.
@@ -258,7 +262,7 @@ class HostSet:
         if self.local is not None:
             view = self.local.view
             ids = view.node_ids if view is not None else ()
-            out.append(HostReport(self._local_name, "local", ids, _state(self.local),
+            out.append(HostReport(self._local_name, self.local_via, ids, _state(self.local),
                                   self.local.status.error, self.local.status.last_ok, view,
                                   (), tuple(logs[i] for i in ids if i in logs)))
         for name in sorted(self.simulated):

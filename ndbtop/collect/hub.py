@@ -102,6 +102,7 @@ class Hub:
         ssh: SshOptions | None = None,
         host_name: str | None = None,
         simulated_hosts: tuple[tuple[str, HostReader], ...] = (),
+        host_via: str = "local",
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -141,6 +142,7 @@ class Hub:
         if host is not None:
             self.host = HostSource(host, interval, self._on_host, blocking=host_blocking)
         self.hosts = HostSet(self.host, ssh, interval, self._on_remote_host, host_name)
+        self.hosts.local_via = host_via
         for name, reader in simulated_hosts:
             self.hosts.simulated[name] = HostSource(reader, interval, self._on_remote_host,
                                                     blocking=False, target=name)

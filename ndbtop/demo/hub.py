@@ -34,6 +34,7 @@ def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
         ndbinfo=ndbinfo,
         host=(host := SimHost(sim.cluster)),
         host_name=sim.cluster.data_nodes[host.node_id].cfg.host,
+        host_via="simulated",
         simulated_hosts=tuple(
             (node.cfg.host, SimHost(sim.cluster, node.node_id))
             for node in sim.cluster.data_nodes.values() if node.node_id != host.node_id

@@ -129,11 +129,13 @@ class DiskView(View):
         blank = ("",) * (len(HOST_COLUMNS) - 3)
         for h in hosts:
             rows.append((f"h:{h.host}", (_host_title(h), *blank, *_host_cpu(h))))
-            local = h.via == "local"
             for d in h.view.disks if h.view is not None and h.state == "ok" else ():
                 if not self.matches(d.name) and not self.matches(h.host):
                     continue
-                key = d.name if local else f"{h.host}/{d.name}"
+                # The hub's own host source keeps its series under the disk name alone.
+                key = f"{h.host}/{d.name}"
+                if not snap.series(f"disk.w_s.{key}"):
+                    key = d.name
                 rows.append((f"d:{h.host}/{d.name}", _disk_cells(snap, d, key)))
         self.query_one("#host", KeyedTable).sync(rows)
 

@@ -16,6 +16,9 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, number, seconds
 
 MIB = 1024 * 1024
+LAST_REDO_PHASE = 4
+"""The latest phase any release creates the redo log in (4 in 6.x, 2 in 7.x and 8.x): the
+hint about missing progress reports is not given after it."""
 
 
 def _measured(host: HostReport | None, node_id: int) -> RedoMeasure | None:
@@ -55,7 +58,8 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
                     f"ETA {seconds(m.eta_s)}")
         line.append("  (measured on the host)", style="dim")
         lines.append(line)
-    elif t is not None and t.active and t.kind in (INITIAL_START, INITIAL_NODE_RESTART, None):
+    elif (t is not None and t.active and t.kind in (INITIAL_START, INITIAL_NODE_RESTART, None)
+          and t.current_phase is not None and t.current_phase <= LAST_REDO_PHASE):
         node = snap.node(node_id)
         if node is not None and node.status == "STARTING" and (host is None or host.via != "ssh"):
             lines.append(Text("no redo progress reports (StartupStatusReportFrequency=0 sends "
