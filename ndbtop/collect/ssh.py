@@ -32,10 +32,9 @@ class HostError(Exception):
     """Sampling a host failed; the message is what the user sees."""
 
 
-def printable(text: str, limit: int = 200) -> str:
-    """``text`` without control characters (no terminal escape gets through), shortened."""
-    clean = "".join(ch if ch.isprintable() else " " for ch in text).strip()
-    return clean[:limit]
+def one_line(text: str, limit: int = 200) -> str:
+    """One line of ssh's or the host's text, shortened (shown escaped where it is shown)."""
+    return text.strip()[:limit]
 
 
 class SshHost:
@@ -85,7 +84,7 @@ class SshHost:
             line = await stream.readline()
             if not line:
                 return
-            text = printable(line.decode("utf-8", "replace"))
+            text = one_line(line.decode("utf-8", "replace"))
             if text:
                 self._last_stderr = text
 
@@ -137,7 +136,7 @@ class SshHost:
             raise HostError(self._failure("the host did not run the sampling loop"))
         kind, _, arg = text[len(marker):].partition(" ")
         if kind == "nolinux":
-            raise HostError(f"not a Linux host ({printable(arg) or 'unknown system'}): "
+            raise HostError(f"not a Linux host ({one_line(arg) or 'unknown system'}): "
                             "no /proc/diskstats to read")
         if kind != "hello":
             raise HostError("unexpected greeting from the sampling loop")

@@ -12,7 +12,8 @@ pose as a marker.
 The result is a :class:`~ndbtop.host.samples.HostSample`, the same value the local
 collector builds from psutil, so the same rate functions apply; processes are mapped to
 node ids by :func:`ndbtop.host.processes.classify`, angels included, as on the local host.
-Lines that do not parse are skipped: a process can vanish between two reads.
+Lines that do not parse are skipped: a process can vanish between two reads. Names are
+kept as the host gives them; what shows them escapes them (:mod:`ndbtop.sanitise`).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def parse_diskstats(lines: Iterable[str]) -> tuple[DiskCounters, ...]:
         try:
             out.append(
                 DiskCounters(
-                    _printable(f[2]), int(f[3]), int(f[7]), int(f[5]) * SECTOR_SIZE,
+                    f[2], int(f[3]), int(f[7]), int(f[5]) * SECTOR_SIZE,
                     int(f[9]) * SECTOR_SIZE, int(f[6]), int(f[10]), int(f[12]), int(f[4]),
                     int(f[8]),
                 )
@@ -89,11 +90,6 @@ def parse_meminfo(lines: Iterable[str]) -> MemInfo:
     return MemInfo(values.get("MemTotal"), values.get("MemAvailable"))
 
 
-def _printable(text: str) -> str:
-    """Text read on a host, without control characters (no terminal escape gets through)."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else "?" for c in text)
-
-
 def parse_task_stat(line: str) -> tuple[int, str, int, int, int] | None:
     """``(tid, comm, ppid, utime, stime)`` of a ``/proc/<pid>/task/<tid>/stat`` line (ticks).
 
@@ -109,7 +105,7 @@ def parse_task_stat(line: str) -> tuple[int, str, int, int, int] | None:
     if len(rest) < 13 or not tid.isdigit():
         return None
     try:
-        comm = _printable(line[open_at + 2 : close_at])
+        comm = line[open_at + 2 : close_at]
         return int(tid), comm, int(rest[1]), int(rest[11]), int(rest[12])
     except ValueError:
         return None

@@ -19,8 +19,9 @@ _OFFSET = re.compile(r"Current byte-offset of file-pointer is:\s*(\d+)")
 _EOM = "***EOM***"
 
 
-def _printable(text: str) -> str:
-    return "".join(ch if ch.isprintable() else " " for ch in text).strip()
+def _field(text: str) -> str:
+    # Kept as the file has it: what shows it escapes it (ndbtop.sanitise).
+    return text.strip()
 
 
 def _entries(text: str) -> list[tuple[int, str]]:
@@ -60,14 +61,14 @@ def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
     caused = None
     at = data.find("Caused by error")
     if at >= 0:
-        caused = _printable(data[at:])
+        caused = _field(data[at:])
     return ErrorLogEntry(
         node_id=node_id,
         path=path,
-        time=_printable(fields["Time"]) if "Time" in fields else None,
-        status=_printable(fields["Status"]) if "Status" in fields else None,
+        time=_field(fields["Time"]) if "Time" in fields else None,
+        status=_field(fields["Status"]) if "Status" in fields else None,
         error_code=int(code) if code.isdigit() else None,
-        meaning=_printable(fields["Message"]) if "Message" in fields else None,
+        meaning=_field(fields["Message"]) if "Message" in fields else None,
         caused_by=caused,
-        trace_file=_printable(fields["Trace file name"]) if "Trace file name" in fields else None,
+        trace_file=_field(fields["Trace file name"]) if "Trace file name" in fields else None,
     )

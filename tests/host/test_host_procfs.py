@@ -57,9 +57,10 @@ def test_a_sample_from_proc_text() -> None:
     assert vda.busy_time_ms == 9628
     assert s.cpu is not None and s.cpu.user == pytest.approx(223.31) and s.cpu.nice == 0.1
     assert s.memory is not None and s.memory.available == 24254556 * 1024
-    # The angel's threads are not read; the child's map to node 7, names made printable.
+    # The angel's threads are not read; the child's map to node 7. Names are kept as the
+    # host gives them (what shows them escapes them).
     assert {(t.pid, t.tid, t.node_id, t.thread_name) for t in s.threads} == {
-        (4001, 4001, 7, "ndbmtd"), (4001, 4005, 7, "ldm (0)?]0;x?")}
+        (4001, 4001, 7, "ndbmtd"), (4001, 4005, 7, "ldm (0)\x1b]0;x\x07")}
     main = next(t for t in s.threads if t.tid == 4001)
     assert (main.user_s, main.system_s) == (5.0, 1.0)
     assert [(r.pid, r.node_id, r.write_bytes, r.open_files) for r in s.redo] == [

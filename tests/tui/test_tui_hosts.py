@@ -46,7 +46,8 @@ def snapshot() -> ClusterSnapshot:
     busy = HostReport("db-b", "ssh", (3,), "ok", last_ok=499.0, view=_view(
         (DiskRates("nvme0n1", 0.0, 50.0, 0.0, 1600.0, wareq_kb=32.0, await_ms=36.5,
                    util_pct=100.0),
-         DiskRates("[red]x[/red]", 0.0, 0.0, 0.0, 0.0, util_pct=0.0))),
+         DiskRates("[red]x[/red]", 0.0, 0.0, 0.0, 0.0, util_pct=0.0),
+         DiskRates("sd\x1b[2Jz", 0.0, 0.0, 0.0, 0.0, util_pct=0.0))),
         redo_init=(RedoMeasure(3, 37, 64, 10 * MIB, 32 * MIB, 1 * MIB, 22.0),))
     down = HostReport("db-c", "ssh", (4,), "error", "ssh: connect to host db-c port 22: "
                       "Connection refused", last_ok=470.0)
@@ -68,14 +69,16 @@ async def test_disk_view_one_section_per_host_busiest_first() -> None:
         view.show(snapshot(), 500.0)
         await pilot.pause()
         keys = view.query_one("#host", KeyedTable).row_keys_in_order()
-        assert keys == ["h:db-b", "d:db-b/nvme0n1", "d:db-b/[red]x[/red]", "h:db-a",
-                        "d:db-a/sda", "h:db-c"]
+        assert keys == ["h:db-b", "d:db-b/nvme0n1", "d:db-b/[red]x[/red]", "d:db-b/sd\x1b[2Jz",
+                        "h:db-a", "d:db-a/sda", "h:db-c"]
         text = screen_text(app)
         assert "db-b nodes 3" in text and "db-a nodes 2" in text
         assert "db-c nodes 4 error" in text
         assert "db-c: ssh: connect to host db-c port 22: Connection refused (data 30s old)" in text
-        # A device name from the host is shown as it is, never as markup.
+        # A device name from the host is shown as it is, never as markup, and a control
+        # character in it escaped.
         assert "[red]x[/red]" in text
+        assert "sd\\x1b[2Jz" in text and "\x1b" not in text
 
 
 async def test_nodes_view_util_redo_measured_on_the_host_and_the_error_log() -> None:
