@@ -282,7 +282,7 @@ class HostSet:
             if s.sample is not None and s.status.state is SourceState.CONNECTED:
                 for r in s.sample.redo:
                     if (r.node_id in starting and r.node_id not in not_initial
-                            and r.open_files):
+                            and r.open_files and (not ids or r.node_id in ids)):
                         redo.append(redo_measure(r.node_id, r, s.redo_rates.get(r.pid),
                                                  redo_size(config, r.node_id)))
             out.append(HostReport(host, "ssh", ids, s.state, s.status.error, s.status.last_ok,

@@ -92,3 +92,33 @@ def test_ssh_usage_errors_are_one_line(
     status, out, err = _run(capsys, ["--once", "-c", "127.0.0.1:1", *argv])
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and message in err
+
+
+def test_once_json_has_the_redo_progress_of_an_initialising_node(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any, sshd: PrivateSshd,
+    standins: list[StandIn], tmp_path: Path,
+) -> None:
+    # S1 at 600 s: nodes 10 and 11 STARTING an initial start. A stand-in node 10 on this
+    # machine has its files open; node 11's host has no such process.
+    node = StandIn(10, tmp_path)
+    standins.append(node)
+    for part, file_no in ((0, 5), (1, 4), (2, 5), (3, 3)):
+        node.send(f"redo {part} {file_no}")
+    cluster = build_scenario("initial-start", ScenarioOptions(data_node_hosts=GOOD_HOSTS))
+    cluster.advance_to(600.0)
+    sim = threaded_sim(cluster, speed=1.0)
+    status, out, err = _run(capsys, [
+        "--once", "--json", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring,
+        "--ssh", "--ssh-config", str(sshd.config),
+    ])
+    assert (status, err) == (0, "")
+    hosts = {h["host"]: h for h in json.loads(out)["hosts"]}
+    redo = hosts[GOOD_HOSTS[0]]["redo_init"]
+    assert [r["node_id"] for r in redo] == [10]
+    assert redo[0]["files_done"] == 5 + 4 + 5 + 3
+    assert redo[0]["bytes_written"] >= 4 << 20
+    # Totals come from the configuration only: not read here, so unknown, not guessed.
+    assert (redo[0]["files_total"], redo[0]["bytes_expected"], redo[0]["eta_s"]) == (
+        None, None, None)
+    # Node 11's host sees the stand-in too (one machine here), but it is not its node.
+    assert "redo_init" not in hosts[GOOD_HOSTS[1]]
