@@ -80,6 +80,7 @@ class HostSet:
         self.simulated: dict[str, HostSource] = {}
         """Hosts of a simulated cluster (the demo), by name."""
         self.simulated_nodes: dict[str, tuple[int, ...]] = {}
+        self._reported: dict[str, HostReport] = {}
         self.local_via = "local"
         """How the ``local`` source reads its host: ``local`` (psutil) or ``simulated``."""
         self.assigned: dict[str, tuple[int, ...]] = {}
@@ -287,7 +288,16 @@ class HostSet:
                                                  redo_size(config, r.node_id)))
             out.append(HostReport(host, "ssh", ids, s.state, s.status.error, s.status.last_ok,
                                   s.view, tuple(redo), tuple(logs[i] for i in ids if i in logs)))
-        return tuple(out)
+        return tuple(self._same(r) for r in out)
+
+    def _same(self, report: HostReport) -> HostReport:
+        # An unchanged host keeps its object: the recorder writes only what changed, by
+        # identity, and the views redraw only what changed.
+        before = self._reported.get(report.host)
+        if before == report:
+            return before
+        self._reported[report.host] = report
+        return report
 
     def sources(self) -> list[SshHost]:
         """The remote sources, by host name."""

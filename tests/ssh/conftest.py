@@ -45,12 +45,17 @@ class PrivateSshd:
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((GOOD_HOSTS[0], 0))
-        port = s.getsockname()[1]
-    for host in (*GOOD_HOSTS[1:], MISMATCH_HOST):
+    """A port free on every alias (Linux routes all of 127/8 to lo: no alias to set up)."""
+    try:
         with socket.socket() as s:
-            s.bind((host, port))
+            s.bind((GOOD_HOSTS[0], 0))
+            port = s.getsockname()[1]
+        for host in (*GOOD_HOSTS[1:], MISMATCH_HOST):
+            with socket.socket() as s:
+                s.bind((host, port))
+    except OSError as exc:
+        pytest.fail(f"cannot bind the loopback aliases {GOOD_HOSTS} ({exc}): this system "
+                    "does not route 127.0.0.0/8 to lo")
     return port
 
 
