@@ -104,3 +104,14 @@ async def test_nodes_view_util_redo_measured_on_the_host_and_the_error_log() -> 
         assert ("files 37/64 · written 10/32 MB · 1.0 MB/s · ETA 22s  (measured on the host)"
                 in text)
         assert "host db-b nvme0n1 w/s 50.0 · wareq 32.0 kB · await 36.5 ms · %util 100%" in text
+
+
+def test_the_header_counts_the_ssh_hosts_and_names_the_failing() -> None:
+    from ndbtop.model.sources import SourceState, SourceStatus
+    from ndbtop.tui.widgets.header import hosts_text
+
+    hosts = [SourceStatus(f"host db{i}", SourceState.CONNECTED, f"db{i}") for i in range(45)]
+    hosts += [SourceStatus(f"host db{i}", SourceState.RETRYING, f"db{i}", "refused")
+              for i in (45, 46, 47)]
+    assert hosts_text(hosts).plain == " · ssh hosts 45/48 (db45 retrying, db46 retrying +1)"
+    assert hosts_text(hosts[:3]).plain == " · ssh hosts 3/3"

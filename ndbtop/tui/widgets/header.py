@@ -54,6 +54,23 @@ def _other(text: str) -> str:
     return f"{target.rpartition('@')[2]} {rest.split(':', 1)[0]}"
 
 
+HOST_SOURCE_PREFIX = "host "
+"""Name prefix of the sources of data node hosts read over SSH (``host db1``)."""
+
+
+def hosts_text(hosts: list[SourceStatus]) -> Text:
+    """`` · ssh hosts 46/48 (db7 retrying, db9 retrying)``: hosts read, the failing named."""
+    ok = sum(1 for h in hosts if h.state is SourceState.CONNECTED)
+    failing = [h for h in hosts if h.state is not SourceState.CONNECTED]
+    out = Text(" · ", style="dim")
+    out.append(f"ssh hosts {ok}/{len(hosts)}", style="" if not failing else "yellow")
+    if failing:
+        named = ", ".join(f"{h.target} {h.state.value}" for h in failing[:2])
+        more = f" +{len(failing) - 2}" if len(failing) > 2 else ""
+        out.append(f" ({named}{more})", style="yellow")
+    return out
+
+
 class StatusHeader(Plain):
     """Two lines: the cluster and its sources; badges for PAUSED, READ-ONLY, SIMULATED.
 
@@ -102,10 +119,14 @@ class StatusHeader(Plain):
                 top.append("  ")
                 top.append(badge, style=style)
         bottom = Text()
-        for i, src in enumerate(snap.sources):
+        # Data node hosts read over SSH are counted together: there may be dozens.
+        hosts = [src for src in snap.sources if src.name.startswith(HOST_SOURCE_PREFIX)]
+        for i, src in enumerate(s for s in snap.sources if s not in hosts):
             if i:
                 bottom.append(" · ", style="dim")
             bottom.append_text(source_text(src, now, snap.interval))
+        if hosts:
+            bottom.append_text(hosts_text(hosts))
         bottom.append(f"   refresh {snap.interval:g}s", style="dim")
         # Two lines of a fixed height: no layout pass of the whole screen is needed.
         self.update(Text("\n").join([top, bottom]), layout=False)
