@@ -115,3 +115,26 @@ def test_the_header_counts_the_ssh_hosts_and_names_the_failing() -> None:
               for i in (45, 46, 47)]
     assert hosts_text(hosts).plain == " · ssh hosts 45/48 (db45 retrying, db46 retrying +1)"
     assert hosts_text(hosts[:3]).plain == " · ssh hosts 3/3"
+
+
+async def test_with_full_initialisation_the_events_mb_done_is_not_shown_as_mb() -> None:
+    from dataclasses import replace
+
+    from ndbtop.model.config import ClusterConfig, DataNodeConfig
+    from ndbtop.model.phases import RedoProgress
+
+    # FULL: the events' fourth figure counts files, not megabytes (redo-init.md §6).
+    config = ClusterConfig(1, "c", 2, (), (DataNodeConfig(3, 0, init_fragment_log_files="full"),))
+    snap = snapshot()
+    timeline = replace(snap.timelines[0], redo=RedoProgress(64, 16, 1024, 16, 490.0))
+    app = OneView(NodesView)
+    async with app.run_test(size=(130, 40)) as pilot:
+        view = app.query_one(NodesView)
+        table = view.query_one("#nodes", KeyedTable)
+        view.show(replace(snap, timelines=(timeline,), config=config), 500.0)
+        await pilot.pause()
+        table.move_cursor(row=table.get_row_index("3"))
+        view.show(replace(snap, timelines=(timeline,), config=config), 501.0)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "files 16/64 of 1,024 MB (FULL)" in text and "16/1,024 MB" not in text

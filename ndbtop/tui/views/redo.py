@@ -35,13 +35,20 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     lines: list[Text] = []
     if t is not None and t.redo is not None and (t.active or t.redo.completed):
         r = t.redo
+        cfg = snap.config.data_node(node_id) if snap.config is not None else None
         line = Text("redo log init ")
-        line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
-        speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
-        line.append(
-            f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
-            f"{speed} · ETA {seconds(r.eta_s)}"
-        )
+        if cfg is not None and cfg.init_fragment_log_files.lower() == "full":
+            # With FULL the events' "MB done" counts files (redo-init.md §6): files only.
+            frac = r.files_done / r.total_files if r.total_files else 0.0
+            line.append_text(bar(frac * 100, 24, warn=101, crit=101))
+            line.append(f" files {r.files_done}/{r.total_files} of {r.total_mb:,} MB (FULL)")
+        else:
+            line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
+            speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
+            line.append(
+                f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
+                f"{speed} · ETA {seconds(r.eta_s)}"
+            )
         line.append("  (events)", style="dim")
         lines.append(line)
     elif measured is not None:
