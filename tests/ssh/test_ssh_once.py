@@ -122,3 +122,12 @@ def test_once_json_has_the_redo_progress_of_an_initialising_node(
         None, None, None)
     # Node 11's host sees the stand-in too (one machine here), but it is not its node.
     assert "redo_init" not in hosts[GOOD_HOSTS[1]]
+
+
+def test_ssh_missing_from_path_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    status, out, err = _run(capsys, ["--once", "-c", "127.0.0.1:1", "--ssh"])
+    assert (status, out) == (2, "")
+    assert err == "ndbtop: error: --ssh needs the OpenSSH client: no 'ssh' in PATH\n"
