@@ -41,9 +41,11 @@ def start_sshds(tmp: Path) -> tuple[list[subprocess.Popen[bytes]], Path]:
         s.bind((HOSTS[0], 0))
         port = s.getsockname()[1]
     procs = []
-    for n in range(3):
+    # One sshd listens on at most 16 addresses; never start one without any (it would
+    # listen on every address).
+    for n in range(0, len(HOSTS), 16):
         cfg = tmp / f"sshd_{n}"
-        cfg.write_text("".join(f"ListenAddress {h}:{port}\n" for h in HOSTS[n * 16:(n + 1) * 16])
+        cfg.write_text("".join(f"ListenAddress {h}:{port}\n" for h in HOSTS[n:n + 16])
                        + f"HostKey {tmp / 'host_key'}\n"
                        f"AuthorizedKeysFile {tmp / 'authorized_keys'}\n"
                        f"PidFile {tmp / f'pid{n}'}\nUsePAM no\nStrictModes no\n"
