@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ndbtop.host.rates import DiskRates
+from ndbtop.host.rates import DiskRates, ThreadRates
 from ndbtop.host.samples import RedoFiles
 from ndbtop.host.view import HostView
+from ndbtop.model.ndbinfo import ThreadCpu
 
 SPARSE_FRACTION = 32
 """SPARSE initialisation writes one 32 KiB page per MiB: about 1/32 of the log."""
@@ -156,3 +157,29 @@ def redo_measure(
 def host_of_node(hosts: Iterable[HostReport], node_id: int) -> HostReport | None:
     """The report of the host a data node runs on (the first that names it)."""
     return next((h for h in hosts if node_id in h.node_ids), None)
+
+
+def host_threads(hosts: Iterable[HostReport]) -> tuple[ThreadCpu, ...]:
+    """The data node threads read on their hosts, as thread rows of the Threads view.
+
+    For when ndbinfo cannot be read (no SQL node, as in an initial start): each node's
+    threads in kernel tid order, numbered from 0 in that order (not ndbinfo's thr_no),
+    named by the kernel (``comm``), with their OS user and system CPU. A node is taken
+    from the first host that runs it.
+    """
+    seen: set[int] = set()
+    out: list[ThreadCpu] = []
+    for h in hosts:
+        if h.state != "ok" or h.view is None:
+            continue
+        by_node: dict[int, list[ThreadRates]] = {}
+        for t in h.view.threads:
+            if t.node_id is not None and t.node_id not in seen and (
+                    not h.node_ids or t.node_id in h.node_ids):
+                by_node.setdefault(t.node_id, []).append(t)
+        for node_id in sorted(by_node):
+            seen.add(node_id)
+            for i, t in enumerate(sorted(by_node[node_id], key=lambda t: t.tid)):
+                out.append(ThreadCpu(node_id, i, t.thread_name or "?", (), t.user_pct,
+                                     t.system_pct, os_tid=t.tid))
+    return tuple(sorted(out, key=lambda t: (t.node_id, t.thr_no)))

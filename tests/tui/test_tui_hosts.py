@@ -29,10 +29,13 @@ class OneView(App[None]):
         yield self.view_class(id="view")
 
 
-def _view(disks: tuple[DiskRates, ...]) -> HostView:
+def _view(disks: tuple[DiskRates, ...], node: int = 2) -> HostView:
     cpu = CpuPercent(4.0, 0.0, 2.0, 18.5, 0.0, 75.5)
-    thread = ThreadRates(99, 2, "ndbmtd", 100, "ldm\x1b[31m", 60.0, 5.0, 65.0)
-    return HostView(1000.0, 1.0, disks, cpu, (thread,))
+    threads = (
+        ThreadRates(99, node, "ndbmtd", 101, "ldm\x1b[31m", 60.0, 5.0, 65.0),
+        ThreadRates(99, node, "ndbmtd", 99, "main", 1.0, 1.0, 2.0),
+    )
+    return HostView(1000.0, 1.0, disks, cpu, threads)
 
 
 def snapshot() -> ClusterSnapshot:
@@ -47,7 +50,7 @@ def snapshot() -> ClusterSnapshot:
         (DiskRates("nvme0n1", 0.0, 50.0, 0.0, 1600.0, wareq_kb=32.0, await_ms=36.5,
                    util_pct=100.0),
          DiskRates("[red]x[/red]", 0.0, 0.0, 0.0, 0.0, util_pct=0.0),
-         DiskRates("sd\x1b[2Jz", 0.0, 0.0, 0.0, 0.0, util_pct=0.0))),
+         DiskRates("sd\x1b[2Jz", 0.0, 0.0, 0.0, 0.0, util_pct=0.0)), node=3),
         redo_init=(RedoMeasure(3, 37, 64, 10 * MIB, 32 * MIB, 1 * MIB, 22.0),))
     down = HostReport("db-c", "ssh", (4,), "error", "ssh: connect to host db-c port 22: "
                       "Connection refused", last_ok=470.0)
@@ -138,3 +141,22 @@ async def test_with_full_initialisation_the_events_mb_done_is_not_shown_as_mb() 
         await pilot.pause()
         text = screen_text(app)
         assert "files 16/64 of 1,024 MB (FULL)" in text and "16/1,024 MB" not in text
+
+
+async def test_threads_view_without_ndbinfo_shows_the_threads_read_on_the_hosts() -> None:
+    from ndbtop.tui.views.threads import ThreadsView
+
+    app = OneView(ThreadsView)
+    async with app.run_test(size=(130, 40)) as pilot:
+        view = app.query_one(ThreadsView)
+        view.show(snapshot(), 500.0)
+        await pilot.pause()
+        assert view.query_one("#grid", KeyedTable).row_keys_in_order() == ["2", "3"]
+        detail = view.query_one("#detail", KeyedTable)
+        # In kernel tid order, numbered from 0; names as the kernel has them, escaped.
+        assert detail.row_keys_in_order() == ["1", "0"]
+        assert detail.get_cell("0", "name").plain == "main"
+        text = screen_text(app)
+        assert "node 2: 2 threads" in text and "read on its host" in text
+        assert "ldm\\x1b[31m" in text
+        assert "Per-thread CPU comes from ndbinfo" not in text

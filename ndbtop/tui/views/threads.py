@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ndbtop.model.hosts import host_threads
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.series import SeriesSet
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -167,6 +168,12 @@ class ThreadsView(View):
         empty: Static = self._widget("#empty")
         threads = ni.threads if ni is not None else ()
         unavailable = dict(ni.unavailable) if ni is not None else {}
+        from_hosts = False
+        if not threads:
+            # No ndbinfo (no SQL node, as in an initial start): the threads read on the
+            # data nodes' hosts, if any.
+            threads = host_threads(snap.hosts)
+            from_hosts = bool(threads)
         if not threads:
             src = snap.source("ndbinfo")
             why = unavailable.get("threads") or (src.error if src and src.error else None)
@@ -223,7 +230,9 @@ class ThreadsView(View):
             stale_mark(snap, "ndbinfo")
             + Text(
                 f"node {node_id}: {len(ts)} threads, sorted by {self.sort_mode}"
-                "  (hottest in red)",
+                "  (hottest in red)" + (
+                    "  · read on its host: OS thread names and order, no ndbinfo"
+                    if from_hosts else ""),
                 style="bold",
             ),
         )
