@@ -12,6 +12,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.hosts import ErrorLogEntry, HostReport, RedoMeasure
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.views.disk import DiskView
 from ndbtop.tui.views.nodes import NodesView
@@ -61,7 +62,8 @@ def snapshot() -> ClusterSnapshot:
     )
     timeline = StartTimeline(3, 0, 400.0, True, completed=(), current_phase=2,
                              current_since=450.0, redo_phase=2)
-    return ClusterSnapshot(taken_at=500.0, wall=500.0, interval=1.0, sources=(), nodes=nodes,
+    sources = (SourceStatus("ndbinfo", SourceState.DISABLED, error="disabled with --no-sql"),)
+    return ClusterSnapshot(taken_at=500.0, wall=500.0, interval=1.0, sources=sources, nodes=nodes,
                            timelines=(timeline,), hosts=(quiet, down, busy))
 
 
@@ -110,7 +112,6 @@ async def test_nodes_view_util_redo_measured_on_the_host_and_the_error_log() -> 
 
 
 def test_the_header_counts_the_ssh_hosts_and_names_the_failing() -> None:
-    from ndbtop.model.sources import SourceState, SourceStatus
     from ndbtop.tui.widgets.header import hosts_text
 
     hosts = [SourceStatus(f"host db{i}", SourceState.CONNECTED, f"db{i}") for i in range(45)]

@@ -25,6 +25,7 @@ from ndbtop.model.hosts import host_threads
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.series import SeriesSet
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
 from ndbtop.tui.format import bar, spark_chars, split_bar, stale_mark
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
@@ -53,6 +54,8 @@ BAR_WIDTH = 16
 """Cells of the exec|send|spin bar."""
 OS_BAR_WIDTH = 8
 """Cells of the OS (user + system) bar."""
+NO_SQL = frozenset({SourceState.DISABLED, SourceState.RETRYING, SourceState.UNAVAILABLE})
+"""States of the ndbinfo source in which the threads read on the hosts are shown instead."""
 RANK_STEP = 2.0
 """CPU points a thread must move before it changes places in the by-CPU order at once:
 figures that wobble by a point between refreshes would otherwise swap rows at every
@@ -169,9 +172,12 @@ class ThreadsView(View):
         threads = ni.threads if ni is not None else ()
         unavailable = dict(ni.unavailable) if ni is not None else {}
         from_hosts = False
-        if not threads:
+        src = snap.source("ndbinfo")
+        if not threads and (
+            "threads" in unavailable or (ni is None and src is not None and src.state in NO_SQL)
+        ):
             # No ndbinfo (no SQL node, as in an initial start): the threads read on the
-            # data nodes' hosts, if any.
+            # data nodes' hosts, if any. Not while ndbinfo is still being read the first time.
             threads = host_threads(snap.hosts)
             from_hosts = bool(threads)
         if not threads:
