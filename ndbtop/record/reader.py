@@ -106,15 +106,42 @@ def _members(
 
 
 def _damage_offset(data: memoryview) -> int:
-    """How far into ``data`` (one gzip member and what follows) inflating fails."""
+    """How far into ``data`` (one gzip member and what follows) the damage begins.
+
+    Overwritten bytes can go on inflating, as garbage, well past where they are before
+    inflating fails. So the place named is where the output stops being whole records:
+    the compressed offset at which the first line that is not a record began to come out
+    (in steps of a few bytes), or where inflating failed if that is earlier.
+    """
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    step = 256
+    step = 8
+    chunks: list[bytes] = []
+    marks: list[tuple[int, int]] = []
+    size = 0
+    failed = len(data)
     for at in range(0, len(data), step):
         try:
-            d.decompress(data[at : at + step], MAX_FRAME)
+            piece = d.decompress(data[at : at + step], MAX_FRAME + 1 - size)
         except zlib.error:
-            return at
-    return len(data)
+            failed = at
+            break
+        chunks.append(piece)
+        size += len(piece)
+        marks.append((at, size))
+        if size > MAX_FRAME or d.eof:
+            break
+    text = b"".join(chunks)
+    bad = 0
+    for line in text.split(b"\n")[:-1]:
+        try:
+            json.loads(line)
+        except ValueError:
+            break
+        bad += len(line) + 1
+    for at, produced in marks:
+        if produced > bad:
+            return min(at, failed)
+    return failed
 
 
 def _zlib_reason(exc: zlib.error) -> str:
