@@ -224,7 +224,7 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
                     redo_mb = total // (1024 * 1024)
                 normal = last_time(snapshot.past_starts, t.node_id, t.kind, phase)
                 if normal is None:
-                    normal = typical_seconds(phase, t.kind, redo_mb)
+                    normal = typical_seconds(phase, t.kind, redo_mb, t.redo_phase)
                 if normal is not None:
                     out.add("ndb_node_phase_normal_seconds", (node,), normal)
         redo = t.redo

@@ -149,10 +149,16 @@ def test_normal_duration_falls_back_to_the_typical_one_and_is_absent_when_unknow
 
 
 def test_normal_redo_init_from_the_configured_log_size() -> None:
-    # No progress report (StartupStatusReportFrequency=0): the configured 1 GiB at 50 MB/s.
-    t = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40)
+    # No progress report (StartupStatusReportFrequency=0), the node seen creating its redo
+    # log on its host in this phase: the configured 1 GiB at 50 MB/s.
+    t = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
+                      redo_phase=4)
     found = samples(snapshot(timelines=(t,), config=CONFIG))
     assert value(found, "ndb_node_phase_normal_seconds", node_id="4") == 1024 / 50
+    # Without that evidence the phase number alone says nothing of redo initialisation.
+    bare = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40)
+    found = samples(snapshot(timelines=(bare,), config=CONFIG))
+    assert value(found, "ndb_node_phase_normal_seconds", node_id="4") is None
     assert value(found, "ndb_redo_init_bytes", node_id="4") is None
 
 
@@ -285,7 +291,7 @@ def test_label_values_are_exact_data_escaped_by_the_format() -> None:
 
 def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
     t = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
-                      redo=RedoProgress(64, 16, 1024, 256, WALL - 1))
+                      redo=RedoProgress(64, 16, 1024, 256, WALL - 1), redo_phase=4)
     sample = ndbinfo_sample()
     sample = NdbinfoSample(**{**{f: getattr(sample, f) for f in sample.__slots__},
                               "log_spaces": (LogSpace(2, "REDO", 0, 1, 1 << 30, 1 << 20),),
