@@ -18,6 +18,7 @@ from typing import Generic, TypeVar
 
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
+from ndbtop.collect.config import ConfigSource
 from ndbtop.collect.events import EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
@@ -112,6 +113,7 @@ class Hub:
             clock.monotonic,
         )
         self.mgm.after_status = self.backup_reporter.poll
+        self.config = ConfigSource(self.mgm.client, self._changed)
         self.events: EventSource | None = None
         if events:
             self.events = EventSource(
@@ -176,6 +178,7 @@ class Hub:
                 self._store = HistoryStore(self._history_dir, key)
                 self._past = self._store.load()
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
+            self.config.observe(reading.nodes, self._ndbinfo)
         self._changed()
 
     def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
@@ -248,8 +251,9 @@ class Hub:
 
     async def start(self) -> None:
         """Start one task per source."""
-        sources: list[MgmSource | EventSource | SqlSource | HostSource | None] = [
+        sources: list[MgmSource | ConfigSource | EventSource | SqlSource | HostSource | None] = [
             self.mgm,
+            self.config,
             self.events,
             self.sql,
             self.host,
@@ -276,6 +280,7 @@ class Hub:
         reading = await self.mgm.poll_once()
         self.mgm.health.ok(reading.address, reading.unavailable)
         self._on_mgm()
+        await self.config.attempt()
 
         async def sample(source: SqlSource | HostSource | None, error: type[Exception]) -> None:
             if source is None:
@@ -323,7 +328,7 @@ class Hub:
 
     def source_statuses(self) -> tuple[SourceStatus, ...]:
         """The status of every source, disabled ones included."""
-        out = [self.mgm.status]
+        out = [self.mgm.status, self.config.status]
         out.append(
             self.events.status if self.events else SourceStatus("events", SourceState.DISABLED)
         )
@@ -370,6 +375,7 @@ class Hub:
             history=self._series(),
             past_starts=self._past,
             backups=self._backups,
+            config=self.config.config,
         )
         self._cached = snap
         return snap
