@@ -22,6 +22,7 @@ from typing import Any
 
 from cluster_load import cluster_load, status_parse
 from collect_cost import recording_cost, refresh_cost
+from config_cost import config_decode, config_reads
 from export_cost import idle_cost, scrape_cost
 from key_latency import key_latency
 from live_view import memory_growth, startup, steady_state
@@ -38,6 +39,7 @@ TARGETS = {
     "output_kb_s": 4.0,
     "scrape_ms": 50.0,
     "scrape_mb": 2.0,
+    "config_decode_ms": 20.0,
 }
 MAX_TARGETS = {
     "cpu_pct": 2.0,
@@ -85,6 +87,9 @@ def main() -> int:
     results["load_large"] = asyncio.run(cluster_load("large", 12))
     print("get status 255 nodes ...", flush=True)
     results["status_255"] = asyncio.run(status_parse(50))
+    print("configuration ...", flush=True)
+    results["config_max"] = config_decode(30)
+    results["config_reads_large"] = asyncio.run(config_reads("large", 30))
     print("recording ...", flush=True)
     results["recording_large"] = asyncio.run(recording_cost("large", 30))
     print("ndbtop export ...", flush=True)
@@ -140,6 +145,10 @@ def print_table(r: dict[str, Any]) -> None:
         ("6 terminal output, large", r["steady_large"]["output_kb_s"], "KB/s",
          TARGETS["output_kb_s"]),
         ("7 get status 255 nodes, client/raw", r["status_255"]["ratio"], "x", None),
+        ("9 decode the configuration of max", r["config_max"]["decode_ms_median"], "ms",
+         TARGETS["config_decode_ms"]),
+        ("9 configuration reads in 30 refreshes, large",
+         r["config_reads_large"]["config_reads"], "", None),
         ("8 record a delta, large (CPU)", r["recording_large"]["delta_write_cpu_ms_median"],
          "ms", None),
         ("8 record a key frame, large (CPU)", r["recording_large"]["key_frame_write_cpu_ms"],

@@ -221,3 +221,20 @@ async def test_event_stream_decodes_start_phases_of_an_initial_start(
     finally:
         await listener.close()
     assert sorted(phases) == [(n, p) for n in (10, 11) for p in (0, 1, 2, 3)]
+
+
+def test_report_frequency_reaches_the_simulated_configuration(run: Run) -> None:
+    status, out, err = run(["demo", "--once", "--json", "--no-sql", "--at", "600",
+                            "--interval", "0.1", "--report-frequency", "60"])
+    assert status == 0, err
+    config = json.loads(out)["config"]
+    assert {d["startup_status_report_frequency"] for d in config["data_nodes"]} == {60}
+    status, out, err = run(["demo", "--once", "--json", "--no-sql", "--at", "600",
+                            "--interval", "0.1"])
+    assert {d["startup_status_report_frequency"]
+            for d in json.loads(out)["config"]["data_nodes"]} == {0}
+
+
+def test_a_bad_report_frequency_is_one_line(run: Run) -> None:
+    status, _out, err = run(["demo", "--once", "--report-frequency", "-5"])
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "report" in err

@@ -125,7 +125,8 @@ def test_connect_string_and_audit_log_before_the_command_are_used(
     out, err = capsys.readouterr()
     assert status == 0, err
     assert stops(a)[2] == 1 and set(stops(b).values()) == {0}
-    assert f"plan for the cluster at management server {a.connectstring} " in out
+    assert (f"plan for the cluster at management server {a.connectstring}, configuration "
+            "generation 1 ") in out
     records = [json.loads(line) for line in audit.read_text().splitlines()]
     assert {r["target"] for r in records} == {a.connectstring}
     assert [r["event"] for r in records] == ["sent", "reply"]
@@ -136,8 +137,9 @@ def test_dry_run_names_the_cluster(two_clusters: Any, capsys: pytest.CaptureFixt
     a, b = two_clusters
     assert main(["rolling-restart", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"plan for the cluster at management server {b.connectstring} "
-                          f"(connect string {b.connectstring}): 2 step(s)")
+    assert out.startswith(f"plan for the cluster at management server {b.connectstring}, "
+                          f"configuration generation 1 (connect string {b.connectstring}): "
+                          "2 step(s)")
     assert set(stops(a).values()) == set(stops(b).values()) == {0}
 
 

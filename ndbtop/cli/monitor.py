@@ -45,7 +45,8 @@ async def print_once(hub: Hub, as_json: bool) -> int:
 
     The management server must answer (its error is raised); the report is printed
     whatever the other sources did, and the status is 0 only if every source asked
-    for answered: otherwise one line per source that did not, and status 3.
+    for answered: otherwise one line per source that did not, and status 3. The
+    configuration is secondary: without it the report still stands.
     """
     try:
         snapshot = await hub.collect_once()
@@ -56,7 +57,7 @@ async def print_once(hub: Hub, as_json: bool) -> int:
     else:
         sys.stdout.write(report_text(snapshot))
     sys.stdout.flush()
-    failed = [s for s in snapshot.sources if s.state not in ANSWERED]
+    failed = [s for s in snapshot.sources if s.state not in ANSWERED and s.name not in SECONDARY]
     for source in failed:
         target = f" ({source.target})" if source.target else ""
         sys.stderr.write(f"ndbtop: error: {source.name}{target}: "
@@ -66,3 +67,6 @@ async def print_once(hub: Hub, as_json: bool) -> int:
 
 ANSWERED = frozenset({SourceState.CONNECTED, SourceState.DISABLED})
 """Source states of a --once report that exits 0."""
+SECONDARY = frozenset({"config"})
+"""Sources whose failure loses their own part of the report only (named in its Sources
+line), as a reply of the management server other than ``get status`` does."""

@@ -124,6 +124,11 @@ def _host_list(text: str) -> tuple[str, ...]:
         except UnusableHost as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
     return hosts
+def _report_frequency(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        raise argparse.ArgumentTypeError(f"invalid report frequency {text[:20]!r} (seconds, "
+                                         "0 or more)")
+    return int(text)
 
 
 def _interval(text: str) -> float:
@@ -300,6 +305,10 @@ OPTIONS: tuple[Option, ...] = (
            help="random seed (same seed, same run)"),
     option("--fast-redo", commands=SIMULATING, group=SCENARIO, action="store_true",
            default=False, help="initial-start: redo log files created without a sync per page"),
+    option("--report-frequency", commands=SIMULATING, group=SCENARIO, type=_report_frequency,
+           metavar="SECONDS", help="StartupStatusReportFrequency of the data nodes: redo-log "
+           "progress every SECONDS during an initial start (default 0, as NDB: only the first "
+           "and the last report)"),
     option("--ndb-version", commands=SIMULATING, group=SCENARIO, metavar="X.Y.Z",
            help="simulated NDB version (8.4.3)"),
     option("--data-node-hosts", commands=SIMULATING, group=SCENARIO, type=_host_list,

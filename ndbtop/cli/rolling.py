@@ -8,6 +8,7 @@ import contextlib
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,9 +17,12 @@ from ndbtop.actions.target import audit_fields, cluster_target
 from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
 from ndbtop.cli.prompt import ask
 from ndbtop.cli.sources import cluster_connectstring
-from ndbtop.errors import UsageError
+from ndbtop.errors import MgmError, UsageError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import ClusterConfig
+from ndbtop.model.config_decode import config_from_blob
 from ndbtop.ops.preflight import Verdict, preflight
 from ndbtop.ops.rolling import (
     Decision,
@@ -26,6 +30,7 @@ from ndbtop.ops.rolling import (
     Progress,
     RollingPlan,
     RollingRestart,
+    configuration_note,
     plan_rolling,
 )
 from ndbtop.ops.wait import describe
@@ -42,39 +47,87 @@ def run_rolling(args: argparse.Namespace) -> int:
     return asyncio.run(_run(args, connectstring))
 
 
-async def _plan(
-    args: argparse.Namespace, connectstring: ConnectString
-) -> tuple[RollingPlan, str, Verdict]:
-    """The plan, the management server it was made from (the one that answered), and
-    the pre-flight verdict."""
+@dataclass(frozen=True, slots=True)
+class PlanContext:
+    """The plan with what it was made from: the management server that answered, the live
+    status, the configuration and the pre-flight verdict."""
+
+    plan: RollingPlan
+    address: str
+    verdict: Verdict
+    nodes: tuple[NodeStatus, ...]
+    config: ClusterConfig | None
+    note: str | None
+
+
+async def _plan(args: argparse.Namespace, connectstring: ConnectString) -> PlanContext:
+    """The plan, the management server it was made from (the one that answered), the
+    pre-flight verdict, and which nodes it brings onto the current configuration."""
     client = MgmClient(connectstring)
+    config: ClusterConfig | None = None
+    note: str | None = None
     try:
         address = str(await client.connect())
         nodes = await client.get_status()
+        try:
+            config = config_from_blob(await client.get_config_blob())
+        except MgmError as exc:
+            note = f"node groups of nodes not started are unknown: {exc}"
+        known = {n.node_id for n in nodes if n.type == "NDB"}
+        if args.nodes:
+            unknown = sorted(set(args.nodes) - known)
+            if unknown:
+                raise UsageError(
+                    f"not a data node of this cluster: {', '.join(map(str, unknown))}")
+        verdict = preflight(nodes, config, force_degraded=args.force_degraded)
+        plan = plan_rolling(nodes, per_group=args.per_group, only=args.nodes,
+                            initial=args.initial, config=config, skip=verdict.skipped)
+        if config is not None:
+            note = configuration_note(plan, config, await running_older(client, nodes, config))
     finally:
         await client.close()
-    known = {n.node_id for n in nodes if n.type == "NDB"}
-    if args.nodes:
-        unknown = sorted(set(args.nodes) - known)
-        if unknown:
-            raise UsageError(f"not a data node of this cluster: {', '.join(map(str, unknown))}")
-    verdict = preflight(nodes, force_degraded=args.force_degraded)
-    plan = plan_rolling(nodes, per_group=args.per_group, only=args.nodes, initial=args.initial,
-                        skip=verdict.skipped)
-    return plan, address, verdict
+    return PlanContext(plan, address, verdict, tuple(nodes), config, note)
+
+
+def plan_steps(context: PlanContext) -> str:
+    """The ``ndb_mgm`` command of each step, then the configuration the restart brings."""
+    lines = [f"  {i}. {command}" for i, command in enumerate(context.plan.commands(), 1)]
+    if context.note is not None:
+        lines.append(f"configuration: {context.note}")
+    return "\n".join(lines) + "\n"
+
+
+async def running_older(client: MgmClient, nodes: Sequence[NodeStatus],
+                        config: ClusterConfig) -> dict[int, bool | None]:
+    """Whether each data node runs an older configuration than the management server's,
+    asking the server for the one each started node runs (``from_node``)."""
+    out: dict[int, bool | None] = {}
+    for n in nodes:
+        if n.type != "NDB":
+            continue
+        if n.status not in ("STARTED", "SINGLE USER MODE"):
+            out[n.node_id] = False
+            continue
+        try:
+            running = config_from_blob(await client.get_config_blob(n.node_id))
+        except MgmError:
+            out[n.node_id] = None
+            continue
+        out[n.node_id] = running.generation < config.generation
+    return out
 
 
 async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out = sys.stdout
-    plan, address, verdict = await _plan(args, connectstring)
-    target = cluster_target(address)
+    context = await _plan(args, connectstring)
+    plan, address, verdict = context.plan, context.address, context.verdict
+    target = cluster_target(address, context.config.generation if context.config else None)
     if not plan.batches and verdict.ok and not plan.notes:
         out.write(f"no data node to restart at {target}\n")
         return 0
     out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
               f"{len(plan.batches)} step(s), one at a time, waiting for STARTED:\n")
-    for i, command in enumerate(plan.commands(), 1):
-        out.write(f"  {i}. {command}\n")
+    out.write(plan_steps(context))
     for note in plan.notes:
         out.write(f"  ({note})\n")
     out.write(verdict.text() + "\n")
@@ -124,7 +177,7 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
         return {"r": Decision.RETRY, "s": Decision.SKIP}.get(answer, Decision.ABORT)
 
     engine = RollingRestart(plan, connectstring, audit, decide=decide, report=report,
-                            node_timeout=args.node_timeout)
+                            node_timeout=args.node_timeout, config=context.config)
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None

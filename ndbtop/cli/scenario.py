@@ -38,6 +38,7 @@ def make_simulator(args: argparse.Namespace, host: str = "127.0.0.1") -> Simulat
         fail_node=getattr(args, "fail_node", None),
         fail_phase=getattr(args, "fail_phase", None) or DEFAULT_FAIL_PHASE,
         data_node_hosts=getattr(args, "data_node_hosts", ()) or (),
+        report_frequency=getattr(args, "report_frequency", None),
     )
     try:
         cluster = build_scenario(name, options)

@@ -19,6 +19,7 @@ from typing import Generic, TypeVar
 
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
+from ndbtop.collect.config import ConfigSource
 from ndbtop.collect.events import EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
@@ -120,6 +121,7 @@ class Hub:
             clock.monotonic,
         )
         self.mgm.after_status = self.backup_reporter.poll
+        self.config = ConfigSource(self.mgm.client, self._changed)
         self.events: EventSource | None = None
         if events:
             self.events = EventSource(
@@ -193,6 +195,7 @@ class Hub:
                 self._store = HistoryStore(self._history_dir, key)
                 self._past = self._store.load()
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
+            self.config.observe(reading.nodes, self._ndbinfo)
             self.hosts.update(reading.nodes, self.cluster_config())
         self._changed()
 
@@ -253,7 +256,7 @@ class Hub:
 
     def cluster_config(self) -> ClusterConfig | None:
         """The cluster configuration last read (hosts, DataDir, redo log size), if any."""
-        return None
+        return self.config.config
 
     def _on_remote_host(self) -> None:
         for source in (*self.hosts.sources(), *self.hosts.simulated.values()):
@@ -298,8 +301,9 @@ class Hub:
 
     async def start(self) -> None:
         """Start one task per source."""
-        sources: list[MgmSource | EventSource | SqlSource | HostSource | None] = [
+        sources: list[MgmSource | ConfigSource | EventSource | SqlSource | HostSource | None] = [
             self.mgm,
+            self.config,
             self.events,
             self.sql,
             self.host,
@@ -329,6 +333,7 @@ class Hub:
         reading = await self.mgm.poll_once()
         self.mgm.health.ok(reading.address, reading.unavailable)
         self._on_mgm()
+        await self.config.attempt()
 
         async def sample(source: SqlSource | HostSource | None, error: type[Exception]) -> None:
             if source is None:
@@ -382,7 +387,7 @@ class Hub:
 
     def source_statuses(self) -> tuple[SourceStatus, ...]:
         """The status of every source, disabled ones included."""
-        out = [self.mgm.status]
+        out = [self.mgm.status, self.config.status]
         out.append(
             self.events.status if self.events else SourceStatus("events", SourceState.DISABLED)
         )
@@ -430,7 +435,7 @@ class Hub:
             history=self._series(),
             past_starts=self._past,
             backups=self._backups,
-            config=self.cluster_config(),
+            config=self.config.config,
             hosts=self.hosts.reports(reading.nodes if reading else (),
                                      tuple(self._timelines[k] for k in sorted(self._timelines)),
                                      self.cluster_config()),

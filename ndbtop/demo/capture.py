@@ -140,6 +140,7 @@ async def _poll(hub: Hub) -> None:
     for source in (hub.mgm, hub.sql, hub.host, *hub.hosts.simulated.values()):
         if source is not None:
             await source.attempt()
+    await hub.config.read_if_pending()
 
 
 def _mgm_address(sim: Simulator) -> str:

@@ -19,10 +19,12 @@ from ndbtop.errors import (
     MgmCommandError,
     MgmDisconnected,
     MgmError,
+    MgmParserError,
     MgmProtocolError,
     MgmTimeout,
     MgmTlsError,
 )
+from ndbtop.mgm.config_fetch import ConfigUnavailable, config_command, fetch_config
 from ndbtop.mgm.connectstring import ConnectString, MgmAddress
 from ndbtop.mgm.session import MgmSession, open_first
 from ndbtop.mgm.status import NodeStatus, StatusCache, parse_status_reply
@@ -130,6 +132,8 @@ class MgmClient:
         ] = {}
         """The last ``get status`` reply for each set of types, its nodes and what it held
         outside the protocol's ranges."""
+        self.sessions_opened = 0
+        """Sessions opened so far: a change tells a reconnect (or a failover) apart."""
 
     @property
     def address(self) -> MgmAddress | None:
@@ -179,6 +183,7 @@ class MgmClient:
         self._session = session
         self.server_version = version
         self.unavailable = unavailable
+        self.sessions_opened += 1
         return session
 
     async def close(self) -> None:
@@ -257,6 +262,35 @@ class MgmClient:
         self.dropped = tuple(dropped)
         self._status_replies[kind] = (reply, nodes, self.dropped)
         return nodes
+
+    # Configuration
+
+    async def get_config_blob(self, from_node: int = 0) -> bytes:
+        """The packed cluster configuration, with the command the real client uses for this
+        server (``get config_v2`` from 8.0, ``get config`` before, and after ``Unknown
+        command``); with ``from_node``, the configuration that data node runs. Decode it
+        with :func:`ndbtop.model.config_decode.config_from_blob`.
+
+        Raises :class:`ConfigUnavailable` with a one-line reason when the server
+        refuses or sends something that is not a configuration.
+        """
+        client_version = make_version(*CLIENT_VERSION)
+        async with self._lock:
+            session = await self._ensure_session()
+            version = self.server_version.id if self.server_version else None
+            command = config_command(version)
+            while True:
+                try:
+                    return await fetch_config(session, command, client_version, self.timeout,
+                                              from_node)
+                except MgmParserError as exc:
+                    if exc.message != "Unknown command":
+                        raise ConfigUnavailable(f"configuration unavailable: {exc}") from None
+                    if command == "get config":
+                        raise ConfigUnavailable("configuration unavailable: the management "
+                                                "server knows no get config command") from None
+                command = "get config"
+                session = await self._ensure_session()
 
     # Node control (never retried)
 
@@ -490,4 +524,4 @@ def parse_version(reply: Reply) -> ServerVersion:
     )
 
 
-__all__ = ["MgmClient", "MgmError", "NodeControlResult", "ServerVersion"]
+__all__ = ["ConfigUnavailable", "MgmClient", "MgmError", "NodeControlResult", "ServerVersion"]

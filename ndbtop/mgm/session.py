@@ -210,6 +210,32 @@ class MgmSession:
             raise MgmTlsError(f"{self.address}: TLS handshake failed: {exc}") from None
         self.tls = True
 
+    async def read_counted(self, nbytes: int, timeout: float) -> bytes:
+        """Read whole lines until they hold ``nbytes`` bytes, line ends included.
+
+        For a body sent after a reply block (``get config``); lines that would
+        run past ``nbytes`` are a protocol error and close the session.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        pending = self._pending
+        parts: list[str] = []
+        count = 0
+        while count < nbytes:
+            if not pending:
+                try:
+                    await self._fill(max(deadline - loop.time(), 0.0))
+                except MgmTimeout:
+                    raise MgmTimeout(f"{self.address}: body not complete within "
+                                     f"{timeout:g} s") from None
+            line = pending.popleft()
+            parts.append(line)
+            count += len(line.encode()) + 1
+        if count != nbytes:
+            self.close()
+            raise MgmProtocolError(f"body of {count} bytes where {nbytes} were announced")
+        return "\n".join(parts).encode()
+
     def close(self) -> None:
         """Close the socket (idempotent)."""
         if not self._closed:

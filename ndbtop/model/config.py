@@ -8,9 +8,11 @@ out of it, independent of the wire format it arrived in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.ndbinfo import NdbinfoSample
 
 NO_NODE_GROUP = 65536
 """Configured node group of a data node in no node group (added before ``CREATE NODEGROUP``)."""
@@ -60,6 +62,10 @@ class DataNodeConfig:
     startup_status_report_frequency: int = 0
     arbitration_rank: int = 0
     defaulted: frozenset[str] = field(default_factory=frozenset)
+    max_execution_threads: int = 0
+    """MaxNoOfExecutionThreads (0: not set)."""
+    thread_config: str = ""
+    """ThreadConfig ("" when not set)."""
 
     @property
     def redo_log_bytes(self) -> int:
@@ -110,3 +116,98 @@ def effective_node_group(node: NodeStatus, config: ClusterConfig | None) -> int 
         return None
     configured = config.data_node(node.node_id)
     return None if configured is None else configured.node_group
+
+
+def resolve_groups(nodes: Sequence[NodeStatus], config: ClusterConfig | None
+                   ) -> tuple[NodeStatus, ...]:
+    """The ``get status`` nodes with the node group that counts for each data node.
+
+    A data node's ``node_group`` becomes :func:`effective_node_group`'s, in the
+    convention of :class:`NodeStatus`: None for a node in no node group, and
+    None too when the group is unknown (see :func:`unknown_groups`). Nodes whose
+    group does not change are the same objects.
+    """
+    out: list[NodeStatus] = []
+    for n in nodes:
+        if n.type == "NDB":
+            group = effective_node_group(n, config)
+            value = None if group is None or group == NO_NODE_GROUP else group
+            if value != n.node_group:
+                n = replace(n, node_group=value)
+        out.append(n)
+    return tuple(out)
+
+
+def unknown_groups(nodes: Sequence[NodeStatus], config: ClusterConfig | None
+                   ) -> tuple[int, ...]:
+    """Data nodes whose node group cannot be known: not started and not in the configuration
+    (or no configuration was read). Their ``get status`` group is only a placeholder."""
+    return tuple(n.node_id for n in nodes
+                 if n.type == "NDB" and effective_node_group(n, config) is None)
+
+
+def not_connected_text(node_id: int, config: ClusterConfig | None) -> str:
+    """How ``ndb_mgm show`` prints a node that is not connected, with its configured host."""
+    section = config.node(node_id) if config is not None else None
+    if section is None:
+        return "not connected"
+    return f"not connected, accepting connect from {section.host or 'any host'}"
+
+
+COMPARED: dict[int, tuple[str, str]] = {
+    112: ("DataMemory", "data_memory"),
+    126: ("NoOfFragmentLogFiles", "fragment_log_files"),
+    140: ("FragmentLogFileSize", "fragment_log_file_size"),
+    160: ("DiskPageBufferMemory", "disk_page_buffer_memory"),
+    168: ("ODirect", "odirect"),
+    184: ("StartupStatusReportFrequency", "startup_status_report_frequency"),
+    185: ("NodeGroup", "node_group"),
+    186: ("MaxNoOfExecutionThreads", "max_execution_threads"),
+    200: ("ArbitrationRank", "arbitration_rank"),
+    632: ("NoOfFragmentLogParts", "fragment_log_parts"),
+}
+"""Parameters compared with ``ndbinfo.config_values`` (id: name, DataNodeConfig field)."""
+
+
+def config_differences(config: ClusterConfig | None, sample: NdbinfoSample | None
+                       ) -> dict[int, tuple[str, ...]]:
+    """For each data node ``ndbinfo.config_values`` reports, the parameters whose value it
+    runs with differs from the management server's configuration."""
+    if config is None or sample is None or not sample.config_values:
+        return {}
+    running: dict[int, dict[int, str]] = {}
+    for node_id, param, value in sample.config_values:
+        running.setdefault(node_id, {})[param] = value
+    out: dict[int, tuple[str, ...]] = {}
+    for d in config.data_nodes:
+        values = running.get(d.node_id)
+        if values is None:
+            continue
+        differ = []
+        for param, (name, field_name) in COMPARED.items():
+            if param in values and values[param].strip() != str(int(getattr(d, field_name))):
+                differ.append(name)
+        out[d.node_id] = tuple(differ)
+    return out
+
+
+def pending_restarts(config: ClusterConfig | None, sample: NdbinfoSample | None
+                     ) -> dict[int, bool | None]:
+    """For each configured data node, whether it still runs an older configuration than the
+    management server's (a restart brings it onto the current one).
+
+    A node is behind when ``ndbinfo.nodes.config_generation`` is older, or when a
+    parameter of ``ndbinfo.config_values`` differs. None for every node without a
+    SQL node's sample; False for a node that is not running (it takes the current
+    configuration when it starts).
+    """
+    if config is None:
+        return {}
+    if sample is None or sample.panel_read_at("nodes") is None:
+        return {d.node_id: None for d in config.data_nodes}
+    running = {n.node_id: n.config_generation for n in sample.nodes}
+    differ = config_differences(config, sample)
+    return {d.node_id: (d.node_id in running
+                        and (running[d.node_id] < config.generation
+                             or bool(differ.get(d.node_id))))
+            for d in config.data_nodes}

@@ -198,6 +198,9 @@ class NdbinfoSample:
     disk_page_buffer: tuple[DiskPageBuffer, ...] = ()
     disk_write_speed: tuple[DiskWriteSpeed, ...] = ()
     disk_stat: tuple[DiskStat, ...] = ()
+    config_values: tuple[tuple[int, int, str], ...] = ()
+    """(node id, parameter id, value as text) of ``ndbinfo.config_values``: the
+    configuration each data node runs with, for the parameters ndbtop compares."""
     log_spaces: tuple[LogSpace, ...] = ()
     log_buffers: tuple[LogSpace, ...] = ()
     memory: tuple[MemoryUse, ...] = ()

@@ -20,7 +20,7 @@ from ndbtop.model.hosts import HostReport
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.series import SeriesSet
-from ndbtop.model.sources import SourceStatus
+from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics
 
 
@@ -67,6 +67,13 @@ class ClusterSnapshot:
     def source(self, name: str) -> SourceStatus | None:
         """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""
         return next((s for s in self.sources if s.name == name), None)
+
+    def live_ndbinfo(self) -> NdbinfoSample | None:
+        """The ndbinfo sample while the SQL node answers, else None (its figures may be old)."""
+        src = self.source("ndbinfo")
+        if src is None or src.state is not SourceState.CONNECTED:
+            return None
+        return self.ndbinfo
 
     def node(self, node_id: int) -> NodeStatus | None:
         """The ``get status`` entry of a node."""

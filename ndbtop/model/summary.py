@@ -1,4 +1,4 @@
-"""The one-line summary of a cluster's health, from ``get status`` alone."""
+"""The one-line summary of a cluster's health, from ``get status`` and the configuration."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import ClusterConfig, resolve_groups, unknown_groups
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,8 @@ class ClusterSummary:
     """A data node is in single-user mode (every restart is refused)."""
     single_user_api: int | None = None
     """The API node that holds single-user mode, when the server tells (``is_single_user``)."""
+    unplaced: tuple[int, ...] = ()
+    """Data nodes whose node group is unknown (no configuration and not started)."""
 
     @property
     def all_started(self) -> bool:
@@ -31,14 +34,17 @@ class ClusterSummary:
         return self.data_nodes > 0 and self.data_started == self.data_nodes
 
 
-def summarize(nodes: Iterable[NodeStatus]) -> ClusterSummary:
-    """Summarise a ``get status`` answer.
+def summarize(nodes: Iterable[NodeStatus], config: ClusterConfig | None = None
+              ) -> ClusterSummary:
+    """Summarise a ``get status`` answer, with node groups as the configuration says.
 
     A node group is *missing a node* when one of its members is not started,
-    and *down* when none is: the cluster cannot serve its data then.
-    The master is the started data node with the lowest dynamic id.
+    and *down* when none is: the cluster cannot serve its data then. Nodes in
+    no node group are left out. The master is the started data node with the
+    lowest dynamic id.
     """
-    nodes = tuple(nodes)
+    raw = tuple(nodes)
+    nodes = resolve_groups(raw, config)
     data = [n for n in nodes if n.type == "NDB"]
     started = [n for n in data if n.status in ("STARTED", "SINGLE USER MODE")]
     members: dict[int, list[NodeStatus]] = {}
@@ -62,6 +68,7 @@ def summarize(nodes: Iterable[NodeStatus]) -> ClusterSummary:
         master=master,
         single_user_mode=in_single_user_mode(nodes),
         single_user_api=single_user_api(nodes),
+        unplaced=unknown_groups(raw, config),
     )
 
 

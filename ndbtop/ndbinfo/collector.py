@@ -61,10 +61,11 @@ PANELS = (
     "restart_info",
     "links",
     "activity",
+    "config_values",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
-RARE_PANELS = {"links": 4}
+RARE_PANELS = {"links": 4, "config_values": 4}
 """Slow panels read only every N-th round of the rotation: ``transporters`` has a row for
 every pair of nodes (7,152 rows for 48 data nodes and 150 slots) for every data node to scan,
 and changes little."""
@@ -90,6 +91,7 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "restart_info": r.parse_restart_info,
     "links": lambda rows, _: r.parse_links(rows),
     "activity": lambda rows, _: r.parse_activity(rows),
+    "config_values": lambda rows, _: r.parse_config_values(rows),
 }
 
 
@@ -421,6 +423,7 @@ class NdbinfoCollector:
             restart_info=panels.get("restart_info", ()),
             links=panels.get("links", ()),
             activity=panels.get("activity", ()),
+            config_values=panels.get("config_values", ()),
             unavailable=tuple(unavailable),
             read_at=tuple(self._read_at.items()),
             queries=tally.queries,

@@ -49,6 +49,7 @@ SINCE: dict[str, int] = {
     "cpustat": make_version(7, 5, 2),
     "processes": make_version(7, 5, 7),
     "diskstat": make_version(8, 0, 19),
+    "config_values": make_version(7, 5, 0),
 }
 """First NDB version with each table (or ``table.column``) that ndbtop reads."""
 
@@ -258,6 +259,15 @@ COUNTERS = _q(
 summed on the SQL node: a row per node, where the table has one per counter of every block
 instance."""
 
+CONFIG_VALUES = _q(
+    "config_values",
+    "config_values",
+    """SELECT node_id, config_param, config_value FROM ndbinfo.config_values
+    WHERE config_param IN (112, 126, 140, 160, 168, 184, 185, 186, 200, 632)""",
+)
+"""The parameters each data node runs with that ndbtop compares with the management server's
+configuration (ids of mgmapi_config_parameters.h; 10 rows a node)."""
+
 SLOW_ROTATION = (
     NODES,
     COUNTERS,
@@ -268,6 +278,7 @@ SLOW_ROTATION = (
     TRANSPORTERS,
     LOG_BUFFERS,
     DISK_STAT,
+    CONFIG_VALUES,
 )
 """The slow tier in the order it is read, newest schema."""
 

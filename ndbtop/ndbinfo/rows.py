@@ -108,6 +108,18 @@ def parse_disk_write_speed(rows: Sequence[Row]) -> tuple[DiskWriteSpeed, ...]:
     return tuple(DiskWriteSpeed(*(to_int(v) for v in r[:7])) for r in _sorted(rows, 7))
 
 
+def parse_config_values(rows: Sequence[Row]) -> tuple[tuple[int, int, str], ...]:
+    """``node_id, config_param, config_value``: the value as the data node prints it."""
+    out = []
+    for row in rows:
+        if len(row) < 3 or row[0] is None or row[1] is None:
+            continue
+        value = row[2]
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        out.append((to_int(row[0]), to_int(row[1]), text[:512]))
+    return tuple(sorted(out))
+
+
 def parse_disk_stat(rows: Sequence[Row]) -> tuple[DiskStat, ...]:
     """``node_id`` then the four per-second sums, in the order of :class:`DiskStat`."""
     return tuple(DiskStat(*(to_int(v) for v in r[:5])) for r in _sorted(rows, 5))

@@ -12,7 +12,7 @@ goes through the audited action runner.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -344,3 +344,19 @@ def check_batch(batch: tuple[int, ...], nodes: Sequence[NodeStatus],
                 return (f"node {partner.node_id}, partner of node {node_id} in node group "
                         f"{group}, is {partner.status}")
     return None
+
+
+def configuration_note(plan: RollingPlan, config: ClusterConfig | None,
+                       pending: Mapping[int, bool | None]) -> str | None:
+    """Which nodes of the plan the restart brings onto the current configuration, or None
+    when the configuration or the nodes' running generations are not known."""
+    if config is None:
+        return None
+    planned = [n for batch in plan.batches for n in batch]
+    if any(pending.get(n) is None for n in planned):
+        return None
+    behind = [n for n in planned if pending.get(n)]
+    if not behind:
+        return f"every node already runs configuration generation {config.generation}"
+    return (f"brings node {', '.join(map(str, behind))} onto configuration generation "
+            f"{config.generation} (still running an older one)")

@@ -10,12 +10,14 @@ import datetime as dt
 from typing import Any
 
 from ndbtop.host.view import HostView
+from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.hosts import ErrorLogEntry, HostReport
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_json, backups_text
+from ndbtop.report.config_report import address_text, config_json, config_text, node_group_json
 from ndbtop.report.tables import duration, format_table, human_bytes
 
 
@@ -25,7 +27,7 @@ def _iso(epoch: float) -> str:
 
 def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
     """Every panel of the snapshot as plain JSON-ready values."""
-    s = summarize(snap.nodes)
+    s = summarize(snap.nodes, snap.config)
     out: dict[str, Any] = {
         "time": _iso(snap.wall),
         "mgm": {"address": snap.mgm_address, "version": snap.mgm_version},
@@ -48,7 +50,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                 "start_phase": n.start_phase,
                 "phase": phase_text(n, snap.timeline(n.node_id)) or None,
                 "version": n.version_text,
-                "node_group": n.node_group,
+                "node_group": node_group_json(snap, n.node_id),
                 "address": n.address,
                 "dynamic_id": n.dynamic_id,
                 "connect_count": n.connect_count,
@@ -59,6 +61,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
         "sources": [src.as_json(snap.taken_at) for src in snap.sources],
         "start_timelines": [_timeline_json(t, snap.wall) for t in snap.timelines],
         "cluster_log_levels": dict(snap.cluster_log_levels),
+        "config": config_json(snap),
     }
     out.update(_ndbinfo_json(snap))
     out["host"] = _view_json(snap.host)
@@ -366,7 +369,7 @@ def _round(value: float | None) -> float | None:
 
 def report_text(snap: ClusterSnapshot) -> str:
     """The snapshot as sections of plain tables."""
-    s = summarize(snap.nodes)
+    s = summarize(snap.nodes, snap.config)
     when = dt.datetime.fromtimestamp(snap.wall).strftime("%Y-%m-%d %H:%M:%S")
     where = snap.mgm_address or "(no management server)"
     lines = [
@@ -389,8 +392,12 @@ def report_text(snap: ClusterSnapshot) -> str:
                 secs := t.in_phase_s(snap.wall)
             ) is not None:
                 phase += f" ({duration(secs)})"
-        group = "" if n.type != "NDB" else ("none" if n.node_group is None else n.node_group)
-        rows.append((n.node_id, n.type, n.status, phase, group, n.version_text, n.address or ""))
+        group: object = ""
+        if n.type == "NDB":
+            g = node_group_json(snap, n.node_id)
+            group = "?" if g is None else ("none" if g == NO_NODE_GROUP else g)
+        rows.append((n.node_id, n.type, n.status, phase, group, n.version_text,
+                     address_text(snap, n.node_id, n.address, n.connected)))
     lines.append(
         format_table(
             ("id", "type", "status", "phase", "group", "version", "address"), rows, right=(0,)
@@ -404,6 +411,7 @@ def report_text(snap: ClusterSnapshot) -> str:
                 f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
                 f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
             )
+    lines += config_text(snap)
     lines += ["", "Sources:"]
     for src in snap.sources:
         age = src.age(snap.taken_at)

@@ -62,7 +62,6 @@ DBACC = 248
 STATS_INTERVAL = 5.0
 LCP_INTERVAL = 600.0
 LCP_DURATION = 45.0
-REDO_REPORT_INTERVAL = 60.0
 SHUTDOWN_LEVEL_SECONDS = 0.6
 INTEGRATE_STEP = 1.0
 MAX_INTEGRATE_CHUNK = 60.0
@@ -313,6 +312,7 @@ class SimCluster:
                 self.after(0.5, lambda n=node: self._begin_start(n))
 
     def _connect_process(self, node: SimDataNode) -> None:
+        node.running_config = self.config
         node.state = NOT_STARTED
         node.start_phase = 0
         node.stop_level = 0
@@ -517,7 +517,16 @@ class SimCluster:
         files, mb = node.redo_init_progress(self.now)
         ref = (DBLQH << 16) | node.node_id
         self.emit(71, node.node_id, ref, node.redo_total_files, files, node.redo_total_mb, mb)
-        self.after(REDO_REPORT_INTERVAL, lambda: self._report_redo_init(node, start_began))
+        every = node.running_config.startup_status_report_frequency
+        if every > 0:
+            self.after(every, lambda: self._report_redo_init(node, start_began))
+
+    def change_config(self, **changes: object) -> int:
+        """Install a new configuration (ndb_mgmd --reload): the next generation with the
+        given parameters. Running data nodes keep the old one until they restart."""
+        self.config = replace(self.config, generation=self.config.generation + 1,
+                              **changes)  # type: ignore[arg-type]
+        return self.config.generation
 
     # Stopping
 

@@ -19,6 +19,8 @@ class DataNodeConfig:
     host: str
     node_group: int | None
     threads: tuple[ThreadSpec, ...]
+    max_exec_threads: int = 0
+    """MaxNoOfExecutionThreads the layout was made from (0: not set)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,11 @@ class ClusterConfig:
     """The start phase that creates the redo log: 2 as in current releases, 4 as in the
     6.x field log that S1 replays."""
     host_cpus: int = 8
+    generation: int = 1
+    """ConfigGenerationNumber of this configuration."""
+    startup_status_report_frequency: int = 0
+    """Seconds between redo-log initialisation reports (0, the default: only the first and
+    the completion)."""
 
     @property
     def redo_log_mb(self) -> int:
@@ -95,7 +102,8 @@ def simple_config(
     return ClusterConfig(
         name=name,
         mgm_nodes=tuple(NodeSlot(i, h) for i, h in mgm),
-        data_nodes=tuple(DataNodeConfig(i, h, g, layout) for i, h, g in data_nodes),
+        data_nodes=tuple(DataNodeConfig(i, h, g, layout, max_exec_threads if threads is None else 0)
+                         for i, h, g in data_nodes),
         api_nodes=tuple(NodeSlot(i, h) for i, h in api),
         **kwargs,  # type: ignore[arg-type]
     )

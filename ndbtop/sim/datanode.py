@@ -58,6 +58,8 @@ class SimDataNode:
 
     def __init__(self, cfg: DataNodeConfig, cluster: ClusterConfig) -> None:
         self.cfg = cfg
+        self.running_config = cluster
+        """The configuration the node's process fetched when it last connected."""
         self.node_id = cfg.node_id
         self.threads = cfg.threads
         self.type_counts = dict(Counter(t.name for t in cfg.threads))

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from ndbtop.mgm.version import version_string
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.config_blob import data_node_entries
 from ndbtop.sim.datanode import SINGLE_USER, STARTED, TC_COUNTERS, SimDataNode
 from ndbtop.sim.startplan import RESTART_STATUS_TEXT, restart_row_values
 
@@ -105,6 +106,7 @@ class SimNdbinfo:
             "transporters": self._transporters,
             "ndb$transporters": self._ndb_transporters,
             "config_nodes": self._config_nodes,
+            "config_values": self._config_values,
             "processes": self._processes,
             "counters": self._counters,
             "hwinfo": self._hwinfo,
@@ -135,11 +137,20 @@ class SimNdbinfo:
 
     def _nodes(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         now = self.cluster.now
-        return [(n.node_id, int(n.uptime(now)), _STATUS_NAME[n.state], 0, 1) for n in nodes]
+        return [(n.node_id, int(n.uptime(now)), _STATUS_NAME[n.state], 0,
+                 n.running_config.generation) for n in nodes]
 
     def _ndb_nodes(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         now = self.cluster.now
-        return [(n.node_id, int(n.uptime(now)), _STATUS_NUMBER[n.state], 0, 1) for n in nodes]
+        return [(n.node_id, int(n.uptime(now)), _STATUS_NUMBER[n.state], 0,
+                 n.running_config.generation) for n in nodes]
+
+    def _config_values(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
+        rows: list[tuple[object, ...]] = []
+        for n in nodes:
+            for _vtype, key, value in data_node_entries(n.running_config, n.cfg):
+                rows.append((n.node_id, key, str(value)))
+        return rows
 
     def _config_nodes(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         cfg = self.cluster.config

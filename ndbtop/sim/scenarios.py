@@ -39,6 +39,9 @@ class ScenarioOptions:
     data_node_hosts: tuple[str, ...] = ()
     """Host names or addresses the data nodes report instead of the scenario's own,
     given in turn (for reading them over SSH on loopback aliases)."""
+    report_frequency: int | None = None
+    """StartupStatusReportFrequency of the data nodes (None: the scenario's own, the real
+    default 0 for the initial start)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,7 @@ def _initial_start(options: ScenarioOptions) -> SimCluster:
         # The 2008 field log (6.x series) created the redo log in phase 4; current releases
         # do it in phase 2. The replay keeps the log's numbering.
         redo_init_phase=4,
+        startup_status_report_frequency=options.report_frequency or 0,
     )
     if options.fast_redo:
         config = replace(config, redo_init_mb_per_sec=config.redo_log_mb / (FAST_REDO_TOTAL - 8))
@@ -178,6 +182,7 @@ def _add_node(options: ScenarioOptions) -> SimCluster:
         restart_profile=S3_PROFILE,
         redo_init_mb_per_sec=30.0,
         host_cpus=8,
+        startup_status_report_frequency=options.report_frequency or 0,
     )
     cluster = SimCluster(config, options.seed)
     cluster.boot_started((3, 4), data_fraction=0.5)
@@ -378,6 +383,59 @@ def _single_user(options: ScenarioOptions) -> SimCluster:
     return cluster
 
 
+# Node groups that do not follow node-id order, and a configuration change.
+
+
+def _node_groups(options: ScenarioOptions) -> SimCluster:
+    config = simple_config(
+        "node-groups",
+        (
+            (2, "192.168.0.2", 0),
+            (3, "192.168.0.3", 1),
+            (4, "192.168.0.4", 0),
+            (5, "192.168.0.5", 1),
+        ),
+        api=tuple((i, None) for i in range(50, 54)),
+        max_exec_threads=4,
+        ndb_version=_version(options, make_version(8, 4, 3)),
+        sql_node_id=50,
+        connected_api=(51,),
+    )
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started((2, 3, 4))
+    cluster.workload.tps = 1200.0
+    return cluster
+
+
+CONFIG_CHANGE_AT = 30.0
+"""When the configuration-change scenario installs its new configuration."""
+
+
+def _config_change(options: ScenarioOptions) -> SimCluster:
+    config = simple_config(
+        "config-change",
+        ((2, "192.168.0.2", 0), (3, "192.168.0.3", 0), (4, "192.168.0.4", 1),
+         (5, "192.168.0.5", 1)),
+        api=tuple((i, None) for i in range(50, 54)),
+        max_exec_threads=4,
+        ndb_version=_version(options, make_version(8, 4, 3)),
+        data_memory_mb=8192,
+        sql_node_id=50,
+        connected_api=(51,),
+        generation=4,
+    )
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started()
+    cluster.workload.tps = 2000.0
+
+    def reload() -> None:
+        cluster.change_config(data_memory_mb=12288, disk_page_buffer_mb=256)
+        cluster.restart_nodes((2,))
+
+    cluster.at(CONFIG_CHANGE_AT, reload)
+    return cluster
+
+
 # Scale: large and max.
 
 
@@ -461,6 +519,20 @@ SCENARIOS: dict[str, Scenario] = {
             "the second is aborted when data node 5 fails 2 minutes in",
             10.0,
             build_backup,
+        ),
+        Scenario(
+            "node-groups",
+            "4 data nodes with NodeGroup set: 2 and 4 in group 0, 3 and 5 in group 1; "
+            "node 5 is down (NO_CONTACT)",
+            1.0,
+            _node_groups,
+        ),
+        Scenario(
+            "config-change",
+            "DataMemory 8G to 12G and DiskPageBufferMemory to 256M at 30 s (generation 5); "
+            "node 2 restarts onto it, 3, 4 and 5 still run generation 4",
+            2.0,
+            _config_change,
         ),
         Scenario(
             "large",

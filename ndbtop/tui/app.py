@@ -50,6 +50,7 @@ from ndbtop.tui.screens.rolling import RollingRestartScreen
 from ndbtop.tui.source import SnapshotSource
 from ndbtop.tui.views.backups import BackupsView
 from ndbtop.tui.views.base import View
+from ndbtop.tui.views.config import ConfigView
 from ndbtop.tui.views.disk import DiskView
 from ndbtop.tui.views.events import EventsView
 from ndbtop.tui.views.nodes import NodesView
@@ -66,6 +67,7 @@ VIEWS = (
     ("events", EventsView),
     ("restarts", RestartsView),
     ("backups", BackupsView),
+    ("config", ConfigView),
 )
 CHANGING_ACTIONS = frozenset(
     {"restart", "stop", "start", "statistics", "rolling", "backup", "abort_backup"}
@@ -105,6 +107,7 @@ class NdbtopApp(App[int]):
         Binding("4", "view('events')", "Events"),
         Binding("5", "view('restarts')", "Restarts"),
         Binding("6", "view('backups')", "Backup", show=False),
+        Binding("7", "view('config')", "Config", show=False),
         Binding("r", "restart", "Restart"),
         Binding("x", "stop", "Stop", show=False),
         Binding("t", "start", "Start", show=False),
@@ -134,7 +137,7 @@ class NdbtopApp(App[int]):
         Binding("q", "quit_app", "Quit"),
     ]
     HELP = (
-        ("1 … 6", "Nodes, Threads, Disk, Events, Restarts, Backup"),
+        ("1 … 7", "Nodes, Threads, Disk, Events, Restarts, Backup, Config"),
         ("↑ ↓ / enter", "select a node (its timeline, its threads)"),
         ("r", "restart the selected data node (RESTART [-i] [-n] [-a] [-f])"),
         ("x", "stop the selected data node (STOP [-a] [-f])"),

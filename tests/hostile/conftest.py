@@ -68,6 +68,9 @@ def backup_status_reply(nodes: Mapping[int, Mapping[str, object]]) -> bytes:
     return f"dump events reply\nresult: Ok\nevents: {len(data)}\n\n{blocks}".encode()
 
 
+CONFIG_REFUSED = b"get config reply\nresult: Configuration not available in this script\n\n"
+
+
 def mgm_script(nodes: Mapping[int, Mapping[str, object]], *, version: str | None = None,
                extra: Iterable[tuple[str, object]] = ()) -> dict[str, object]:
     """Replies of a management server with ``nodes``."""
@@ -75,6 +78,9 @@ def mgm_script(nodes: Mapping[int, Mapping[str, object]], *, version: str | None
         "get status": status_reply(nodes),
         "get cluster loglevel": loglevel_reply(),
         "dump events": backup_status_reply(nodes),
+        # A real server always answers the configuration request; this one refuses it.
+        "get config_v2": CONFIG_REFUSED,
+        "get config": CONFIG_REFUSED,
     }
     if version is not None:
         script["get version"] = version_reply(version)

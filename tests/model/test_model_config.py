@@ -12,8 +12,11 @@ from ndbtop.model.config import (
     ClusterConfig,
     DataNodeConfig,
     NodeConfig,
+    config_differences,
     effective_node_group,
+    pending_restarts,
 )
+from ndbtop.model.ndbinfo import NdbinfoNode, NdbinfoSample
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import decode, encode
 
@@ -92,3 +95,22 @@ def test_a_configuration_is_recorded_and_read_back_with_its_defaulted_parameters
     assert back == snap
     assert back.config.data_nodes[0].defaulted == frozenset({"DataMemory",
                                                               "NoOfFragmentLogFiles"})
+
+
+def sample_with(generations: dict[int, int], values: tuple[tuple[int, int, str], ...] = ()
+                ) -> NdbinfoSample:
+    nodes = tuple(NdbinfoNode(n, 100, "STARTED", 0, g) for n, g in generations.items())
+    return NdbinfoSample(taken_at=1.0, ndb_version=None, nodes=nodes, config_values=values,
+                         read_at=(("nodes", 1.0), ("config_values", 1.0)))
+
+
+def test_a_node_on_an_older_generation_or_with_other_values_needs_a_restart() -> None:
+    sample = sample_with({2: 7, 3: 6, 4: 7}, (
+        (2, 112, str(98 * 1024 * 1024)), (2, 185, "0"),
+        (4, 112, "12884901888"), (4, 185, "1"),
+    ))
+    assert config_differences(CONFIG, sample) == {2: (), 4: ("DataMemory",)}
+    assert pending_restarts(CONFIG, sample) == {2: False, 3: True, 4: True, 5: False,
+                                                6: False}
+    assert pending_restarts(CONFIG, None) == dict.fromkeys((2, 3, 4, 5, 6))
+    assert pending_restarts(None, sample) == {}

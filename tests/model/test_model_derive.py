@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, DataNodeConfig
 from ndbtop.model.derive import (
     ActivityRate,
     activity_rates,
@@ -107,18 +108,31 @@ def node(node_id: int, status: str, group: int | None = 0, dynamic: int = 0,
     return NodeStatus(node_id, kind, status, 525315, 525315, 0, dynamic, group, 1, "h")
 
 
+SUMMARY_NODES = [
+    node(3, "STARTED", 0, 2), node(4, "NO_CONTACT", 0), node(5, "NOT_STARTED", 0),
+    node(6, "STARTING", 0), node(7, "STARTED", None, 3), node(50, "CONNECTED", kind="API"),
+    node(51, "NO_CONTACT", kind="API"), node(1, "CONNECTED", kind="MGM"),
+]
+SUMMARY_CONFIG = ClusterConfig(1, "c", 2, (), tuple(
+    DataNodeConfig(i, g) for i, g in ((3, 0), (4, 0), (5, 1), (6, 1), (7, NO_NODE_GROUP))))
+
+
 def test_summary_counts_groups_missing_a_node_and_groups_down() -> None:
-    s = summarize([
-        node(3, "STARTED", 0, 2), node(4, "NO_CONTACT", 0), node(5, "NOT_STARTED", 1),
-        node(6, "STARTING", 1), node(7, "STARTED", None, 3), node(50, "CONNECTED", kind="API"),
-        node(51, "NO_CONTACT", kind="API"), node(1, "CONNECTED", kind="MGM"),
-    ])
+    # The zeros get status sends for nodes not started are not their groups: 5 and 6 are in 1.
+    s = summarize(SUMMARY_NODES, SUMMARY_CONFIG)
     assert (s.data_nodes, s.data_started) == (5, 2)
     assert s.groups_missing == (0, 1)
     assert s.groups_down == (1,)
+    assert s.groups == (0, 1)
+    assert s.unplaced == ()
     assert (s.api_slots, s.api_connected) == (2, 1)
     assert s.master == 3
     assert not s.all_started
+
+
+def test_without_configuration_the_groups_of_nodes_not_started_are_unknown() -> None:
+    s = summarize(SUMMARY_NODES)
+    assert s.groups == (0,) and s.groups_missing == () and s.unplaced == (4, 5, 6)
 
 
 def test_backoff_doubles_to_a_cap_and_resets() -> None:

@@ -421,7 +421,8 @@ async def test_before_7_5_2_thread_cpu_comes_from_threadstat_deltas() -> None:
         ("ldm", ("DBLQH",), 101),
     ]
     assert dict(second.unavailable) == {
-        "disk_stat": "ndbinfo.diskstat needs NDB 8.0.19 (this is 7.4.10)"
+        "disk_stat": "ndbinfo.diskstat needs NDB 8.0.19 (this is 7.4.10)",
+        "config_values": "ndbinfo.config_values needs NDB 7.5.0 (this is 7.4.10)",
     }
 
 
@@ -433,3 +434,22 @@ def test_query_plans_only_name_tables_the_simulated_schema_has() -> None:
     for plan in plans:
         for query in plan.all_queries:
             assert query.table in schema
+
+
+async def test_config_values_tell_the_nodes_still_on_the_old_configuration() -> None:
+    cluster = build_scenario("config-change")  # generation 5 at 30 s, node 2 restarted onto it
+    cluster.advance(600)
+    async with sql_node(SimNdbinfo(cluster)) as server:
+        rows = await hand_query(server, q.CONFIG_VALUES.sql)
+        collector = await connected(server)
+        sample = None
+        for _ in range(60):
+            sample = await blocking(collector.sample)
+            if sample.config_values and sample.nodes:
+                break
+        collector.close()
+    assert sample is not None and len(sample.config_values) == len(rows) == 40
+    mgmd = {2: 12288, 3: 8192, 4: 8192, 5: 8192}
+    memory = {n: int(v) >> 20 for n, p, v in sample.config_values if p == 112}
+    assert memory == mgmd
+    assert {n.node_id: n.config_generation for n in sample.nodes} == {2: 5, 3: 4, 4: 4, 5: 4}

@@ -101,6 +101,7 @@ def test_the_newest_plan_reads_cpustat_and_every_slow_table() -> None:
         "transporters",
         "logbuffers",
         "diskstat",
+        "config_values",
     ]
     assert "thread_spinning" in plan.thread_cpu.sql
 
@@ -111,24 +112,26 @@ GATES = [
     ((8, 0, 18), "cpustat", {"diskstat"}, {"disk_stat"}),
     ((7, 5, 2), "cpustat", {"diskstat"}, {"disk_stat"}),
     ((7, 5, 1), "threadstat", {"diskstat", "cpustat", "threads"}, {"disk_stat"}),
-    ((7, 4, 2), "threadstat", {"diskstat", "cpustat"}, {"disk_stat"}),
+    ((7, 4, 2), "threadstat", {"diskstat", "cpustat", "config_values"},
+     {"disk_stat", "config_values"}),
     (
         (7, 4, 1),
         "threadstat",
-        {"diskstat", "cpustat", "restart_info"},
-        {"disk_stat", "restart_info"},
+        {"diskstat", "cpustat", "restart_info", "config_values"},
+        {"disk_stat", "restart_info", "config_values"},
     ),
     (
         (7, 3, 5),
         "threadstat",
-        {"diskstat", "restart_info", "disk_write_speed_aggregate_node"},
-        {"disk_stat", "restart_info", "disk_write_speed"},
+        {"diskstat", "restart_info", "disk_write_speed_aggregate_node", "config_values"},
+        {"disk_stat", "restart_info", "disk_write_speed", "config_values"},
     ),
     (
         (7, 1, 10),
         None,
-        {"threadstat", "threadblocks", "restart_info", "disk_write_speed_aggregate_node"},
-        {"threads", "disk_stat", "restart_info", "disk_write_speed"},
+        {"threadstat", "threadblocks", "restart_info", "disk_write_speed_aggregate_node",
+         "config_values"},
+        {"threads", "disk_stat", "restart_info", "disk_write_speed", "config_values"},
     ),
 ]
 

@@ -15,6 +15,7 @@ from ndbtop.errors import MgmConnectError
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.clock import RealClock
+from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, DataNodeConfig
 from ndbtop.ops.rolling import (
     Decision,
     Problem,
@@ -56,6 +57,24 @@ def test_guard(nodes: list[NodeStatus], batch: tuple[int, ...], reason: str | No
     known = ((3, 0), (4, 1 if any(n.node_id == 5 for n in nodes) else 0), (5, 1))
     found = check_batch(batch, nodes, None, known)
     assert (found is None) if reason is None else (reason in (found or ""))
+
+
+def configured(nodes: list[NodeStatus]) -> ClusterConfig:
+    """A configuration that puts each node in the group given."""
+    return ClusterConfig(1, "c", 2, (), tuple(
+        DataNodeConfig(n.node_id, NO_NODE_GROUP if n.node_group is None else n.node_group)
+        for n in nodes))
+
+
+def test_guard_pairs_by_the_configured_groups_not_the_zero_of_a_node_without_contact() -> None:
+    # get status sends node_group 0 for node 5, which the configuration puts in group 1.
+    live = [ndb(2, 0), ndb(3, 0), ndb(4, 1), ndb(5, 0, "NO_CONTACT")]
+    config = configured([ndb(2, 0), ndb(3, 0), ndb(4, 1), ndb(5, 1)])
+    assert check_batch((2,), live, config) is None
+    found = check_batch((4,), live, config)
+    assert found == "node 5, partner of node 4 in node group 1, is NO_CONTACT"
+    plan = plan_rolling(live, per_group=True, config=config)
+    assert plan.batches == ((2, 4), (3, 5))
 
 
 async def test_wait_reports_changes_and_returns_when_started(start_sim: StartSim) -> None:

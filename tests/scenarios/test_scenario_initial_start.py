@@ -27,7 +27,8 @@ def progress(w: ScenarioWatch, node: int) -> list[tuple[float, int, int, int, in
 
 
 async def test_phase_4_creates_43008_mb_of_redo_log_for_38_minutes(watch: Watch) -> None:
-    w = await watch("initial-start")
+    # Periodic progress reports need StartupStatusReportFrequency > 0 (here every minute).
+    w = await watch("initial-start", report_frequency=60)
     before = await w.status()
     assert [before[n].status for n in DATA_NODES] == ["NO_CONTACT", "NO_CONTACT"]
     assert before[20].status == "UNKNOWN"
@@ -148,3 +149,14 @@ async def test_fast_redo_starts_the_cluster_in_5_minutes_12(watch: Watch) -> Non
     status = await w.status()
     assert [status[n].status for n in DATA_NODES] == ["STARTED", "STARTED"]
     assert_reference_texts(w.events)
+
+
+async def test_with_the_default_report_frequency_only_the_first_and_last_reports_come(
+        watch: Watch) -> None:
+    w = await watch("initial-start", fast_redo=True)
+    await w.run_until(lambda: all(w.arrived(11, n) for n in DATA_NODES), step=2.0, limit=400,
+                      what="Started")
+    for node in DATA_NODES:
+        reports = progress(w, node)
+        assert [(r[1], r[3]) for r in reports] == [(0, 0)]
+        assert len(w.seen(72, node)) == 1

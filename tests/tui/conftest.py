@@ -45,6 +45,7 @@ INTERVAL = 0.25
 
 VIEW_KEYS = {
     "1": "nodes", "2": "threads", "3": "disk", "4": "events", "5": "restarts", "6": "backups",
+    "7": "config",
 }
 
 

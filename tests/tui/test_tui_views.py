@@ -6,6 +6,7 @@ import re
 
 from textual.widgets import Input, RichLog, TabbedContent
 
+from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.views.nodes import NodesView
@@ -21,11 +22,13 @@ def _phase4_on_screen(app: NdbtopApp) -> bool:
     if not isinstance(view, NodesView) or view.snapshot is None:
         return False
     t = view.snapshot.timeline(10)
-    return t is not None and t.redo is not None and t.redo.mb_per_s is not None
+    return t is not None and t.redo is not None
 
 
 async def test_nodes_view_shows_every_node_and_the_phase_in_progress_during_s1_phase_4(tui):
-    async with tui("initial-start", speed=120.0, ready=_phase4_on_screen) as t:
+    # Progress reports every minute (StartupStatusReportFrequency=60).
+    cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
+    async with tui(cluster, speed=120.0, ready=_phase4_on_screen) as t:
         await t.until(
             lambda: REDO_LINE.search(t.text()) is not None, "the redo progress line with MB/s"
         )
@@ -50,6 +53,23 @@ async def test_nodes_view_shows_every_node_and_the_phase_in_progress_during_s1_p
         assert 10.0 < float(speed) < 35.0
 
 
+def _redo_init_begun(app: NdbtopApp) -> bool:
+    view = app.current_view
+    if not isinstance(view, NodesView) or view.snapshot is None:
+        return False
+    t = view.snapshot.timeline(10)
+    return t is not None and t.redo is not None and view.snapshot.config is not None
+
+
+async def test_without_progress_reports_the_nodes_view_says_so_next_to_the_phase(tui):
+    async with tui("initial-start", speed=120.0, ready=_redo_init_begun) as t:
+        await t.until(lambda: "no progress reports" in t.text(), "the notice")
+        text = t.text()
+        assert ("⚠ no progress reports: StartupStatusReportFrequency=0; add --ssh to measure "
+                "on the host") in text
+        assert "node 10 redo init: no progress reports" in text
+
+
 async def test_number_keys_switch_between_the_six_views(tui):
     async with tui("threads") as t:
         tabs = t.app.query_one("#tabs", TabbedContent)
@@ -59,6 +79,7 @@ async def test_number_keys_switch_between_the_six_views(tui):
             "4": ("events", "Statistics: statistics events off (cluster log STATISTICS=7"),
             "5": ("restarts", "No node restart reported by ndbinfo.restart_info"),
             "6": ("backups", "No backup seen since ndbtop started."),
+            "7": ("config", "Configuration generation 1"),
             "1": ("nodes", "data nodes started 2/2"),
         }
         for key, (name, fragment) in expected.items():
@@ -244,7 +265,7 @@ async def test_question_mark_lists_every_key(tui):
             assert re.search(rf"{re.escape(key)}  +{re.escape(description)}", text), key
         documented |= {key for key, _ in NdbtopApp.REPLAY_HELP}
         labels = {
-            **{str(n): "1 … 6" for n in range(1, 7)},
+            **{str(n): "1 … 7" for n in range(1, 8)},
             "slash": "/",
             "question_mark": "?",
             "plus,equals_sign": "+ / -",
@@ -303,7 +324,9 @@ async def test_a_note_written_behind_another_view_is_not_wrapped_at_78_columns(t
 
 
 async def test_the_event_log_stays_where_the_user_scrolled(tui):
-    async with tui("initial-start", speed=120.0, ready=_phase4_on_screen) as t:
+    # Redo-log progress every minute (StartupStatusReportFrequency=60) keeps events coming.
+    cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
+    async with tui(cluster, speed=120.0, ready=_phase4_on_screen) as t:
         await t.view("4")
         log = t.app.query_one("#log", RichLog)
         await t.until(lambda: log.max_scroll_y > 5, "more events than the log shows")

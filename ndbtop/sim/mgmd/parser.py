@@ -193,11 +193,18 @@ COMMANDS: dict[str, dict[str, ArgSpec]] = {
         password_length=(_INT, _OPT),
     ),
     "abort backup": _args(id=(_INT, _REQ)),
+    "get config": _args(version=(_INT, _REQ), nodetype=(_INT, _OPT), node=(_INT, _OPT),
+                        from_node=(_INT, _OPT)),
+    "get config_v2": _args(version=(_INT, _REQ), nodetype=(_INT, _OPT), node=(_INT, _OPT),
+                           from_node=(_INT, _OPT)),
     "start tls": {},
     "end session": {},
     "bye": {},
 }
 """The commands the simulated server knows, with their arguments (Services.cpp)."""
+
+SINCE_8_0 = frozenset({"set clientversion", "get config_v2", "start tls"})
+"""Commands a server of the 7.x series does not have (mgm-protocol.md §8.2)."""
 
 BOOTSTRAP = frozenset(
     {

@@ -22,14 +22,16 @@ from ndbtop.mgm.client import CLUSTER_LOGLEVEL_NAMES, SEVERITY_NAMES
 from ndbtop.mgm.events.encode import encode_parsable, encode_text
 from ndbtop.mgm.events.filters import FilterRejected, c_atoi, parse_filter
 from ndbtop.mgm.status import NODE_TYPES, format_status_reply, parse_types_argument
-from ndbtop.mgm.version import split_version, version_string
+from ndbtop.mgm.version import make_version, split_version, version_string
 from ndbtop.mgm.wire import LineBuffer, format_block
 from ndbtop.sim.cluster import ControlOutcome, SimCluster
+from ndbtop.sim.config_blob import config_reply, pack_v1, pack_v2
 from ndbtop.sim.datanode import STARTED
 from ndbtop.sim.eventbus import SimEvent, Subscription
 from ndbtop.sim.mgmd.parser import (
     BOOTSTRAP,
     COMMANDS,
+    SINCE_8_0,
     ParseFailure,
     Request,
     RequestParser,
@@ -95,6 +97,8 @@ class MgmdServer:
         self._writers: set[asyncio.StreamWriter] = set()
         self._session_ids = itertools.count(1)
         self.requests = 0
+        self._packed: dict[tuple[int, bool], tuple[object, bytes]] = {}
+        """Configuration replies already packed, by configuration object and format."""
         self.stall: bool = False
         """When set, sessions accept bytes but never answer (a hung server)."""
 
@@ -137,7 +141,10 @@ class MgmdServer:
         session = _Session(next(self._session_ids), writer)
         self._writers.add(writer)
         lines = LineBuffer()
-        parser = RequestParser(COMMANDS)
+        commands = COMMANDS
+        if self.cluster.config.ndb_version < make_version(8, 0, 0):
+            commands = {k: v for k, v in COMMANDS.items() if k not in SINCE_8_0}
+        parser = RequestParser(commands)
         try:
             while True:
                 timeout = SOCKET_TIMEOUT if (parser.in_request or lines.pending) else None
@@ -238,6 +245,40 @@ class MgmdServer:
         single_user = session.client_version is not None and session.client_version >= (8, 0, 22)
         nodes = self.cluster.node_statuses(self.node_id)
         return format_status_reply(nodes, types, single_user)
+
+    async def _get_config(self, session: _Session, args: dict, v2: bool) -> bytes:
+        """``get config`` / ``get config_v2``: the configuration the server holds, or with
+        ``from_node`` the one a data node runs (Services.cpp ``getConfig``)."""
+        cluster = self.cluster
+        config = cluster.config
+        from_node = int(args.get("from_node", 0))
+        if from_node:
+            node = cluster.data_nodes.get(from_node)
+            error = None
+            if from_node > 255:
+                error = f"Nodeid {from_node} is greater than max nodeid 255. "
+            elif node is None:
+                error = (f"Node {from_node} is not a data node. "
+                         if config.node_type(from_node) else f"Nodeid {from_node} does not exist. ")
+            elif not node.alive:
+                error = f"Data node {from_node} is not alive. "
+            if error is not None:
+                return format_block("get config reply", [("result", error)])
+            assert node is not None
+            config = node.running_config
+        old_form = cluster.config.ndb_version < make_version(8, 0, 0)
+        cached = self._packed.get((id(config), v2))
+        if cached is None or cached[0] is not config:
+            cached = (config, config_reply(pack_v2(config) if v2 else pack_v1(config),
+                                           old_form=old_form))
+            self._packed[(id(config), v2)] = cached
+        return cached[1]
+
+    async def _get_config_v1(self, session: _Session, args: dict) -> bytes:
+        return await self._get_config(session, args, False)
+
+    async def _get_config_v2(self, session: _Session, args: dict) -> bytes:
+        return await self._get_config(session, args, True)
 
     async def _get_info_clusterlog(self, session: _Session, args: dict) -> bytes:
         f = self.cluster.log_filter
@@ -591,6 +632,8 @@ _HANDLERS: dict[str, _Handler] = {
     "list sessions": MgmdServer._list_sessions,
     "purge stale sessions": MgmdServer._purge_stale_sessions,
     "get status": MgmdServer._get_status,
+    "get config": MgmdServer._get_config_v1,
+    "get config_v2": MgmdServer._get_config_v2,
     "get info clusterlog": MgmdServer._get_info_clusterlog,
     "get cluster loglevel": MgmdServer._get_cluster_loglevel,
     "set cluster loglevel": MgmdServer._set_cluster_loglevel,

@@ -10,6 +10,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import NO_NODE_GROUP, effective_node_group, not_connected_text
+from ndbtop.model.config_facts import reports_off
 from ndbtop.model.derive import ActivityRate
 from ndbtop.model.freshness import Freshness, freshness
 from ndbtop.model.history import PhaseVsLastTime, compare_with_last_time
@@ -58,6 +60,21 @@ _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
 
 RUNNING = frozenset({"STARTED", "STARTING", "SINGLE USER MODE", "SHUTTING_DOWN"})
 """Data node states with a running process: the others show "-" for live figures."""
+
+
+def address_cell(node: NodeStatus, snap: ClusterSnapshot) -> str:
+    """The node's address; for a data or management node that is not connected, where it
+    may connect from, as ``ndb_mgm show`` says it (an API slot just says free slot)."""
+    if node.connected or node.type == "API" or snap.config is None:
+        return node.address
+    return not_connected_text(node.node_id, snap.config)
+
+
+def group_text(group: int | None) -> str:
+    """A node group as the table shows it: ``-`` for none, ``?`` when unknown."""
+    if group is None:
+        return "?"
+    return "-" if group == NO_NODE_GROUP else str(group)
 
 
 def memory_cell(used: float | None) -> Text:
@@ -192,7 +209,7 @@ class NodesView(View):
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         self._drawn = (snap, self.filter_text, self.sort_index)
-        s = summarize(snap.nodes)
+        s = summarize(snap.nodes, snap.config)
         fresh = freshness(snap, "mgm")
         sql = freshness(snap, "ndbinfo")
         sql_stale = sql.stale and sql.age is not None
@@ -215,6 +232,9 @@ class NodesView(View):
             )
             line.append("  ·  ")
             line.append_text(groups_text(s, good))
+            if s.unplaced:
+                line.append(f"  ·  node group of node {', '.join(map(str, s.unplaced))} "
+                            "unknown (no configuration)", style="yellow")
         line.append(f"  ·  API slots connected {s.api_connected}/{s.api_slots}")
         if s.master is not None:
             line.append(f"  ·  master {s.master}")
@@ -222,7 +242,10 @@ class NodesView(View):
         if tps is not None:
             line.append(f"  ·  {per_second(tps)} tx/s")
         for t in snap.timelines:
-            if t.active and t.redo is not None and not t.redo.completed:
+            if reports_off(snap, t.node_id):
+                line.append(f"  ·  node {t.node_id} redo init: no progress reports",
+                            style="yellow")
+            elif t.active and t.redo is not None and not t.redo.completed:
                 line.append(
                     f"  ·  node {t.node_id} redo init {t.redo.fraction:.0%}"
                     f" ETA {seconds(t.redo.eta_s)}",
@@ -266,12 +289,13 @@ class NodesView(View):
             # last refresh keeps its very cells, which the table skips without comparing.
             util = util_cell(snap.host_of(node_id)) if ndb else None
             look = (n, t, None if timer is None else (timer.plain, timer.style), stale,
-                    sql_stale, figures, None if util is None else (util.plain, util.style))
+                    sql_stale, figures, None if util is None else (util.plain, util.style),
+                    snap.config)
             known = drawn.get(node_id)
             if known is not None and known[0] == look:
                 rows.append((str(node_id), known[1]))
                 continue
-            group = "" if not ndb else ("-" if n.node_group is None else str(n.node_group))
+            group = "" if not ndb else group_text(effective_node_group(n, snap.config))
             if figures is None:
                 live: tuple[object, ...] = ("-", "-", "-")
             else:
@@ -282,7 +306,7 @@ class NodesView(View):
             cells = (
                 Text(str(node_id), style="bold"),
                 n.type,
-                n.address,
+                address_cell(n, snap),
                 stale_text(status_text(n.status, n.type), stale),
                 phase_cell(n, t),
                 Text("") if timer is None else timer,
@@ -369,8 +393,9 @@ class NodesView(View):
             return None
         n = snap.node(node_id)
         assert n is not None
+        group = group_text(effective_node_group(n, snap.config)) if n.type == "NDB" else ""
         return (
-            f"node {n.node_id} {n.type} {n.status} phase {n.start_phase} group {n.node_group} "
+            f"node {n.node_id} {n.type} {n.status} phase {n.start_phase} group {group} "
             f"version {n.version_text} address {n.address}"
         )
 

@@ -2,7 +2,10 @@
 
 Event figures (LogFileInitStatus) win when they arrived; otherwise the figures measured
 on the host over SSH (open FragLog files, write_bytes against the expected total) are
-shown and marked as such; without either, the panel says how to get them. Nothing here
+shown and marked as such; without either, the panel says how to get them. A node
+configured with StartupStatusReportFrequency=0 sends one status event at its start and
+one at its end: its event figures stay at zero in between, so the host's figures win
+over them, and without those the panel says why nothing moves. Nothing here
 depends on a start phase number: which phase creates the files depends on the release.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ndbtop.model.config_facts import NO_REPORTS, configured_redo_mb, reports_off
 from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -32,8 +36,10 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     t = snap.timeline(node_id)
     host = snap.host_of(node_id)
     measured = _measured(host, node_id)
+    silent = reports_off(snap, node_id)
     lines: list[Text] = []
-    if t is not None and t.redo is not None and (t.active or t.redo.completed):
+    if (t is not None and t.redo is not None and (t.active or t.redo.completed)
+            and not (silent and measured is not None)):
         r = t.redo
         cfg = snap.config.data_node(node_id) if snap.config is not None else None
         line = Text("redo log init ")
@@ -65,7 +71,14 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
                     f"ETA {seconds(m.eta_s)}")
         line.append("  (measured on the host)", style="dim")
         lines.append(line)
-    elif (t is not None and t.active and t.kind in (INITIAL_START, INITIAL_NODE_RESTART, None)
+    if silent and measured is None and (host is None or host.via != "ssh"):
+        notice = Text(f"⚠ {NO_REPORTS}", style="yellow")
+        total = configured_redo_mb(snap, node_id)
+        if (t is None or t.redo is None) and total is not None:
+            notice.append(f" · redo log to create {total:,} MB (configuration)")
+        lines.append(notice)
+    elif (not lines and snap.config is None and t is not None and t.active
+          and t.kind in (INITIAL_START, INITIAL_NODE_RESTART, None)
           and t.current_phase is not None and t.current_phase <= LAST_REDO_PHASE):
         node = snap.node(node_id)
         if node is not None and node.status == "STARTING" and (host is None or host.via != "ssh"):

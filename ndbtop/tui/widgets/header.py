@@ -11,7 +11,10 @@ from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.tui.safe import Plain
 
-_LABELS = {"mgm": "mgm", "events": "events", "ndbinfo": "ndbinfo", "host": "host"}
+_LABELS = {"mgm": "mgm", "config": "config", "events": "events", "ndbinfo": "ndbinfo",
+           "host": "host"}
+_ON_DEMAND = frozenset({"config"})
+"""Sources read only when their data may have changed: no age, never stale."""
 
 
 def source_text(src: SourceStatus, now: float, interval: float) -> Text:
@@ -26,6 +29,8 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
     if src.state is SourceState.DISABLED:
         return Text(f"{label} off", style="dim")
     age = src.age(now)
+    if src.state is SourceState.CONNECTED and src.name in _ON_DEMAND:
+        return Text(label, style="green")
     if src.state is SourceState.CONNECTED and not src.stale(now, interval):
         # Whole seconds: tenths would change the line, and redraw it, at every refresh.
         shown = f"{label} {age:.0f}s" if age is not None else label
@@ -102,6 +107,8 @@ class StatusHeader(Plain):
                 up = sum(1 for n in mgmds if n.status == "CONNECTED")
                 top.append(f" ({up}/{len(mgmds)} mgmd up)")
             top.append(f"  NDB {snap.mgm_version or '?'}")
+            if snap.config is not None:
+                top.append(f"  config gen {snap.config.generation}")
         else:
             top.append("no management server", style="bold red")
         when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")

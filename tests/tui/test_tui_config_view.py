@@ -1,0 +1,45 @@
+"""The Config view: each data node's configuration with defaults marked, and after a
+configuration change the nodes still running the older one."""
+
+from __future__ import annotations
+
+from ndbtop.model.config import pending_restarts
+from ndbtop.sim.scenarios import CONFIG_CHANGE_AT
+
+
+async def test_config_view_shows_each_data_node_and_marks_defaults(tui):
+    async with tui("node-groups") as t:
+        await t.view("7")
+        await t.until_shown("Configuration generation 1")
+        text = t.text()
+        rows: dict[str, list[str]] = {}
+        for line in text.splitlines():
+            if line.strip() and line.split()[0] in ("2", "3", "4", "5"):
+                rows.setdefault(line.split()[0], []).append(line)
+        place, start = rows["3"]
+        assert place.split()[1] == "1" and rows["4"][0].split()[1] == "0"
+        assert "192.168.0.5" in rows["5"][0] and "/var/lib/mysql-cluster/5" in rows["5"][0]
+        assert "4x42x256M = 42G" in start
+        assert "0 (no progress reports) (default)" in start
+        assert "MaxNoOfExecutionThreads 4" in start
+
+
+async def test_after_a_configuration_change_the_nodes_on_the_old_one_are_flagged(tui):
+    async with tui("config-change", speed=40.0) as t:
+        await t.view("7")
+        await t.until_shown("Configuration generation 4")
+
+        def flagged() -> bool:
+            snap = t.app.current_view.snapshot
+            if snap is None or snap.config is None or snap.config.generation != 5:
+                return False
+            pending = pending_restarts(snap.config, snap.live_ndbinfo())
+            return pending == {2: False, 3: True, 4: True, 5: True}
+
+        await t.until(flagged, "nodes 3, 4 and 5 flagged", timeout=60)
+        assert t.sim.cluster.now > CONFIG_CHANGE_AT
+        await t.until_shown("node 3, 4, 5 still run an older configuration")
+        text = t.text()
+        row3 = next(x for x in text.splitlines() if x.split()[:1] == ["3"])  # the first table
+        assert row3.split()[-2:] == ["4", "needed"]
+        assert "12G" in row3
