@@ -117,9 +117,10 @@ def test_once_json_has_the_redo_progress_of_an_initialising_node(
     assert [r["node_id"] for r in redo] == [10]
     assert redo[0]["files_done"] == 5 + 4 + 5 + 3
     assert redo[0]["bytes_written"] >= 4 << 20
-    # Totals come from the configuration only: not read here, so unknown, not guessed.
-    assert (redo[0]["files_total"], redo[0]["bytes_expected"], redo[0]["eta_s"]) == (
-        None, None, None)
+    # Totals come from the configuration: S1 has 4 parts of 42 files of 256 MB, initialised
+    # SPARSE (one 32 KiB page per MiB written, 1/32 of the log).
+    assert redo[0]["files_total"] == 4 * 42
+    assert redo[0]["bytes_expected"] == 4 * 42 * (256 << 20) // 32
     # Node 11's host sees the stand-in too (one machine here), but it is not its node.
     assert "redo_init" not in hosts[GOOD_HOSTS[1]]
 

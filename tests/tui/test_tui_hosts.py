@@ -128,7 +128,8 @@ async def test_with_full_initialisation_the_events_mb_done_is_not_shown_as_mb() 
     from ndbtop.model.phases import RedoProgress
 
     # FULL: the events' fourth figure counts files, not megabytes (redo-init.md §6).
-    config = ClusterConfig(1, "c", 2, (), (DataNodeConfig(3, 0, init_fragment_log_files="full"),))
+    config = ClusterConfig(1, "c", 2, (), (DataNodeConfig(3, 0, init_fragment_log_files="full",
+                                                                   startup_status_report_frequency=10),))
     snap = snapshot()
     timeline = replace(snap.timelines[0], redo=RedoProgress(64, 16, 1024, 16, 490.0))
     app = OneView(NodesView)
@@ -161,3 +162,20 @@ async def test_threads_view_without_ndbinfo_shows_the_threads_read_on_the_hosts(
         assert "node 2: 2 threads" in text and "read on its host" in text
         assert "ldm\\x1b[31m" in text
         assert "Per-thread CPU comes from ndbinfo" not in text
+
+
+async def test_summary_gives_the_hosts_measure_when_a_node_sends_no_progress_reports() -> None:
+    from dataclasses import replace
+
+    from ndbtop.model.config import ClusterConfig, DataNodeConfig
+
+    # StartupStatusReportFrequency=0 (the default): only the host can say how far it is.
+    config = ClusterConfig(1, "c", 2, (), (DataNodeConfig(3, 0),))
+    app = OneView(NodesView)
+    async with app.run_test(size=(200, 40)) as pilot:
+        view = app.query_one(NodesView)
+        view.show(replace(snapshot(), config=config), 500.0)
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "node 3 redo init 31% ETA 22s (host)" in text
+        assert "redo init: no progress reports" not in text

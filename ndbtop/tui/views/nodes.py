@@ -38,7 +38,7 @@ from ndbtop.tui.views.node_facts import (
     memory_style,
     per_second,
 )
-from ndbtop.tui.views.redo import error_log_text, redo_lines
+from ndbtop.tui.views.redo import error_log_text, measured_redo, redo_lines
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 COLUMNS = (
@@ -242,7 +242,12 @@ class NodesView(View):
         if tps is not None:
             line.append(f"  ·  {per_second(tps)} tx/s")
         for t in snap.timelines:
-            if reports_off(snap, t.node_id):
+            measured = measured_redo(snap, t.node_id)
+            if reports_off(snap, t.node_id) and measured is not None:
+                frac = "?" if measured.fraction is None else f"{measured.fraction:.0%}"
+                line.append(f"  ·  node {t.node_id} redo init {frac} ETA "
+                            f"{seconds(measured.eta_s)} (host)", style="yellow")
+            elif reports_off(snap, t.node_id):
                 line.append(f"  ·  node {t.node_id} redo init: no progress reports",
                             style="yellow")
             elif t.active and t.redo is not None and not t.redo.completed:

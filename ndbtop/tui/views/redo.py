@@ -31,6 +31,11 @@ def _measured(host: HostReport | None, node_id: int) -> RedoMeasure | None:
     return next((r for r in host.redo_init if r.node_id == node_id), None)
 
 
+def measured_redo(snap: ClusterSnapshot, node_id: int) -> RedoMeasure | None:
+    """A node's redo initialisation as measured on its host over SSH, if it is."""
+    return _measured(snap.host_of(node_id), node_id)
+
+
 def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     """The redo-initialisation lines of a node's start panel (empty when not initialising)."""
     t = snap.timeline(node_id)
