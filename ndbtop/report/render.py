@@ -11,6 +11,7 @@ from typing import Any
 
 from ndbtop.host.view import HostView
 from ndbtop.model.config import NO_NODE_GROUP
+from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry, HostReport
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
@@ -59,7 +60,8 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
             for n in snap.nodes
         ],
         "sources": [src.as_json(snap.taken_at) for src in snap.sources],
-        "start_timelines": [_timeline_json(t, snap.wall) for t in snap.timelines],
+        "start_timelines": [_timeline_json(t, snap.wall, reports_off(snap, t.node_id))
+                            for t in snap.timelines],
         "cluster_log_levels": dict(snap.cluster_log_levels),
         "config": config_json(snap),
     }
@@ -70,7 +72,9 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
     return out
 
 
-def _timeline_json(t: Any, now: float) -> dict[str, Any]:
+def _timeline_json(t: Any, now: float, silent: bool) -> dict[str, Any]:
+    """One start timeline; a node that sends no progress reports has its figures done,
+    rate and ETA null (its events stay at their first figures until the end)."""
     redo = t.redo
     return {
         "node_id": t.node_id,
@@ -87,11 +91,12 @@ def _timeline_json(t: Any, now: float) -> dict[str, Any]:
         if redo is None
         else {
             "total_mb": redo.total_mb,
-            "mb_done": redo.mb_done,
+            "mb_done": None if silent else redo.mb_done,
             "total_files": redo.total_files,
-            "files_done": redo.files_done,
-            "mb_per_s": redo.mb_per_s,
-            "eta_s": redo.eta_s,
+            "files_done": None if silent else redo.files_done,
+            "mb_per_s": None if silent else redo.mb_per_s,
+            "eta_s": None if silent else redo.eta_s,
+            "progress_reports": not silent,
         },
     }
 
@@ -404,7 +409,10 @@ def report_text(snap: ClusterSnapshot) -> str:
         )
     )
     for t in snap.timelines:
-        if t.redo is not None and t.active:
+        if t.redo is not None and t.active and reports_off(snap, t.node_id):
+            lines.append(f"  node {t.node_id} redo log init: {t.redo.total_mb} MB to create, "
+                         "no progress reports (StartupStatusReportFrequency=0)")
+        elif t.redo is not None and t.active:
             r = t.redo
             speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
             lines.append(

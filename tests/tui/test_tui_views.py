@@ -68,6 +68,8 @@ async def test_without_progress_reports_the_nodes_view_says_so_next_to_the_phase
         assert ("⚠ no progress reports: StartupStatusReportFrequency=0; add --ssh to measure "
                 "on the host") in text
         assert "node 10 redo init: no progress reports" in text
+        # The start event's zero done is not progress: the total is given, no bar, no ETA.
+        assert "redo log to create" in text and "ETA -" not in text
 
 
 async def test_number_keys_switch_between_the_six_views(tui):

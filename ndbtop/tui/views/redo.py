@@ -43,8 +43,10 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     measured = _measured(host, node_id)
     silent = reports_off(snap, node_id)
     lines: list[Text] = []
+    # A silent node's events stay at their first figures (zero done) until the end: they
+    # are not progress, so they are not shown as such.
     if (t is not None and t.redo is not None and (t.active or t.redo.completed)
-            and not (silent and measured is not None)):
+            and not silent):
         r = t.redo
         cfg = snap.config.data_node(node_id) if snap.config is not None else None
         line = Text("redo log init ")
@@ -79,7 +81,7 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     if silent and measured is None and (host is None or host.via != "ssh"):
         notice = Text(f"⚠ {NO_REPORTS}", style="yellow")
         total = configured_redo_mb(snap, node_id)
-        if (t is None or t.redo is None) and total is not None:
+        if total is not None:
             notice.append(f" · redo log to create {total:,} MB (configuration)")
         lines.append(notice)
     elif (not lines and snap.config is None and t is not None and t.active
