@@ -63,7 +63,7 @@ async def scrape_cost(scenario: str, rounds: int) -> dict[str, Any]:
             nodes=tuple(copy.copy(n) for n in snap.nodes),
             hit_ratios=tuple(copy.copy(h) for h in snap.hit_ratios))
 
-    collector = SnapshotCollector("bench")
+    collector = SnapshotCollector()
     text_type = "text/plain; version=0.0.4; charset=utf-8"
     every, fresh, kept = [], [], []
     for _ in range(rounds):

@@ -12,11 +12,10 @@ import argparse
 import asyncio
 import contextlib
 import signal
-import socket
 import sys
 
 from ndbtop.cli.parser import DEFAULT_LISTEN_HOST
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader
+from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
@@ -50,25 +49,33 @@ def state_line(status: SourceStatus) -> str:
     return line
 
 
-def run_export(args: argparse.Namespace) -> int:
-    """Serve the metrics until SIGTERM (exit 0) or Ctrl-C (exit 130)."""
-    host, port = parse_listen(args.listen)
-    connectstring = cluster_connectstring(args)
-    hub = Hub(
-        connectstring,
+def export_hub(args: argparse.Namespace) -> Hub:
+    """The hub the options describe: the live view's sources (management server, events,
+    ndbinfo, this host, every data node's host with ``--ssh``), the same intervals."""
+    return Hub(
+        cluster_connectstring(args),
         RealClock(),
         args.interval,
         ndbinfo=ndbinfo_reader(args),
         host=host_reader(args),
+        ssh=ssh_options(args),
         history_dir=default_history_dir(),
+        backup_status_every=args.backup_status_interval,
     )
-    collector = SnapshotCollector(socket.gethostname())
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Serve the metrics until SIGTERM (exit 0) or Ctrl-C (exit 130)."""
+    host, port = parse_listen(args.listen)
+    hub = export_hub(args)
+    cluster = str(hub.connectstring)
+    collector = SnapshotCollector()
     try:
-        server = MetricsServer(collector, host, port, str(connectstring))
+        server = MetricsServer(collector, host, port, cluster)
     except OSError as exc:
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         raise UsageError(f"cannot listen on {where}: {exc.strerror or exc}") from None
-    return asyncio.run(serve(hub, collector, server, str(connectstring)))
+    return asyncio.run(serve(hub, collector, server, cluster))
 
 
 async def serve(hub: Hub, collector: SnapshotCollector, server: MetricsServer,

@@ -237,7 +237,7 @@ OPTIONS: tuple[Option, ...] = (
     option("--backup-completed", commands={"wait"}, group="wait", type=_backup_id,
            metavar="ID", help="wait until backup ID completes (exit 1 if it aborts or the "
            "time runs out), printing its progress; instead of --status"),
-    option("--backup-status-interval", commands={LIVE, "demo", "record", "wait"},
+    option("--backup-status-interval", commands={LIVE, "demo", "record", "wait", "export"},
            group="backups", type=_report_interval, default=10.0, metavar="SECONDS",
            help="while a backup runs, ask the data nodes for its progress (REPORT "
            "BACKUPSTATUS) this often (default 10; 0: only at connect)"),

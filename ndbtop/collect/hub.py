@@ -30,6 +30,7 @@ from ndbtop.collect.thread_history import ThreadHistory
 from ndbtop.errors import MgmError, SqlError
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.mgm.events.catalogue import EventType
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
@@ -51,6 +52,8 @@ EVENT_HISTORY = 2000
 """Events kept for the Events view."""
 HISTORY_POINTS = 120
 """Points kept per time series (sparklines)."""
+BACKUP_FAILURES = frozenset({EventType.BACKUP_ABORTED, EventType.BACKUP_FAILED_TO_START})
+"""The events of a backup that failed (counted in ``backup_failures``)."""
 THREAD_HISTORY_POINTS = 24
 """Points kept per thread's CPU series (``thread.cpu.<node>.<thr_no>``): twice what the
 Threads view's sparklines show (``TREND_WIDTH``, 12), because the largest clusters have
@@ -114,6 +117,7 @@ class Hub:
         self._states: tuple[SourceState, ...] = ()
         self.mgm = MgmSource(connectstring, clock, interval, self._on_mgm)
         self._backups: tuple[Backup, ...] = ()
+        self._backup_failures = 0
         self.backup_reporter = BackupReporter(
             backup_status_every,
             lambda: running_backup(self._backups) is not None,
@@ -215,6 +219,8 @@ class Hub:
         self._set_timelines(apply_event(self._timelines, event))
         self._statistics = apply_statistics(self._statistics, event)
         self._backups = apply_backup_event(self._backups, event)
+        if event.type in BACKUP_FAILURES and not event.malformed:
+            self._backup_failures += 1
         self.hosts.on_event(event, self.cluster_config())
         self._changed()
 
@@ -435,6 +441,7 @@ class Hub:
             history=self._series(),
             past_starts=self._past,
             backups=self._backups,
+            backup_failures=self._backup_failures,
             config=self.config.config,
             hosts=self.hosts.reports(reading.nodes if reading else (),
                                      tuple(self._timelines[k] for k in sorted(self._timelines)),

@@ -26,7 +26,8 @@ class MetricDef:
     help: str
     source: str
     """The ndbtop source the values come from (``mgm``, ``events``, ``ndbinfo``, ``host``,
-    ``config``); its series are left out while that source is not up."""
+    ``config``); its series are left out while that source (for ``host``: that data node
+    host) is not up."""
 
     @property
     def family(self) -> str:
@@ -43,8 +44,9 @@ def _m(name: str, kind: Kind, labels: str, help_text: str, source: str) -> Metri
 NODE = "node_id"
 METRICS: tuple[MetricDef, ...] = (
     _m("ndbtop_source_up", "gauge", "source",
-       "1 when the ndbtop source (mgm, events, ndbinfo, host) has fresh data, else 0 "
-       "(none for a source turned off)", "-"),
+       "1 when the ndbtop source (mgm, config, events, ndbinfo, host, and host NAME for each "
+       "data node host read over SSH) has fresh data, else 0 (none for a source turned off)",
+       "-"),
     _m("ndbtop_source_age_seconds", "gauge", "source",
        "Seconds since the source last produced good data", "-"),
     _m("ndb_node_status", "gauge", "node_id node_type status",
@@ -107,12 +109,54 @@ METRICS: tuple[MetricDef, ...] = (
        "Seconds each step of the node's last restart took (ndbinfo.restart_info; phase is "
        "the column name without secs_; while it runs, only the steps done)", "ndbinfo"),
     _m("ndb_redo_init_bytes", "gauge", NODE,
-       "Redo log bytes initialised so far in the node's current or last start "
-       "(LogFileInitStatus)", "mgm"),
+       "Redo log bytes initialised so far in the node's current or last start: from its "
+       "LogFileInitStatus events, or measured on its host (--ssh) when it sends no progress "
+       "reports (StartupStatusReportFrequency=0, InitFragmentLogFiles=FULL)", "mgm"),
     _m("ndb_redo_log_bytes", "gauge", NODE,
        "Size of the node's redo log: parts x files x file size (configuration)", "config"),
+    _m("ndb_redo_log_files", "gauge", NODE,
+       "Files of the node's redo log: parts x files per part (configuration)", "config"),
+    _m("ndb_redo_init_written_bytes", "gauge", NODE,
+       "Bytes the initialising data node's process has written (write_bytes of "
+       "/proc/PID/io), measured on its host", "host"),
+    _m("ndb_redo_init_expected_bytes", "gauge", NODE,
+       "Bytes the redo log initialisation writes in all: the log's size with "
+       "InitFragmentLogFiles=FULL, about 1/32 of it with SPARSE (configuration)", "host"),
+    _m("ndb_redo_init_files_done", "gauge", NODE,
+       "Redo log files the initialising data node has done over all log parts (the files "
+       "before the one each part has open), measured on its host", "host"),
+    _m("ndb_backup_in_progress", "gauge", "",
+       "1 while a backup runs, else 0 (backup events and status reports)", "events"),
+    _m("ndb_backup_id", "gauge", "",
+       "Id of the backup in progress", "events"),
+    _m("ndb_backup_node_written_bytes", "gauge", NODE,
+       "Data and log bytes the data node has written for the backup in progress, as of its "
+       "last status report (REPORT BACKUPSTATUS)", "events"),
+    _m("ndb_backup_node_written_records", "gauge", NODE,
+       "Data records the data node has written for the backup in progress, as of its last "
+       "status report", "events"),
+    _m("ndb_backup_last_completed_timestamp_seconds", "gauge", "",
+       "Unix time the last completed backup ended (when ndbtop received BackupCompleted)",
+       "events"),
+    _m("ndb_backup_last_duration_seconds", "gauge", "",
+       "Seconds the last completed backup took, from BackupStarted to BackupCompleted as "
+       "received (none when its start was not seen)", "events"),
+    _m("ndb_backup_last_written_bytes", "gauge", "",
+       "Data and log bytes the last completed backup wrote (the master's totals)", "events"),
+    _m("ndb_backup_last_written_records", "gauge", "",
+       "Data records the last completed backup wrote (the master's totals)", "events"),
+    _m("ndb_backup_last_failure_timestamp_seconds", "gauge", "",
+       "Unix time the last backup that aborted or failed to start ended (as received)",
+       "events"),
+    _m("ndb_backup_failures_total", "counter", "",
+       "Backups that aborted or failed to start since ndbtop started (BackupAborted and "
+       "BackupFailedToStart events)", "events"),
+    _m("ndbtop_host_up", "gauge", "host via",
+       "1 when the data node host is read and its figures are current, else 0 (via: local, "
+       "ssh or simulated); a host that is not read has no disk series", "host"),
     _m("ndbtop_host_data_node", "gauge", "host node_id",
-       "1 for each data node whose process runs on the host", "host"),
+       "1 for each data node on the host (its process seen there, or the configured "
+       "HostName or get status address of a host read over SSH)", "host"),
     _m("node_disk_reads_completed_total", "counter", "host device",
        "Reads completed on the host's block device since boot", "host"),
     _m("node_disk_writes_completed_total", "counter", "host device",

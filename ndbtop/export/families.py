@@ -9,17 +9,15 @@ values repeated.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from functools import partial
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.samples import Sample
-
-from ndbtop.export.catalogue import BY_NAME, METRICS
-from ndbtop.host.view import HostView
+from ndbtop.export.backup_metrics import backup_group
+from ndbtop.export.familyset import Families, Group, source_up
+from ndbtop.export.host_metrics import host_group
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
+from ndbtop.model.config_facts import host_redo_wins, reports_off
 from ndbtop.model.derive import HitRatio
 from ndbtop.model.history import last_time
 from ndbtop.model.ndbinfo import (
@@ -45,53 +43,6 @@ STARTED_STATES = ("STARTED", "SINGLE USER MODE")
 """Statuses in which ``get status`` reports the node group the node really serves."""
 
 
-class Families:
-    """The families of one exposition, created as their first sample arrives."""
-
-    def __init__(self) -> None:
-        self._by_name: dict[str, GaugeMetricFamily | CounterMetricFamily] = {}
-
-    def add(self, name: str, labels: Iterable[str], value: float) -> None:
-        """Add one sample of the metric ``name`` (as the catalogue names it)."""
-        family = self._by_name.get(name)
-        if family is None:
-            d = BY_NAME[name]
-            cls = CounterMetricFamily if d.kind == "counter" else GaugeMetricFamily
-            family = cls(d.family, d.help, labels=d.labels)
-            self._by_name[name] = family
-        family.add_metric(list(labels), value)
-
-    def samples_of(self, name: str, count: int) -> Callable[[dict[str, str], float], None]:
-        """A fast way to add ``count`` samples of the gauge ``name``, labels given as a dict
-        (for the one family with thousands of series, the threads)."""
-        family = self._by_name.get(name)
-        if family is None:
-            d = BY_NAME[name]
-            family = GaugeMetricFamily(d.family, d.help, labels=d.labels)
-            self._by_name[name] = family
-        append, sample_name = family.samples.append, family.name
-
-        def add(labels: dict[str, str], value: float) -> None:
-            append(Sample(sample_name, labels, value))
-
-        return add
-
-    def __iter__(self) -> Iterator[Metric]:
-        order = {m.name: i for i, m in enumerate(METRICS)}
-        for name in sorted(self._by_name, key=order.__getitem__):
-            yield self._by_name[name]
-
-
-def source_up(snapshot: ClusterSnapshot, name: str, now: float) -> bool:
-    """Whether a source's values are current: connected and fresher than three intervals."""
-    status = snapshot.source(name)
-    return (
-        status is not None
-        and status.state is SourceState.CONNECTED
-        and not status.stale(now, snapshot.interval)
-    )
-
-
 def source_families(snapshot: ClusterSnapshot, now: float) -> Families:
     """``ndbtop_source_up`` and ``ndbtop_source_age_seconds`` at monotonic time ``now``; a
     source the user turned off (``--no-sql``, ``--no-host``) has neither."""
@@ -107,47 +58,17 @@ def source_families(snapshot: ClusterSnapshot, now: float) -> Families:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
-    """Families made from a few parts of a snapshot (``inputs``), rendered together: a
-    scrape renders again only the groups whose inputs changed (:func:`same_inputs`)."""
-
-    name: str
-    inputs: tuple[object, ...]
-    build: Callable[[Families], None]
-
-    def families(self) -> Families:
-        """The group's families."""
-        out = Families()
-        self.build(out)
-        return out
-
-
-def same_inputs(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    """Whether two groups' inputs are the same objects: tuples element by element (the
-    collectors keep the objects of what did not change), plain values by value."""
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b, strict=True):
-        if x is y:
-            continue
-        if type(x) is tuple and type(y) is tuple:
-            if len(x) != len(y) or any(p is not q for p, q in zip(x, y, strict=True)):
-                return False
-        elif not (isinstance(x, str | int | float) and x == y):
-            return False
-    return True
-
-
-def snapshot_groups(snapshot: ClusterSnapshot, now: float, host: str) -> list[Group]:
-    """Every cluster and host series of ``snapshot`` (``host`` names the local host), by
-    group; the series of a source that is not up are left out."""
+def snapshot_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
+    """Every cluster and host series of ``snapshot``, by group; the series of a source
+    that is not up are left out."""
     s = snapshot
     groups = [Group("redo_log", (s.config,), lambda out: _redo_log_sizes(out, s))]
     if source_up(s, "mgm", now):
         groups.append(Group("nodes", (s.nodes, s.config), lambda out: _nodes(out, s)))
-        groups.append(Group("starts", (s.timelines, s.past_starts, s.config, s.wall),
+        groups.append(Group("starts", (s.timelines, s.past_starts, s.config, s.hosts, s.wall),
                             lambda out: _starts(out, s)))
+    if source_up(s, "events", now):
+        groups.append(backup_group(s))
     sample = s.ndbinfo
     if sample is not None and source_up(s, "ndbinfo", now):
         for name, values in (("uptime", sample.nodes), ("threads", sample.threads),
@@ -156,16 +77,15 @@ def snapshot_groups(snapshot: ClusterSnapshot, now: float, host: str) -> list[Gr
                              ("memory", sample.memory), ("log_space", sample.log_spaces),
                              ("activity", sample.activity), ("restart", sample.restart_info)):
             groups.append(Group(name, (values,), partial(_PANELS[name], values=values)))
-    view = s.host
-    if view is not None and source_up(s, "host", now):
-        groups.append(Group("host", (view, host), lambda out: _host(out, view, host)))
+    if s.hosts:
+        groups.append(host_group(s, now))
     return groups
 
 
-def snapshot_families(snapshot: ClusterSnapshot, now: float, host: str) -> Families:
+def snapshot_families(snapshot: ClusterSnapshot, now: float) -> Families:
     """Every cluster and host series of ``snapshot`` in one :class:`Families`."""
     out = Families()
-    for group in snapshot_groups(snapshot, now, host):
+    for group in snapshot_groups(snapshot, now):
         group.build(out)
     return out
 
@@ -212,7 +132,7 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
         node = str(t.node_id)
         configured = config.data_node(t.node_id) if config is not None else None
         total = configured.redo_log_bytes if configured is not None else None
-        sparse = configured is not None and configured.init_fragment_log_files == "sparse"
+        sparse = configured is not None and configured.init_fragment_log_files.lower() != "full"
         if t.active:
             out.add("ndb_node_start_seconds", (node,), t.elapsed_s(now))
             spent = t.in_phase_s(now)
@@ -227,9 +147,16 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
                     normal = typical_seconds(phase, t.kind, redo_mb, t.redo_phase)
                 if normal is not None:
                     out.add("ndb_node_phase_normal_seconds", (node,), normal)
-        redo = t.redo
-        if redo is not None and total is not None:
-            out.add("ndb_redo_init_bytes", (node,), float(round(redo_done(redo, sparse) * total)))
+        if total is None:
+            continue
+        measured = host_redo_wins(snapshot, t.node_id)
+        if measured is not None:
+            if measured.fraction is not None:
+                out.add("ndb_redo_init_bytes", (node,), float(round(measured.fraction * total)))
+        elif t.redo is not None and not reports_off(snapshot, t.node_id):
+            # A silent node's events stay at their first figures (zero done): not progress.
+            out.add("ndb_redo_init_bytes", (node,),
+                    float(round(redo_done(t.redo, sparse) * total)))
 
 
 def redo_done(redo: RedoProgress, sparse: bool) -> float:
@@ -248,6 +175,9 @@ def _redo_log_sizes(out: Families, snapshot: ClusterSnapshot) -> None:
         return
     for d in config.data_nodes:
         out.add("ndb_redo_log_bytes", (str(d.node_id),), float(d.redo_log_bytes))
+    for d in config.data_nodes:
+        out.add("ndb_redo_log_files", (str(d.node_id),),
+                float(d.fragment_log_parts * d.fragment_log_files))
 
 
 def _uptime(out: Families, values: tuple[NdbinfoNode, ...]) -> None:
@@ -345,22 +275,3 @@ duration is final."""
 NO_RESTART_INFO = (20, 21)
 """``node_restart_status_int`` values that mean no restart is reported (not defined in
 the cluster, not restarted yet): their durations are not data."""
-
-
-def _host(out: Families, view: HostView, host: str) -> None:
-    for node_id in view.node_ids:
-        out.add("ndbtop_host_data_node", (host, str(node_id)), 1.0)
-    for d in view.disk_counters:
-        labels = (host, d.name)
-        out.add("node_disk_reads_completed_total", labels, float(d.reads))
-        out.add("node_disk_writes_completed_total", labels, float(d.writes))
-        if d.read_merged is not None:
-            out.add("node_disk_reads_merged_total", labels, float(d.read_merged))
-        if d.write_merged is not None:
-            out.add("node_disk_writes_merged_total", labels, float(d.write_merged))
-        out.add("node_disk_read_bytes_total", labels, float(d.read_bytes))
-        out.add("node_disk_written_bytes_total", labels, float(d.write_bytes))
-        out.add("node_disk_read_time_seconds_total", labels, d.read_time_ms / 1000.0)
-        out.add("node_disk_write_time_seconds_total", labels, d.write_time_ms / 1000.0)
-        if d.busy_time_ms is not None:
-            out.add("node_disk_io_time_seconds_total", labels, d.busy_time_ms / 1000.0)

@@ -24,14 +24,8 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder, gzip_accepted
 
-from ndbtop.export.families import (
-    Families,
-    Group,
-    same_inputs,
-    snapshot_families,
-    snapshot_groups,
-    source_families,
-)
+from ndbtop.export.families import snapshot_families, snapshot_groups, source_families
+from ndbtop.export.familyset import Families, Group, same_inputs
 from ndbtop.model.snapshot import ClusterSnapshot
 
 Encoder = Callable[[Any], bytes]
@@ -52,8 +46,7 @@ class _Fixed:
 class SnapshotCollector:
     """A prometheus_client custom collector over the last snapshot published to it."""
 
-    def __init__(self, host_name: str, clock: Callable[[], float] = time.monotonic) -> None:
-        self.host_name = host_name
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._latest: ClusterSnapshot | None = None
         self._families: tuple[ClusterSnapshot, list[Metric]] | None = None
@@ -68,8 +61,7 @@ class SnapshotCollector:
     def _snapshot_families(self, snapshot: ClusterSnapshot) -> list[Metric]:
         kept = self._families
         if kept is None or kept[0] is not snapshot:
-            kept = (snapshot, list(snapshot_families(snapshot, snapshot.taken_at,
-                                                     self.host_name)))
+            kept = (snapshot, list(snapshot_families(snapshot, snapshot.taken_at)))
             self._families = kept
         return kept[1]
 
@@ -96,7 +88,7 @@ class SnapshotCollector:
         with self._lock:
             self.scrapes += 1
             kept = self._rendered.setdefault(content_type, {})
-            groups = snapshot_groups(snapshot, snapshot.taken_at, self.host_name)
+            groups = snapshot_groups(snapshot, snapshot.taken_at)
             parts = [_without_eof(encoder(_Fixed(self._sources(snapshot))))]
             for group in groups:
                 parts.append(self._group_bytes(kept, group, encoder))

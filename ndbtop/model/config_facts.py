@@ -1,7 +1,9 @@
-"""What the configuration says about a node in a snapshot: redo log, report frequency."""
+"""What the configuration says about a node in a snapshot: redo log, report frequency, and
+which redo-initialisation figures stand for a node (its events' or its host's)."""
 
 from __future__ import annotations
 
+from ndbtop.model.hosts import RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -29,3 +31,28 @@ def configured_redo_mb(snap: ClusterSnapshot, node_id: int) -> int | None:
     """The node's redo log in MB from the configuration (parts x files x size)."""
     node = snap.config.data_node(node_id) if snap.config is not None else None
     return None if node is None else node.redo_log_bytes // (1024 * 1024)
+
+
+def measured_redo(snap: ClusterSnapshot, node_id: int) -> RedoMeasure | None:
+    """A node's redo initialisation as measured on its host over SSH, if it is."""
+    host = snap.host_of(node_id)
+    if host is None:
+        return None
+    return next((r for r in host.redo_init if r.node_id == node_id), None)
+
+
+def host_redo_wins(snap: ClusterSnapshot, node_id: int) -> RedoMeasure | None:
+    """The host's measure when it is what stands for the node's redo initialisation.
+
+    The figures of LogFileInitStatus events win when they arrived, except for a node that
+    sends no progress reports (StartupStatusReportFrequency=0): its event figures stay at
+    zero until the end, so the host's measure wins over them.
+    """
+    measured = measured_redo(snap, node_id)
+    if measured is None:
+        return None
+    t = snap.timeline(node_id)
+    events = t is not None and t.redo is not None and (t.active or t.redo.completed)
+    if events and not reports_off(snap, node_id):
+        return None
+    return measured

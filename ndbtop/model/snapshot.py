@@ -61,6 +61,9 @@ class ClusterSnapshot:
     """The last cluster configuration decoded (its source is ``config``)."""
     backups: tuple[Backup, ...] = ()
     """Backups seen (events and status reports), oldest first."""
+    backup_failures: int = 0
+    """Backups that aborted or failed to start since ndbtop started (BackupAborted and
+    BackupFailedToStart events received), however many ``backups`` still holds."""
     hosts: tuple[HostReport, ...] = ()
     """Every data node host read: the local one (``via`` local) and those over SSH."""
 

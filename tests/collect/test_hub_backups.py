@@ -11,6 +11,7 @@ from typing import Any
 from ndbtop.collect.backups import BackupReporter
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
+from ndbtop.export.families import snapshot_families
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.backups import ABORTED, COMPLETED, find_backup, running_backup
@@ -70,6 +71,16 @@ async def test_reports_every_ten_seconds_while_a_backup_runs(
         b1, b2 = find_backup(backups, 1), find_backup(backups, 2)
         assert b1 is not None and b1.state == COMPLETED and b1.bytes and b1.bytes > 70 * 2**30
         assert b2 is not None and b2.error == 1326 and running_backup(backups) is None
+        # One BackupAborted: one failure, however many backups are kept.
+        snap = hub.snapshot()
+        assert snap.backup_failures == 1
+        exported = {(m.name, tuple(s.labels.items())): s.value
+                    for m in snapshot_families(snap, snap.taken_at) for s in m.samples}
+        assert exported[("ndb_backup_failures", ())] == 1
+        assert exported[("ndb_backup_in_progress", ())] == 0
+        assert exported[("ndb_backup_last_written_bytes", ())] == b1.written_bytes
+        assert exported[("ndb_backup_last_duration_seconds", ())] == b1.duration(0.0)
+        assert exported[("ndb_backup_last_failure_timestamp_seconds", ())] == b2.ended_at
     finally:
         await hub.stop()
 

@@ -45,7 +45,7 @@ async def _serve(scenario: str, advance: Callable[..., Awaitable[None]],
         node = cluster.data_nodes[STARTING_NODE]
         await advance(sim, time, lambda: node.state == "STARTING" and node.start_phase >= 2)
     hub = demo_hub(sim, 3600.0)
-    collector = SnapshotCollector("db-host")
+    collector = SnapshotCollector()
     server = MetricsServer(collector, "127.0.0.1", 0, sim.connectstring)
     server.start()
     await hub.start()

@@ -30,19 +30,19 @@ def up(*names: str) -> tuple[SourceStatus, ...]:
     return tuple(out)
 
 
-def exposition(snapshot: ClusterSnapshot, host: str = "db1") -> bytes:
+def exposition(snapshot: ClusterSnapshot) -> bytes:
     """The text exposition of ``snapshot`` as ``ndbtop export`` serves it at ``NOW``."""
-    collector = SnapshotCollector(host, clock=lambda: NOW)
+    collector = SnapshotCollector(clock=lambda: NOW)
     collector.publish(snapshot)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(collector)  # type: ignore[arg-type]
     return generate_latest(registry)
 
 
-def samples(snapshot: ClusterSnapshot, host: str = "db1") -> dict[tuple[str, frozenset], float]:
+def samples(snapshot: ClusterSnapshot) -> dict[tuple[str, frozenset], float]:
     """``{(sample name, frozenset of label pairs): value}`` of the exposition."""
     out = {}
-    for family in text_string_to_metric_families(exposition(snapshot, host).decode()):
+    for family in text_string_to_metric_families(exposition(snapshot).decode()):
         for s in family.samples:
             out[(s.name, frozenset(s.labels.items()))] = s.value
     return out

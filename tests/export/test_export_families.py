@@ -7,6 +7,8 @@ start phase is its stopping level, a STARTING node's the last completed phase.
 
 from __future__ import annotations
 
+import dataclasses
+
 from export_helpers import NOW, exposition, names, samples, up, value
 
 from ndbtop.export.catalogue import METRICS
@@ -14,9 +16,11 @@ from ndbtop.host.rates import ThreadRates
 from ndbtop.host.samples import DiskCounters
 from ndbtop.host.view import HostView
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.backups import ABORTED, COMPLETED, RUNNING, Backup, NodeProgress
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, DataNodeConfig
 from ndbtop.model.derive import HitRatio
 from ndbtop.model.history import PastStart
+from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
     LogSpace,
@@ -27,7 +31,13 @@ from ndbtop.model.ndbinfo import (
     RestartInfo,
     ThreadCpu,
 )
-from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline, phase_text
+from ndbtop.model.phases import (
+    INITIAL_START,
+    PhaseRecord,
+    RedoProgress,
+    StartTimeline,
+    phase_text,
+)
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 
@@ -174,11 +184,23 @@ def test_redo_init_progress_against_the_configured_log_size() -> None:
                            redo=RedoProgress(64, 16, 1024, 256, WALL - 1))
     full = StartTimeline(5, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
                          redo=RedoProgress(64, 32, 4096, 3, WALL - 1))
-    found = samples(snapshot(timelines=(sparse, full), config=CONFIG))
+    reporting = dataclasses.replace(CONFIG, data_nodes=tuple(
+        dataclasses.replace(d, startup_status_report_frequency=10) for d in CONFIG.data_nodes))
+    found = samples(snapshot(timelines=(sparse, full), config=reporting))
     assert value(found, "ndb_redo_log_bytes", node_id="4") == 1 << 30
     assert value(found, "ndb_redo_init_bytes", node_id="4") == (1 << 30) / 4
     assert value(found, "ndb_redo_log_bytes", node_id="5") == 4 * 16 * (64 << 20)
     assert value(found, "ndb_redo_init_bytes", node_id="5") == 4 * 16 * (64 << 20) / 2
+
+
+def test_no_redo_progress_from_the_events_of_a_node_that_sends_no_reports() -> None:
+    # StartupStatusReportFrequency=0: the one status event at the start (nothing done) is
+    # all there is until the end; without a measure on its host there is no progress.
+    first = StartTimeline(4, INITIAL_START, WALL - 50, True, current_phase=2,
+                          current_since=WALL - 40, redo=RedoProgress(64, 0, 1024, 0, WALL - 40))
+    found = samples(snapshot(timelines=(first,), config=CONFIG))
+    assert value(found, "ndb_redo_init_bytes", node_id="4") is None
+    assert value(found, "ndb_redo_log_bytes", node_id="4") == 1 << 30
 
 
 def test_redo_init_needs_the_configured_size() -> None:
@@ -239,12 +261,22 @@ def test_restart_durations_only_for_nodes_with_a_restart_report() -> None:
                  phase="for_local_recovery") is None
 
 
+def report(host: str = "db1", via: str = "local", state: str = "ok", **fields: object
+           ) -> HostReport:
+    """A data node host's report as the hub gives it, read at ``NOW``."""
+    base: dict[str, object] = dict(node_ids=(), last_ok=NOW if state == "ok" else None)
+    base.update(fields)
+    return HostReport(host, via, state=state, **base)  # type: ignore[arg-type]
+
+
+DISKS = HostView(NOW, 1.0, (), None, (), (
+    DiskCounters("nvme0n1", 10, 20, 4096, 8192, 1500, 2500, 3000, 1, 2),
+    DiskCounters("sdb", 1, 2, 512, 1024, 5, 6, None),
+))
+
+
 def test_host_disks_under_node_exporter_names_with_the_host() -> None:
-    view = HostView(NOW, 1.0, (), None, (), (
-        DiskCounters("nvme0n1", 10, 20, 4096, 8192, 1500, 2500, 3000, 1, 2),
-        DiskCounters("sdb", 1, 2, 512, 1024, 5, 6, None),
-    ))
-    found = samples(snapshot(host=view), host="db1")
+    found = samples(snapshot(hosts=(report(view=DISKS),)))
     assert value(found, "node_disk_io_time_seconds_total", host="db1", device="nvme0n1") == 3.0
     assert value(found, "node_disk_written_bytes_total", host="db1", device="nvme0n1") == 8192
     assert value(found, "node_disk_read_time_seconds_total", host="db1", device="nvme0n1") == 1.5
@@ -252,6 +284,103 @@ def test_host_disks_under_node_exporter_names_with_the_host() -> None:
     # A field the platform does not report has no series.
     assert value(found, "node_disk_io_time_seconds_total", host="db1", device="sdb") is None
     assert value(found, "node_disk_reads_merged_total", host="db1", device="sdb") is None
+    assert value(found, "ndbtop_host_up", host="db1", via="local") == 1
+
+
+def test_every_host_read_over_ssh_has_its_disks_and_its_state() -> None:
+    hosts = (
+        report("db1", view=DISKS),
+        report("10.0.0.2", "ssh", node_ids=(2,), view=DISKS),
+        report("10.0.0.3", "ssh", "error", node_ids=(3,), view=DISKS,
+               error="ssh: connect to host 10.0.0.3 port 22: Connection refused"),
+        report("10.0.0.4", "ssh", "connecting", node_ids=(4, 5)),
+    )
+    found = samples(snapshot(hosts=hosts))
+    ups = {(dict(k[1])["host"], dict(k[1])["via"]): v for k, v in found.items()
+           if k[0] == "ndbtop_host_up"}
+    assert ups == {("db1", "local"): 1, ("10.0.0.2", "ssh"): 1, ("10.0.0.3", "ssh"): 0,
+                   ("10.0.0.4", "ssh"): 0}
+    assert value(found, "node_disk_written_bytes_total", host="10.0.0.2", device="sdb") == 1024
+    # A host that is not read has no counters (its last ones are not current), only its
+    # state and the data nodes the configuration puts on it.
+    assert not [k for k in found if k[0].startswith("node_disk_")
+                and dict(k[1])["host"] in ("10.0.0.3", "10.0.0.4")]
+    nodes = {(dict(k[1])["host"], dict(k[1])["node_id"]) for k in found
+             if k[0] == "ndbtop_host_data_node"}
+    assert nodes == {("10.0.0.2", "2"), ("10.0.0.3", "3"), ("10.0.0.4", "4"),
+                     ("10.0.0.4", "5")}
+
+
+def test_a_host_whose_last_sample_is_old_is_down() -> None:
+    old = report("10.0.0.2", "ssh", node_ids=(2,), view=DISKS, last_ok=NOW - 10)
+    found = samples(snapshot(hosts=(old,)))
+    assert value(found, "ndbtop_host_up", host="10.0.0.2", via="ssh") == 0
+    assert not [k for k in found if k[0].startswith("node_disk_")]
+
+
+def test_a_host_name_read_twice_is_served_once() -> None:
+    # ndbtop runs on a data node host that --ssh also reaches under the same name.
+    hosts = (report("db1", view=DISKS), report("db1", "ssh", node_ids=(2,), view=DISKS))
+    text = exposition(snapshot(hosts=hosts)).decode()
+    assert text.count('node_disk_written_bytes_total{device="sdb",host="db1"}') == 1
+    assert value(samples(snapshot(hosts=hosts)), "ndbtop_host_up", host="db1",
+                 via="local") == 1
+
+
+SILENT = ClusterConfig(
+    generation=3, name="c", no_of_replicas=2, nodes=(),
+    data_nodes=(DataNodeConfig(10, 0, fragment_log_parts=4, fragment_log_files=42,
+                               fragment_log_file_size=256 << 20),
+                DataNodeConfig(11, 0, fragment_log_parts=4, fragment_log_files=16,
+                               fragment_log_file_size=64 << 20,
+                               startup_status_report_frequency=10)),
+)
+"""S1's node 10 (4 x 42 x 256 MB, SPARSE, no progress reports: the defaults) and a node
+11 that reports its progress every 10 s."""
+
+
+def initialising(node_id: int, redo: RedoProgress | None = None) -> StartTimeline:
+    return StartTimeline(node_id, INITIAL_START, WALL - 700, True, current_phase=2,
+                         current_since=WALL - 600, redo=redo, redo_phase=2)
+
+
+def test_redo_init_of_a_node_without_progress_reports_is_measured_on_its_host() -> None:
+    log = 4 * 42 * (256 << 20)
+    measure = RedoMeasure(10, files_done=17, files_total=4 * 42, bytes_written=log // 32 // 4,
+                          bytes_expected=log // 32, rate_bytes_per_s=1e6, eta_s=99.0)
+    # The one status event sent at the start: totals, nothing done.
+    first = RedoProgress(168, 0, 43008, 0, WALL - 600)
+    snap = snapshot(nodes=(ndb(10, "STARTING", phase=1),), timelines=(initialising(10, first),),
+                    config=SILENT,
+                    hosts=(report("10.0.0.10", "ssh", node_ids=(10,), redo_init=(measure,)),))
+    found = samples(snap)
+    assert value(found, "ndb_redo_init_written_bytes", node_id="10") == log // 32 // 4
+    assert value(found, "ndb_redo_init_expected_bytes", node_id="10") == log // 32
+    assert value(found, "ndb_redo_init_files_done", node_id="10") == 17
+    assert value(found, "ndb_redo_log_files", node_id="10") == 4 * 42
+    assert value(found, "ndb_redo_log_bytes", node_id="10") == log
+    # The events' zero is not the progress: the host's quarter of the log is.
+    assert value(found, "ndb_redo_init_bytes", node_id="10") == log / 4
+    # The phase the node was seen creating its log in: its normal duration is the log's.
+    assert value(found, "ndb_node_phase_normal_seconds", node_id="10") == 43008 / 50
+
+
+def test_events_win_for_a_node_that_reports_its_progress() -> None:
+    log = 4 * 16 * (64 << 20)
+    measure = RedoMeasure(11, files_done=32, files_total=64, bytes_written=log // 32 // 2,
+                          bytes_expected=log // 32, rate_bytes_per_s=None, eta_s=None)
+    host = report("10.0.0.11", "ssh", node_ids=(11,), redo_init=(measure,))
+    reported = RedoProgress(64, 16, 1024, 256, WALL - 1)
+    snap = snapshot(nodes=(ndb(11, "STARTING", phase=1),),
+                    timelines=(initialising(11, reported),), config=SILENT, hosts=(host,))
+    found = samples(snap)
+    assert value(found, "ndb_redo_init_bytes", node_id="11") == log / 4
+    # The host's own figures are served all the same.
+    assert value(found, "ndb_redo_init_written_bytes", node_id="11") == log // 32 // 2
+    # Before its first report the host's measure is all there is.
+    snap = snapshot(nodes=(ndb(11, "STARTING", phase=1),), timelines=(initialising(11),),
+                    config=SILENT, hosts=(host,))
+    assert value(samples(snap), "ndb_redo_init_bytes", node_id="11") == log / 2
 
 
 def test_a_source_that_is_not_up_has_only_its_up_and_age_series() -> None:
@@ -298,7 +427,52 @@ def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
                               "activity": (NodeActivity(2, 10, 9, 1, 100, 50, 5, 700),)})
     view = HostView(NOW, 1.0, (), None, (ThreadRates(40, 2, "ndbmtd", 41, "ldm"),),
                     (DiskCounters("sda", 1, 2, 3, 4, 5, 6, 7, 8, 9),))
-    snap = snapshot(config=CONFIG, timelines=(t,), ndbinfo=sample, host=view,
-                    hit_ratios=(HitRatio(2, 90.0, 80.0, 5.0),))
+    measure = RedoMeasure(4, 3, 64, 1 << 20, 1 << 25, 1e6, 31.0)
+    hosts = (report("db1", node_ids=(2, 4), view=view, redo_init=(measure,)),)
+    snap = snapshot(config=CONFIG, timelines=(t,), ndbinfo=sample, hosts=hosts,
+                    hit_ratios=(HitRatio(2, 90.0, 80.0, 5.0),), backups=BACKUPS,
+                    backup_failures=1)
     assert names(snap) == {m.name for m in METRICS}
     assert value(samples(snap), "ndbtop_host_data_node", host="db1", node_id="2") == 1
+
+
+BACKUPS = (
+    Backup(7, COMPLETED, master=2, started_at=WALL - 7200, ended_at=WALL - 6900, records=1000,
+           bytes=1 << 20, log_records=10, log_bytes=4096),
+    Backup(8, ABORTED, master=2, started_at=WALL - 3600, ended_at=WALL - 3500, error=1326),
+    Backup(9, RUNNING, master=2, started_at=WALL - 60, nodes=(
+        NodeProgress(2, 500, 1 << 19, 5, 2048, WALL - 5),
+        NodeProgress(3, 400, 1 << 18, 0, 0, WALL - 5))),
+)
+"""A completed backup, an aborted one and one running with two nodes' status reports."""
+
+
+def test_backups_in_progress_last_completed_and_failures() -> None:
+    found = samples(snapshot(backups=BACKUPS, backup_failures=3))
+    assert value(found, "ndb_backup_in_progress") == 1
+    assert value(found, "ndb_backup_id") == 9
+    assert value(found, "ndb_backup_node_written_bytes", node_id="2") == (1 << 19) + 2048
+    assert value(found, "ndb_backup_node_written_records", node_id="3") == 400
+    assert value(found, "ndb_backup_last_completed_timestamp_seconds") == WALL - 6900
+    assert value(found, "ndb_backup_last_duration_seconds") == 300
+    assert value(found, "ndb_backup_last_written_bytes") == (1 << 20) + 4096
+    assert value(found, "ndb_backup_last_written_records") == 1000
+    assert value(found, "ndb_backup_last_failure_timestamp_seconds") == WALL - 3500
+    assert value(found, "ndb_backup_failures_total") == 3
+
+
+def test_no_backup_seen_is_none_in_progress_and_nothing_else_made_up() -> None:
+    found = samples(snapshot())
+    assert value(found, "ndb_backup_in_progress") == 0
+    assert value(found, "ndb_backup_failures_total") == 0
+    assert not [k for k in found if k[0].startswith("ndb_backup_")
+                and k[0] not in ("ndb_backup_in_progress", "ndb_backup_failures_total")]
+    # A completed backup whose start was not seen (ndbtop came later) has no duration.
+    late = Backup(5, COMPLETED, master=2, ended_at=WALL - 10, records=1, bytes=1)
+    found = samples(snapshot(backups=(late,)))
+    assert value(found, "ndb_backup_last_completed_timestamp_seconds") == WALL - 10
+    assert value(found, "ndb_backup_last_duration_seconds") is None
+    assert value(found, "ndb_backup_in_progress") == 0
+    # Without the events there is nothing to say about backups.
+    assert not [k for k in samples(snapshot(sources=up("mgm"), backups=BACKUPS))
+                if k[0].startswith("ndb_backup_")]

@@ -31,7 +31,7 @@ def parsed(body: bytes) -> dict[tuple[str, frozenset], float]:
 
 
 def test_a_scrape_shows_the_new_threads_and_keeps_the_unchanged_panels() -> None:
-    collector = SnapshotCollector("db1", clock=lambda: NOW)
+    collector = SnapshotCollector(clock=lambda: NOW)
     first = snapshot()
     collector.publish(first)
     assert parsed(collector.render(generate_latest, TEXT)) == parsed(exposition(first))
@@ -53,7 +53,7 @@ def test_a_scrape_shows_the_new_threads_and_keeps_the_unchanged_panels() -> None
 
 
 def test_openmetrics_has_one_eof_at_the_end() -> None:
-    collector = SnapshotCollector("db1", clock=lambda: NOW)
+    collector = SnapshotCollector(clock=lambda: NOW)
     collector.publish(snapshot())
     body = collector.render(generate_om, OM)
     assert body.endswith(b"# EOF\n") and body.count(b"# EOF") == 1

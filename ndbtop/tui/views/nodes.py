@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group, not_connected_text
-from ndbtop.model.config_facts import reports_off
+from ndbtop.model.config_facts import measured_redo, reports_off
 from ndbtop.model.derive import ActivityRate
 from ndbtop.model.freshness import Freshness, freshness
 from ndbtop.model.history import PhaseVsLastTime, compare_with_last_time
@@ -38,7 +38,7 @@ from ndbtop.tui.views.node_facts import (
     memory_style,
     per_second,
 )
-from ndbtop.tui.views.redo import error_log_text, measured_redo, redo_lines
+from ndbtop.tui.views.redo import error_log_text, redo_lines
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 COLUMNS = (

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ndbtop.model.config_facts import NO_REPORTS, configured_redo_mb, reports_off
-from ndbtop.model.hosts import HostReport, RedoMeasure
+from ndbtop.model.config_facts import NO_REPORTS, configured_redo_mb, measured_redo, reports_off
+from ndbtop.model.hosts import HostReport
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, number, seconds
@@ -25,22 +25,11 @@ LAST_REDO_PHASE = 4
 hint about missing progress reports is not given after it."""
 
 
-def _measured(host: HostReport | None, node_id: int) -> RedoMeasure | None:
-    if host is None:
-        return None
-    return next((r for r in host.redo_init if r.node_id == node_id), None)
-
-
-def measured_redo(snap: ClusterSnapshot, node_id: int) -> RedoMeasure | None:
-    """A node's redo initialisation as measured on its host over SSH, if it is."""
-    return _measured(snap.host_of(node_id), node_id)
-
-
 def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     """The redo-initialisation lines of a node's start panel (empty when not initialising)."""
     t = snap.timeline(node_id)
     host = snap.host_of(node_id)
-    measured = _measured(host, node_id)
+    measured = measured_redo(snap, node_id)
     silent = reports_off(snap, node_id)
     lines: list[Text] = []
     # A silent node's events stay at their first figures (zero done) until the end: they

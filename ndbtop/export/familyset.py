@@ -1,0 +1,99 @@
+"""The pieces every part of the exposition is made of: families created from the catalogue,
+groups of them rendered together, and whether a source's values are current."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.samples import Sample
+
+from ndbtop.export.catalogue import BY_NAME, METRICS
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import STALE_AFTER, STALE_FLOOR, SourceState
+
+
+class Families:
+    """The families of one exposition, created as their first sample arrives."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, GaugeMetricFamily | CounterMetricFamily] = {}
+
+    def add(self, name: str, labels: Iterable[str], value: float) -> None:
+        """Add one sample of the metric ``name`` (as the catalogue names it)."""
+        family = self._by_name.get(name)
+        if family is None:
+            d = BY_NAME[name]
+            cls = CounterMetricFamily if d.kind == "counter" else GaugeMetricFamily
+            family = cls(d.family, d.help, labels=d.labels)
+            self._by_name[name] = family
+        family.add_metric(list(labels), value)
+
+    def samples_of(self, name: str, count: int) -> Callable[[dict[str, str], float], None]:
+        """A fast way to add ``count`` samples of the gauge ``name``, labels given as a dict
+        (for the one family with thousands of series, the threads)."""
+        family = self._by_name.get(name)
+        if family is None:
+            d = BY_NAME[name]
+            family = GaugeMetricFamily(d.family, d.help, labels=d.labels)
+            self._by_name[name] = family
+        append, sample_name = family.samples.append, family.name
+
+        def add(labels: dict[str, str], value: float) -> None:
+            append(Sample(sample_name, labels, value))
+
+        return add
+
+    def __iter__(self) -> Iterator[Metric]:
+        order = {m.name: i for i, m in enumerate(METRICS)}
+        for name in sorted(self._by_name, key=order.__getitem__):
+            yield self._by_name[name]
+
+
+def source_up(snapshot: ClusterSnapshot, name: str, now: float) -> bool:
+    """Whether a source's values are current: connected and not stale."""
+    status = snapshot.source(name)
+    return (
+        status is not None
+        and status.state is SourceState.CONNECTED
+        and not status.stale(now, snapshot.interval)
+    )
+
+
+def fresh(last_ok: float | None, now: float, interval: float) -> bool:
+    """Whether data of monotonic time ``last_ok`` is still current (the sources' rule)."""
+    return last_ok is not None and now - last_ok <= max(STALE_AFTER * interval, STALE_FLOOR)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Families made from a few parts of a snapshot (``inputs``), rendered together: a
+    scrape renders again only the groups whose inputs changed (:func:`same_inputs`).
+    No two groups of one exposition make the same family."""
+
+    name: str
+    inputs: tuple[object, ...]
+    build: Callable[[Families], None]
+
+    def families(self) -> Families:
+        """The group's families."""
+        out = Families()
+        self.build(out)
+        return out
+
+
+def same_inputs(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    """Whether two groups' inputs are the same objects: tuples element by element (the
+    collectors keep the objects of what did not change), plain values by value."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x is y:
+            continue
+        if type(x) is tuple and type(y) is tuple:
+            if len(x) != len(y) or any(p is not q for p, q in zip(x, y, strict=True)):
+                return False
+        elif not (isinstance(x, str | int | float) and x == y):
+            return False
+    return True

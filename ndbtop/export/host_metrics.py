@@ -1,0 +1,80 @@
+"""The data node hosts' series: every host of ``snapshot.hosts``, however it was read.
+
+The local host (psutil), each host read over SSH and each simulated host give the same
+series under their own ``host`` label: whether the host is read (``ndbtop_host_up``),
+the data nodes on it, its block devices' counters under node_exporter's names, and the
+redo-log initialisation of a starting data node measured on it (redo-init.md §5). A host
+that is not read now has only its ``ndbtop_host_up`` (0) and its data nodes, so a graph
+shows a gap rather than the last counters repeated.
+"""
+
+from __future__ import annotations
+
+from ndbtop.export.familyset import Families, Group, fresh
+from ndbtop.host.view import HostView
+from ndbtop.model.hosts import HostReport
+from ndbtop.model.snapshot import ClusterSnapshot
+
+
+def host_up(report: HostReport, now: float, interval: float) -> bool:
+    """Whether a host's figures are current: it answered, recently enough."""
+    return report.state == "ok" and fresh(report.last_ok, now, interval)
+
+
+def host_group(snapshot: ClusterSnapshot, now: float) -> Group:
+    """Every host's series, rendered again only when a report or a host's state changed.
+
+    A host name read twice (this host, also reached over SSH under the same name) is
+    served once, as read first: the same labels twice would make the exposition invalid.
+    """
+    seen: set[str] = set()
+    reports: list[HostReport] = []
+    for r in snapshot.hosts:
+        if r.host not in seen:
+            seen.add(r.host)
+            reports.append(r)
+    ups = tuple(host_up(r, now, snapshot.interval) for r in reports)
+    shown = tuple(reports)
+    return Group("hosts", (shown, ups), lambda out: _hosts(out, shown, ups))
+
+
+def _hosts(out: Families, reports: tuple[HostReport, ...], ups: tuple[bool, ...]) -> None:
+    for report, up in zip(reports, ups, strict=True):
+        out.add("ndbtop_host_up", (report.host, report.via), 1.0 if up else 0.0)
+        for node_id in report.node_ids:
+            out.add("ndbtop_host_data_node", (report.host, str(node_id)), 1.0)
+    for report, up in zip(reports, ups, strict=True):
+        if up and report.view is not None:
+            _disks(out, report.view, report.host)
+    measured: set[int] = set()
+    for report, up in zip(reports, ups, strict=True):
+        if not up:
+            continue
+        for m in report.redo_init:
+            if m.node_id in measured:
+                continue
+            measured.add(m.node_id)
+            node = (str(m.node_id),)
+            if m.bytes_written is not None:
+                out.add("ndb_redo_init_written_bytes", node, float(m.bytes_written))
+            if m.bytes_expected is not None:
+                out.add("ndb_redo_init_expected_bytes", node, float(m.bytes_expected))
+            if m.files_done is not None:
+                out.add("ndb_redo_init_files_done", node, float(m.files_done))
+
+
+def _disks(out: Families, view: HostView, host: str) -> None:
+    for d in view.disk_counters:
+        labels = (host, d.name)
+        out.add("node_disk_reads_completed_total", labels, float(d.reads))
+        out.add("node_disk_writes_completed_total", labels, float(d.writes))
+        if d.read_merged is not None:
+            out.add("node_disk_reads_merged_total", labels, float(d.read_merged))
+        if d.write_merged is not None:
+            out.add("node_disk_writes_merged_total", labels, float(d.write_merged))
+        out.add("node_disk_read_bytes_total", labels, float(d.read_bytes))
+        out.add("node_disk_written_bytes_total", labels, float(d.write_bytes))
+        out.add("node_disk_read_time_seconds_total", labels, d.read_time_ms / 1000.0)
+        out.add("node_disk_write_time_seconds_total", labels, d.write_time_ms / 1000.0)
+        if d.busy_time_ms is not None:
+            out.add("node_disk_io_time_seconds_total", labels, d.busy_time_ms / 1000.0)
