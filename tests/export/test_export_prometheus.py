@@ -8,87 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import subprocess
 import time
-import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from export_helpers import STARTING_NODE, Served, fetch
+from export_helpers import STARTING_NODE, Served
+from prometheus_server import DEADLINE, ROOT, Prometheus
 
 from ndbtop.model.phases import next_phase, phase_name
 
-ROOT = Path(__file__).resolve().parents[2]
-RULES = ROOT / "contrib" / "prometheus" / "ndb-alerts.yml"
-DEADLINE = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Prometheus:
-    """``prometheus`` scraping one target every second."""
-
-    def __init__(self, directory: Path, target: str) -> None:
-        self.port = free_port()
-        config = directory / "prometheus.yml"
-        config.write_text(
-            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-            f"rule_files:\n  - {json.dumps(str(RULES))}\n"
-            "scrape_configs:\n  - job_name: ndbtop\n"
-            f"    static_configs:\n      - targets: [{json.dumps(target)}]\n")
-        self.log = (directory / "prometheus.log").open("wb")
-        self.proc = subprocess.Popen(
-            ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={directory / 'data'}",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
-            stdout=self.log, stderr=subprocess.STDOUT)
-
-    def api(self, path: str, **params: str) -> dict:
-        url = f"http://127.0.0.1:{self.port}/api/v1/{path}"
-        if params:
-            url += "?" + urllib.parse.urlencode(params)
-        status, _, body = fetch(url)
-        assert status == 200, body
-        reply = json.loads(body)
-        assert reply["status"] == "success", reply
-        return reply["data"]  # type: ignore[no-any-return]
-
-    def query(self, expr: str) -> list[dict]:
-        return self.api("query", query=expr)["result"]  # type: ignore[no-any-return]
-
-    def wait_for(self, expr: str, count: int = 1) -> list[dict]:
-        """Poll an instant query until it returns at least ``count`` series."""
-        deadline = time.monotonic() + DEADLINE
-        while True:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"prometheus exited with {self.proc.returncode}")
-            try:
-                result = self.query(expr)
-            except OSError:
-                result = []
-            if len(result) >= count:
-                return result
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no {expr} in Prometheus after {DEADLINE} s")
-            time.sleep(0.2)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
-
 
 @pytest.fixture
-def prometheus_factory(tmp_path: Path) -> Iterator[type[Prometheus]]:
+def prometheus_factory(tmp_path: Path) -> Iterator[Callable[[str], Prometheus]]:
     started: list[Prometheus] = []
 
     def start(target: str) -> Prometheus:
@@ -96,7 +28,7 @@ def prometheus_factory(tmp_path: Path) -> Iterator[type[Prometheus]]:
         started.append(p)
         return p
 
-    yield start  # type: ignore[misc]
+    yield start
     for p in started:
         p.stop()
 
@@ -157,6 +89,15 @@ async def test_prometheus_receives_threads_and_evaluates_the_alert_rules(
             if time.monotonic() > deadline:
                 raise AssertionError("the alert rules were not evaluated")
             time.sleep(0.2)
+
+    # Every data node host of the simulated cluster, with its disks, however it was read.
+    names = {(h.host, h.via) for h in snap.hosts}
+    hosts = await asyncio.to_thread(prom.wait_for, "ndbtop_host_up", len(names))
+    assert {(r["metric"]["host"], r["metric"]["via"]): r["value"][1] for r in hosts} == {
+        n: "1" for n in names}
+    disks = await asyncio.to_thread(
+        prom.wait_for, "count by (host) (node_disk_io_time_seconds_total)", len(names))
+    assert {r["metric"]["host"] for r in disks} == {h for h, _ in names}
 
     rules = await asyncio.to_thread(rules_evaluated)
     assert {r["health"] for r in rules} == {"ok"}
