@@ -27,8 +27,13 @@ async def scrape_cost(scenario: str, rounds: int) -> dict[str, Any]:
 
     from ndbtop.collect.hub import Hub
     from ndbtop.export.server import MetricsServer, SnapshotCollector
+    from ndbtop.host.samples import DiskCounters
+    from ndbtop.host.view import HostView
     from ndbtop.mgm.connectstring import parse_connectstring
+    from ndbtop.model.backups import RUNNING, Backup, NodeProgress
     from ndbtop.model.clock import RealClock
+    from ndbtop.model.hosts import HostReport
+    from ndbtop.model.sources import SourceState, SourceStatus
     from ndbtop.ndbinfo.collector import NdbinfoCollector
     from ndbtop.ndbinfo.options import MysqlOptions
 
@@ -45,23 +50,44 @@ async def scrape_cost(scenario: str, rounds: int) -> dict[str, Any]:
             hub.sql.health.ok()
             hub._changed()
             await asyncio.sleep(0.5)
+        await hub.config.attempt()
         snap = hub.snapshot()
         await hub.stop()
     finally:
         sim.stop()
+    data_nodes = [n.node_id for n in snap.nodes if n.type == "NDB"]
+    backup = Backup(1, RUNNING, master=data_nodes[0], started_at=snap.wall - 60, nodes=tuple(
+        NodeProgress(n, 10**6, 10**9, 10**3, 10**6, snap.wall) for n in data_nodes))
+    # The events (not listened to here) are what tell of backups.
+    events = SourceStatus("events", SourceState.CONNECTED, last_ok=time.monotonic())
+    sources = tuple(events if s.name == "events" else s for s in snap.sources)
+    snap = dataclasses.replace(snap, backups=(backup,), sources=sources)
+
+    def hosts(at: float) -> tuple[HostReport, ...]:
+        """Every data node on a host of its own read over SSH, four block devices each:
+        read again at every refresh."""
+        disks = tuple(DiskCounters(f"nvme{i}n1", 10**6, 10**7, 10**10, 10**11, 10**6, 10**7,
+                                   10**6, 10, 20) for i in range(4))
+        return tuple(HostReport(f"db{n}.example", "ssh", (n,), "ok", last_ok=at,
+                                view=HostView(at, 1.0, (), None, (), disks))
+                     for n in data_nodes)
+
     def changed(snap: Any, every: bool) -> Any:
-        """The snapshot as the next refresh makes it: new values of the nodes, threads and
-        hit ratios (read every refresh), and with ``every`` of every other panel too."""
+        """The snapshot as the next refresh makes it: new values of the nodes, threads,
+        hit ratios and hosts (read every refresh), and with ``every`` of every other panel
+        and the backup's progress too."""
         ndbinfo = snap.ndbinfo
         fields = ("threads", "disk_page_buffer", "nodes")
         if every:
             fields += ("memory", "log_spaces", "activity", "restart_info")
         ndbinfo = dataclasses.replace(
             ndbinfo, **{f: tuple(copy.copy(v) for v in getattr(ndbinfo, f)) for f in fields})
+        at = time.monotonic()
         return dataclasses.replace(
-            snap, taken_at=time.monotonic(), interval=3600.0, ndbinfo=ndbinfo,
+            snap, taken_at=at, interval=3600.0, ndbinfo=ndbinfo,
             nodes=tuple(copy.copy(n) for n in snap.nodes),
-            hit_ratios=tuple(copy.copy(h) for h in snap.hit_ratios))
+            hit_ratios=tuple(copy.copy(h) for h in snap.hit_ratios), hosts=hosts(at),
+            backups=tuple(copy.copy(b) for b in snap.backups) if every else snap.backups)
 
     collector = SnapshotCollector()
     text_type = "text/plain; version=0.0.4; charset=utf-8"
@@ -98,6 +124,7 @@ async def scrape_cost(scenario: str, rounds: int) -> dict[str, Any]:
         "scenario": scenario,
         "nodes": len(snap.nodes),
         "threads": len(snap.ndbinfo.threads) if snap.ndbinfo else 0,
+        "hosts": len(snap.hosts),
         "series": sum(1 for line in text.splitlines() if not line.startswith(b"#")),
         "scrape_everything_new_cpu_ms_median": statistics.median(every),
         "scrape_everything_new_cpu_ms_max": max(every),

@@ -9,12 +9,13 @@ values repeated.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 
 from ndbtop.export.backup_metrics import backup_group
-from ndbtop.export.familyset import Families, Group, source_up
-from ndbtop.export.host_metrics import host_group
+from ndbtop.export.familyset import Families, Group, rows_group, source_up
+from ndbtop.export.host_metrics import host_groups
+from ndbtop.export.lines import Row
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.config_facts import host_redo_wins, reports_off
@@ -76,9 +77,12 @@ def snapshot_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
                              ("page_buffer", sample.disk_page_buffer),
                              ("memory", sample.memory), ("log_space", sample.log_spaces),
                              ("activity", sample.activity), ("restart", sample.restart_info)):
-            groups.append(Group(name, (values,), partial(_PANELS[name], values=values)))
+            if name == "threads":
+                groups.append(rows_group(name, (values,), partial(_thread_rows, values)))
+            else:
+                groups.append(Group(name, (values,), partial(_PANELS[name], values=values)))
     if s.hosts:
-        groups.append(host_group(s, now))
+        groups.extend(host_groups(s, now))
     return groups
 
 
@@ -185,14 +189,11 @@ def _uptime(out: Families, values: tuple[NdbinfoNode, ...]) -> None:
         out.add("ndb_node_uptime_seconds", (str(n.node_id),), float(n.uptime_s))
 
 
-def _threads(out: Families, values: tuple[ThreadCpu, ...]) -> None:
-    if not values:
-        return
-    add = out.samples_of("ndb_thread_cpu_ratio", len(values))
+def _thread_rows(values: tuple[ThreadCpu, ...]) -> Iterator[Row]:
     text = _NUMBERS
     for t in values:
-        add({"node_id": text[t.node_id], "thread_no": text[t.thr_no],
-             "thread_name": t.thread_name}, t.cpu_pct / 100.0)
+        yield ("ndb_thread_cpu_ratio", (text[t.node_id], text[t.thr_no], t.thread_name),
+               t.cpu_pct / 100.0)
 
 
 _NUMBERS = {i: str(i) for i in range(65536)}
@@ -263,7 +264,7 @@ def _restarts(out: Families, values: tuple[RestartInfo, ...]) -> None:
 
 
 _PANELS: dict[str, Callable[..., None]] = {
-    "uptime": _uptime, "threads": _threads, "hit_ratio": _hit_ratios,
+    "uptime": _uptime, "hit_ratio": _hit_ratios,
     "page_buffer": _page_buffer, "memory": _memory, "log_space": _log_spaces,
     "activity": _activity, "restart": _restarts,
 }

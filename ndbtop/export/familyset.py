@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.samples import Sample
 
 from ndbtop.export.catalogue import BY_NAME, METRICS
+from ndbtop.export.lines import Row
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import STALE_AFTER, STALE_FLOOR, SourceState
 
@@ -29,21 +29,6 @@ class Families:
             family = cls(d.family, d.help, labels=d.labels)
             self._by_name[name] = family
         family.add_metric(list(labels), value)
-
-    def samples_of(self, name: str, count: int) -> Callable[[dict[str, str], float], None]:
-        """A fast way to add ``count`` samples of the gauge ``name``, labels given as a dict
-        (for the one family with thousands of series, the threads)."""
-        family = self._by_name.get(name)
-        if family is None:
-            d = BY_NAME[name]
-            family = GaugeMetricFamily(d.family, d.help, labels=d.labels)
-            self._by_name[name] = family
-        append, sample_name = family.samples.append, family.name
-
-        def add(labels: dict[str, str], value: float) -> None:
-            append(Sample(sample_name, labels, value))
-
-        return add
 
     def __iter__(self) -> Iterator[Metric]:
         order = {m.name: i for i, m in enumerate(METRICS)}
@@ -75,12 +60,25 @@ class Group:
     name: str
     inputs: tuple[object, ...]
     build: Callable[[Families], None]
+    rows: Callable[[], Iterable[Row]] | None = None
+    """For the families of thousands of series: their rows, which a scrape renders with the
+    label text it kept (:mod:`ndbtop.export.lines`); ``build`` then adds the same rows."""
 
     def families(self) -> Families:
         """The group's families."""
         out = Families()
         self.build(out)
         return out
+
+
+def rows_group(name: str, inputs: tuple[object, ...], rows: Callable[[], Iterable[Row]]) -> Group:
+    """A group made of rows (each family's together)."""
+
+    def build(out: Families) -> None:
+        for metric, labels, value in rows():
+            out.add(metric, labels, value)
+
+    return Group(name, inputs, build, rows)
 
 
 def same_inputs(a: tuple[object, ...], b: tuple[object, ...]) -> bool:

@@ -10,8 +10,11 @@ shows a gap rather than the last counters repeated.
 
 from __future__ import annotations
 
-from ndbtop.export.familyset import Families, Group, fresh
-from ndbtop.host.view import HostView
+from collections.abc import Callable, Iterator
+
+from ndbtop.export.familyset import Families, Group, fresh, rows_group
+from ndbtop.export.lines import Row
+from ndbtop.host.samples import DiskCounters
 from ndbtop.model.hosts import HostReport
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -21,8 +24,10 @@ def host_up(report: HostReport, now: float, interval: float) -> bool:
     return report.state == "ok" and fresh(report.last_ok, now, interval)
 
 
-def host_group(snapshot: ClusterSnapshot, now: float) -> Group:
-    """Every host's series, rendered again only when a report or a host's state changed.
+def host_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
+    """Every host's series, rendered again only when a report or a host's state changed:
+    their states, data nodes and redo measures, and their disks (thousands of series on a
+    large cluster, rendered as rows).
 
     A host name read twice (this host, also reached over SSH under the same name) is
     served once, as read first: the same labels twice would make the exposition invalid.
@@ -35,7 +40,9 @@ def host_group(snapshot: ClusterSnapshot, now: float) -> Group:
             reports.append(r)
     ups = tuple(host_up(r, now, snapshot.interval) for r in reports)
     shown = tuple(reports)
-    return Group("hosts", (shown, ups), lambda out: _hosts(out, shown, ups))
+    read = tuple(r for r, up in zip(shown, ups, strict=True) if up and r.view is not None)
+    return [Group("hosts", (shown, ups), lambda out: _hosts(out, shown, ups)),
+            rows_group("host_disks", (read,), lambda: _disk_rows(read))]
 
 
 def _hosts(out: Families, reports: tuple[HostReport, ...], ups: tuple[bool, ...]) -> None:
@@ -43,9 +50,6 @@ def _hosts(out: Families, reports: tuple[HostReport, ...], ups: tuple[bool, ...]
         out.add("ndbtop_host_up", (report.host, report.via), 1.0 if up else 0.0)
         for node_id in report.node_ids:
             out.add("ndbtop_host_data_node", (report.host, str(node_id)), 1.0)
-    for report, up in zip(reports, ups, strict=True):
-        if up and report.view is not None:
-            _disks(out, report.view, report.host)
     measured: set[int] = set()
     for report, up in zip(reports, ups, strict=True):
         if not up:
@@ -63,18 +67,29 @@ def _hosts(out: Families, reports: tuple[HostReport, ...], ups: tuple[bool, ...]
                 out.add("ndb_redo_init_files_done", node, float(m.files_done))
 
 
-def _disks(out: Families, view: HostView, host: str) -> None:
-    for d in view.disk_counters:
-        labels = (host, d.name)
-        out.add("node_disk_reads_completed_total", labels, float(d.reads))
-        out.add("node_disk_writes_completed_total", labels, float(d.writes))
-        if d.read_merged is not None:
-            out.add("node_disk_reads_merged_total", labels, float(d.read_merged))
-        if d.write_merged is not None:
-            out.add("node_disk_writes_merged_total", labels, float(d.write_merged))
-        out.add("node_disk_read_bytes_total", labels, float(d.read_bytes))
-        out.add("node_disk_written_bytes_total", labels, float(d.write_bytes))
-        out.add("node_disk_read_time_seconds_total", labels, d.read_time_ms / 1000.0)
-        out.add("node_disk_write_time_seconds_total", labels, d.write_time_ms / 1000.0)
-        if d.busy_time_ms is not None:
-            out.add("node_disk_io_time_seconds_total", labels, d.busy_time_ms / 1000.0)
+_DISK_FIELDS: tuple[tuple[str, Callable[[DiskCounters], float | None]], ...] = (
+    ("node_disk_reads_completed_total", lambda d: float(d.reads)),
+    ("node_disk_writes_completed_total", lambda d: float(d.writes)),
+    ("node_disk_reads_merged_total",
+     lambda d: None if d.read_merged is None else float(d.read_merged)),
+    ("node_disk_writes_merged_total",
+     lambda d: None if d.write_merged is None else float(d.write_merged)),
+    ("node_disk_read_bytes_total", lambda d: float(d.read_bytes)),
+    ("node_disk_written_bytes_total", lambda d: float(d.write_bytes)),
+    ("node_disk_read_time_seconds_total", lambda d: d.read_time_ms / 1000.0),
+    ("node_disk_write_time_seconds_total", lambda d: d.write_time_ms / 1000.0),
+    ("node_disk_io_time_seconds_total",
+     lambda d: None if d.busy_time_ms is None else d.busy_time_ms / 1000.0),
+)
+"""node_exporter's disk counters from ``/proc/diskstats``; a field the platform does not
+report (``None``) has no series."""
+
+
+def _disk_rows(reports: tuple[HostReport, ...]) -> Iterator[Row]:
+    devices = [((r.host, d.name), d) for r in reports if r.view is not None
+               for d in r.view.disk_counters]
+    for name, field in _DISK_FIELDS:
+        for labels, d in devices:
+            value = field(d)
+            if value is not None:
+                yield name, labels, value

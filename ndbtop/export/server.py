@@ -26,6 +26,7 @@ from prometheus_client.exposition import choose_encoder, gzip_accepted
 
 from ndbtop.export.families import snapshot_families, snapshot_groups, source_families
 from ndbtop.export.familyset import Families, Group, same_inputs
+from ndbtop.export.lines import LineCache
 from ndbtop.model.snapshot import ClusterSnapshot
 
 Encoder = Callable[[Any], bytes]
@@ -51,6 +52,7 @@ class SnapshotCollector:
         self._latest: ClusterSnapshot | None = None
         self._families: tuple[ClusterSnapshot, list[Metric]] | None = None
         self._rendered: dict[str, dict[str, tuple[tuple[object, ...], bytes]]] = {}
+        self._lines: dict[tuple[str, str], LineCache] = {}
         self._lock = threading.Lock()
         self.scrapes = 0
 
@@ -91,7 +93,7 @@ class SnapshotCollector:
             groups = snapshot_groups(snapshot, snapshot.taken_at)
             parts = [_without_eof(encoder(_Fixed(self._sources(snapshot))))]
             for group in groups:
-                parts.append(self._group_bytes(kept, group, encoder))
+                parts.append(self._group_bytes(kept, group, encoder, content_type))
             for name in set(kept) - {g.name for g in groups}:
                 del kept[name]
         body = b"".join(parts)
@@ -99,13 +101,18 @@ class SnapshotCollector:
             body += EOF_LINE
         return body
 
-    @staticmethod
-    def _group_bytes(kept: dict[str, tuple[tuple[object, ...], bytes]], group: Group,
-                     encoder: Encoder) -> bytes:
+    def _group_bytes(self, kept: dict[str, tuple[tuple[object, ...], bytes]], group: Group,
+                     encoder: Encoder, content_type: str) -> bytes:
         before = kept.get(group.name)
         if before is not None and same_inputs(before[0], group.inputs):
             return before[1]
-        body = _without_eof(encoder(_Fixed(group.families())))
+        if group.rows is not None:
+            lines = self._lines.get((content_type, group.name))
+            if lines is None:
+                lines = self._lines[(content_type, group.name)] = LineCache(encoder)
+            body = lines.render(group.rows())
+        else:
+            body = _without_eof(encoder(_Fixed(group.families())))
         kept[group.name] = (group.inputs, body)
         return body
 

@@ -1,0 +1,91 @@
+"""Rendering the large families fast, with prometheus_client's own text.
+
+The thread CPU ratios and the hosts' disk counters are thousands of series whose label
+sets stay the same from one refresh to the next; only their values change. prometheus_client
+spends most of a sample's time on its labels (escaping, sorting, checking each name), so
+each label set is rendered by the library once, in the format asked for, and kept: a
+scrape then writes the kept text of each series' name and labels and its value, formatted
+by the library's own ``floatToGoString``. The HELP and TYPE lines are the library's too.
+What a scrape serves is therefore the library's exposition, byte for byte (a test
+compares them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.utils import floatToGoString
+
+from ndbtop.export.catalogue import BY_NAME
+
+Encoder = Callable[[Any], bytes]
+Row = tuple[str, tuple[str, ...], float]
+"""One series: the catalogue's metric name, its label values in the catalogue's order,
+its value."""
+EOF_LINE = b"# EOF\n"
+
+
+class _Fixed:
+    def __init__(self, families: Iterable[Metric]) -> None:
+        self._families = families
+
+    def collect(self) -> Iterable[Metric]:
+        return self._families
+
+
+def _family(name: str, labels: tuple[str, ...] | None = None) -> Metric:
+    d = BY_NAME[name]
+    cls = CounterMetricFamily if d.kind == "counter" else GaugeMetricFamily
+    family = cls(d.family, d.help, labels=d.labels)
+    if labels is not None:
+        family.add_metric(list(labels), 0.0)
+    return family
+
+
+def _without_eof(body: bytes) -> bytes:
+    return body[: -len(EOF_LINE)] if body.endswith(EOF_LINE) else body
+
+
+class LineCache:
+    """The library's text of each family header and series prefix in one format (that of
+    ``encoder``), for one group of families."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        self._headers: dict[str, str] = {}
+        self._prefixes: dict[tuple[str, tuple[str, ...]], str] = {}
+
+    def _header(self, name: str) -> str:
+        text = self._headers.get(name)
+        if text is None:
+            text = _without_eof(self.encoder(_Fixed((_family(name),)))).decode()
+            self._headers[name] = text
+        return text
+
+    def _prefix(self, name: str, labels: tuple[str, ...]) -> str:
+        """``name{labels} `` as the library writes that series (the text before its value)."""
+        header = self._header(name)
+        body = _without_eof(self.encoder(_Fixed((_family(name, labels),)))).decode()
+        line = body[len(header):]
+        return line[: line.rindex(" ") + 1]
+
+    def render(self, rows: Iterable[Row]) -> bytes:
+        """The exposition of ``rows`` (each family's rows together, as the library wants
+        them), without an OpenMetrics end line. Label sets no longer served are forgotten."""
+        out: list[str] = []
+        current = ""
+        before, kept = self._prefixes, {}
+        for name, labels, value in rows:
+            if name != current:
+                current = name
+                out.append(self._header(name))
+            key = (name, labels)
+            prefix = before.get(key)
+            if prefix is None:
+                prefix = self._prefix(name, labels)
+            kept[key] = prefix
+            out.append(f"{prefix}{floatToGoString(value)}\n")
+        self._prefixes = kept
+        return "".join(out).encode("utf-8")
