@@ -126,6 +126,7 @@ async def scrape_cost(scenario: str, rounds: int) -> dict[str, Any]:
         "threads": len(snap.ndbinfo.threads) if snap.ndbinfo else 0,
         "hosts": len(snap.hosts),
         "series": sum(1 for line in text.splitlines() if not line.startswith(b"#")),
+        "scrape_first_cpu_ms": every[0],
         "scrape_everything_new_cpu_ms_median": statistics.median(every),
         "scrape_everything_new_cpu_ms_max": max(every),
         "scrape_cpu_ms_median": statistics.median(fresh),

@@ -160,6 +160,8 @@ def print_table(r: dict[str, Any]) -> None:
          TARGETS["scrape_ms"]),
         ("9 export: one scrape, max, all new (CPU)",
          r["export_max"]["scrape_everything_new_cpu_ms_median"], "ms", TARGETS["scrape_ms"]),
+        ("9 export: first scrape, max (CPU)", r["export_max"]["scrape_first_cpu_ms"], "ms",
+         None),
         ("9 export: one scrape, max (size)", r["export_max"]["text_bytes"] / 1e6, "MB",
          TARGETS["scrape_mb"]),
         ("9 export: idle at 1 s, large", r["export_idle_large"]["idle_cpu_pct"], "% core",
