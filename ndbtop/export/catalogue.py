@@ -111,7 +111,7 @@ METRICS: tuple[MetricDef, ...] = (
     _m("ndb_redo_init_bytes", "gauge", NODE,
        "Redo log bytes initialised so far in the node's current or last start: from its "
        "LogFileInitStatus events, or measured on its host (--ssh) when it sends no progress "
-       "reports (StartupStatusReportFrequency=0, InitFragmentLogFiles=FULL)", "mgm"),
+       "reports (StartupStatusReportFrequency=0)", "mgm"),
     _m("ndb_redo_log_bytes", "gauge", NODE,
        "Size of the node's redo log: parts x files x file size (configuration)", "config"),
     _m("ndb_redo_log_files", "gauge", NODE,
