@@ -7,24 +7,41 @@ from ndbtop.model.hosts import RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START
 from ndbtop.model.snapshot import ClusterSnapshot
 
-NO_REPORTS = ("no progress reports: StartupStatusReportFrequency=0; "
-              "add --ssh to measure on the host")
-"""What the Nodes view says during an initial start that sends no redo-log progress."""
 
+def no_reports_reason(snap: ClusterSnapshot, node_id: int) -> str | None:
+    """Why a node running an initial start (which creates its redo log) sends no periodic
+    redo progress reports, or None when it sends them (or is not creating its log).
 
-def reports_off(snap: ClusterSnapshot, node_id: int) -> bool:
-    """True while a node runs an initial start (which creates its redo log) and is
-    configured to report that only at its beginning and its end."""
+    Periodic LogFileInitStatus events come only with StartupStatusReportFrequency > 0
+    (default 0) and only with InitFragmentLogFiles=SPARSE (redo-init.md §6); otherwise
+    there is one event at the start and one as each LDM instance completes.
+    """
     t = snap.timeline(node_id)
     config = snap.config
     if t is None or not t.active or config is None:
-        return False
+        return None
     if t.kind not in (INITIAL_START, INITIAL_NODE_RESTART) and t.redo is None:
-        return False
+        return None
     if t.redo is not None and t.redo.completed:
-        return False
+        return None
     node = config.data_node(node_id)
-    return node is not None and node.startup_status_report_frequency == 0
+    if node is None:
+        return None
+    if node.startup_status_report_frequency == 0:
+        return "StartupStatusReportFrequency=0"
+    if node.init_fragment_log_files.lower() == "full":
+        return "InitFragmentLogFiles=FULL"
+    return None
+
+
+def reports_off(snap: ClusterSnapshot, node_id: int) -> bool:
+    """True while a node creates its redo log without periodic progress reports."""
+    return no_reports_reason(snap, node_id) is not None
+
+
+def no_reports_notice(reason: str) -> str:
+    """What the Nodes view says during an initial start that sends no redo-log progress."""
+    return f"no progress reports: {reason}; add --ssh to measure on the host"
 
 
 def configured_redo_mb(snap: ClusterSnapshot, node_id: int) -> int | None:
@@ -45,8 +62,8 @@ def host_redo_wins(snap: ClusterSnapshot, node_id: int) -> RedoMeasure | None:
     """The host's measure when it is what stands for the node's redo initialisation.
 
     The figures of LogFileInitStatus events win when they arrived, except for a node that
-    sends no progress reports (StartupStatusReportFrequency=0): its event figures stay at
-    zero until the end, so the host's measure wins over them.
+    sends no periodic progress reports (:func:`no_reports_reason`): its event figures
+    move only when an LDM instance completes, so the host's measure wins over them.
     """
     measured = measured_redo(snap, node_id)
     if measured is None:

@@ -121,28 +121,36 @@ def test_the_header_counts_the_ssh_hosts_and_names_the_failing() -> None:
     assert hosts_text(hosts[:3]).plain == " · ssh hosts 3/3"
 
 
-async def test_with_full_initialisation_the_events_mb_done_is_not_shown_as_mb() -> None:
+async def test_with_full_initialisation_only_completed_files_are_shown_and_the_host_wins(
+) -> None:
     from dataclasses import replace
 
     from ndbtop.model.config import ClusterConfig, DataNodeConfig
     from ndbtop.model.phases import RedoProgress
 
-    # FULL: the events' fourth figure counts files, not megabytes (redo-init.md §6).
-    config = ClusterConfig(1, "c", 2, (), (DataNodeConfig(3, 0, init_fragment_log_files="full",
+    # FULL sends no periodic reports whatever the frequency, and its events' fourth figure
+    # counts files, not megabytes (redo-init.md §6): files completed only, or the host.
+    config = ClusterConfig(1, "c", 2, (), (DataNodeConfig(3, 0, init_fragment_log_files="FULL",
                                                                    startup_status_report_frequency=10),))
     snap = snapshot()
     timeline = replace(snap.timelines[0], redo=RedoProgress(64, 16, 1024, 16, 490.0))
     app = OneView(NodesView)
-    async with app.run_test(size=(130, 40)) as pilot:
+    async with app.run_test(size=(200, 40)) as pilot:
         view = app.query_one(NodesView)
         table = view.query_one("#nodes", KeyedTable)
-        view.show(replace(snap, timelines=(timeline,), config=config), 500.0)
+        blind = replace(snap, timelines=(timeline,), config=config, hosts=())
+        view.show(blind, 500.0)
         await pilot.pause()
         table.move_cursor(row=table.get_row_index("3"))
-        view.show(replace(snap, timelines=(timeline,), config=config), 501.0)
+        view.show(blind, 501.0)
         await pilot.pause()
-        text = screen_text(app)
-        assert "files 16/64 of 1,024 MB (FULL)" in text and "16/1,024 MB" not in text
+        text = " ".join(screen_text(app).split())
+        assert "no progress reports: InitFragmentLogFiles=FULL" in text
+        assert "files 16/64 done (completion events)" in text and "16/1,024 MB" not in text
+        view.show(replace(blind, hosts=snap.hosts), 502.0)
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "(measured on the host)" in text and "completion events" not in text
 
 
 async def test_threads_view_without_ndbinfo_shows_the_threads_read_on_the_hosts() -> None:

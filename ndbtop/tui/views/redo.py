@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ndbtop.model.config_facts import NO_REPORTS, configured_redo_mb, measured_redo, reports_off
+from ndbtop.model.config_facts import (
+    configured_redo_mb,
+    measured_redo,
+    no_reports_notice,
+    no_reports_reason,
+)
 from ndbtop.model.hosts import HostReport
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -30,10 +35,11 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     t = snap.timeline(node_id)
     host = snap.host_of(node_id)
     measured = measured_redo(snap, node_id)
-    silent = reports_off(snap, node_id)
+    reason = no_reports_reason(snap, node_id)
+    silent = reason is not None
     lines: list[Text] = []
-    # A silent node's events stay at their first figures (zero done) until the end: they
-    # are not progress, so they are not shown as such.
+    # A silent node's events move only when an LDM instance completes: they are not
+    # progress, so they are not shown as such (the files completed are, below).
     if (t is not None and t.redo is not None and (t.active or t.redo.completed)
             and not silent):
         r = t.redo
@@ -67,11 +73,14 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
                     f"ETA {seconds(m.eta_s)}")
         line.append("  (measured on the host)", style="dim")
         lines.append(line)
-    if silent and measured is None and (host is None or host.via != "ssh"):
-        notice = Text(f"⚠ {NO_REPORTS}", style="yellow")
+    if reason is not None and measured is None and (host is None or host.via != "ssh"):
+        notice = Text(f"⚠ {no_reports_notice(reason)}", style="yellow")
         total = configured_redo_mb(snap, node_id)
         if total is not None:
             notice.append(f" · redo log to create {total:,} MB (configuration)")
+        if t is not None and t.redo is not None and t.redo.files_done:
+            notice.append(f" · files {t.redo.files_done}/{t.redo.total_files} done "
+                          "(completion events)")
         lines.append(notice)
     elif (not lines and snap.config is None and t is not None and t.active
           and t.kind in (INITIAL_START, INITIAL_NODE_RESTART, None)
