@@ -57,12 +57,18 @@ class KeyBar(Widget):
         """``(keys shown, description, enabled, key)`` for each entry, in binding order.
 
         Bindings of one action are shown once; a group's keys share its description
-        (``key`` is then the first one's, what a click presses).
+        (``key`` is then the first one's, what a click presses). The keys that work
+        everywhere (the app's) come first, then the screen's, then those of the
+        widgets in it; help and quit close the line.
         """
         out: list[tuple[str, str, bool, str]] = []
         seen: set[str] = set()
         group: Binding.Group | None = None
-        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+        active = sorted(
+            self.screen.active_bindings.values(),
+            key=lambda a: (a.binding.key.split(",")[0] in PINNED, len(a.node.ancestors)),
+        )
+        for _node, binding, enabled, _tooltip in active:
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)

@@ -1,0 +1,167 @@
+"""The screen under every dialog: the header, the views in tabs, the filter line, the keys.
+
+The app composes its widgets; the screen draws the snapshot the app hands it
+into the visible view and answers the keys that work on that view (filter,
+sort, copy). :class:`~ndbtop.tui.screens.live.LiveScreen`
+and :class:`~ndbtop.tui.screens.replay.ReplayScreen` add the keys of their own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Input, TabbedContent
+
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
+from ndbtop.record.replay import ReplaySource
+from ndbtop.report.render import report_text
+from ndbtop.sanitise import sanitise_lines
+from ndbtop.tui.views.base import View
+from ndbtop.tui.views.nodes import NodesView
+from ndbtop.tui.widgets.header import StatusHeader
+
+if TYPE_CHECKING:
+    from ndbtop.tui.app import NdbtopApp
+
+VIEW_KEYS = [
+    Binding("slash", "filter", "Filter"),
+    Binding("s", "sort", "Sort", show=False),
+    Binding("y", "copy", "Copy", show=False),
+]
+"""The keys that work on the visible view, in the live view and in a replay."""
+
+
+class MainScreen(Screen[None]):
+    """The views in tabs, drawn from the app's snapshots."""
+
+    header: StatusHeader
+    tabs: TabbedContent
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.views: dict[str, View] = {}
+        """Every view by name, as the app composed them (looked up at every refresh)."""
+        self.paused = False
+        self._frozen: ClusterSnapshot | None = None
+        self._sql_target: str | None = None
+        """The SQL node ndbinfo was last read from (with several)."""
+
+    @property
+    def ndbtop(self) -> NdbtopApp:
+        """The app, with its sources and settings."""
+        return cast("NdbtopApp", self.app)
+
+    @property
+    def current_view(self) -> View:
+        """The visible view."""
+        return self.views[self.tabs.active or "nodes"]
+
+    def show_view(self, name: str) -> None:
+        """Switch to a view."""
+        # The new view takes the focus before the old one is hidden: a focused table that
+        # gets hidden hands the focus to a sibling in its own (hidden) pane, and the tabs
+        # then switch back to that pane.
+        self.views[name].focus_table()
+        self.tabs.active = name
+
+    def draw(self, snap: ClusterSnapshot) -> None:
+        """Render ``snap`` (only the header while paused)."""
+        hub = self.ndbtop.hub
+        assert hub is not None
+        header = self.header
+        header.paused = self.paused
+        if isinstance(hub, ReplaySource):
+            header.replay = hub.describe()
+        header.show(snap, hub.freshness_now())
+        self._sql_node_changed(snap)
+        if not self.paused:
+            self._frozen = snap
+            self.current_view.show(snap, hub.clock.wall())
+
+    def _sql_node_changed(self, snap: ClusterSnapshot) -> None:
+        """With several SQL nodes: say when ndbinfo is read from another one."""
+        src = snap.source("ndbinfo")
+        if src is None or not src.others or src.state is not SourceState.CONNECTED:
+            return
+        if self._sql_target is not None and src.target != self._sql_target:
+            self.app.notify(f"ndbinfo is now read from {src.target}", timeout=8)
+        self._sql_target = src.target
+
+    def _redraw(self, view: View) -> None:
+        if self.ndbtop.hub is not None:
+            view.redraw(self.ndbtop.hub.clock.wall())
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """Draw a view as soon as it becomes visible."""
+        hub = self.ndbtop.hub
+        if hub is not None:
+            snap = self._frozen if self.paused and self._frozen else hub.snapshot()
+            self.current_view.show(snap, hub.clock.wall())
+        self.current_view.focus_table()
+
+    def on_data_table_row_highlighted(self) -> None:
+        """Selecting another node redraws its details at once."""
+        # A table can still report a highlight while the app closes and the views are gone.
+        if self.ndbtop.hub is None or not self.query("#tabs"):
+            return
+        # Tables also report a highlight when their rows are re-sorted or updated: only a
+        # change of the selected node is worth drawing the view again.
+        view = self.current_view
+        if view.selected_node() != view.drawn_for:
+            self._redraw(view)
+
+    def set_short(self, short: bool) -> None:
+        """On short terminals the table and the node detail panel share the height."""
+        for view in self.query(NodesView):
+            view.set_class(short, "-short")
+
+    # The keys of the visible view
+
+    def action_filter(self) -> None:
+        """Show the filter input."""
+        box = self.query_one("#filter", Input)
+        box.value = self.current_view.filter_text
+        box.add_class("-visible")
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Apply the filter to the visible view."""
+        if event.input.id != "filter":
+            return
+        view = self.current_view
+        view.filter_text = event.value.strip()
+        # The active filter shows in the view's tab: "Nodes /ldm".
+        label = Text(view.title)
+        if view.filter_text:
+            label.append(f" /{view.filter_text}", style="bold reverse")
+        self.tabs.get_tab(self.tabs.active).label = label
+        event.input.remove_class("-visible")
+        view.focus()
+        self._redraw(view)
+
+    def on_key(self, event: object) -> None:
+        """Escape in the filter input cancels it."""
+        box = self.query_one("#filter", Input)
+        if getattr(event, "key", "") == "escape" and box.has_class("-visible"):
+            box.remove_class("-visible")
+            self.current_view.focus()
+
+    def action_sort(self) -> None:
+        """Next sort order of the visible view."""
+        view = self.current_view
+        if not view.sort_modes:
+            self.app.notify("this view has one order", timeout=2)
+            return
+        mode = view.next_sort()
+        self._redraw(view)
+        self.app.notify(f"sorted by {mode}", timeout=2)
+
+    def action_copy(self) -> None:
+        """Copy the selected row, or the whole report, with OSC 52 (works over SSH)."""
+        text = self.current_view.copy_text() or report_text(self.ndbtop.live_snapshot())
+        self.app.copy_to_clipboard(sanitise_lines(text))
+        self.app.notify(f"copied {len(text.splitlines())} line(s) to the clipboard", timeout=2)
