@@ -1,0 +1,164 @@
+"""The simulated ndb_mgmd's node control: restart, stop, start, single-user mode, backups
+and node groups, each replying only once the nodes did what the real server waits for."""
+
+from __future__ import annotations
+
+from ndbtop.mgm import errorcodes as ec
+from ndbtop.mgm.wire import format_block
+from ndbtop.sim.cluster import ControlOutcome
+from ndbtop.sim.mgmd.handlers import Handlers, Session, node_ids
+
+LEAVE_STARTED_WAIT = 12.0
+"""Simulated seconds a restarted node has to leave STARTED (else 5024)."""
+NOT_STARTED_WAIT = 120.0
+"""Simulated seconds restarted nodes have to reach NOT_STARTED (else 5025)."""
+STOP_WAIT = 3600.0
+"""Simulated seconds a stop waits for the nodes' STOP_CONF (the real server has no limit)."""
+BACKUP_WAIT_LIMIT = 48 * 3600.0
+"""Simulated seconds a ``start backup`` waits for its backup (mgmapi's own limit)."""
+
+
+class ControlHandlers(Handlers):
+    """Commands that change the cluster."""
+
+    async def _restart(self, session: Session, args: dict, version: int) -> bytes:
+        ids = node_ids(str(args["node"]))
+        outcome = self.cluster.restart_nodes(
+            ids,
+            initial=bool(args.get("initialstart", 0)),
+            nostart=bool(args.get("nostart", 0)),
+            abort=bool(args.get("abort", 0)),
+            force=bool(args.get("force", 0)),
+        )
+        count, error = await self._complete(outcome)
+        fields: list[tuple[str, object]] = [
+            ("result", "Ok" if error is None else f"{error[0]}-{error[1]}"),
+            ("restarted", count),
+        ]
+        if version > 1:
+            fields.append(("disconnect", 0))
+        return format_block("restart reply", fields)
+
+    async def _restart_v1(self, session: Session, args: dict) -> bytes:
+        return await self._restart(session, args, 1)
+
+    async def _restart_v2(self, session: Session, args: dict) -> bytes:
+        return await self._restart(session, args, 2)
+
+    async def _restart_all(self, session: Session, args: dict) -> bytes:
+        outcome = self.cluster.restart_all(
+            initial=bool(args.get("initialstart", 0)),
+            nostart=bool(args.get("nostart", 0)),
+            abort=bool(args.get("abort", 0)),
+        )
+        count, error = await self._complete(outcome)
+        # Services.cpp restartAll prints the text without the code, unlike restart.
+        result = "Ok" if error is None else error[1]
+        return format_block("restart reply", [("result", result), ("restarted", count)])
+
+    async def _stop(self, session: Session, args: dict, version: int) -> bytes:
+        ids = node_ids(str(args["node"]))
+        if not ids:
+            return format_block("stop reply", [("result", "empty node list")])
+        outcome = self.cluster.stop_nodes(
+            ids, abort=bool(args.get("abort", 0)), force=bool(args.get("force", 0))
+        )
+        count, error = await self._complete(outcome)
+        fields: list[tuple[str, object]] = [
+            ("result", "Ok" if error is None else error[1]),
+            ("stopped", count),
+        ]
+        if version > 1:
+            fields.append(("disconnect", 0))
+        return format_block("stop reply", fields)
+
+    async def _stop_v1(self, session: Session, args: dict) -> bytes:
+        return await self._stop(session, args, 1)
+
+    async def _stop_v2(self, session: Session, args: dict) -> bytes:
+        return await self._stop(session, args, 2)
+
+    async def _stop_all(self, session: Session, args: dict) -> bytes:
+        tostop = str(args.get("stop", "db"))
+        count, error = 0, None
+        if "db" in tostop:
+            count, error = await self._complete(self.cluster.stop_all(abort=bool(args["abort"])))
+        fields: list[tuple[str, object]] = [
+            ("result", "Ok" if error is None else error[1]),
+            ("stopped", count),
+        ]
+        if "stop" in args:
+            fields.append(("disconnect", 1 if "mgm" in tostop else 0))
+        return format_block("stop reply", fields)
+
+    async def _start(self, session: Session, args: dict) -> bytes:
+        outcome = self.cluster.start_node(int(args["node"]))
+        result = "Ok" if outcome.ok else outcome.error[1]  # type: ignore[index]
+        return format_block("start reply", [("result", result)])
+
+    async def _start_all(self, session: Session, args: dict) -> bytes:
+        outcome = self.cluster.start_all()
+        return format_block("start reply", [("result", "Ok"), ("started", len(outcome.nodes))])
+
+    async def _enter_single_user(self, session: Session, args: dict) -> bytes:
+        outcome = self.cluster.enter_single_user(int(args["nodeId"]))
+        result = "Ok" if outcome.ok else outcome.error[1]  # type: ignore[index]
+        return format_block("enter single user reply", [("result", result)])
+
+    async def _exit_single_user(self, session: Session, args: dict) -> bytes:
+        self.cluster.exit_single_user()
+        return format_block("exit single user reply", [("result", "Ok")])
+
+    async def _start_backup(self, session: Session, args: dict) -> bytes:
+        # MgmtSrvr::startBackup: completed 0 answers once the request is sent, 1 once the
+        # backup started, 2 once it ended; an abort while waiting answers its reason.
+        completed = int(args.get("completed", 2))
+        backups = self.cluster.backups
+        error, backup_id = backups.start(self.node_id, int(args.get("backupid", 0)) or None)
+        if error is None and completed:
+            def ready() -> bool:
+                if completed == 1 and backups.has_started(backup_id):
+                    return True
+                return backups.outcome(backup_id) is not None
+
+            await self.runtime.wait_for(ready, BACKUP_WAIT_LIMIT)
+            outcome = backups.outcome(backup_id)
+            if outcome is not None and outcome[0] == "aborted":
+                error = outcome[1]
+        if error is not None:
+            return format_block("start backup reply", [("result", ec.ndb_error_string(error))])
+        fields: list[tuple[str, object]] = [("result", "Ok")]
+        if completed:
+            fields.append(("id", backup_id))
+        return format_block("start backup reply", fields)
+
+    async def _abort_backup(self, session: Session, args: dict) -> bytes:
+        error = self.cluster.backups.abort(int(args["id"]))
+        result = "Ok" if error is None else ec.ndb_error_string(error)
+        return format_block("abort backup reply", [("result", result)])
+
+    async def _create_nodegroup(self, session: Session, args: dict) -> bytes:
+        group = self.cluster.create_nodegroup(node_ids(str(args["nodes"])))
+        return format_block("create nodegroup reply", [("ng", group), ("result", "Ok")])
+
+    async def _complete(self, outcome: ControlOutcome) -> tuple[int, tuple[int, str] | None]:
+        """Wait as MgmtSrvr::restartNodes/restartDB (or a stop) does before replying.
+
+        A restart waits 12 s for the nodes to leave STARTED (else 5024), then
+        up to 120 s for them to reach NOT_STARTED (else 5025); the count of
+        nodes stopped stands in both cases. A stop waits for the nodes to stop.
+        """
+        if outcome.error is not None:
+            return 0, outcome.error
+        count = len(outcome.nodes)
+        wait = self.runtime.wait_for
+        if outcome.left_started is not None:
+            if not await wait(outcome.left_started, LEAVE_STARTED_WAIT):
+                code = ec.WAIT_FOR_NDBD_TO_START_SHUTDOWN_FAILED
+                return count, (code, ec.ndb_error_string(code))
+            if outcome.done is not None and not await wait(outcome.done, NOT_STARTED_WAIT):
+                code = ec.WAIT_FOR_NDBD_SHUTDOWN_FAILED
+                return count, (code, ec.ndb_error_string(code))
+        elif outcome.done is not None:
+            await wait(outcome.done, STOP_WAIT)
+        return count, None
