@@ -1,0 +1,294 @@
+"""The ``--once`` report of a snapshot as readable tables (also what ``y`` copies)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from ndbtop.model.config import NO_NODE_GROUP
+from ndbtop.model.config_facts import reports_off
+from ndbtop.model.hosts import ErrorLogEntry
+from ndbtop.model.links import id_ranges, link_states
+from ndbtop.model.phases import phase_text
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.summary import single_user_text, summarize
+from ndbtop.report.backups import backups_text
+from ndbtop.report.config_report import address_text, config_text, node_group_json
+from ndbtop.report.tables import duration, format_table, human_bytes
+
+
+def _activity_text(snap: ClusterSnapshot) -> list[str]:
+    rates = snap.activity_rates
+    if not rates or all(a.transactions_per_s is None for a in rates):
+        return []
+    return [
+        "",
+        f"Activity (per second, over {duration(rates[0].seconds)}):",
+        format_table(
+            ("node", "tx", "aborts", "key reads", "key writes", "scans", "LDM ops"),
+            [
+                (a.node_id, a.transactions_per_s, a.aborts_per_s, a.reads_per_s,
+                 a.writes_per_s, a.scans_per_s, a.operations_per_s)
+                for a in rates
+            ],
+            right=(0, 1, 2, 3, 4, 5, 6),
+        ),
+    ]
+
+
+def _links_text(snap: ClusterSnapshot) -> list[str]:
+    rows = []
+    for s in link_states(snap):
+        counts = {c.kind: f"{c.connected}/{c.configured}" for c in s.counts}
+        rows.append((
+            s.node_id, counts["NDB"], counts["MGM"], counts["API"],
+            human_bytes(s.sent_per_s) + "/s" if s.sent_per_s is not None else "-",
+            human_bytes(s.received_per_s) + "/s" if s.received_per_s is not None else "-",
+            id_ranges(s.unexpected_down) or "-",
+            id_ranges(s.overloaded) or "-",
+            id_ranges(s.slowdown) or "-",
+        ))
+    if not rows:
+        return []
+    return [
+        "",
+        "Links (connected/configured; down while the other end is up):",
+        format_table(
+            ("node", "data", "mgm", "API", "sent", "received", "down", "overloaded",
+             "slowdown"),
+            rows,
+            right=(0, 1, 2, 3, 4, 5),
+        ),
+    ]
+
+
+def report_text(snap: ClusterSnapshot) -> str:
+    """The snapshot as sections of plain tables."""
+    s = summarize(snap.nodes, snap.config)
+    when = dt.datetime.fromtimestamp(snap.wall).strftime("%Y-%m-%d %H:%M:%S")
+    where = snap.mgm_address or "(no management server)"
+    lines = [
+        f"Cluster at {where}, NDB {snap.mgm_version or '?'}, {when}",
+        f"Data nodes started {s.data_started}/{s.data_nodes}; node groups missing a node: "
+        f"{', '.join(f'#{g}' for g in s.groups_missing) or 'none'}; API slots connected "
+        f"{s.api_connected}/{s.api_slots}"
+        + (f"; {single_user_text(s)}: every restart is refused" if s.single_user_mode
+           else ""),
+        "",
+    ]
+    timelines = {t.node_id: t for t in snap.timelines}
+    rows = []
+    for n in snap.nodes:
+        phase = "-"
+        t = timelines.get(n.node_id)
+        if n.status in ("STARTING", "SHUTTING_DOWN"):
+            phase = phase_text(n, t)
+            if n.status == "STARTING" and t and t.active and (
+                secs := t.in_phase_s(snap.wall)
+            ) is not None:
+                phase += f" ({duration(secs)})"
+        group: object = ""
+        if n.type == "NDB":
+            g = node_group_json(snap, n.node_id)
+            group = "?" if g is None else ("none" if g == NO_NODE_GROUP else g)
+        rows.append((n.node_id, n.type, n.status, phase, group, n.version_text,
+                     address_text(snap, n.node_id, n.address, n.connected)))
+    lines.append(
+        format_table(
+            ("id", "type", "status", "phase", "group", "version", "address"), rows, right=(0,)
+        )
+    )
+    for t in snap.timelines:
+        if t.redo is not None and t.active and reports_off(snap, t.node_id):
+            lines.append(f"  node {t.node_id} redo log init: {t.redo.total_mb} MB to create, "
+                         "no progress reports (StartupStatusReportFrequency=0)")
+        elif t.redo is not None and t.active:
+            r = t.redo
+            speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
+            lines.append(
+                f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
+                f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
+            )
+    lines += config_text(snap)
+    lines += ["", "Sources:"]
+    for src in snap.sources:
+        age = src.age(snap.taken_at)
+        state = src.state.value + (f" ({src.error})" if src.error else "")
+        via = f" from {src.target}" if src.others and src.state.value == "connected" else ""
+        lines.append(f"  {src.name:8} {state}{via}"
+                     + (f", {age:.1f} s old" if age is not None else ""))
+        if via:
+            lines.extend(f"           also {other}" for other in src.others)
+        lines += [f"           {part} unavailable: {why}" for part, why in src.unavailable]
+    lines += backups_text(snap)
+    lines += _ndbinfo_text(snap)
+    lines += _host_text(snap)
+    return "\n".join(lines) + "\n"
+
+
+def _ndbinfo_text(snap: ClusterSnapshot) -> list[str]:
+    ni = snap.ndbinfo
+    if ni is None:
+        return []
+    out: list[str] = []
+    if ni.threads:
+        rows = sorted(ni.threads, key=lambda t: (t.node_id, t.thr_no))
+        out += [
+            "",
+            "Threads (cpu %, last second):",
+            format_table(
+                ("node", "thr", "name", "cpu", "user", "sys", "exec", "send", "blocks"),
+                [
+                    (
+                        t.node_id,
+                        t.thr_no,
+                        t.thread_name,
+                        t.cpu_pct,
+                        t.os_user_pct,
+                        t.os_system_pct,
+                        t.exec_pct,
+                        t.send_pct,
+                        " ".join(t.blocks[:6]),
+                    )
+                    for t in rows
+                ],
+                right=(0, 1, 3, 4, 5, 6, 7),
+            ),
+        ]
+    if snap.hit_ratios:
+        out += [
+            "",
+            "Disk page buffer hit ratio:",
+            format_table(
+                ("node", "since start %", "last interval %", "requests/s"),
+                [
+                    (h.node_id, h.since_start_pct, h.interval_pct, h.requests_per_s)
+                    for h in snap.hit_ratios
+                ],
+                right=(0, 1, 2, 3),
+            ),
+        ]
+    if ni.memory:
+        out += [
+            "",
+            "Memory:",
+            format_table(
+                ("node", "type", "used", "total", "used %"),
+                [
+                    (
+                        m.node_id,
+                        m.memory_type,
+                        human_bytes(m.used),
+                        human_bytes(m.total),
+                        m.used_pct,
+                    )
+                    for m in ni.memory
+                ],
+                right=(0, 2, 3, 4),
+            ),
+        ]
+    out += _activity_text(snap)
+    out += _links_text(snap)
+    if ni.log_spaces:
+        out += [
+            "",
+            "Redo log:",
+            format_table(
+                ("node", "type", "part", "used", "total", "used %"),
+                [
+                    (
+                        r.node_id,
+                        r.log_type,
+                        r.log_part,
+                        human_bytes(r.used),
+                        human_bytes(r.total),
+                        r.used_pct,
+                    )
+                    for r in ni.log_spaces
+                ],
+                right=(0, 2, 3, 4, 5),
+            ),
+        ]
+    if ni.disk_write_speed:
+        out += [
+            "",
+            "Disk write speed (last second):",
+            format_table(
+                ("node", "redo", "LCP+backup"),
+                [
+                    (
+                        w.node_id,
+                        human_bytes(w.redo_last_sec) + "/s",
+                        human_bytes(w.backup_lcp_last_sec) + "/s",
+                    )
+                    for w in ni.disk_write_speed
+                ],
+                right=(0, 1, 2),
+            ),
+        ]
+    for r in ni.restart_info:
+        phases = ", ".join(f"{k.removeprefix('secs_')} {duration(v)}" for k, v in r.phases if v)
+        out += [
+            "",
+            f"Last restart of node {r.node_id}: {r.status}, {duration(r.total_s)} "
+            f"total" + (f" ({phases})" if phases else ""),
+        ]
+    for panel, why in ni.unavailable:
+        out.append(f"  {panel}: unavailable ({why})")
+    return out
+
+
+def _host_text(snap: ClusterSnapshot) -> list[str]:
+    out: list[str] = []
+    hosts = sorted(snap.hosts, key=lambda h: -(h.util_pct or 0.0))
+    for h in hosts:
+        nodes = ", ".join(str(i) for i in h.node_ids) or "none found"
+        title = f"Host {h.host} ({h.via}; data nodes {nodes})"
+        if h.state != "ok":
+            out += ["", f"{title}: {h.state}" + (f": {h.error}" if h.error else "")]
+            continue
+        disks = h.view.disks if h.view else ()
+        out += ["", f"{title}, disks (iostat -x):", _disk_table(disks)]
+        for r in h.redo_init:
+            out.append(
+                f"  node {r.node_id} redo log initialisation (measured on the host): files "
+                f"{_opt(r.files_done)}/{_opt(r.files_total)}, written "
+                f"{_mb(r.bytes_written)}/{_mb(r.bytes_expected)} MB, "
+                f"{_mb(r.rate_bytes_per_s)} MB/s, ETA {duration(r.eta_s) if r.eta_s else '-'}"
+            )
+        for e in h.error_logs:
+            out.append(f"  node {e.node_id} error log: {error_log_line(e)}")
+    if not hosts and snap.host is not None and snap.host.disks:
+        out += ["", "Host disks (iostat -x):", _disk_table(snap.host.disks)]
+    return out
+
+
+def error_log_line(e: ErrorLogEntry) -> str:
+    """One line for the newest error-log entry of a failed node."""
+    if e.problem:
+        return f"{e.path}: {e.problem}"
+    parts = [e.time or "?", f"error {_opt(e.error_code)}: {e.meaning or '?'}"]
+    if e.caused_by:
+        parts.append(e.caused_by)
+    if e.trace_file:
+        parts.append(f"trace file {e.trace_file}")
+    return "; ".join(parts)
+
+
+def _opt(value: object) -> str:
+    return "?" if value is None else str(value)
+
+
+def _mb(value: float | None) -> str:
+    return "?" if value is None else f"{value / 1048576:,.1f}"
+
+
+def _disk_table(disks: Any) -> str:
+    return format_table(
+        ("disk", "r/s", "w/s", "rkB/s", "wkB/s", "wareq-kB", "await ms", "%util"),
+        [
+            (d.name, d.r_s, d.w_s, d.rkb_s, d.wkb_s, d.wareq_kb, d.await_ms, d.util_pct)
+            for d in disks
+        ],
+        right=(1, 2, 3, 4, 5, 6, 7),
+    )
