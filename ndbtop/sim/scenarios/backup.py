@@ -17,7 +17,7 @@ from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.config import simple_config
 
 if TYPE_CHECKING:
-    from ndbtop.sim.scenarios import ScenarioOptions
+    from ndbtop.sim.scenarios.options import ScenarioOptions
 
 FIRST_BACKUP_AT = 20.0
 SECOND_BACKUP_AT = 420.0

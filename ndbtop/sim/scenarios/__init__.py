@@ -1,0 +1,139 @@
+"""The field scenarios the simulator plays, with the figures users reported.
+
+Each scenario builds a :class:`SimCluster` and schedules what happens to it
+in simulated time: a new scenario is a module here that builds one, and an
+entry in :data:`SCENARIOS`. Requests from clients (restart, stop, start, log levels)
+change the cluster in every scenario, with the real refusals.
+"""
+
+from __future__ import annotations
+
+from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.scenarios.backup import build_backup
+from ndbtop.sim.scenarios.disk_buffer import disk_buffer
+from ndbtop.sim.scenarios.field import add_node, initial_start, node_restart, threads
+from ndbtop.sim.scenarios.maintenance import (
+    CONFIG_CHANGE_AT,
+    SINGLE_USER_API,
+    SINGLE_USER_AT,
+    SINGLE_USER_FOR,
+    config_change,
+    node_groups,
+    single_user,
+)
+from ndbtop.sim.scenarios.options import DEFAULT_FAIL_PHASE, Scenario, ScenarioOptions
+from ndbtop.sim.scenarios.scale import scaled
+
+__all__ = [
+    "CONFIG_CHANGE_AT",
+    "DEFAULT_FAIL_PHASE",
+    "DEFAULT_SCENARIO",
+    "SCENARIOS",
+    "SINGLE_USER_API",
+    "SINGLE_USER_AT",
+    "SINGLE_USER_FOR",
+    "Scenario",
+    "ScenarioOptions",
+    "build_scenario",
+]
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "initial-start",
+            "S1: --initial start of 2 data nodes; phase 4 creates 43,008 MB of redo log "
+            "per node with small synced writes (38 min 47 s); --fast-redo: 5 min 12 s. "
+            "Replays the 6.x field log's phase numbers: current releases create the redo "
+            "log in phase 2",
+            30.0,
+            initial_start,
+        ),
+        Scenario(
+            "node-restart",
+            "S2: node restart of one of 2 loaded data nodes (60 GB each), 7.6 phase "
+            "durations (6 min 49 s); --ndb-version 7.5.10 for 19 min 11 s",
+            5.0,
+            node_restart,
+        ),
+        Scenario(
+            "add-node",
+            "S3: 2 data nodes grow to 4: rolling restart, new nodes start, new node "
+            "group, then REORGANIZE PARTITION with busy LDM threads for 4 min 8 s",
+            10.0,
+            add_node,
+        ),
+        Scenario(
+            "disk-buffer",
+            "S4: disk data reads; hit ratio 93.4%/93.7% at 64M, rolling restart to "
+            "512M, then warming from 98% towards 99.5% as throughput climbs",
+            60.0,
+            disk_buffer,
+        ),
+        Scenario(
+            "threads",
+            "S5: ndbmtd with MaxNoOfExecutionThreads=8 and one hot LDM thread; "
+            "CLUSTERLOG STATISTICS=15 turns on the statistics events",
+            1.0,
+            threads,
+        ),
+        Scenario(
+            "single-user",
+            f"2 started data nodes; after {SINGLE_USER_AT:g} s ENTER SINGLE USER MODE "
+            f"{SINGLE_USER_API} (every restart refused), EXIT SINGLE USER MODE "
+            f"{SINGLE_USER_FOR:g} s later",
+            1.0,
+            single_user,
+        ),
+        Scenario(
+            "backup",
+            "backups of 4 data nodes with 45 GB each (4 min 50 s at 64 MB/s per node); "
+            "the second is aborted when data node 5 fails 2 minutes in",
+            10.0,
+            build_backup,
+        ),
+        Scenario(
+            "node-groups",
+            "4 data nodes with NodeGroup set: 2 and 4 in group 0, 3 and 5 in group 1; "
+            "node 5 is down (NO_CONTACT)",
+            1.0,
+            node_groups,
+        ),
+        Scenario(
+            "config-change",
+            "DataMemory 8G to 12G and DiskPageBufferMemory to 256M at 30 s (generation 5); "
+            "node 2 restarts onto it, 3, 4 and 5 still run generation 4",
+            2.0,
+            config_change,
+        ),
+        Scenario(
+            "large",
+            "48 data nodes in 24 node groups, 32 threads each, 2 management servers, "
+            "100 API nodes (for benchmarks)",
+            1.0,
+            lambda o: scaled("large", 48, 100, o),
+        ),
+        Scenario(
+            "max",
+            "144 data nodes (the protocol's limit), 2 management servers, the remaining "
+            "ids as API nodes",
+            1.0,
+            lambda o: scaled("max", 144, 200, o),
+        ),
+    )
+}
+"""Every scenario by name."""
+
+DEFAULT_SCENARIO = "initial-start"
+
+
+def build_scenario(name: str, options: ScenarioOptions | None = None) -> SimCluster:
+    """Build a scenario's cluster; ``KeyError`` names the unknown scenario, ``ValueError``
+    a failure to inject that the scenario cannot have."""
+    options = options or ScenarioOptions()
+    cluster = SCENARIOS[name].build(options)
+    if options.fail_node is not None:
+        cluster.fail_restarts(options.fail_node, options.fail_phase)
+    if options.data_node_hosts:
+        cluster.place_data_nodes(options.data_node_hosts)
+    return cluster
