@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ndbtop.errors import NdbtopError
-from ndbtop.mgm.client import backup_request_args
+from ndbtop.mgm.replies import backup_request_args
 
 MAX_BACKUP_ID = 0xFFFFFFFF - 1
 """Backup ids run 1 .. MAX_BACKUPS - 1 (``MAX_BACKUPS`` is 0xFFFFFFFF)."""

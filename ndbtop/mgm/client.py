@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ndbtop.errors import (
     MgmAuthError,
@@ -22,15 +21,28 @@ from ndbtop.errors import (
     MgmParserError,
     MgmProtocolError,
     MgmTimeout,
-    MgmTlsError,
 )
 from ndbtop.mgm.config_fetch import ConfigUnavailable, config_command, fetch_config
 from ndbtop.mgm.connectstring import ConnectString, MgmAddress
+from ndbtop.mgm.replies import (
+    CLUSTER_LOGLEVEL_NAMES,
+    SEVERITY_NAMES,
+    NodeControlResult,
+    ServerVersion,
+    backup_request_args,
+    control_result,
+    expect_header,
+    expect_ok,
+    node_list,
+    parse_version,
+    read_event_blocks,
+)
 from ndbtop.mgm.session import MgmSession, open_first
+from ndbtop.mgm.starttls import negotiate_tls
 from ndbtop.mgm.status import NodeStatus, StatusCache, parse_status_reply
-from ndbtop.mgm.tls import TlsOptions, client_setup
+from ndbtop.mgm.tls import TlsOptions
 from ndbtop.mgm.version import make_version
-from ndbtop.mgm.wire import EventStreamParser, RawEvent, Reply
+from ndbtop.mgm.wire import RawEvent, Reply
 
 CONNECT_TIMEOUT = 3.0
 CALL_TIMEOUT = 5.0
@@ -43,63 +55,6 @@ BACKUP_WAIT_STARTED_TIMEOUT = 600.0
 
 CLIENT_VERSION = (8, 4, 3)
 """The version announced with ``set clientversion`` (>= 8.0.22 unlocks ``is_single_user``)."""
-
-CLUSTER_LOGLEVEL_NAMES = (
-    "startup",
-    "shutdown",
-    "statistics",
-    "checkpoint",
-    "noderestart",
-    "connection",
-    "info",
-    "warning",
-    "error",
-    "congestion",
-    "debug",
-    "backup",
-    "schema",
-)
-"""``get cluster loglevel`` names, in the order of categories 250..262."""
-
-SEVERITY_NAMES = ("enabled", "debug", "info", "warning", "error", "critical", "alert")
-"""``get info clusterlog`` names, in the order of severities 0..6."""
-
-
-@dataclass(frozen=True, slots=True)
-class ServerVersion:
-    """What ``get version`` says about the management server."""
-
-    id: int
-    major: int
-    minor: int
-    build: int
-    string: str
-
-    @property
-    def text(self) -> str:
-        """``8.4.3``."""
-        return f"{self.major}.{self.minor}.{self.build}"
-
-
-@dataclass(frozen=True, slots=True)
-class NodeControlResult:
-    """Reply to restart/stop/start: how many nodes the server acted on, verbatim result."""
-
-    command: str
-    node_ids: tuple[int, ...]
-    result: str
-    count: int
-    disconnect: bool
-
-
-def _node_list(node_ids: Sequence[int]) -> str:
-    if not node_ids:
-        raise ValueError("no node ids given")
-    for n in node_ids:
-        if not 1 <= n <= 255:
-            raise ValueError(f"node id {n} out of range (1-255)")
-    return " ".join(str(n) for n in node_ids)
-
 
 class MgmClient:
     """A management-server client over one connect string."""
@@ -173,7 +128,7 @@ class MgmClient:
                     self.timeout,
                 )
                 try:
-                    _expect_ok(reply, "set clientversion reply", "set clientversion")
+                    expect_ok(reply, "set clientversion reply", "set clientversion")
                 except (MgmProtocolError, MgmCommandError) as exc:
                     unavailable["client version"] = str(exc)
             self.cleartext_reason = await negotiate_tls(session, version, self.tls, self.timeout)
@@ -231,14 +186,14 @@ class MgmClient:
 
     async def check_connection(self) -> None:
         """``check connection``: raises unless the server answers ``result: Ok``."""
-        _expect_ok(
+        expect_ok(
             await self._call("check connection"), "check connection reply", "check connection"
         )
 
     async def get_mgmd_nodeid(self) -> int:
         """``get mgmd nodeid``: the node id of the connected management server."""
         reply = await self._call("get mgmd nodeid")
-        _expect_header(reply, "get mgmd nodeid reply")
+        expect_header(reply, "get mgmd nodeid reply")
         return reply.require_int("nodeid")
 
     # Status
@@ -305,32 +260,32 @@ class MgmClient:
     ) -> NodeControlResult:
         """``restart node v2`` (``N RESTART [-i] [-n] [-a] [-f]``)."""
         args: list[tuple[str, str | int]] = [
-            ("node", _node_list(node_ids)),
+            ("node", node_list(node_ids)),
             ("abort", int(abort)),
             ("initialstart", int(initial)),
             ("nostart", int(nostart)),
             ("force", int(force)),
         ]
         reply = await self._call("restart node v2", args, timeout=SLOW_CALL_TIMEOUT, retry=False)
-        return _control_result(reply, "restart reply", "restart", "restarted", node_ids)
+        return control_result(reply, "restart reply", "restart", "restarted", node_ids)
 
     async def stop_nodes(
         self, node_ids: Sequence[int], *, abort: bool = False, force: bool = False
     ) -> NodeControlResult:
         """``stop v2`` (``N STOP [-a] [-f]``)."""
         args: list[tuple[str, str | int]] = [
-            ("node", _node_list(node_ids)),
+            ("node", node_list(node_ids)),
             ("abort", int(abort)),
             ("force", int(force)),
         ]
         reply = await self._call("stop v2", args, timeout=SLOW_CALL_TIMEOUT, retry=False)
-        return _control_result(reply, "stop reply", "stop", "stopped", node_ids)
+        return control_result(reply, "stop reply", "stop", "stopped", node_ids)
 
     async def start_node(self, node_id: int) -> NodeControlResult:
         """``start`` (``N START``): start a data node left NOT_STARTED."""
-        _node_list([node_id])
+        node_list([node_id])
         reply = await self._call("start", [("node", node_id)], retry=False)
-        return _control_result(reply, "start reply", "start", None, [node_id])
+        return control_result(reply, "start reply", "start", None, [node_id])
 
     # Log levels
 
@@ -342,18 +297,18 @@ class MgmClient:
             ("level", level),
         ]
         reply = await self._call("set cluster loglevel", args, retry=False)
-        _expect_ok(reply, "set cluster loglevel reply", "set cluster loglevel", (node_id,))
+        expect_ok(reply, "set cluster loglevel reply", "set cluster loglevel", (node_id,))
 
     async def get_cluster_loglevel(self) -> dict[str, int]:
         """``get cluster loglevel``: level per category name (``startup`` ... ``schema``)."""
         reply = await self._call("get cluster loglevel")
-        _expect_header(reply, "get cluster loglevel")
+        expect_header(reply, "get cluster loglevel")
         return {k: reply.require_int(k) for k, _ in reply.fields}
 
     async def get_info_clusterlog(self) -> dict[str, int]:
         """``get info clusterlog``: the severity filter (``enabled``, ``debug`` ... ``alert``)."""
         reply = await self._call("get info clusterlog")
-        _expect_header(reply, "clusterlog")
+        expect_header(reply, "clusterlog")
         return {k: reply.require_int(k) for k, _ in reply.fields}
 
     # Backups (never retried)
@@ -375,14 +330,14 @@ class MgmClient:
             timeout=timeout,
             retry=False,
         )
-        _expect_ok(reply, "start backup reply", "start backup")
+        expect_ok(reply, "start backup reply", "start backup")
         return reply.require_int("id") if wait else None
 
     async def abort_backup(self, backup_id: int) -> None:
         """``abort backup``: the server orders the abort and answers at once (``Ok`` even
         for an id that is not running); the end arrives as BackupAborted."""
         reply = await self._call("abort backup", [("id", backup_id)], retry=False)
-        _expect_ok(reply, "abort backup reply", "abort backup")
+        expect_ok(reply, "abort backup reply", "abort backup")
 
     # Reports
 
@@ -396,132 +351,18 @@ class MgmClient:
         async with self._lock:
             session = await self._ensure_session()
             reply = await session.request("dump events", args, self.timeout)
-            _expect_ok(reply, "dump events reply", "dump events", tuple(node_ids or ()))
+            expect_ok(reply, "dump events reply", "dump events", tuple(node_ids or ()))
             count = reply.require_int("events")
-            return await _read_event_blocks(session, count, self.timeout)
+            return await read_event_blocks(session, count, self.timeout)
 
 
-TLS_SINCE = (8, 3, 0)
-"""The first NDB version whose management server knows ``start tls``."""
-
-
-async def negotiate_tls(
-    session: MgmSession, version: ServerVersion | None, options: TlsOptions, timeout: float
-) -> str:
-    """Upgrade ``session`` to TLS as ``ndb_mgm_connect_tls`` does.
-
-    Returns why the session stays in cleartext (empty when it runs TLS). In
-    ``strict`` mode any reason is an error; a failed handshake always is.
-    """
-    if version is None:
-        # ``start tls`` to a server that does not know it would end the session.
-        reason = "the management server's version is not known"
-    elif (version.major, version.minor, version.build) < TLS_SINCE:
-        reason = f"the management server ({version.text}) predates TLS (8.3)"
-    else:
-        setup = client_setup(options)
-        if setup.context is None:
-            reason = setup.reason
-        elif not session.tls_capable:
-            reason = "TLS to the management server needs Python 3.11 or later"
-        else:
-            reply = await session.request("start tls", [], timeout)
-            _expect_header(reply, "start tls reply")
-            result = reply.get("result") or ""
-            if result == "Ok":
-                await session.start_tls(setup.context, timeout, setup.cert_file)
-                # With TLS 1.3 the server's verdict on our certificate arrives with
-                # the first reply: ask for one now, so it is named here.
-                try:
-                    reply = await session.request("check connection", [], timeout)
-                except MgmDisconnected:
-                    # Our own certificate was checked for expiry before: a server that
-                    # hangs up now did not accept its CA (an alert, when it sends one,
-                    # is named by the session instead).
-                    raise MgmTlsError(
-                        f"{session.address}: TLS handshake failed: CA mismatch: the "
-                        f"management server does not accept the certificate {setup.cert_file} "
-                        "(it closed the connection after the handshake)"
-                    ) from None
-                _expect_ok(reply, "check connection reply", "check connection")
-                return ""
-            if result == "Already Connected":
-                return ""
-            reason = f"the management server cannot start TLS (start tls: {result})"
-    if options.strict:
-        session.close()
-        raise MgmTlsError(f"{session.address}: --ndb-mgm-tls=strict: {reason}")
-    return reason
-
-
-def backup_request_args(
-    wait: int, backup_id: int | None, snapshot_start: bool
-) -> list[tuple[str, str | int]]:
-    """The arguments of ``start backup`` (``ndb_mgm_start_backup4``): ``completed``,
-    ``backupid`` only when given, and ``backuppoint`` (servers since 6.4)."""
-    if wait not in (0, 1, 2):
-        raise ValueError(f"wait must be 0, 1 or 2, not {wait}")
-    args: list[tuple[str, str | int]] = [("completed", wait)]
-    if backup_id:
-        args.append(("backupid", backup_id))
-    args.append(("backuppoint", 1 if snapshot_start else 0))
-    return args
-
-
-async def _read_event_blocks(
-    session: MgmSession, count: int, timeout: float
-) -> tuple[RawEvent, ...]:
-    parser = EventStreamParser()
-    events: list[RawEvent] = []
-    while len(events) < count:
-        item = parser.feed(await session.read_line(timeout))
-        if isinstance(item, RawEvent):
-            events.append(item)
-        elif item is not None:
-            session.close()
-            raise MgmProtocolError(f"unexpected line in dump events reply: {item!r}")
-    return tuple(events)
-
-
-def _expect_header(reply: Reply, header: str) -> None:
-    if reply.header != header:
-        raise MgmProtocolError(f"expected '{header}', got {reply.header[:60]!r}")
-
-
-def _expect_ok(reply: Reply, header: str, command: str, node_ids: tuple[int, ...] = ()) -> None:
-    _expect_header(reply, header)
-    result = reply.require("result")
-    if result != "Ok":
-        raise MgmCommandError(command, result, node_ids)
-
-
-def _control_result(
-    reply: Reply, header: str, command: str, count_key: str | None, node_ids: Sequence[int]
-) -> NodeControlResult:
-    _expect_header(reply, header)
-    result = reply.require("result")
-    ids = tuple(node_ids)
-    if result != "Ok":
-        raise MgmCommandError(command, result, ids)
-    count = reply.require_int(count_key) if count_key else len(ids)
-    disconnect = reply.get("disconnect", "0") not in ("0", None)
-    return NodeControlResult(command, ids, result, count, disconnect)
-
-
-def parse_version(reply: Reply) -> ServerVersion:
-    """The ``version`` reply of ``get version``."""
-    _expect_header(reply, "version")
-    major, minor, build = (reply.require_int(k) for k in ("major", "minor", "build"))
-    vid = reply.get("id")
-    return ServerVersion(
-        id=int(vid)
-        if vid and vid.isascii() and vid.isdigit()
-        else make_version(major, minor, build),
-        major=major,
-        minor=minor,
-        build=build,
-        string=reply.get("string") or "",
-    )
-
-
-__all__ = ["ConfigUnavailable", "MgmClient", "MgmError", "NodeControlResult", "ServerVersion"]
+__all__ = [
+    "CLUSTER_LOGLEVEL_NAMES",
+    "SEVERITY_NAMES",
+    "ConfigUnavailable",
+    "MgmClient",
+    "MgmError",
+    "NodeControlResult",
+    "ServerVersion",
+    "backup_request_args",
+]

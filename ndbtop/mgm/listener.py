@@ -11,10 +11,11 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 
 from ndbtop.errors import MgmAuthError, MgmCommandError
-from ndbtop.mgm.client import negotiate_tls, parse_version
 from ndbtop.mgm.connectstring import MgmAddress
 from ndbtop.mgm.events.filters import format_filter
+from ndbtop.mgm.replies import parse_version
 from ndbtop.mgm.session import MgmSession
+from ndbtop.mgm.starttls import negotiate_tls
 from ndbtop.mgm.tls import TlsOptions
 from ndbtop.mgm.wire import PING, EventStreamParser, RawEvent, TextEventLine
 

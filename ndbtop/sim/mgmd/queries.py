@@ -4,8 +4,8 @@ log levels and filters, dumped events and sessions (Services.cpp's replies)."""
 from __future__ import annotations
 
 from ndbtop.mgm import errorcodes as ec
-from ndbtop.mgm.client import CLUSTER_LOGLEVEL_NAMES, SEVERITY_NAMES
 from ndbtop.mgm.events.encode import encode_parsable
+from ndbtop.mgm.replies import CLUSTER_LOGLEVEL_NAMES, SEVERITY_NAMES
 from ndbtop.mgm.status import NODE_TYPES, format_status_reply, parse_types_argument
 from ndbtop.mgm.version import make_version, split_version, version_string
 from ndbtop.mgm.wire import format_block
