@@ -2,32 +2,32 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.config import NO_NODE_GROUP, effective_node_group, not_connected_text
+from ndbtop.model.config import effective_node_group
 from ndbtop.model.config_facts import measured_redo, reports_off
-from ndbtop.model.derive import ActivityRate
-from ndbtop.model.freshness import Freshness, freshness
-from ndbtop.model.history import PhaseVsLastTime, compare_with_last_time
-from ndbtop.model.hosts import HostReport
-from ndbtop.model.phases import (
-    START_TYPE_SHORT,
-    StartTimeline,
-    phase_name,
-    phase_text,
-    typical_seconds,
-)
+from ndbtop.model.freshness import freshness
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.summary import ClusterSummary, single_user_text, summarize
+from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.tui.format import seconds, status_text
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
+from ndbtop.tui.views.node_cells import (
+    address_cell,
+    group_text,
+    groups_text,
+    memory_cell,
+    phase_cell,
+    stale_prefix,
+    stale_text,
+    timer_cell,
+    transactions_cell,
+    util_cell,
+)
 from ndbtop.tui.views.node_facts import (
     activity_line,
     cluster_transactions,
@@ -35,10 +35,10 @@ from ndbtop.tui.views.node_facts import (
     links_lines,
     links_warning,
     memory_line,
-    memory_style,
     per_second,
 )
-from ndbtop.tui.views.redo import error_log_text, redo_lines
+from ndbtop.tui.views.redo import error_log_text
+from ndbtop.tui.views.timeline import timeline_panel
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 COLUMNS = (
@@ -60,109 +60,6 @@ _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
 
 RUNNING = frozenset({"STARTED", "STARTING", "SINGLE USER MODE", "SHUTTING_DOWN"})
 """Data node states with a running process: the others show "-" for live figures."""
-
-
-def address_cell(node: NodeStatus, snap: ClusterSnapshot) -> str:
-    """The node's address; for a data or management node that is not connected, where it
-    may connect from, as ``ndb_mgm show`` says it (an API slot just says free slot)."""
-    if node.connected or node.type == "API" or snap.config is None:
-        return node.address
-    return not_connected_text(node.node_id, snap.config)
-
-
-def group_text(group: int | None) -> str:
-    """A node group as the table shows it: ``-`` for none, ``?`` when unknown."""
-    if group is None:
-        return "?"
-    return "-" if group == NO_NODE_GROUP else str(group)
-
-
-def memory_cell(used: float | None) -> Text:
-    """``61%`` of ``DataMemory`` in use, coloured from 80%."""
-    return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
-
-
-def util_cell(host: HostReport | None) -> Text:
-    """%util of the busiest disk of the node's host; red from 90%."""
-    util = host.util_pct if host is not None and host.state == "ok" else None
-    if util is None:
-        return Text("" if host is None else "?", style="dim")
-    return Text(f"{util:.0f}%", style="bold red" if util >= 90 else "")
-
-
-def transactions_cell(rate: ActivityRate | None) -> str:
-    """Transactions per second the node coordinated, between two readings of its counters."""
-    return per_second(rate.transactions_per_s) if rate is not None else ""
-
-
-def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
-    """``4 redo log init`` for a starting node (the phase in progress), stopping levels else."""
-    text = phase_text(node, timeline)
-    if node.status == "STARTING" and not text.startswith("done"):
-        return Text(text, style="bold yellow")
-    return Text(text, style="dark_orange" if node.status == "SHUTTING_DOWN" else "")
-
-
-def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
-    """Time in the current phase; red when well past a normal duration."""
-    if timeline is None or not timeline.active:
-        return Text("")
-    spent = timeline.in_phase_s(now)
-    if spent is None:
-        return Text("")
-    redo = timeline.redo.total_mb if timeline.redo else None
-    phase = timeline.current_phase if timeline.current_phase is not None else 0
-    typical = typical_seconds(phase, timeline.kind, redo, timeline.redo_phase)
-    style = "bold red" if typical and spent > 2 * typical else ""
-    prefix = "" if timeline.current_exact else "≈"
-    return Text(prefix + seconds(spent), style=style)
-
-
-def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
-    """``last time 2m15s``: red for the phase in progress when it is slower than last time,
-    yellow for a completed phase that was."""
-    if versus is None:
-        return Text("")
-    style = "dim"
-    if versus.slower:
-        style = "bold red" if versus.running else "yellow"
-    return Text(f"last time {seconds(versus.last_s)}", style=style)
-
-
-def slower_warning(
-    versus: PhaseVsLastTime, start_type: int | None, redo_phase: int | None = None
-) -> Text:
-    """The warning for a phase in progress that is slower than last time."""
-    ratio = f" (+{(versus.ratio - 1) * 100:.0f}%)" if versus.ratio is not None else ""
-    return Text(
-        f"⚠ phase {versus.phase} {phase_name(versus.phase, start_type, redo_phase)} is slower "
-        f"than last time: {seconds(versus.seconds)} so far, {seconds(versus.last_s)} last "
-        f"time{ratio}",
-        style="bold red",
-    )
-
-
-def groups_text(s: ClusterSummary, good: str) -> Text:
-    """Node groups down, missing a node, or all complete (in ``good``'s style)."""
-    if s.groups_down:
-        return Text(f"node groups DOWN: {', '.join(f'#{g}' for g in s.groups_down)}",
-                    style="bold red")
-    if s.groups_missing:
-        return Text("node groups missing a node: "
-                    + ", ".join(f"#{g}" for g in s.groups_missing), style="yellow")
-    return Text("every node group complete", style=good)
-
-
-def stale_prefix(fresh: Freshness) -> str:
-    """``STALE as of 12:04:31, 78 s ago: `` before figures from a source gone quiet."""
-    if fresh.age is None:
-        return "management server never answered: "
-    return f"STALE {fresh.text()}: "
-
-
-def stale_text(text: Text, stale: bool) -> Text:
-    """A cell as it is, or dimmed (its colour gone) when its source is stale."""
-    return Text(text.plain, style="dim") if stale else text
 
 
 class NodesView(View):
@@ -403,94 +300,3 @@ class NodesView(View):
             f"node {n.node_id} {n.type} {n.status} phase {n.start_phase} group {group} "
             f"version {n.version_text} address {n.address}"
         )
-
-
-def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | Text:
-    """The phases of a node's current or last start, with durations and redo progress.
-
-    While the start runs, each phase that a remembered start of the same kind went
-    through (``snap.past_starts``, :func:`compare_with_last_time`) shows how long it
-    took last time, and a phase in progress that is slower than last time gets a
-    warning line; without such a start nothing is added.
-    """
-    t = snap.timeline(node_id)
-    if t is None:
-        node = snap.node(node_id)
-        state = node.status if node else "unknown"
-        return Text(f"Node {node_id}: {state}; no start seen since ndbtop started.", style="dim")
-    kind = START_TYPE_SHORT.get(t.kind, "start") if t.kind is not None else "start"
-    began = dt.datetime.fromtimestamp(t.began_at).strftime("%H:%M:%S")
-    if t.active:
-        state = f"running {seconds(t.elapsed_s(now))}"
-    elif t.aborted:
-        state = "abandoned"
-    else:
-        state = f"took {seconds(t.elapsed_s(now))}"
-    title = Text(
-        f"Node {node_id} · {kind} · began {'' if t.began_exact else '≈'}{began} · {state}",
-        style="bold",
-    )
-    versus = compare_with_last_time(snap.past_starts, t, now)
-    rows: list[list[Text | str]] = []
-
-    def row(phase: int, *cells: Text | str) -> None:
-        shown = list(cells)
-        if versus:
-            shown.insert(3, last_time_cell(versus.get(phase)))
-        rows.append(shown)
-
-    redo_mb = t.redo.total_mb if t.redo else None
-    for r in t.completed:
-        typical = typical_seconds(r.phase, t.kind, redo_mb, t.redo_phase)
-        slow = typical is not None and r.seconds > 2 * typical
-        row(
-            r.phase,
-            str(r.phase),
-            t.name_of(r.phase),
-            Text(("" if r.exact else "≈") + seconds(r.seconds), style="bold red" if slow else ""),
-            f"normal ~{seconds(typical)}" if slow else "",
-        )
-    warning: Text | None = None
-    if t.active and t.current_phase is not None:
-        spent = t.in_phase_s(now) or 0.0
-        typical = typical_seconds(t.current_phase, t.kind, redo_mb, t.redo_phase)
-        slow = typical is not None and spent > 2 * typical
-        row(
-            t.current_phase,
-            Text(f"▶ {t.current_phase}", style="bold yellow"),
-            Text(t.name_of(t.current_phase), style="bold yellow"),
-            Text(
-                ("" if t.current_exact else "≈") + seconds(spent) + " so far",
-                style="bold red" if slow else "bold",
-            ),
-            Text(
-                f"normal ~{seconds(typical)}" + ("  ← slow" if slow else ""),
-                style="red" if slow else "dim",
-            )
-            if typical
-            else "",
-        )
-        current = versus.get(t.current_phase)
-        if current is not None and current.slower:
-            warning = slower_warning(current, t.kind, t.redo_phase)
-    # A last column empty in every row would make Rich squeeze the table into the
-    # title's width (wrapping the phase names): it is left out instead.
-    notes = any(cells[-1] for cells in rows)
-    table = Table.grid(padding=(0, 2))
-    table.add_column(justify="right")
-    table.add_column()
-    table.add_column(justify="right")
-    if versus:
-        table.add_column()
-    if notes:
-        table.add_column(style="dim")
-    for cells in rows:
-        table.add_row(*(cells if notes else cells[:-1]))
-    parts: list[Text | Table] = [title, table]
-    if warning is not None:
-        parts.append(warning)
-    parts.extend(redo_lines(snap, node_id))
-    grid = Table.grid()
-    for p in parts:
-        grid.add_row(p)
-    return grid

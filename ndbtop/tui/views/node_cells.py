@@ -1,0 +1,128 @@
+"""The cells of the Nodes table and its summary lines, each from one node's figures."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config import NO_NODE_GROUP, not_connected_text
+from ndbtop.model.derive import ActivityRate
+from ndbtop.model.freshness import Freshness
+from ndbtop.model.history import PhaseVsLastTime
+from ndbtop.model.hosts import HostReport
+from ndbtop.model.phases import (
+    StartTimeline,
+    phase_name,
+    phase_text,
+    typical_seconds,
+)
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.summary import ClusterSummary
+from ndbtop.tui.format import seconds
+from ndbtop.tui.views.node_facts import (
+    memory_style,
+    per_second,
+)
+
+
+def address_cell(node: NodeStatus, snap: ClusterSnapshot) -> str:
+    """The node's address; for a data or management node that is not connected, where it
+    may connect from, as ``ndb_mgm show`` says it (an API slot just says free slot)."""
+    if node.connected or node.type == "API" or snap.config is None:
+        return node.address
+    return not_connected_text(node.node_id, snap.config)
+
+
+def group_text(group: int | None) -> str:
+    """A node group as the table shows it: ``-`` for none, ``?`` when unknown."""
+    if group is None:
+        return "?"
+    return "-" if group == NO_NODE_GROUP else str(group)
+
+
+def memory_cell(used: float | None) -> Text:
+    """``61%`` of ``DataMemory`` in use, coloured from 80%."""
+    return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
+
+
+def util_cell(host: HostReport | None) -> Text:
+    """%util of the busiest disk of the node's host; red from 90%."""
+    util = host.util_pct if host is not None and host.state == "ok" else None
+    if util is None:
+        return Text("" if host is None else "?", style="dim")
+    return Text(f"{util:.0f}%", style="bold red" if util >= 90 else "")
+
+
+def transactions_cell(rate: ActivityRate | None) -> str:
+    """Transactions per second the node coordinated, between two readings of its counters."""
+    return per_second(rate.transactions_per_s) if rate is not None else ""
+
+
+def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
+    """``4 redo log init`` for a starting node (the phase in progress), stopping levels else."""
+    text = phase_text(node, timeline)
+    if node.status == "STARTING" and not text.startswith("done"):
+        return Text(text, style="bold yellow")
+    return Text(text, style="dark_orange" if node.status == "SHUTTING_DOWN" else "")
+
+
+def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
+    """Time in the current phase; red when well past a normal duration."""
+    if timeline is None or not timeline.active:
+        return Text("")
+    spent = timeline.in_phase_s(now)
+    if spent is None:
+        return Text("")
+    redo = timeline.redo.total_mb if timeline.redo else None
+    phase = timeline.current_phase if timeline.current_phase is not None else 0
+    typical = typical_seconds(phase, timeline.kind, redo, timeline.redo_phase)
+    style = "bold red" if typical and spent > 2 * typical else ""
+    prefix = "" if timeline.current_exact else "≈"
+    return Text(prefix + seconds(spent), style=style)
+
+
+def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
+    """``last time 2m15s``: red for the phase in progress when it is slower than last time,
+    yellow for a completed phase that was."""
+    if versus is None:
+        return Text("")
+    style = "dim"
+    if versus.slower:
+        style = "bold red" if versus.running else "yellow"
+    return Text(f"last time {seconds(versus.last_s)}", style=style)
+
+
+def slower_warning(
+    versus: PhaseVsLastTime, start_type: int | None, redo_phase: int | None = None
+) -> Text:
+    """The warning for a phase in progress that is slower than last time."""
+    ratio = f" (+{(versus.ratio - 1) * 100:.0f}%)" if versus.ratio is not None else ""
+    return Text(
+        f"⚠ phase {versus.phase} {phase_name(versus.phase, start_type, redo_phase)} is slower "
+        f"than last time: {seconds(versus.seconds)} so far, {seconds(versus.last_s)} last "
+        f"time{ratio}",
+        style="bold red",
+    )
+
+
+def groups_text(s: ClusterSummary, good: str) -> Text:
+    """Node groups down, missing a node, or all complete (in ``good``'s style)."""
+    if s.groups_down:
+        return Text(f"node groups DOWN: {', '.join(f'#{g}' for g in s.groups_down)}",
+                    style="bold red")
+    if s.groups_missing:
+        return Text("node groups missing a node: "
+                    + ", ".join(f"#{g}" for g in s.groups_missing), style="yellow")
+    return Text("every node group complete", style=good)
+
+
+def stale_prefix(fresh: Freshness) -> str:
+    """``STALE as of 12:04:31, 78 s ago: `` before figures from a source gone quiet."""
+    if fresh.age is None:
+        return "management server never answered: "
+    return f"STALE {fresh.text()}: "
+
+
+def stale_text(text: Text, stale: bool) -> Text:
+    """A cell as it is, or dimmed (its colour gone) when its source is stale."""
+    return Text(text.plain, style="dim") if stale else text

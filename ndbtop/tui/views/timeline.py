@@ -1,0 +1,109 @@
+"""A node's start, phase by phase: the timeline panel of the Nodes view."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rich.table import Table
+from rich.text import Text
+
+from ndbtop.model.history import compare_with_last_time
+from ndbtop.model.phases import (
+    START_TYPE_SHORT,
+    typical_seconds,
+)
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.format import seconds
+from ndbtop.tui.views.node_cells import last_time_cell, slower_warning
+from ndbtop.tui.views.redo import redo_lines
+
+
+def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | Text:
+    """The phases of a node's current or last start, with durations and redo progress.
+
+    While the start runs, each phase that a remembered start of the same kind went
+    through (``snap.past_starts``, :func:`compare_with_last_time`) shows how long it
+    took last time, and a phase in progress that is slower than last time gets a
+    warning line; without such a start nothing is added.
+    """
+    t = snap.timeline(node_id)
+    if t is None:
+        node = snap.node(node_id)
+        state = node.status if node else "unknown"
+        return Text(f"Node {node_id}: {state}; no start seen since ndbtop started.", style="dim")
+    kind = START_TYPE_SHORT.get(t.kind, "start") if t.kind is not None else "start"
+    began = dt.datetime.fromtimestamp(t.began_at).strftime("%H:%M:%S")
+    if t.active:
+        state = f"running {seconds(t.elapsed_s(now))}"
+    elif t.aborted:
+        state = "abandoned"
+    else:
+        state = f"took {seconds(t.elapsed_s(now))}"
+    title = Text(
+        f"Node {node_id} · {kind} · began {'' if t.began_exact else '≈'}{began} · {state}",
+        style="bold",
+    )
+    versus = compare_with_last_time(snap.past_starts, t, now)
+    rows: list[list[Text | str]] = []
+
+    def row(phase: int, *cells: Text | str) -> None:
+        shown = list(cells)
+        if versus:
+            shown.insert(3, last_time_cell(versus.get(phase)))
+        rows.append(shown)
+
+    redo_mb = t.redo.total_mb if t.redo else None
+    for r in t.completed:
+        typical = typical_seconds(r.phase, t.kind, redo_mb, t.redo_phase)
+        slow = typical is not None and r.seconds > 2 * typical
+        row(
+            r.phase,
+            str(r.phase),
+            t.name_of(r.phase),
+            Text(("" if r.exact else "≈") + seconds(r.seconds), style="bold red" if slow else ""),
+            f"normal ~{seconds(typical)}" if slow else "",
+        )
+    warning: Text | None = None
+    if t.active and t.current_phase is not None:
+        spent = t.in_phase_s(now) or 0.0
+        typical = typical_seconds(t.current_phase, t.kind, redo_mb, t.redo_phase)
+        slow = typical is not None and spent > 2 * typical
+        row(
+            t.current_phase,
+            Text(f"▶ {t.current_phase}", style="bold yellow"),
+            Text(t.name_of(t.current_phase), style="bold yellow"),
+            Text(
+                ("" if t.current_exact else "≈") + seconds(spent) + " so far",
+                style="bold red" if slow else "bold",
+            ),
+            Text(
+                f"normal ~{seconds(typical)}" + ("  ← slow" if slow else ""),
+                style="red" if slow else "dim",
+            )
+            if typical
+            else "",
+        )
+        current = versus.get(t.current_phase)
+        if current is not None and current.slower:
+            warning = slower_warning(current, t.kind, t.redo_phase)
+    # A last column empty in every row would make Rich squeeze the table into the
+    # title's width (wrapping the phase names): it is left out instead.
+    notes = any(cells[-1] for cells in rows)
+    table = Table.grid(padding=(0, 2))
+    table.add_column(justify="right")
+    table.add_column()
+    table.add_column(justify="right")
+    if versus:
+        table.add_column()
+    if notes:
+        table.add_column(style="dim")
+    for cells in rows:
+        table.add_row(*(cells if notes else cells[:-1]))
+    parts: list[Text | Table] = [title, table]
+    if warning is not None:
+        parts.append(warning)
+    parts.extend(redo_lines(snap, node_id))
+    grid = Table.grid()
+    for p in parts:
+        grid.add_row(p)
+    return grid
