@@ -12,10 +12,9 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Generic, TypeVar
 
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
@@ -25,8 +24,13 @@ from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
 from ndbtop.collect.mgm import MgmSource
+from ndbtop.collect.series import (
+    HISTORY_POINTS,
+    THREAD_HISTORY_POINTS,
+    BetweenReadings,
+    SeriesRecorder,
+)
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
-from ndbtop.collect.thread_history import ThreadHistory
 from ndbtop.errors import MgmError, SqlError
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
@@ -40,50 +44,16 @@ from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
 from ndbtop.model.history import PastStart, cluster_key, past_start
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
-from ndbtop.model.series import SeriesSet
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics, apply_statistics
 
-V = TypeVar("V")
-R = TypeVar("R")
+__all__ = ["EVENT_HISTORY", "HISTORY_POINTS", "THREAD_HISTORY_POINTS", "Hub"]
 
 EVENT_HISTORY = 2000
 """Events kept for the Events view."""
-HISTORY_POINTS = 120
-"""Points kept per time series (sparklines)."""
 BACKUP_FAILURES = frozenset({EventType.BACKUP_ABORTED, EventType.BACKUP_FAILED_TO_START})
 """The events of a backup that failed (counted in ``backup_failures``)."""
-THREAD_HISTORY_POINTS = 24
-"""Points kept per thread's CPU series (``thread.cpu.<node>.<thr_no>``): twice what the
-Threads view's sparklines show (``TREND_WIDTH``, 12), because the largest clusters have
-thousands of threads (see :mod:`ndbtop.collect.thread_history`)."""
-
-
-class BetweenReadings(Generic[V, R]):
-    """Rates from a panel read in rotation, over the time between its last two readings
-    (the panel's values stay the same in the samples in between)."""
-
-    def __init__(
-        self, panel: str, derive: Callable[[tuple[V, ...] | None, tuple[V, ...], float],
-                                           tuple[R, ...]]
-    ) -> None:
-        self.panel = panel
-        self.derive = derive
-        self.rates: tuple[R, ...] = ()
-        self._last: tuple[V, ...] = ()
-        self._at: float | None = None
-
-    def update(self, sample: NdbinfoSample, values: tuple[V, ...]) -> None:
-        """Take a sample's values of the panel; rates change when it was read again."""
-        at = sample.panel_read_at(self.panel)
-        if at is None or at == self._at:
-            return
-        if self._at is None:
-            self.rates = self.derive(None, values, 0.0)
-        else:
-            self.rates = self.derive(self._last, values, at - self._at)
-        self._last, self._at = values, at
 
 
 class Hub:
@@ -164,11 +134,7 @@ class Hub:
         self._links = BetweenReadings("links", link_rates)
         self._activity = BetweenReadings("activity", activity_rates)
         self._tasks: list[asyncio.Task[None]] = []
-        self._history: dict[str, deque[float | None]] = {}
-        self._history_tuples: dict[str, tuple[str, tuple[float | None, ...]]] = {}
-        self._history_stale: dict[str, None] = {}
-        self._history_all: Sequence[tuple[str, tuple[float | None, ...]]] | None = ()
-        self._thread_history = ThreadHistory(THREAD_HISTORY_POINTS)
+        self._series = SeriesRecorder()
         self._history_dir = history_dir
         self._cluster_name = cluster_name or ",".join(
             str(a) for a in connectstring.addresses)
@@ -231,33 +197,14 @@ class Hub:
         # The report runs inside the management source's poll, whose end announces it.
         self._cached = None
 
-    def _record(self, key: str, value: float | None, points: int = HISTORY_POINTS) -> None:
-        series = self._history.get(key)
-        if series is None:
-            series = self._history[key] = deque(maxlen=points)
-        series.append(value)
-        self._history_stale[key] = None
-        self._history_all = None
-
-    def _series(self) -> Sequence[tuple[str, tuple[float | None, ...]]]:
-        # Only the series that changed are copied; the whole is kept until one changes.
-        if self._history_all is None:
-            cache, history = self._history_tuples, self._history
-            for key in self._history_stale:
-                cache[key] = (key, tuple(history[key]))
-            self._history_stale.clear()
-            threads = self._thread_history
-            self._history_all = SeriesSet(tuple(cache.values()), threads.later(), threads.finder())
-        return self._history_all
-
     def _on_host(self) -> None:
         view = self.host.view if self.host else None
         if view is not None and view.interval_s:
             for d in view.disks:
-                self._record(f"disk.w_s.{d.name}", d.w_s)
-                self._record(f"disk.wkb_s.{d.name}", d.wkb_s)
-                self._record(f"disk.util.{d.name}", d.util_pct)
-                self._record(f"disk.await.{d.name}", d.await_ms)
+                self._series.record(f"disk.w_s.{d.name}", d.w_s)
+                self._series.record(f"disk.wkb_s.{d.name}", d.wkb_s)
+                self._series.record(f"disk.util.{d.name}", d.util_pct)
+                self._series.record(f"disk.await.{d.name}", d.await_ms)
         self._changed()
 
     def cluster_config(self) -> ClusterConfig | None:
@@ -272,8 +219,8 @@ class Hub:
                 continue
             self._recorded[host] = view
             for d in view.disks:
-                self._record(f"disk.w_s.{host}/{d.name}", d.w_s)
-                self._record(f"disk.util.{host}/{d.name}", d.util_pct)
+                self._series.record(f"disk.w_s.{host}/{d.name}", d.w_s)
+                self._series.record(f"disk.util.{host}/{d.name}", d.util_pct)
         self._note_redo_phases()
         self._changed()
 
@@ -300,10 +247,9 @@ class Hub:
         self._activity.update(sample, sample.activity)
         self._ndbinfo = sample
         for h in self._hit_ratios:
-            self._record(f"hit.interval.{h.node_id}", h.interval_pct)
+            self._series.record(f"hit.interval.{h.node_id}", h.interval_pct)
         if sample.threads:
-            self._thread_history.add(sample.threads)
-            self._history_all = None
+            self._series.add_threads(sample.threads)
 
     async def start(self) -> None:
         """Start one task per source."""
@@ -438,7 +384,7 @@ class Hub:
             link_rates=self._links.rates,
             activity_rates=self._activity.rates,
             host=self.host.view if self.host else None,
-            history=self._series(),
+            history=self._series.series(),
             past_starts=self._past,
             backups=self._backups,
             backup_failures=self._backup_failures,
