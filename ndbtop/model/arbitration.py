@@ -27,66 +27,41 @@ ArbitResult. Read with the code, they mean more than that:
 
 :func:`interpret` gives one event's meaning, :func:`arbitration_status` the state
 the latest events leave the cluster in. Events read from a text-mode listener
-(no type, only ``Node <id>: <text>``) are recognised by their text.
+(no type, only ``Node <id>: <text>``) are recognised by their text
+(:mod:`ndbtop.model.arbitration_reports` decodes them).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum, IntEnum
+from enum import Enum
 
 from ndbtop.mgm.events.catalogue import Severity
-from ndbtop.mgm.events.decode import TEXT_LINE_TYPE, Event
-from ndbtop.mgm.events.text import event_text
+from ndbtop.mgm.events.decode import Event
+from ndbtop.model.arbitration_reports import (
+    ARBIT_RESULT,
+    ARBIT_STATE,
+    ArbitCode,
+    ArbitReport,
+    ArbitState,
+    arbit_report,
+)
 
-ARBIT_STATE = 29
-"""Event type ``NDB_LE_ArbitState`` (NODERESTART, level 6, INFO)."""
-ARBIT_RESULT = 30
-"""Event type ``NDB_LE_ArbitResult`` (NODERESTART, level 2, ALERT)."""
-
-
-class ArbitCode(IntEnum):
-    """``ArbitCode``: the low 16 bits of word 1 of both arbitration events."""
-
-    THREAD_START = 11
-    PREP_PART1 = 21
-    PREP_PART2 = 22
-    PREP_ATRUN = 23
-    API_START = 31
-    API_FAIL = 32
-    API_EXIT = 33
-    LOSE_NODES = 41
-    WIN_NODES = 42
-    WIN_GROUPS = 43
-    LOSE_GROUPS = 44
-    PARTITIONING = 45
-    WIN_CHOOSE = 46
-    LOSE_CHOOSE = 47
-    LOSE_NORUN = 48
-    LOSE_NOCFG = 49
-    WIN_WAIT_EXTERNAL = 50
-    ERR_TICKET = 91
-    ERR_TOOMANY = 92
-    ERR_STATE = 93
-    ERR_TIMEOUT = 94
-    ERR_UNKNOWN = 95
-
-
-class ArbitState(IntEnum):
-    """``Qmgr::ArbitState``: the high 16 bits of word 1, the ``[state=N]`` of the texts."""
-
-    NULL = 0
-    INIT = 1
-    FIND = 2
-    PREP1 = 3
-    PREP2 = 4
-    START = 5
-    RUN = 6
-    CHOOSE = 7
-    CRASH = 8
-
+__all__ = [
+    "ARBIT_RESULT",
+    "ARBIT_STATE",
+    "ArbitCode",
+    "ArbitReport",
+    "ArbitState",
+    "ArbitrationPhase",
+    "ArbitrationStatus",
+    "Concern",
+    "Interpretation",
+    "arbit_report",
+    "arbitration_status",
+    "interpret",
+]
 
 _LOST = frozenset({ArbitCode.API_FAIL, ArbitCode.API_EXIT})
 _CHOSEN = frozenset({ArbitCode.PREP_PART2, ArbitCode.PREP_ATRUN})
@@ -99,106 +74,6 @@ _LOSS_REASONS = {
     ArbitCode.LOSE_NORUN: "no arbitrator was running",
     ArbitCode.LOSE_NOCFG: "no arbitrator is configured",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class ArbitReport:
-    """One ArbitState (``result`` false) or ArbitResult (``result`` true) event, decoded.
-
-    ``state`` is the reporting node's arbitration state when it reported, ``node``
-    the arbitrator concerned (0 when none), ``reporter`` the data node that
-    reported and ``at`` the event's ``received_at``.
-    """
-
-    result: bool
-    code: int
-    state: int
-    node: int
-    reporter: int
-    at: float
-
-
-def _text_patterns() -> tuple[tuple[re.Pattern[str], bool, int | None], ...]:
-    """(pattern, result, code) for every text; code None: the text names the error."""
-    ticket = r"\[ticket=[0-9a-f]{16}\]"
-    out: list[tuple[re.Pattern[str], bool, int | None]] = [
-        (re.compile(r"President restarts arbitration thread \[state=(?P<state>\d+)\]"),
-         False, ArbitCode.THREAD_START),
-        (re.compile(rf"Prepare arbitrator node (?P<node>\d+) {ticket}"),
-         False, ArbitCode.PREP_PART2),
-        (re.compile(rf"Receive arbitrator node (?P<node>\d+) {ticket}"),
-         False, ArbitCode.PREP_ATRUN),
-        (re.compile(rf"Started arbitrator node (?P<node>\d+) {ticket}"),
-         False, ArbitCode.API_START),
-        (re.compile(r"Lost arbitrator node (?P<node>\d+) - process failure "
-                    r"\[state=(?P<state>\d+)\]"), False, ArbitCode.API_FAIL),
-        (re.compile(r"Lost arbitrator node (?P<node>\d+) - process exit "
-                    r"\[state=(?P<state>\d+)\]"), False, ArbitCode.API_EXIT),
-        (re.compile(r"Lost arbitrator node (?P<node>\d+) - (?P<error>.+) "
-                    r"\[state=(?P<state>\d+)\]"), False, None),
-        (re.compile(r"Arbitration won - positive reply from node (?P<node>\d+)"),
-         True, ArbitCode.WIN_CHOOSE),
-        (re.compile(r"Arbitration lost - negative reply from node (?P<node>\d+)"),
-         True, ArbitCode.LOSE_CHOOSE),
-        (re.compile(r"Continuing after wait for external arbitration, nodes: .*"),
-         True, ArbitCode.WIN_WAIT_EXTERNAL),
-        (re.compile(r"Arbitration failure - (?P<error>.+) \[state=(?P<state>\d+)\]"),
-         True, None),
-    ]
-    # The fixed texts, as the server prints them.
-    for code in (41, 42, 43, 44, 45, 48, 49):
-        out.append((re.compile(re.escape(event_text(ARBIT_RESULT, [code]))), True, code))
-    return tuple(out)
-
-
-_PATTERNS = _text_patterns()
-_ERROR_CODES = {
-    # "Lost arbitrator node 0 - timeout [state=0]" -> "timeout"
-    event_text(ARBIT_STATE, [code])[len("Lost arbitrator node 0 - "):-len(" [state=0]")]: code
-    for code in (ArbitCode.ERR_TICKET, ArbitCode.ERR_TOOMANY, ArbitCode.ERR_STATE,
-                 ArbitCode.ERR_TIMEOUT)
-}
-_UNKNOWN_ERROR = re.compile(r"unknown error \[code=(\d+)\]")
-
-
-def _from_text(event: Event) -> ArbitReport | None:
-    for pattern, result, code in _PATTERNS:
-        m = pattern.fullmatch(event.text)
-        if m is None:
-            continue
-        groups = m.groupdict()
-        if code is None:
-            error = groups["error"]
-            unknown = _UNKNOWN_ERROR.fullmatch(error)
-            code = int(unknown.group(1)) if unknown else _ERROR_CODES.get(error)
-            if code is None:
-                continue
-        return ArbitReport(
-            result,
-            code,
-            int(groups.get("state") or 0),
-            int(groups.get("node") or 0),
-            event.source_node,
-            event.received_at,
-        )
-    return None
-
-
-def arbit_report(event: Event) -> ArbitReport | None:
-    """The arbitration report an event carries, or None for any other event."""
-    if event.type in (ARBIT_STATE, ARBIT_RESULT):
-        word = event.word(1)
-        return ArbitReport(
-            event.type == ARBIT_RESULT,
-            word & 0xFFFF,
-            word >> 16,
-            event.word(2),
-            event.source_node,
-            event.received_at,
-        )
-    if event.type == TEXT_LINE_TYPE:
-        return _from_text(event)
-    return None
 
 
 class Concern(Enum):
