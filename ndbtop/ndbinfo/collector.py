@@ -19,7 +19,6 @@ server lacks, makes only its panel unavailable; a connection problem raises a
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,15 +30,12 @@ from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
 from ndbtop.ndbinfo.errors import (
-    ErrorContext,
-    SqlConnectError,
     SqlConnectionLost,
-    SqlServerError,
     SqlTableError,
     map_error,
-    quote_account,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.ndbinfo.statements import Statements, Tally
 
 MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
@@ -95,15 +91,7 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
 }
 
 
-class _Tally:
-    """Statements sent and rows received during one refresh."""
-
-    def __init__(self) -> None:
-        self.queries = 0
-        self.rows = 0
-
-
-class NdbinfoCollector:
+class NdbinfoCollector(Statements):
     """Reads :class:`NdbinfoSample` values from a SQL node over one pymysql connection.
 
     Every method blocks; run them in a worker thread, one at a time. ``clock``
@@ -159,7 +147,7 @@ class NdbinfoCollector:
         except Exception as exc:
             raise map_error(exc, self._context(None)) from None
         try:
-            tally = _Tally()
+            tally = Tally()
             self._account = self._current_user(tally)
             self._version = self._find_version(tally)
             self._packing = self._allow_packed_results(tally)
@@ -178,7 +166,7 @@ class NdbinfoCollector:
         """One refresh: at most :data:`MAX_QUERIES_PER_SAMPLE` statements."""
         if self._conn is None:
             raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
-        tally = _Tally()
+        tally = Tally()
         taken_at = self._clock()
         plan = self._plan
         try:
@@ -222,122 +210,7 @@ class NdbinfoCollector:
             with contextlib.suppress(Exception):
                 conn.close()
 
-    # Connection set-up
-
-    def _connect_arguments(self) -> dict[str, Any]:
-        o = self.options
-        args: dict[str, Any] = {
-            "user": o.user,
-            # As bytes: pymysql would encode a str password as latin-1 and fail on others.
-            "password": o.password.encode("utf-8"),
-            "database": DATABASE,
-            "connect_timeout": o.connect_timeout,
-            "read_timeout": o.read_timeout,
-            "write_timeout": o.write_timeout,
-            "autocommit": True,
-            "charset": "utf8mb4",
-            "program_name": "ndbtop",
-        }
-        if o.socket:
-            args["unix_socket"] = o.socket
-        else:
-            args["host"] = o.host
-            args["port"] = o.port
-        for option, path in (
-            ("ssl-ca", o.ssl_ca),
-            ("ssl-cert", o.ssl_cert),
-            ("ssl-key", o.ssl_key),
-        ):
-            if path:
-                if not os.access(path, os.R_OK):
-                    raise SqlConnectError(f"cannot read the {option} file {path}")
-                args[option.replace("-", "_")] = path
-        if o.ssl_ca:
-            args["ssl_verify_cert"] = True
-        return args
-
-    def _current_user(self, tally: _Tally) -> str | None:
-        try:
-            rows, _ = self._execute(q.CURRENT_USER, tally)
-        except (SqlTableError, SqlServerError):
-            return None
-        return quote_account(r.to_text(rows[0][0])) if rows and rows[0][0] else None
-
-    def _find_version(self, tally: _Tally) -> int | None:
-        try:
-            rows, _ = self._execute(q.VERSION_VARIABLE, tally)
-            version = r.to_int(rows[0][0]) if rows else 0
-        except (SqlTableError, SqlServerError):
-            version = 0
-        if version > 0:
-            return version
-        try:
-            rows, _ = self._execute(q.VERSION_FROM_PROCESSES, tally)
-        except (SqlTableError, SqlServerError):
-            return None
-        return q.parse_node_version(r.to_text(rows[0][0])) if rows else None
-
-    def _allow_packed_results(self, tally: _Tally) -> bool:
-        """Raise the session's ``group_concat_max_len`` for packed results; a server that
-        refuses is read row by row."""
-        try:
-            self._execute(q.SET_GROUP_CONCAT_MAX_LEN, tally)
-        except (SqlTableError, SqlServerError):
-            return False
-        return True
-
-    # Statements
-
-    def _context(self, table: str | None) -> ErrorContext:
-        o = self.options
-        return ErrorContext(
-            target=o.target,
-            user=o.user,
-            account=self._account,
-            table=table or None,
-            connect_timeout=o.connect_timeout,
-            read_timeout=o.read_timeout,
-        )
-
-    def _execute(
-        self, query: q.Query, tally: _Tally, sql: str | None = None
-    ) -> tuple[list[r.Row], list[str]]:
-        conn = self._conn
-        if conn is None:
-            raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
-        tally.queries += 1
-        try:
-            with conn.cursor() as cursor:
-                cursor.execute(sql or query.sql)
-                rows = list(cursor.fetchall())
-                columns = [d[0] for d in cursor.description or ()]
-        except Exception as exc:
-            raise map_error(exc, self._context(query.table)) from None
-        tally.rows += len(rows)
-        return rows, columns
-
-    def _fetch(self, query: q.Query, tally: _Tally) -> tuple[list[Any], list[str]]:
-        """A query's rows: typed columns, or for a text query each row's text.
-
-        A text query is read packed into one row while the server allows it; a packed
-        result that does not hold as many rows as it counted (cut by ``max_allowed_packet``,
-        say) is read again row by row, and so is that query from then on.
-        """
-        if not query.fields:
-            return self._execute(query, tally)
-        if query.packed is not None and self._packing and query not in self._unpacked:
-            packed, _ = self._execute(query, tally, query.packed)
-            first = packed[0] if packed else (0, None)
-            count = r.to_int(first[0])
-            texts = q.split_text_rows(first[1] if len(first) > 1 else None)
-            if len(texts) == count:
-                tally.rows += count - len(packed)
-                return texts, []
-            self._unpacked.add(query)
-        rows, _ = self._execute(query, tally)
-        return [r.to_text(row[0]) for row in rows if row and row[0] is not None], []
-
-    def _run_panel(self, query: q.Query, tally: _Tally) -> list[Any] | None:
+    def _run_panel(self, query: q.Query, tally: Tally) -> list[Any] | None:
         """Rows of a panel's query, or None (and the panel unavailable) on a table error."""
         try:
             rows, _ = self._fetch(query, tally)
@@ -348,7 +221,7 @@ class NdbinfoCollector:
         self._unavailable.pop(query.panel, None)
         return rows
 
-    def _read_panel(self, query: q.Query, tally: _Tally) -> None:
+    def _read_panel(self, query: q.Query, tally: Tally) -> None:
         try:
             rows, columns = self._fetch(query, tally)
         except SqlTableError as exc:
@@ -364,7 +237,7 @@ class NdbinfoCollector:
 
     # Thread layout cache
 
-    def _read_layout(self, query: q.Query, tally: _Tally) -> None:
+    def _read_layout(self, query: q.Query, tally: Tally) -> None:
         with contextlib.suppress(ValueError):
             self._layout_pending.remove(query)
         rows = self._run_panel(query, tally)
@@ -403,7 +276,7 @@ class NdbinfoCollector:
             return threads, frozenset(key for key in keys if key not in layout)
         return self._cpustat_join(cpu_rows, self._layout)
 
-    def _sample(self, taken_at: float, tally: _Tally) -> NdbinfoSample:
+    def _sample(self, taken_at: float, tally: Tally) -> NdbinfoSample:
         panels = self._panels
         order = {name: i for i, name in enumerate(PANELS)}
         unavailable = sorted(
