@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ndbtop.aio import cancel_and_wait
-from ndbtop.sim.arbitration import SimArbitration
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.cluster.arbitration import SimArbitration
 from ndbtop.sim.mgmd.server import MgmdServer
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 

@@ -10,8 +10,8 @@ from typing import Any
 from ndbtop.mgm.events import decode_event
 from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
 from ndbtop.model.arbitration import ArbitrationPhase, Concern, arbitration_status, interpret
-from ndbtop.sim.arbitration import CHOOSE_SECONDS, REGISTER_SECONDS
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.cluster.arbitration import CHOOSE_SECONDS, REGISTER_SECONDS
 from ndbtop.sim.runtime import Simulator
 
 StartSim = Callable[..., Awaitable[Simulator]]

@@ -9,8 +9,8 @@ from typing import Any
 from ndbtop.mgm.client import MgmClient
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_decode import config_from_blob, decode_config
+from ndbtop.sim.cluster.datanode import STARTED
 from ndbtop.sim.config_blob import pack_v1, pack_v2
-from ndbtop.sim.datanode import STARTED
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import CONFIG_CHANGE_AT, ScenarioOptions, build_scenario
 

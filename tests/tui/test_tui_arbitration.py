@@ -13,7 +13,7 @@ from textual.widgets import RichLog, Static
 
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
-from ndbtop.sim.arbitration import CHOOSE_SECONDS, REGISTER_SECONDS
+from ndbtop.sim.cluster.arbitration import CHOOSE_SECONDS, REGISTER_SECONDS
 from ndbtop.sim.runtime import Simulator
 from ndbtop.tui.views.events import EventsView
 

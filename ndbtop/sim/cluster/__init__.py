@@ -1,16 +1,18 @@
 """The simulated cluster: one state that both simulated servers serve.
 
 The model is event driven (:mod:`.state` holds the clock and the shared state).
-:mod:`.starts` and :mod:`.stops` are the data nodes' lifecycle, :mod:`.control`
-the management server's rules on requests, :mod:`.reports` the events a running
-cluster sends by itself, and :mod:`.status` what the servers read back. With the
-same seed and the same requests at the same simulated times, a run reproduces
-exactly.
+:mod:`.starts` and :mod:`.stops` are the data nodes' lifecycle (each node in
+:mod:`.datanode`), :mod:`.control` the management server's rules on requests,
+:mod:`.reports` the events a running cluster sends by itself, :mod:`.backups`
+and :mod:`.arbitration` those two protocols, and :mod:`.status` what the
+servers read back. A new behaviour of the cluster goes here; a scripted
+situation that uses it goes to :mod:`ndbtop.sim.scenarios`. With the same seed
+and the same requests at the same simulated times, a run reproduces exactly.
 """
 
 from __future__ import annotations
 
-from ndbtop.sim.backup import SimBackups
+from ndbtop.sim.cluster.backups import SimBackups
 from ndbtop.sim.cluster.control import ControlOutcome, NodeControl
 from ndbtop.sim.cluster.reports import PeriodicReports
 from ndbtop.sim.cluster.status import ClusterStatus

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ndbtop.mgm import errorcodes as ec
+from ndbtop.sim.cluster.datanode import NOT_STARTED, SINGLE_USER, STARTED, STARTING, SimDataNode
 from ndbtop.sim.cluster.stops import NodeStops
-from ndbtop.sim.datanode import NOT_STARTED, SINGLE_USER, STARTED, STARTING, SimDataNode
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ndbtop.sim.cluster.datanode import NOT_STARTED, STARTED, STARTING, RestartReport, SimDataNode
 from ndbtop.sim.cluster.state import ClusterState
-from ndbtop.sim.datanode import NOT_STARTED, STARTED, STARTING, RestartReport, SimDataNode
 from ndbtop.sim.startplan import (
     INITIAL_NODE_RESTART,
     INITIAL_START,

@@ -14,8 +14,8 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 
+from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.config import ClusterConfig
-from ndbtop.sim.datanode import SimDataNode
 from ndbtop.sim.eventbus import EventBus
 from ndbtop.sim.startplan import StartStep
 from ndbtop.sim.workload import Workload

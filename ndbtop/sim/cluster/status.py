@@ -4,8 +4,8 @@ nodes a DBINFO scan reaches, and the memory figures of ``REPORT MEMORY``."""
 from __future__ import annotations
 
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.sim.cluster.datanode import NO_CONTACT, SHUTTING_DOWN, STARTING, SimDataNode
 from ndbtop.sim.cluster.state import ClusterState
-from ndbtop.sim.datanode import NO_CONTACT, SHUTTING_DOWN, STARTING, SimDataNode
 
 DBTUP = 249
 DBACC = 248

@@ -3,8 +3,8 @@ that follows when one was asked for."""
 
 from __future__ import annotations
 
+from ndbtop.sim.cluster.datanode import NO_CONTACT, SHUTTING_DOWN, RestartReport, SimDataNode
 from ndbtop.sim.cluster.starts import NodeStarts
-from ndbtop.sim.datanode import NO_CONTACT, SHUTTING_DOWN, RestartReport, SimDataNode
 from ndbtop.sim.startplan import RS_NODE_FAILED, RS_NODE_FAILURE_COMPLETED
 
 SHUTDOWN_LEVEL_SECONDS = 0.6

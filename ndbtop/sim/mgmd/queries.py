@@ -9,8 +9,8 @@ from ndbtop.mgm.replies import CLUSTER_LOGLEVEL_NAMES, SEVERITY_NAMES
 from ndbtop.mgm.status import NODE_TYPES, format_status_reply, parse_types_argument
 from ndbtop.mgm.version import make_version, split_version, version_string
 from ndbtop.mgm.wire import format_block
+from ndbtop.sim.cluster.datanode import STARTED
 from ndbtop.sim.config_blob import config_reply, pack_v1, pack_v2
-from ndbtop.sim.datanode import STARTED
 from ndbtop.sim.mgmd.handlers import Handlers, Session, int32
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.datanode import SimDataNode
+from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import BLOCK_NUMBERS, COUNTER_IDS, process_id, thread_tid
 from ndbtop.sim.ndbinfo_rows.nodes import NodeTables
 from ndbtop.sim.ndbinfo_rows.storage import StorageTables

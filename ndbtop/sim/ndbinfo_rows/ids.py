@@ -3,7 +3,7 @@ simulated processes' pids and thread ids."""
 
 from __future__ import annotations
 
-from ndbtop.sim.datanode import SINGLE_USER, STARTED
+from ndbtop.sim.cluster.datanode import SINGLE_USER, STARTED
 
 BLOCK_NUMBERS = {
     "BACKUP": 244,

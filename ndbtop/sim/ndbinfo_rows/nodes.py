@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ndbtop.mgm.version import version_string
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.cluster.datanode import TC_COUNTERS, SimDataNode
 from ndbtop.sim.config_blob import data_node_entries
-from ndbtop.sim.datanode import TC_COUNTERS, SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import (
     COUNTER_IDS,
     STATUS_NAME,

@@ -4,7 +4,7 @@ logspaces, logbuffers and memoryusage."""
 from __future__ import annotations
 
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.datanode import SimDataNode
+from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import (
     LOG_BUFFER_BYTES,
     LONG_MESSAGE_PAGES,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.datanode import SimDataNode
+from ndbtop.sim.cluster.datanode import SimDataNode
 
 
 class TransporterTables:

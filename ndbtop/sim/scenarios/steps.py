@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from ndbtop.mgm.version import parse_version_text
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.datanode import STARTED
+from ndbtop.sim.cluster.datanode import STARTED
 from ndbtop.sim.scenarios.options import ScenarioOptions
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ndbtop.model.arbitration import ARBIT_STATE, ArbitCode, ArbitState
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.datanode import SimDataNode
+from ndbtop.sim.cluster.datanode import SimDataNode
 
 REGISTER_SECONDS = 2.0
 """Simulated seconds from a management server's start until the data nodes can choose it."""

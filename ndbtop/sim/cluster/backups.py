@@ -20,7 +20,7 @@ from ndbtop.sim.workload import noise
 
 if TYPE_CHECKING:
     from ndbtop.sim.cluster import SimCluster
-    from ndbtop.sim.datanode import SimDataNode
+    from ndbtop.sim.cluster.datanode import SimDataNode
 
 BACKUP_STARTED = 54
 BACKUP_FAILED_TO_START = 55
