@@ -68,6 +68,20 @@ class ActionFlow:
 
     # The keys
 
+    def ask(self, name: str) -> None:
+        """Begin the action a key names: ``restart``, ``stop``, ``start``, ``statistics``,
+        ``rolling``, ``backup`` or ``abort_backup``."""
+        actions = {
+            "restart": self.restart,
+            "stop": self.stop,
+            "start": self.start,
+            "statistics": self.statistics,
+            "rolling": self.rolling,
+            "backup": self.backup,
+            "abort_backup": self.abort_backup,
+        }
+        actions[name]()
+
     def _selected_data_node(self) -> int | None:
         node_id = self.app.current_view.selected_node()
         snap = self.app.live_snapshot()
