@@ -78,35 +78,38 @@ class NodeControl(NodeStops):
         """``restart node v2``."""
         if any(n.state == SINGLE_USER for n in self.data_nodes.values()):
             return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
-        if self._busy() and not (force or abort):
-            return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
-        refusal = self._check_targets(node_ids)
-        if refusal is not None:
-            return refusal
-        targets = node_ids
-        if self._would_crash(node_ids):
-            if not force:
-                return _refuse(ec.NODE_SHUTDOWN_WOULD_CAUSE_SYSTEM_CRASH)
-            # Services.cpp: restartDB(nostart, initialstart, abort=false), every data node.
-            targets = tuple(n.node_id for n in self.data_nodes.values() if n.alive)
-            abort = False
+        chosen = self._targets(node_ids, abort=abort, force=force)
+        if isinstance(chosen, ControlOutcome):
+            return chosen
+        targets, every_node = chosen
+        # Services.cpp: restartDB(nostart, initialstart, abort=false), every data node.
+        abort = abort and not every_node
         return self._shutdown(targets, restart=True, nostart=nostart, initial=initial, abort=abort)
 
     def stop_nodes(
         self, node_ids: tuple[int, ...], *, abort: bool = False, force: bool = False
     ) -> ControlOutcome:
         """``stop v2``."""
+        chosen = self._targets(node_ids, abort=abort, force=force)
+        if isinstance(chosen, ControlOutcome):
+            return chosen
+        return self._shutdown(chosen[0], restart=False, nostart=False, initial=False, abort=abort)
+
+    def _targets(
+        self, node_ids: tuple[int, ...], *, abort: bool, force: bool
+    ) -> ControlOutcome | tuple[tuple[int, ...], bool]:
+        """The data nodes a restart or stop acts on, and whether that is every one (forced
+        past 5028); or the refusal."""
         if self._busy() and not (force or abort):
             return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
         refusal = self._check_targets(node_ids)
         if refusal is not None:
             return refusal
-        targets = node_ids
-        if self._would_crash(node_ids):
-            if not force:
-                return _refuse(ec.NODE_SHUTDOWN_WOULD_CAUSE_SYSTEM_CRASH)
-            targets = tuple(n.node_id for n in self.data_nodes.values() if n.alive)
-        return self._shutdown(targets, restart=False, nostart=False, initial=False, abort=abort)
+        if not self._would_crash(node_ids):
+            return node_ids, False
+        if not force:
+            return _refuse(ec.NODE_SHUTDOWN_WOULD_CAUSE_SYSTEM_CRASH)
+        return tuple(n.node_id for n in self.data_nodes.values() if n.alive), True
 
     def restart_all(
         self, *, initial: bool = False, nostart: bool = False, abort: bool = False
