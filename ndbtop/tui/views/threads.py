@@ -23,13 +23,13 @@ from textual.widgets import Static
 
 from ndbtop.model.hosts import host_threads
 from ndbtop.model.ndbinfo import ThreadCpu
-from ndbtop.model.series import SeriesSet
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
-from ndbtop.tui.format import bar, spark_chars, split_bar, stale_mark
+from ndbtop.tui.format import stale_mark
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.heat import _HEAT_LOOKS, fit, heat_char, heat_looks, heat_text
+from ndbtop.tui.views.thread_detail import BAR_WIDTH, OS_BAR_WIDTH, TREND_WIDTH, DetailRows
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
 __all__ = ["TREND_WIDTH", "_HEAT_LOOKS", "ThreadsView", "fit", "heat_char", "heat_looks"]
@@ -49,13 +49,6 @@ DETAIL_COLUMNS = (
     ("trend", "trend"),
     ("blocks", "blocks"),
 )
-TREND_WIDTH = 12
-"""Seconds of CPU history in a thread's sparkline (the column has this width from the
-start, so that the table does not widen at each of the first refreshes)."""
-BAR_WIDTH = 16
-"""Cells of the exec|send|spin bar."""
-OS_BAR_WIDTH = 8
-"""Cells of the OS (user + system) bar."""
 NO_SQL = frozenset({SourceState.DISABLED, SourceState.RETRYING, SourceState.UNAVAILABLE})
 """States of the ndbinfo source in which the threads read on the hosts are shown instead."""
 RANK_STEP = 2.0
@@ -90,10 +83,8 @@ class ThreadsView(View):
         """Each node's last grid row, with what it shows as plain values."""
         self._threads_seen: dict[int, tuple[list[ThreadCpu], list[float], tuple[object, ...]]] = {}
         """Each node's threads at the last refresh, their CPU and the grid row drawn."""
-        self._looks: dict[int, tuple[tuple[object, ...], tuple[Any, ...]]] = {}
-        """What each thread of the detail showed, with what it was worked out from."""
-        self._detail_rows: dict[int, tuple[tuple[object, ...], tuple[object, ...]]] = {}
-        """The detail's last rows by thread, with what they show as plain values."""
+        self._rows = DetailRows()
+        """The detail's rows, drawn again only where what they show changed."""
         self._ranked: dict[int, tuple[float, int]] = {}
         """The CPU each thread of the detail is ranked by, and for how many refreshes in a
         row it has shown another (see RANK_STEP and RANK_HOLD)."""
@@ -197,8 +188,7 @@ class ThreadsView(View):
         )
         if self._detail_node != node_id:
             self._ranked.clear()
-            self._looks.clear()
-            self._detail_rows.clear()
+            self._rows.clear()
             if detail.row_count:
                 detail.sync([])
         self._detail_node = node_id
@@ -222,7 +212,7 @@ class ThreadsView(View):
         rows = []
         fresh = []
         for t, pct in shown:
-            drawn = self._detail_rows.get(t.thr_no)
+            drawn = self._rows.drawn(t.thr_no)
             if drawn is not None and place[str(t.thr_no)] not in in_sight:
                 # Out of sight: the row is worked out again when it comes into sight.
                 rows.append((str(t.thr_no), drawn[1]))
@@ -230,8 +220,8 @@ class ThreadsView(View):
                 fresh.append((t, pct))
         top_pct = max(node_pcts)
         hottest = ts[node_pcts.index(top_pct)].thr_no if top_pct >= 50 else None
-        looks = self._detail_looks(snap, node_id, fresh, hottest)
-        rows += [(str(look[0]), self._detail_row(look)) for look in self._fit_blocks(detail, looks)]
+        looks = self._rows.looks(snap, node_id, fresh, hottest)
+        rows += [(str(look[0]), self._rows.row(look)) for look in self._fit_blocks(detail, looks)]
         detail.sync(rows, order=rank.__getitem__)
 
     def on_mount(self) -> None:
@@ -300,79 +290,6 @@ class ThreadsView(View):
         self._grid_rows[node_id] = (look, cells)
         return cells
 
-    def _detail_looks(
-        self,
-        snap: ClusterSnapshot,
-        node_id: int,
-        threads: list[tuple[ThreadCpu, float]],
-        hottest: int | None,
-    ) -> list[tuple[Any, ...]]:
-        # What each thread's row shows, as plain values: a row is drawn from these only
-        # when they differ from the last refresh's.
-        # The node's own host (local or over SSH): its threads by kernel tid.
-        report = snap.host_of(node_id)
-        view = report.view if report is not None and report.state == "ok" else snap.host
-        host_cpu = {}
-        if view is not None:
-            host_cpu = {t.tid: t for t in view.threads if t.node_id == node_id}
-        # A snapshot's series looked up one by one (cutting out only those shown), or
-        # from a dict of them when the snapshot holds them as a tuple (a replay).
-        series_of = snap.series if isinstance(snap.history, SeriesSet) else dict(
-            snap.history).get
-        prefix = f"thread.cpu.{node_id}."
-        looks = []
-        known = self._looks
-        for t, pct in threads:
-            on_host = host_cpu.get(t.os_tid) if t.os_tid else None
-            host = on_host.cpu_pct if on_host is not None else None
-            os_user, os_sys = t.os_user_pct, t.os_system_pct
-            if os_user is None and on_host is not None:
-                os_user, os_sys = on_host.user_pct, on_host.system_pct
-            series = series_of(f"{prefix}{t.thr_no}") or ()
-            is_top = t.thr_no == hottest
-            source = (t, series, host, is_top, os_user, os_sys)
-            drawn = known.get(t.thr_no)
-            if drawn is not None and drawn[0] == source:
-                looks.append(drawn[1])
-                continue
-            figures = " ".join(
-                _p(v).rjust(4)
-                for v in (os_user, os_sys, t.exec_pct, t.send_pct, t.spin_pct, host)
-            )
-            trend = spark_chars(series, TREND_WIDTH, hi=100.0)
-            look = (
-                t.thr_no, t.thread_name, is_top, f"{pct:.0f}%",
-                t.exec_pct, t.send_pct, t.spin_pct,
-                (os_user or 0) + (os_sys or 0),
-                figures, trend.rjust(TREND_WIDTH), " ".join(t.blocks),
-            )
-            known[t.thr_no] = (source, look)
-            looks.append(look)
-        return looks
-
-    def _detail_row(self, look: tuple[Any, ...]) -> tuple[object, ...]:
-        # Cells whose part of the look is unchanged are the very objects of the last
-        # refresh: the table skips them without comparing or drawing them again.
-        thr_no = look[0]
-        drawn = self._detail_rows.get(thr_no)
-        if drawn is not None and drawn[0] == look:
-            return drawn[1]
-        was, old = drawn if drawn is not None else ((None,) * len(look), (None,) * 7)
-        _, name, is_top, cpu, exec_pct, send_pct, spin_pct, os_busy, figures, trend, blocks = look
-        hot = "bold red" if is_top else ""
-        name_cell = old[1] if was[1:3] == look[1:3] else Text(name, style=hot)
-        cpu_cell = old[2] if was[2:4] == look[2:4] else Text(cpu, style=hot)
-        stacked = old[3]
-        if was[4:8] != look[4:8]:
-            stacked = split_bar(
-                [(exec_pct, "green"), (send_pct, "blue"), (spin_pct, "magenta")], BAR_WIDTH
-            )
-            stacked.append(" ")
-            stacked.append_text(bar(os_busy, OS_BAR_WIDTH))
-        cells = (str(thr_no), name_cell, cpu_cell, stacked, figures, trend, blocks)
-        self._detail_rows[thr_no] = (look, cells)
-        return cells
-
     def _fit_blocks(
         self, detail: KeyedTable, looks: list[tuple[Any, ...]]
     ) -> list[tuple[Any, ...]]:
@@ -417,10 +334,6 @@ class _EveryRow:
 
 
 _EVERY_ROW = _EveryRow()
-
-
-def _p(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0f}"
 
 
 _thr_no = attrgetter("thr_no")
