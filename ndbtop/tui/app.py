@@ -46,7 +46,7 @@ from ndbtop.tui.views.threads import ThreadsView
 from ndbtop.tui.widgets.header import StatusHeader
 from ndbtop.tui.widgets.keybar import KeyBar
 
-__all__ = ["INTERVALS", "REFUSED", "NdbtopApp"]
+__all__ = ["INTERVALS", "REFUSED", "VIEWS", "NdbtopApp"]
 
 INTERVALS = (0.5, 1.0, 2.0, 5.0, 10.0)
 VIEWS: tuple[tuple[str, type[View]], ...] = (
@@ -303,7 +303,8 @@ class NdbtopApp(App[int]):
 
     def on_resize(self) -> None:
         """On short terminals the table and the node detail panel share the height."""
-        self.live.set_short(self.size.height < 30)
+        if self.screen_stack:
+            self.live.set_short(self.size.height < 30)
 
     # The keys of every screen
 
