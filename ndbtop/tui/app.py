@@ -74,11 +74,11 @@ class NdbtopApp(App[int]):
     """
 
     BINDINGS = [
-        Binding("1", "view('nodes')", "Nodes"),
-        Binding("2", "view('threads')", "Threads"),
-        Binding("3", "view('disk')", "Disk"),
-        Binding("4", "view('events')", "Events"),
-        Binding("5", "view('restarts')", "Restarts"),
+        Binding("1", "view('nodes')", "Nodes", show=False),
+        Binding("2", "view('threads')", "Threads", show=False),
+        Binding("3", "view('disk')", "Disk", show=False),
+        Binding("4", "view('events')", "Events", show=False),
+        Binding("5", "view('restarts')", "Restarts", show=False),
         Binding("6", "view('backups')", "Backup", show=False),
         Binding("7", "view('config')", "Config", show=False),
         Binding("plus,equals_sign", "interval(1)", "Slower", show=False),
@@ -197,8 +197,9 @@ class NdbtopApp(App[int]):
         yield live.header
         with TabbedContent(initial="nodes", id="tabs") as tabs:
             live.tabs = tabs
-            for name, cls in VIEWS:
-                with TabPane(cls.title, id=name):
+            # Each tab carries its number key, so the key bar keeps its room for actions.
+            for key, (name, cls) in enumerate(VIEWS, start=1):
+                with TabPane(f"{key} {cls.title}", id=name):
                     view = live.views[name] = cls(id=f"view-{name}")
                     yield view
         yield Input(

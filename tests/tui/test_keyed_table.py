@@ -176,3 +176,27 @@ async def test_clicking_a_row_selects_it() -> None:
         await pilot.click(KeyedTable, offset=(12, 3))
         await pilot.pause()
         assert table.selected_key == "3"
+
+
+class ShrinkingApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield KeyedTable(COLUMNS, id="t", shrink=True)
+
+
+async def test_a_shrinking_table_narrows_a_column_only_when_its_widest_value_is_gone() -> None:
+    long = "not connected, accepting connect from db-2"
+    app = ShrinkingApp()
+    async with app.run_test(size=(80, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        name = table.ordered_columns[1]
+        table.sync([("1", ("1", "db-1", "", "")), ("2", ("2", long, "", ""))])
+        assert name.content_width == len(long)
+        table.sync([("1", ("1", "db-1-a", "", "")), ("2", ("2", long, "", ""))])
+        assert name.content_width == len(long), "a narrower value leaves the widest one"
+        table.sync([("1", ("1", "db-1-a", "", "")), ("2", ("2", "db-2", "", ""))])
+        assert name.content_width == len("db-1-a") and table.widths[1] == len("db-1-a")
+        table.sync([("1", ("1", "db-1-a", "", "")), ("2", ("2", long, "", ""))])
+        table.sync([("1", ("1", "db-1-a", "", ""))])
+        assert name.content_width == len("db-1-a"), "nor when its row is gone"
+        await pilot.pause()
+        assert "db-1-a" in table.render_line(1).text

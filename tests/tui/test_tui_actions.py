@@ -356,7 +356,7 @@ async def test_read_only_has_no_actions(tui):
     async with tui("threads", read_only=True) as t:
         footer = await t.footer()
         assert "READ-ONLY" in t.header()
-        assert "Nodes" in footer and "Pause" in footer
+        assert "Filter" in footer and "Pause" in footer
         assert "r Restart" not in footer and "L Stats log" not in footer
         await select(t, 3)
         for key in ("r", "x", "t", "L"):

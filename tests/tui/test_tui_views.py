@@ -149,7 +149,7 @@ async def test_slash_filters_the_threads_of_the_selected_node(tui):
         assert sorted(t.row_keys("#detail")) == ["2", "3", "4", "5"]
         assert {t.cell("#detail", k, "name") for k in t.row_keys("#detail")} == {"ldm"}
         # The active filter shows in the view's title (its tab), the others stay plain.
-        assert " Nodes  Threads /ldm  Disk  Events " in t.text()
+        assert " 1 Nodes  2 Threads /ldm  3 Disk  4 Events " in t.text()
 
         # Escape leaves the filter as it was.
         await t.press("slash")
@@ -164,7 +164,7 @@ async def test_slash_filters_the_threads_of_the_selected_node(tui):
         await t.until(lambda: box.has_focus, "the filter box")
         await t.press("backspace", "backspace", "backspace", "enter")
         await t.until(lambda: t.table("#detail").row_count == 7, "every thread again")
-        assert " Nodes  Threads  Disk  Events " in t.text()
+        assert " 1 Nodes  2 Threads  3 Disk  4 Events " in t.text()
 
 
 async def test_slash_filters_the_event_log(tui):

@@ -134,8 +134,10 @@ class MainScreen(Screen[None]):
             return
         view = self.current_view
         view.filter_text = event.value.strip()
-        # The active filter shows in the view's tab: "Nodes /ldm".
-        label = Text(view.title)
+        # The active filter shows in the view's tab: "2 Threads /ldm" (tabs follow the
+        # views' order, which is their number keys').
+        key = list(self.views).index(self.tabs.active) + 1
+        label = Text(f"{key} {view.title}")
         if view.filter_text:
             label.append(f" /{view.filter_text}", style="bold reverse")
         self.tabs.get_tab(self.tabs.active).label = label

@@ -87,7 +87,7 @@ class NodesView(View):
 
     def compose(self) -> ComposeResult:
         yield Plain(id="summary")
-        yield KeyedTable(COLUMNS, id="nodes")
+        yield KeyedTable(COLUMNS, id="nodes", shrink=True)
         yield Plain(id="detail")
 
     def redraw(self, now: float) -> None:

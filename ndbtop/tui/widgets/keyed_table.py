@@ -39,14 +39,20 @@ LineKey = tuple[object, ...]
 class KeyedTable(DataTable):
     """A table whose rows are synchronised with a list of (key, cells) pairs."""
 
-    def __init__(self, columns: Sequence[tuple[str, str]], **kwargs: Any) -> None:
+    def __init__(self, columns: Sequence[tuple[str, str]], *, shrink: bool = False,
+                 **kwargs: Any) -> None:
+        """``shrink``: a column narrows when its widest value is gone (see ``_widths``);
+        meant for tables of a few hundred rows, as it compares a changed cell's old width."""
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
+        self._shrink = shrink
         self._column_keys = [key for key, _ in columns]
         self._labels = [label for _, label in columns]
         self._cells: dict[str, tuple[object, ...]] = {}
         self._order: list[str] = []
         self._widths = [len(label) for label in self._labels]
-        """The widest cell seen per column: columns grow, never shrink (no jitter)."""
+        """The widest cell shown per column: a column grows at once; with ``shrink`` it
+        narrows only when its widest value is gone (a node's long "not connected, accepting
+        connect from HOST" once it connects), not as values of similar widths come and go."""
         self._lines: dict[str | None, tuple[LineKey, tuple[object, ...], Strip]] = {}
         """Each row's drawn line, with what it was drawn for and the values drawn."""
         self._drawn_cells: dict[tuple[str | None, int], tuple[Any, ...]] = {}
@@ -76,7 +82,11 @@ class KeyedTable(DataTable):
             wanted[key] = cells if isinstance(cells, tuple) else tuple(cells)
             sequence.append(key)
         removed = [k for k in self._cells if k not in wanted]
+        narrowed = False
         for key in removed:
+            narrowed = narrowed or (self._shrink and any(
+                cell_width(shown_cell(cell)) >= width
+                for cell, width in zip(self._cells[key], self._widths, strict=True)))
             self.remove_row(key)
             del self._cells[key]
             self._lines.pop(key, None)
@@ -108,7 +118,12 @@ class KeyedTable(DataTable):
                     if width > self._widths[col]:
                         self._widths[col] = width
                         grown = True
+                    elif self._shrink and width < self._widths[col] and \
+                            cell_width(shown_cell(before)) >= self._widths[col]:
+                        narrowed = True
             self._cells[key] = cells
+        if narrowed:
+            grown = self._narrow() or grown
         if changed:
             self._update_count += 1
         if appended or grown or removed:
@@ -124,6 +139,19 @@ class KeyedTable(DataTable):
             self.refresh()
         elif changed:
             self._refresh_starts_of_rows(changed)
+
+    def _narrow(self) -> bool:
+        """Give each column the width of its widest value still shown; True if one shrank."""
+        widths = [len(label) for label in self._labels]
+        for cells in self._cells.values():
+            for col, cell in enumerate(cells):
+                widths[col] = max(widths[col], cell_width(shown_cell(cell)))
+        if widths == self._widths:
+            return False
+        self._widths = widths
+        for column, width in zip(self.ordered_columns, widths, strict=True):
+            column.content_width = width
+        return True
 
     def _measure(self, *, grown: bool) -> None:
         # DataTable sizes itself when idle, after the screen has been drawn once with the
