@@ -114,6 +114,13 @@ SHOTS = (
         "Backup 1 running",
     ),
     Shot(
+        "config-pending-restarts",
+        CaptureSpec("config-change", 300.0, step=5.0),
+        ("7",),
+        "ndbtop · a configuration change: node 2 restarted onto generation 5, three to go",
+        "nodes 3, 4, 5 still run an older configuration",
+    ),
+    Shot(
         "confirm-restart",
         CaptureSpec("node-restart", 200.0),
         ("1", "r"),

@@ -38,7 +38,7 @@ async def test_after_a_configuration_change_the_nodes_on_the_old_one_are_flagged
 
         await t.until(flagged, "nodes 3, 4 and 5 flagged", timeout=60)
         assert t.sim.cluster.now > CONFIG_CHANGE_AT
-        await t.until_shown("node 3, 4, 5 still run an older configuration")
+        await t.until_shown("nodes 3, 4, 5 still run an older configuration")
         text = t.text()
         row3 = next(x for x in text.splitlines() if x.split()[:1] == ["3"])  # the first table
         assert row3.split()[-2:] == ["4", "needed"]

@@ -130,8 +130,10 @@ class ConfigView(View):
         if src is not None and src.error:
             head.append(f"\n⚠ last read failed: {src.error}", style="yellow")
         if behind:
-            head.append(f"\n⚠ node {', '.join(map(str, behind))} still run an older "
-                        "configuration: a rolling restart brings them onto generation "
+            which = (f"node {behind[0]} still runs" if len(behind) == 1 else
+                     f"nodes {', '.join(map(str, behind))} still run")
+            head.append(f"\n⚠ {which} an older configuration: a rolling restart brings "
+                        f"{'it' if len(behind) == 1 else 'them'} onto generation "
                         f"{config.generation}", style="bold yellow")
             for node_id, names in sorted(config_differences(config, sample).items()):
                 if names and node_id in behind:
