@@ -243,7 +243,7 @@ async def test_checkbox_state_shows_without_colour(tui):
     async with tui("threads") as t:
         await open_rolling(t)
         box = t.app.screen.query_one("#per-group", MarkedCheckbox)
-        assert "▐ ▌ one node per node group at a time" in t.text()
+        assert "▐ ▌ one per node group" in t.text()
         await t.pilot.click("#per-group")
         await t.until(lambda: box.value, "the box checked")
-        await t.until_shown("▐X▌ one node per node group at a time")
+        await t.until_shown("▐X▌ one per node group")

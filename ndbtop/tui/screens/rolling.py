@@ -41,7 +41,12 @@ from ndbtop.ops.rolling import (
     plan_rolling,
 )
 from ndbtop.tui.safe import Plain
-from ndbtop.tui.screens.rolling_plan import preflight_text, requests_text
+from ndbtop.tui.screens.rolling_plan import (
+    EXPLAINED,
+    plan_notes_text,
+    preflight_text,
+    requests_text,
+)
 from ndbtop.tui.screens.rolling_progress import (
     DECIDED,
     NodeProgress,
@@ -79,8 +84,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
     RollingRestartScreen #box.-problem { border: thick $error; }
     RollingRestartScreen #title { text-style: bold; }
     RollingRestartScreen #options { height: auto; }
-    RollingRestartScreen Checkbox { width: auto; }
-    RollingRestartScreen #body { height: auto; max-height: 50vh; }
+    RollingRestartScreen Checkbox { width: auto; margin-right: 2; }
+    RollingRestartScreen #body { height: auto; max-height: 40vh; }
     RollingRestartScreen #wire { margin-top: 1; }
     RollingRestartScreen #problem { margin-top: 1; }
     RollingRestartScreen #status { margin-top: 1; }
@@ -160,24 +165,27 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         with Vertical(id="box"):
             yield Plain(id="title")
             with Horizontal(id="options"):
-                yield MarkedCheckbox("one node per node group at a time", id="per-group")
-                yield MarkedCheckbox("-i initial (rebuild from partners)", id="initial")
-                yield MarkedCheckbox("force degraded", id="force-degraded")
+                yield MarkedCheckbox("one per node group", id="per-group", compact=True)
+                yield MarkedCheckbox("-i initial", id="initial", compact=True)
+                yield MarkedCheckbox("force degraded", id="force-degraded", compact=True)
             with VerticalScroll(id="body"):
                 yield Plain(id="steps")
+                yield Plain(id="notes")
                 yield Plain(id="wire")
+                yield Plain(Text(EXPLAINED, style="dim"), id="explained")
             yield Plain(id="problem")
             yield Plain(id="status")
-            yield Input(placeholder=f"type {INITIAL_CONFIRM} to confirm -i", id="confirm")
+            yield Input(placeholder=f"type {INITIAL_CONFIRM} to confirm -i: every node rebuilds "
+                        "its data from its partners", id="confirm", compact=True)
             with Horizontal(id="buttons"):
-                yield Button("Cancel", id="cancel", variant="primary")
-                yield Button("Start", id="start", variant="error")
-                yield Button("Pause", id="pause")
-                yield Button("Abort", id="abort", variant="error")
-                yield Button("Retry", id="retry", variant="primary")
-                yield Button("Skip", id="skip")
-                yield Button("Abort", id="problem-abort", variant="error")
-                yield Button("Close", id="close", variant="primary")
+                yield Button("Cancel", id="cancel", variant="primary", compact=True)
+                yield Button("Start", id="start", variant="error", compact=True)
+                yield Button("Pause", id="pause", compact=True)
+                yield Button("Abort", id="abort", variant="error", compact=True)
+                yield Button("Retry", id="retry", variant="primary", compact=True)
+                yield Button("Skip", id="skip", compact=True)
+                yield Button("Abort", id="problem-abort", variant="error", compact=True)
+                yield Button("Close", id="close", variant="primary", compact=True)
 
     def on_mount(self) -> None:
         """Draw the plan, focus Cancel, and keep the times and live checks current."""
@@ -202,6 +210,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         self.query_one("#steps", Static).update(
             steps_table(self.plan, self.rows, self._timelines, now)
         )
+        self.query_one("#notes", Static).update(plan_notes_text(self.plan, snap))
         self.query_one("#wire", Static).update(requests_text(self.plan))
         problem = self.query_one("#problem", Static)
         problem.display = self.problem is not None

@@ -9,10 +9,17 @@ from __future__ import annotations
 from rich.text import Text
 
 from ndbtop.actions.commands import RestartNode, wire_text
+from ndbtop.model.config import pending_restarts
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict
-from ndbtop.ops.rolling import RollingPlan, check_batch
+from ndbtop.ops.rolling import RollingPlan, check_batch, configuration_note
+
+EXPLAINED = (
+    "Nothing is sent until you start (S or the Start button). Each step waits for its "
+    "nodes to be STARTED again; a node whose node-group partner is not STARTED is never "
+    "restarted."
+)
 
 
 def requests_text(plan: RollingPlan) -> Text:
@@ -25,16 +32,29 @@ def requests_text(plan: RollingPlan) -> Text:
     return text
 
 
-def preflight_text(plan: RollingPlan, verdict: Verdict, snap: ClusterSnapshot) -> Text:
-    """What Start will do, the plan's notes, the pre-flight verdict and whether step 1 may go."""
-    text = Text(
-        "Nothing is sent until you start (S or the Start button). Each step waits for "
-        "its nodes to be STARTED again; a node whose node-group partner is not STARTED "
-        "is never restarted.\n",
-        style="dim",
-    )
+def plan_notes_text(plan: RollingPlan, snap: ClusterSnapshot) -> Text:
+    """The plan's notes (nodes left out or last) and the configuration the restart brings
+    its nodes onto, as ``ndbtop rolling-restart --dry-run`` prints them."""
+    text = Text()
     for note in plan.notes:
         text.append(f"({note})\n", style="yellow")
+    config = snap.config
+    if config is not None:
+        pending = pending_restarts(config, snap.live_ndbinfo())
+        note = configuration_note(plan, config, pending)
+        if note is None:
+            text.append(
+                f"configuration: generation {config.generation}; which nodes still run an "
+                "older one needs a SQL node (ndbinfo.nodes)\n", style="dim")
+        else:
+            behind = any(pending.get(n) for batch in plan.batches for n in batch)
+            text.append(f"configuration: {note}\n", style="bold yellow" if behind else "")
+    return text
+
+
+def preflight_text(plan: RollingPlan, verdict: Verdict, snap: ClusterSnapshot) -> Text:
+    """The pre-flight verdict and whether step 1 may go."""
+    text = Text()
     line = Text()
     if not verdict.ok:
         line.append(f"✖ {verdict.text()}\n", style="bold red")
