@@ -162,3 +162,53 @@ async def test_live_view_puts_node_5_in_group_1(server: str, tmp_path: Path) -> 
         assert plain(table.get_cell("5", "host")) == \
             "not connected, accepting connect from 10.0.0.5"
         assert "config gen 7" in screen_text(app)
+
+
+async def test_live_view_guards_and_rolling_plan_use_group_1(server: str, tmp_path: Path) -> None:
+    """The live view's own guards: stopping node 4 warns it is the last started node of
+    group 1, and the rolling restart (W) pairs 4 with 5 and names group 1."""
+    from textual.widgets import Static
+
+    from ndbtop.tui.screens.confirm import ConfirmAction
+    from ndbtop.tui.screens.rolling import RollingRestartScreen
+
+    async def start() -> Hub:
+        return Hub(parse_connectstring(server), RealClock(), 0.2, events=False)
+
+    app = NdbtopApp(start, audit=AuditLog(tmp_path / "audit.log"))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            snap = app.current_view.snapshot
+            if snap is not None and snap.config is not None and snap.nodes:
+                break
+            await pilot.pause(0.05)
+        for _ in range(10):
+            if app.current_view.selected_node() == 4:
+                break
+            await pilot.press("down")
+            await pilot.pause(0.1)
+        assert app.current_view.selected_node() == 4
+        await pilot.press("x")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ConfirmAction)
+        warnings = plain(app.screen.query_one("#warnings", Static).content)
+        assert "last started node of node group 1" in warnings
+        assert "node group 0" not in warnings
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+
+        await pilot.press("W")
+        await pilot.pause(0.5)
+        screen = app.screen
+        assert isinstance(screen, RollingRestartScreen)
+        assert {n: row.node_group for n, row in screen.rows.items()} == {2: 0, 3: 0, 4: 1, 5: 1}
+        text = screen_text(app)
+        assert "pre-flight: refused: data node 5 is NO_CONTACT" in text
+        await pilot.click("#force-degraded")
+        await pilot.pause(0.5)
+        text = " ".join(screen_text(app).split())
+        assert "node group 1 misses node 5 (NO_CONTACT)" in text
+        assert "node 4 left out: the last started node of node group 1" in text
+        assert "node group 0 misses" not in text
+        assert screen.plan.batches == ((2,), (3,))
+    assert not (tmp_path / "audit.log").exists()
