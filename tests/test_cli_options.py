@@ -22,6 +22,8 @@ from ndbtop.cli.parser import COMMANDS, OPTIONS, PROMPT, build_parser
 # What each command needs besides the option under test.
 BASE = {LIVE: [], "record": ["out.rec"], "replay": ["out.rec"], "report": ["--bundle", "b.tgz"]}
 FLAGS = [o for o in OPTIONS if not o.positional]
+# What an option needs beside it to apply (ndbtop.cli.clashes).
+NEEDS = {"--minutes": ["--recording", "r.rec"]}
 
 
 def sample(o: Option) -> list[str]:
@@ -49,6 +51,8 @@ def test_every_option_in_both_positions(
     words = sample(o)
     head = [command] if command else []
     base = [] if o.name in BASE.get(command, []) else BASE.get(command, [])
+    if command in o.commands:
+        base = base + NEEDS.get(o.name, [])
     before = words + head + base
     after = head + base + words
     results = []

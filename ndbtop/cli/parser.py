@@ -14,6 +14,7 @@ from typing import NoReturn
 
 from ndbtop import __version__
 from ndbtop.actions.backup_commands import BackupCommandError, parse_backup_id
+from ndbtop.cli.clashes import refuse_clashes
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
@@ -387,6 +388,7 @@ class CommandLine(Parser):
         command = getattr(parsed, "command", None) or LIVE
         refuse = self._commands[command].error if command else self.error
         finish(parsed, OPTIONS, command, refuse)
+        refuse_clashes(parsed, OPTIONS, command, refuse)
         if getattr(parsed, "mysql_password", None) == _ASK:
             parsed.mysql_password = PROMPT
         parsed.command = command or None

@@ -1,0 +1,67 @@
+"""Options a command takes but that cannot apply together with another one it was given.
+
+:mod:`ndbtop.cli.optionspec` refuses an option a command never takes. Some options
+a command takes lose their meaning beside another: ``--theme`` with ``--once``
+(no screen is drawn), ``--mysql-host`` with ``--no-sql`` (no SQL node is read).
+Each such case is one :class:`Clash`, refused once the line is parsed, with one
+line and exit status 2, in whichever order and position the options were given.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ndbtop.cli.optionspec import LIVE, Option
+
+SQL_OPTIONS = ("mysql_host", "mysql_port", "mysql_user", "mysql_password", "mysql_socket",
+               "ssl_ca", "ssl_cert", "ssl_key")
+"""Destinations of the options that say how to reach the SQL node."""
+
+
+@dataclass(frozen=True, slots=True)
+class Clash:
+    """With ``when`` given to one of ``commands`` (or, with ``absent``, not given), the
+    options stored in ``refused`` cannot apply; ``why`` says why."""
+
+    commands: frozenset[str]
+    when: str
+    refused: tuple[str, ...]
+    why: str
+    absent: bool = False
+
+
+CLASHES: tuple[Clash, ...] = (
+    Clash(frozenset({LIVE, "demo", "record", "report"}), "no_sql", SQL_OPTIONS,
+          "--no-sql reads no SQL node"),
+    Clash(frozenset({LIVE, "demo"}), "once", ("theme", "audit_log"),
+          "--once prints one report: it draws no screen and takes no action"),
+    Clash(frozenset({"replay"}), "check", ("theme", "no_color", "speed"),
+          "--check reads the recording without showing it"),
+    Clash(frozenset({"report"}), "recording", ("minutes",),
+          "--minutes is how much of --recording goes in", absent=True),
+    Clash(frozenset({"demo", "sim"}), "list", ("*",),
+          "--list only lists the scenarios"),
+)
+"""Every pair of options that cannot apply together ("*": any other option)."""
+
+_ALWAYS = frozenset({"list", "debug"})
+
+
+def refuse_clashes(args: argparse.Namespace, options: Sequence[Option], command: str,
+                   refuse: Callable[[str], object]) -> None:
+    """Refuse the first option of ``args.given`` that cannot apply beside another one."""
+    names = {o.destination: o.name for o in options}
+    given = args.given
+    for clash in CLASHES:
+        if command not in clash.commands or (clash.when in given) == clash.absent:
+            continue
+        if clash.refused == ("*",):
+            refused = sorted(given - _ALWAYS - {clash.when})
+        else:
+            refused = [d for d in clash.refused if d in given]
+        if refused:
+            if clash.absent:
+                refuse(f"{names[refused[0]]} needs {names[clash.when]} ({clash.why})")
+            refuse(f"{names[refused[0]]} does not apply with {names[clash.when]} ({clash.why})")
