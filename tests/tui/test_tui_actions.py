@@ -374,8 +374,8 @@ async def test_the_confirmation_names_the_management_server(tui):
         await select(t, 2)
         await confirm(t, "r")
         address = t.sim.connectstring
-        assert (f"sends to the management server {address}, configuration generation 1:"
-                in shown(t, "#command"))
+        assert (f"sends to the management server {address}, configuration generation 1 "
+                "(⏎ = end of line):" in shown(t, "#command"))
         await t.press("escape")
         await closed(t)
 

@@ -56,7 +56,6 @@ class ConfirmAction(ModalScreen[Action | None]):
     ConfirmAction Checkbox { width: auto; margin-right: 2; }
     ConfirmAction #command { margin-top: 1; }
     ConfirmAction #warnings { margin-top: 1; }
-    ConfirmAction #confirm { margin-top: 1; }
     ConfirmAction #buttons { height: auto; margin-top: 1; align-horizontal: right; }
     ConfirmAction Button { margin-left: 2; }
     """
@@ -85,7 +84,7 @@ class ConfirmAction(ModalScreen[Action | None]):
                         )
             yield Plain(id="command")
             yield Plain(id="warnings")
-            yield Input(placeholder="", id="confirm")
+            yield Input(placeholder="", id="confirm", compact=True)
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="primary", compact=True)
                 yield Button(self.verb, id="go", variant="error", compact=True)
@@ -153,13 +152,16 @@ class ConfirmAction(ModalScreen[Action | None]):
         command = Text("ndb_mgm> ", style="dim")
         command.append(self.action.ndb_mgm(), style="bold")
         where = cluster_target(snap.mgm_address or "?", generation_of(snap))
-        command.append(f"\nsends to the {where}:\n", style="dim")
-        command.append(wire_text(self.action).replace("\n\n", "\n⏎\n"), style="cyan")
+        command.append(f"\nsends to the {where} (⏎ = end of line):\n", style="dim")
+        command.append("⏎".join(wire_text(self.action).split("\n")), style="cyan")
         self.query_one("#command", Static).update(command)
         warnings = Text()
         for b in a.blockers:
             warnings.append(f"✖ {b}\n", style="bold red")
         for w in a.warnings:
+            if a.consequence is not None and w.endswith(a.consequence):
+                # Said once, in full, on the line that follows.
+                w = w[: -len(a.consequence)].rstrip(" :")
             warnings.append(f"! {w}\n", style="bold red" if a.danger else "yellow")
         if a.consequence is not None:
             warnings.append(

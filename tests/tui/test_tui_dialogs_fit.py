@@ -1,14 +1,16 @@
 """The rolling restart's plan (``W``) before the start: which configuration it brings the
-nodes onto, and the whole dialog (options, plan notes, verdict, buttons) at 80x24."""
+nodes onto; and the dialogs that force through a degraded cluster (``W`` with force
+degraded, ``r`` with -i -f on the last node of a group) whole at 80x24."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from textual.widgets import Button, Checkbox
+from textual.widgets import Button, Checkbox, Input
 
 from ndbtop.demo.capture import CaptureSpec, capture
 from ndbtop.model.sources import SourceState
+from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.rolling import RollingRestartScreen
 from ndbtop.tui.source import FrozenSource
 
@@ -78,6 +80,40 @@ async def test_force_degraded_fits_80x24(tui_on) -> None:
         start = screen.query_one("#start", Button)
         assert not start.disabled
         for widget in (*screen.query(Checkbox), start, screen.query_one("#cancel", Button)):
+            region = widget.region
+            assert region.right <= 80 and region.bottom <= 24, widget.id
+            assert region.width > 0 and region.height > 0, widget.id
+
+
+async def test_initial_forced_restart_of_the_last_node_of_a_group_fits_80x24(tui_on) -> None:
+    # node-groups: node 3 is the last started node of group 1 (5 is NO_CONTACT).
+    cap = await capture(CaptureSpec("node-groups", 60.0))
+    async with tui_on(FrozenSource(cap.snapshot, cap.connectstring), size=(80, 24)) as t:
+        await t.view("1")
+        for _ in range(10):
+            if t.app.current_view.selected_node() == 3:
+                break
+            await t.press("down")
+        assert t.app.current_view.selected_node() == 3
+        await t.press("r")
+        await t.until(lambda: isinstance(t.app.screen, ConfirmAction), "the confirmation")
+        screen = t.app.screen
+        for flag in ("initial", "force"):
+            await t.pilot.click(f"#flag-{flag}")
+        await t.until(lambda: screen.assessment.confirm_text is not None, "-i -f ticked")
+        await t.pilot.pause(0.3)
+        text = t.text()
+        joined = " ".join(box_lines(text))
+        assert "Restart node 3?" in joined
+        assert "▐X▌ -i initial" in joined and "▐X▌ -f force" in joined
+        assert "ndb_mgm> 3 RESTART -i -f" in joined
+        assert "restart node v2⏎node: 3⏎abort: 0⏎initialstart: 1⏎nostart: 0⏎force: 1⏎⏎" in joined
+        assert "THE SERVER WILL DO THIS: the whole cluster restarts initial" in joined
+        assert joined.count("every data node (2 3 4) starts from an empty file system") == 1
+        assert "type delete all data to confirm" in joined
+        assert any(line.split() == ["Cancel", "Restart"] for line in box_lines(text))
+        for widget in (screen.query_one("#confirm", Input), screen.query_one("#go", Button),
+                       screen.query_one("#cancel", Button)):
             region = widget.region
             assert region.right <= 80 and region.bottom <= 24, widget.id
             assert region.width > 0 and region.height > 0, widget.id
