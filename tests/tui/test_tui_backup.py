@@ -34,7 +34,7 @@ async def test_start_backup_checked_sent_followed_and_aborted(tui):
         await t.press("enter")
         await t.until(lambda: not isinstance(t.app.screen, BackupPrompt), "the prompt to close")
         assert "ndb_mgm> START BACKUP 5 NOWAIT" in shown(t, "#command")
-        assert "start backup\ncompleted: 0\nbackupid: 5\nbackuppoint: 0" in shown(t, "#command")
+        assert "start backup⏎completed: 0⏎backupid: 5⏎backuppoint: 0⏎⏎" in shown(t, "#command")
         assert not go(t).disabled
         await t.pilot.click("#go")
         await closed(t)

@@ -111,9 +111,37 @@ async def test_initial_forced_restart_of_the_last_node_of_a_group_fits_80x24(tui
         assert "THE SERVER WILL DO THIS: the whole cluster restarts initial" in joined
         assert joined.count("every data node (2 3 4) starts from an empty file system") == 1
         assert "type delete all data to confirm" in joined
-        assert any(line.split() == ["Cancel", "Restart"] for line in box_lines(text))
+        assert any(line.split() == ["Cancel", "Restart", "(type", "to", "confirm)"]
+                   for line in box_lines(text))
         for widget in (screen.query_one("#confirm", Input), screen.query_one("#go", Button),
                        screen.query_one("#cancel", Button)):
             region = widget.region
             assert region.right <= 80 and region.bottom <= 24, widget.id
             assert region.width > 0 and region.height > 0, widget.id
+
+
+async def test_a_disabled_button_says_so_in_words(tui_on) -> None:
+    # Without colour, a disabled button looks like an enabled one: its label tells.
+    cap = await capture(CaptureSpec("node-groups", 60.0))
+    async with tui_on(FrozenSource(cap.snapshot, cap.connectstring)) as t:
+        screen = await open_plan(t)
+        start = screen.query_one("#start", Button)
+        assert start.disabled and str(start.label) == "Start (refused)"
+        await t.pilot.click("#force-degraded")
+        await t.until(lambda: not start.disabled, "Start enabled by force degraded")
+        assert str(start.label) == "Start"
+        await t.pilot.click("#initial")
+        await t.until(lambda: start.disabled, "Start waits for the typed -i")
+        assert str(start.label) == "Start (type initial)"
+        await t.press("escape")
+        await t.until(lambda: not isinstance(t.app.screen, RollingRestartScreen), "closed")
+
+        await t.view("1")
+        for _ in range(10):
+            if t.app.current_view.selected_node() == 5:
+                break
+            await t.press("down")
+        await t.press("r")
+        await t.until(lambda: isinstance(t.app.screen, ConfirmAction), "the confirmation")
+        go = t.app.screen.query_one("#go", Button)
+        assert go.disabled and str(go.label) == "Restart (refused)"

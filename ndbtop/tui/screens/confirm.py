@@ -153,7 +153,9 @@ class ConfirmAction(ModalScreen[Action | None]):
         command.append(self.action.ndb_mgm(), style="bold")
         where = cluster_target(snap.mgm_address or "?", generation_of(snap))
         command.append(f"\nsends to the {where} (⏎ = end of line):\n", style="dim")
-        command.append("⏎".join(wire_text(self.action).split("\n")), style="cyan")
+        requests = [r for r in wire_text(self.action).split("\n\n") if r]
+        command.append("\n".join("⏎".join(r.split("\n")) + "⏎⏎" for r in requests),
+                       style="cyan")
         self.query_one("#command", Static).update(command)
         warnings = Text()
         for b in a.blockers:
@@ -180,7 +182,11 @@ class ConfirmAction(ModalScreen[Action | None]):
         a = self.assessment
         typed = self.query_one("#confirm", Input).value.strip()
         ready = a.allowed and (a.confirm_text is None or typed == a.confirm_text)
-        self.query_one("#go", Button).disabled = not ready
+        go = self.query_one("#go", Button)
+        go.disabled = not ready
+        # Said in words too: a disabled button differs from an enabled one by colour only.
+        go.label = (self.verb if ready else f"{self.verb} (refused)" if not a.allowed
+                    else f"{self.verb} (type to confirm)")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Cancel, or run the action if it is ready."""

@@ -252,15 +252,20 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         }
         for button in self.query("#buttons Button").results(Button):
             button.display = shown.get(button.id or "", False)
-        self.query_one("#start", Button).disabled = not self._ready()
+        start = self.query_one("#start", Button)
+        start.disabled = not self._ready()
+        # Said in words too: a disabled button differs from an enabled one by colour only.
+        start.label = ("Start" if not start.disabled else "Start (refused)"
+                       if not self._ready(confirmed=True) else f"Start (type {INITIAL_CONFIRM})")
         if self.engine is not None:
             self.query_one("#pause", Button).label = "Resume" if self.engine.paused else "Pause"
 
-    def _ready(self) -> bool:
+    def _ready(self, *, confirmed: bool = False) -> bool:
+        """Whether Start may go (``confirmed``: as if -i were confirmed)."""
         if (not self.plan.batches or not self.verdict.ok
                 or stale_blocker(self.live()) is not None):
             return False
-        if not self.initial:
+        if not self.initial or confirmed:
             return True
         return self.query_one("#confirm", Input).value.strip() == INITIAL_CONFIRM
 
