@@ -43,3 +43,26 @@ async def test_after_a_configuration_change_the_nodes_on_the_old_one_are_flagged
         row3 = next(x for x in text.splitlines() if x.split()[:1] == ["3"])  # the first table
         assert row3.split()[-2:] == ["4", "needed"]
         assert "12G" in row3
+
+
+async def test_at_80_columns_no_column_is_cut_away(tui):
+    async with tui("node-groups", size=(80, 24)) as t:
+        await t.view("7")
+        await t.until_shown("Configuration generation 1")
+        await t.until_shown("node    DataMemory")
+        text = t.text()
+        for header in ("node    group    host", "DataDir", "DataMemory", "DiskPageBuffer",
+                       "runs gen", "restart"):
+            assert header in text, header
+        rows = [line.split() for line in text.splitlines() if line.split()[:1] == ["5"]]
+        place, hold = rows[0], rows[1]
+        assert place == ["5", "1", "192.168.0.5", "/var/lib/mysql-cluster/5"]
+        assert hold == ["5", "11.7G", "64M", "(default)", "-", "no"]
+        assert "…" not in text
+        # The rest is below: the view scrolls.
+        scroll = t.app.current_view.query_one("#scroll")
+        scroll.scroll_end(animate=False)
+        await t.pilot.pause(0.2)
+        text = t.text()
+        assert "4x42x256M = 42G    0 (no progress reports) (default)" in text
+        assert "MaxNoOfExecutionThreads 4" in text and "ArbitrationRank" in text

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -51,16 +56,25 @@ def _table(*columns: tuple[str, str]) -> Table:
 
 
 def config_tables(config: ClusterConfig, pending: dict[int, bool | None],
-                  running: dict[int, int], wanted: set[int] | None = None) -> Table:
+                  running: dict[int, int], wanted: set[int] | None = None,
+                  *, narrow: bool = False) -> Table:
     """Two tables, one row per data node in each: where it is and what it holds (group,
     host, DataDir, memory, the generation it runs, whether a restart is due), then how it
-    starts (redo log, progress reports, threads, arbitration rank)."""
-    place = _table(("node", "right"), ("group", "right"), ("host", "left"),
-                   ("DataDir", "left"), ("DataMemory", "right"), ("DiskPageBuffer", "right"),
-                   ("runs gen", "right"), ("restart", "left"))
-    start = _table(("node", "right"), ("redo log", "left"),
-                   ("StartupStatusReportFrequency", "left"), ("threads", "left"),
-                   ("ArbitrationRank", "right"))
+    starts (redo log, progress reports, threads, arbitration rank). ``narrow`` (an 80-column
+    terminal) splits each in two, so that no column is cut away."""
+    place_columns = [("node", "right"), ("group", "right"), ("host", "left"),
+                     ("DataDir", "left")]
+    hold_columns = [("DataMemory", "right"), ("DiskPageBuffer", "right"),
+                    ("runs gen", "right"), ("restart", "left")]
+    redo_columns = [("redo log", "left"), ("StartupStatusReportFrequency", "left")]
+    thread_columns = [("threads", "left"), ("ArbitrationRank", "right")]
+    if narrow:
+        tables = [_table(*place_columns), _table(("node", "right"), *hold_columns),
+                  _table(("node", "right"), *redo_columns),
+                  _table(("node", "right"), *thread_columns)]
+    else:
+        tables = [_table(*place_columns, *hold_columns),
+                  _table(("node", "right"), *redo_columns, *thread_columns)]
     for d in config.data_nodes:
         if wanted is not None and d.node_id not in wanted:
             continue
@@ -68,33 +82,46 @@ def config_tables(config: ClusterConfig, pending: dict[int, bool | None],
         due = pending.get(d.node_id)
         restart = (Text("?", style="dim") if due is None
                    else Text("needed", style="bold yellow") if due else Text("no", style="green"))
-        place.add_row(
-            str(d.node_id), group, d.host or "any host", d.data_dir,
+        place = [str(d.node_id), group, d.host or "any host", d.data_dir]
+        hold = [
             _cell(d, "DataMemory", size(d.data_memory)),
             _cell(d, "DiskPageBufferMemory", size(d.disk_page_buffer_memory)),
             str(running[d.node_id]) if d.node_id in running else "-",
             restart,
-        )
+        ]
         redo = (f"{d.fragment_log_parts}x{d.fragment_log_files}x"
                 f"{size(d.fragment_log_file_size)} = {size(d.redo_log_bytes)}")
         redo_defaults = {"NoOfFragmentLogFiles", "FragmentLogFileSize", "NoOfFragmentLogParts"}
         report = ("0 (no progress reports)" if d.startup_status_report_frequency == 0
                   else f"{d.startup_status_report_frequency} s")
-        start.add_row(
-            str(d.node_id),
+        starts = [
             Text(f"{redo} (default)", style="dim") if redo_defaults <= d.defaulted
             else Text(redo),
             _cell(d, "StartupStatusReportFrequency", report),
-            _threads(d),
-            _cell(d, "ArbitrationRank", str(d.arbitration_rank)),
-        )
+        ]
+        threads = [_threads(d), _cell(d, "ArbitrationRank", str(d.arbitration_rank))]
+        if narrow:
+            rows = [place, [str(d.node_id), *hold], [str(d.node_id), *starts],
+                    [str(d.node_id), *threads]]
+        else:
+            rows = [place + hold, [str(d.node_id), *starts, *threads]]
+        for table, row in zip(tables, rows, strict=True):
+            table.add_row(*row)
     grid = Table.grid()
-    grid.add_row(place)
-    grid.add_row("")
-    grid.add_row(start)
+    for i, table in enumerate(tables):
+        if i:
+            grid.add_row("")
+        grid.add_row(table)
     grid.add_row(Text("redo log: NoOfFragmentLogParts x NoOfFragmentLogFiles x "
                       "FragmentLogFileSize; (default): ConfigInfo's default value", style="dim"))
     return grid
+
+
+def fits(grid: Table, width: int) -> bool:
+    """Whether every table of the grid shows whole in ``width`` columns."""
+    console = Console(file=io.StringIO(), width=10_000)
+    return all(Measurement.get(console, console.options, table).maximum <= width
+               for row in grid.columns[0].cells if isinstance(table := row, Table))
 
 
 class ConfigView(View):
@@ -111,6 +138,11 @@ class ConfigView(View):
         with VerticalScroll(id="scroll"):
             yield Plain(id="config_head")
             yield Plain(id="config_nodes")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The tables are laid out for the width (four narrow ones below about 110 columns)."""
+        if self.snapshot is not None:
+            self.redraw(self.snapshot.wall)
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         config = snap.config
@@ -144,10 +176,13 @@ class ConfigView(View):
                         "(ndbinfo.nodes)", style="dim")
         self.put("#config_head", head)
         key = (id(config), tuple(sorted(pending.items())), tuple(sorted(running.items())),
-               self.filter_text)
+               self.filter_text, self.size.width)
         if key == self._put_cache.get("#config_nodes:key"):
             return
         self._put_cache["#config_nodes:key"] = key
         wanted = {d.node_id for d in config.data_nodes if self.matches(d.node_id, d.host)}
+        # Static pads one column on each side; the scroll bar takes two more.
+        width = self.size.width
+        narrow = width > 0 and not fits(config_tables(config, pending, running, wanted), width - 4)
         self.query_one("#config_nodes", Static).update(
-            config_tables(config, pending, running, wanted))
+            config_tables(config, pending, running, wanted, narrow=narrow))
