@@ -125,8 +125,9 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     if not plan.batches and verdict.ok and not plan.notes:
         out.write(f"no data node to restart at {target}\n")
         return 0
+    pace = "one node per node group at a time" if args.per_group else "one node at a time"
     out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
-              f"{len(plan.batches)} step(s), one at a time, waiting for STARTED:\n")
+              f"{len(plan.batches)} step(s), {pace}, waiting for STARTED:\n")
     out.write(plan_steps(context))
     for note in plan.notes:
         out.write(f"  ({note})\n")

@@ -355,7 +355,7 @@ def configuration_note(plan: RollingPlan, config: ClusterConfig | None,
     planned = [n for batch in plan.batches for n in batch]
     if any(pending.get(n) is None for n in planned):
         return None
-    behind = [n for n in planned if pending.get(n)]
+    behind = sorted(n for n in planned if pending.get(n))
     if not behind:
         return f"every node already runs configuration generation {config.generation}"
     return (f"brings node {', '.join(map(str, behind))} onto configuration generation "

@@ -184,3 +184,29 @@ def test_forced_run_with_every_node_left_out_says_so(run: Run, threaded_sim: Any
     assert err.startswith("ndbtop: rolling restart: no data node left to restart (node 2 left "
                           "out: the last started node of node group 0")
     assert err.count("\n") == 1
+
+
+def test_dry_run_names_the_nodes_it_brings_onto_the_new_configuration(
+    run: Run, threaded_sim: Any
+) -> None:
+    from ndbtop.sim.scenarios import CONFIG_CHANGE_AT, ScenarioOptions, build_scenario
+
+    c = build_scenario("config-change", ScenarioOptions())
+    c.advance_to(CONFIG_CHANGE_AT + 120)  # generation 5; node 2 restarted onto it
+    assert {n: d.state for n, d in c.data_nodes.items()} == dict.fromkeys((2, 3, 4, 5),
+                                                                          "STARTED")
+    sim = threaded_sim(c, speed=1.0)
+    status, out, err = run("rolling-restart", "-c", sim.connectstring, "--dry-run",
+                           "--per-group")
+    assert (status, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0].startswith(f"plan for the cluster at management server {sim.connectstring}, "
+                               "configuration generation 5 ")
+    assert lines[0].endswith("2 step(s), one node per node group at a time, waiting for "
+                             "STARTED:")
+    assert lines[1:3] == ["  1. 2 4 RESTART", "  2. 3 5 RESTART"]
+    assert lines[3] == ("configuration: brings node 3, 4, 5 onto configuration generation 5 "
+                        "(still running an older one)")
+    status, out, _ = run("rolling-restart", "-c", sim.connectstring, "--dry-run", "--nodes", "2")
+    assert "1 step(s), one node at a time" in out
+    assert "configuration: every node already runs configuration generation 5" in out
