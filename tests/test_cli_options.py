@@ -133,6 +133,7 @@ def test_connect_string_and_audit_log_before_the_command_are_used(
             "generation 1 ") in out
     records = [json.loads(line) for line in audit.read_text().splitlines()]
     assert {r["target"] for r in records} == {a.connectstring}
+    assert {r["generation"] for r in records} == {1}
     assert [r["event"] for r in records] == ["sent", "reply"]
     assert not (tmp_path / "state").exists()
 

@@ -67,6 +67,7 @@ async def run_action(
     """
     client = MgmClient(connectstring, timeout=timeout)
     target = ""
+    generation = config.generation if config is not None else None
     try:
         address = await client.connect()
         target = str(address)
@@ -80,7 +81,8 @@ async def run_action(
         if not live.allowed:
             reply = "not sent: " + "; ".join(live.blockers)
             audit.write(
-                event="refused", **audit_fields(target), command=action.ndb_mgm(), reply=reply
+                event="refused", **audit_fields(target, generation), command=action.ndb_mgm(),
+                reply=reply,
             )
             return ActionOutcome(action, False, reply, target)
         told: dict[str, object] = {}
@@ -92,20 +94,21 @@ async def run_action(
             told["confirmed_with"] = confirmed
         audit.write(
             event="sent",
-            **audit_fields(target, config.generation if config is not None else None),
+            **audit_fields(target, generation),
             command=action.ndb_mgm(),
             request=wire_text(action),
             **told,
         )
         reply = await _send(client, action)
         audit.write(
-            event="reply", **audit_fields(target), command=action.ndb_mgm(), ok=True, reply=reply
+            event="reply", **audit_fields(target, generation), command=action.ndb_mgm(), ok=True,
+            reply=reply,
         )
         return ActionOutcome(action, True, reply, target)
     except MgmCommandError as exc:
         audit.write(
             event="reply",
-            **audit_fields(target),
+            **audit_fields(target, generation),
             command=action.ndb_mgm(),
             ok=False,
             reply=exc.result,
@@ -114,7 +117,7 @@ async def run_action(
     except MgmError as exc:
         audit.write(
             event="error",
-            **audit_fields(target),
+            **audit_fields(target, generation),
             command=action.ndb_mgm(),
             ok=False,
             reply=str(exc),

@@ -191,7 +191,8 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
             return NOT_MET
         result = await engine.run()
     except asyncio.CancelledError:
-        return _interrupted(at, audit, address)
+        generation = context.config.generation if context.config else None
+        return _interrupted(at, audit, address, generation)
     finally:
         with contextlib.suppress(NotImplementedError):
             loop.remove_signal_handler(signal.SIGINT)
@@ -219,10 +220,10 @@ class Step:
     batch: tuple[int, ...] = ()
 
 
-def _interrupted(at: Step, audit: AuditLog, address: str) -> int:
+def _interrupted(at: Step, audit: AuditLog, address: str, generation: int | None) -> int:
     """Ctrl-C: nothing more is sent; the audit log and stderr say where it stopped."""
     note = f"interrupted at step {at.number} of {at.total}"
-    audit.write(event="interrupted", **audit_fields(address), message=note,
+    audit.write(event="interrupted", **audit_fields(address, generation), message=note,
                 restarting=list(at.batch))
     line = f"\nndbtop: rolling restart {note}; nothing more was sent"
     if at.batch:

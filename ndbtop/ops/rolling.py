@@ -240,7 +240,7 @@ class RollingRestart:
         self.report(Progress(batch, "restart", nodes,
                              RestartNode(batch, initial=self.plan.initial).ndb_mgm()))
         outcome = await run_action(RestartNode(batch, initial=self.plan.initial),
-                                   self.connectstring, self.audit)
+                                   self.connectstring, self.audit, config=self.config)
         if not outcome.ok:
             return Problem(batch, "refused", outcome.reply)
         return await self._wait_started(client, batch, before)

@@ -82,8 +82,8 @@ def test_ctrl_c_at_the_question_exits_130_and_audits_step_0(
     assert term.exit_status() == 130
     assert "rolling restart interrupted at step 0 of 2; nothing more was sent" in term.text
     (record,) = audit_records(audit)
-    assert (record["event"], record["message"], record["target"]) == (
-        "interrupted", "interrupted at step 0 of 2", sim.connectstring)
+    assert (record["event"], record["message"], record["target"], record["generation"]) == (
+        "interrupted", "interrupted at step 0 of 2", sim.connectstring, 1)
     assert {n.stops for n in sim.cluster.data_nodes.values()} == {0}
 
 

@@ -438,8 +438,10 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         if self.engine is not None:
             self.engine.abort()
         restarting = [n for n, row in self.rows.items() if row.state == "restarting"]
-        address = self.live().mgm_address or str(self.connectstring)
-        self.audit.write(event="interrupted", **audit_fields(address), message=note,
+        snap = self.live()
+        address = snap.mgm_address or str(self.connectstring)
+        self.audit.write(event="interrupted", **audit_fields(address, generation_of(snap)),
+                         message=note,
                          restarting=restarting)
         return note
 
