@@ -292,7 +292,8 @@ class ActionFlow:
                 nodes = tuple(n.node_id for n in app.live_snapshot().data_nodes())
                 action = SetClusterLogLevel(nodes, STATISTICS, self.statistics_raised_from or 7)
                 try:
-                    outcome = await run_action(action, app.hub.connectstring, app.audit)
+                    outcome = await run_action(action, app.hub.connectstring, app.audit,
+                                               config=app.live_snapshot().config)
                 except NdbtopError as exc:
                     app.notify(f"not restored: {exc}", severity="error", timeout=10)
                     return

@@ -350,6 +350,7 @@ async def test_quitting_with_a_raised_level_offers_to_restore_it(tui):
             ("sent", "ALL CLUSTERLOG STATISTICS=7"),
             ("reply", "ALL CLUSTERLOG STATISTICS=7"),
         ]
+        assert {r.get("generation") for r in t.audit.records()} == {1}
 
 
 async def test_read_only_has_no_actions(tui):
