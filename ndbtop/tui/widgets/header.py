@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from rich.text import Text
+from textual import events
 
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -94,37 +95,23 @@ class StatusHeader(Plain):
         self.paused = False
         self.replay: str | None = None
         self.recording: str | None = None
+        self._shown: tuple[ClusterSnapshot, float] | None = None
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Fit the lines to the new width."""
+        if self._shown is not None:
+            self.show(*self._shown)
 
     def show(self, snap: ClusterSnapshot, now: float) -> None:
         """Render the header for ``snap`` with ages measured at ``now`` (monotonic)."""
-        top = Text()
-        top.append("ndbtop", style="bold")
-        top.append("  ")
-        if snap.mgm_address:
-            mgmds = [n for n in snap.nodes if n.type == "MGM"]
-            top.append(f"{snap.mgm_address}", style="bold")
-            if len(mgmds) > 1:
-                up = sum(1 for n in mgmds if n.status == "CONNECTED")
-                top.append(f" ({up}/{len(mgmds)} mgmd up)")
-            top.append(f"  NDB {snap.mgm_version or '?'}")
-            if snap.config is not None:
-                top.append(f"  config gen {snap.config.generation}")
-        else:
-            top.append("no management server", style="bold red")
-        when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")
-        top.append(f"  {when}")
-        single = single_user_text(summarize(snap.nodes))
-        for badge, on, style in (
-            (f" {single} ", single is not None, "bold white on dark_magenta"),
-            (" PAUSED ", self.paused, "bold black on yellow"),
-            (" READ-ONLY ", self.read_only, "bold white on blue"),
-            (f" SIM {self.simulated} ", self.simulated is not None, "bold black on cyan"),
-            (f" REPLAY {self.replay} ", self.replay is not None, "bold white on magenta"),
-            (f" ● REC {self.recording} ", self.recording is not None, "bold white on red"),
-        ):
-            if on:
-                top.append("  ")
-                top.append(badge, style=style)
+        self._shown = (snap, now)
+        top = self._top(snap, details=True)
+        # One line each: a wrapped first line would push the sources' health out of sight.
+        width = self.size.width
+        if width > 0 and Text(top.plain.rstrip()).cell_len > width:
+            top = self._top(snap, details=False)
+        if width > 0:
+            top.truncate(width, overflow="ellipsis")
         bottom = Text()
         # Data node hosts read over SSH are counted together: there may be dozens.
         hosts = [src for src in snap.sources if src.name.startswith(HOST_SOURCE_PREFIX)]
@@ -136,4 +123,43 @@ class StatusHeader(Plain):
             bottom.append_text(hosts_text(hosts))
         bottom.append(f"   refresh {snap.interval:g}s", style="dim")
         # Two lines of a fixed height: no layout pass of the whole screen is needed.
+        if width > 0:
+            bottom.truncate(width, overflow="ellipsis")
         self.update(Text("\n").join([top, bottom]), layout=False)
+
+    def _top(self, snap: ClusterSnapshot, *, details: bool) -> Text:
+        """The cluster, its version and generation, the time and the badges (the simulator's
+        last); without ``details`` (a narrow terminal) only the management server, the
+        generation and the badges, so that the badges show."""
+        top = Text()
+        if details:
+            top.append("ndbtop", style="bold")
+            top.append("  ")
+        if snap.mgm_address:
+            mgmds = [n for n in snap.nodes if n.type == "MGM"]
+            top.append(f"{snap.mgm_address}", style="bold")
+            if len(mgmds) > 1:
+                up = sum(1 for n in mgmds if n.status == "CONNECTED")
+                top.append(f" ({up}/{len(mgmds)} mgmd up)")
+            if details:
+                top.append(f"  NDB {snap.mgm_version or '?'}")
+            if snap.config is not None:
+                top.append(f"  {'config ' if details else ''}gen {snap.config.generation}")
+        else:
+            top.append("no management server", style="bold red")
+        if details:
+            when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")
+            top.append(f"  {when}")
+        single = single_user_text(summarize(snap.nodes))
+        for badge, on, style in (
+            (f" {single} ", single is not None, "bold white on dark_magenta"),
+            (" PAUSED ", self.paused, "bold black on yellow"),
+            (" READ-ONLY ", self.read_only, "bold white on blue"),
+            (f" REPLAY {self.replay} ", self.replay is not None, "bold white on magenta"),
+            (f" ● REC {self.recording} ", self.recording is not None, "bold white on red"),
+            (f" SIM {self.simulated} ", self.simulated is not None, "bold black on cyan"),
+        ):
+            if on:
+                top.append("  ")
+                top.append(badge, style=style)
+        return top
