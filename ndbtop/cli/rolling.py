@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
+from ndbtop.actions.commands import RestartNode
+from ndbtop.actions.guards import assess
 from ndbtop.actions.target import audit_fields, cluster_target
 from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
 from ndbtop.cli.prompt import ask
@@ -131,6 +133,11 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out.write(plan_steps(context))
     for note in plan.notes:
         out.write(f"  ({note})\n")
+    if plan.batches:
+        # What each step's audit record says the operator was told.
+        first = RestartNode(plan.batches[0], initial=plan.initial)
+        for warning in assess(first, context.nodes, context.config).warnings:
+            out.write(f"  ! {warning}\n")
     out.write(verdict.text() + "\n")
     out.flush()
     if not verdict.ok:

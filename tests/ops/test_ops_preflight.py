@@ -210,3 +210,14 @@ def test_dry_run_names_the_nodes_it_brings_onto_the_new_configuration(
     status, out, _ = run("rolling-restart", "-c", sim.connectstring, "--dry-run", "--nodes", "2")
     assert "1 step(s), one node at a time" in out
     assert "configuration: every node already runs configuration generation 5" in out
+
+
+def test_initial_plan_says_what_each_initial_restart_does(run: Run, threaded_sim: Any) -> None:
+    # The audit record of each step says the operator was told this: the plan tells it.
+    sim = threaded_sim(cluster())
+    status, out, err = run("rolling-restart", "-c", sim.connectstring, "--dry-run", "--initial")
+    assert (status, err) == (0, "")
+    assert ("  ! -i removes the node's file system: it copies all its data back from its node "
+            "group (an initial node restart)\n") in out
+    status, out, err = run("rolling-restart", "-c", sim.connectstring, "--dry-run")
+    assert "  ! " not in out
