@@ -60,6 +60,11 @@ def _other(text: str) -> str:
     return f"{target.rpartition('@')[2]} {rest.split(':', 1)[0]}"
 
 
+def _used(line: Text) -> int:
+    """Columns a line needs (a badge's trailing space may be cut)."""
+    return Text(line.plain.rstrip()).cell_len
+
+
 HOST_SOURCE_PREFIX = "host "
 """Name prefix of the sources of data node hosts read over SSH (``host db1``)."""
 
@@ -108,9 +113,9 @@ class StatusHeader(Plain):
         top = self._top(snap, details=True)
         # One line each: a wrapped first line would push the sources' health out of sight.
         width = self.size.width
-        if width > 0 and Text(top.plain.rstrip()).cell_len > width:
+        if width > 0 and _used(top) > width:
             top = self._top(snap, details=False)
-        if width > 0:
+        if width > 0 and _used(top) > width:
             top.truncate(width, overflow="ellipsis")
         bottom = Text()
         # Data node hosts read over SSH are counted together: there may be dozens.
@@ -123,7 +128,7 @@ class StatusHeader(Plain):
             bottom.append_text(hosts_text(hosts))
         bottom.append(f"   refresh {snap.interval:g}s", style="dim")
         # Two lines of a fixed height: no layout pass of the whole screen is needed.
-        if width > 0:
+        if width > 0 and _used(bottom) > width:
             bottom.truncate(width, overflow="ellipsis")
         self.update(Text("\n").join([top, bottom]), layout=False)
 
