@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.collect.hub import Hub
-from ndbtop.errors import FileError
+from ndbtop.errors import FileError, NdbtopError
 from ndbtop.record.reader import Recording
 from ndbtop.record.replay import DAMAGE, ReplaySource
 from ndbtop.tui.app import NdbtopApp
@@ -45,9 +47,55 @@ def settle_memory() -> None:
     gc.set_threshold(10_000, 20, 10)
 
 
+HANGUPS = (signal.SIGHUP, signal.SIGTERM)
+"""The ways out of the live view that cannot ask: the terminal went away (a dropped SSH
+session) or ndbtop was told to stop."""
+
+
+def hang_up(app: NdbtopApp, signum: int) -> None:
+    """Leave the live view at once, after SIGHUP or SIGTERM: no question can be asked.
+
+    A rolling restart started from the view sends nothing more, and the audit log says
+    where it stopped, as when ``q`` leaves it; a cluster log level ndbtop raised stays
+    raised, and the lines printed on exit say how to restore it. Exits 128 + ``signum``.
+    """
+    stopped = app._rolling_screen()
+    if stopped is not None:
+        try:
+            note = stopped.interrupt()
+        except NdbtopError as exc:
+            app.notes_on_exit.append(f"rolling restart: {exc}")
+        else:
+            app.notes_on_exit.append(f"rolling restart {note}")
+    raised = app.statistics_raised_from
+    if raised is not None and not app.read_only:
+        app.notes_on_exit.append(
+            f"the cluster log's STATISTICS level is still 15: ALL CLUSTERLOG "
+            f"STATISTICS={raised} in ndb_mgm restores it")
+    app.exit(return_code=128 + signum)
+
+
+@contextlib.contextmanager
+def _hangups(app: NdbtopApp) -> Iterator[None]:
+    """While the view runs, SIGHUP and SIGTERM end it through :func:`hang_up`."""
+
+    def handler(signum: int, frame: object) -> None:
+        app.call_later(hang_up, app, signum)
+
+    previous = {s: signal.getsignal(s) for s in HANGUPS}
+    for s in HANGUPS:
+        signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
 def _run(app: NdbtopApp) -> int:
     settle_memory()
-    status = app.run()
+    with _hangups(app):
+        status = app.run()
     for line in app.notes_on_exit:
         sys.stderr.write(f"ndbtop: {line}\n")
     for path in app.recordings:
