@@ -13,7 +13,9 @@ USAGE = 2
 UNREACHABLE = 3
 FILE = 4
 INTERNAL = 70
+HUNG_UP = 129
 INTERRUPTED = 130
+TERMINATED = 143
 
 EXIT_STATUSES: tuple[tuple[int, str], ...] = (
     (DONE, "done: the report printed, the state reached, every node restarted"),
@@ -25,7 +27,9 @@ EXIT_STATUSES: tuple[tuple[int, str], ...] = (
      "reached, the SQL node refused the login, --once without every source"),
     (FILE, "a file cannot be read or written: a recording, the bundle, the audit log"),
     (INTERNAL, "internal error (--debug shows the traceback)"),
+    (HUNG_UP, "the live view's terminal went away (SIGHUP)"),
     (INTERRUPTED, "interrupted (Ctrl-C)"),
+    (TERMINATED, "the live view was stopped by SIGTERM"),
 )
 """Every exit status, with what it means."""
 
