@@ -59,7 +59,7 @@ def hang_up(app: NdbtopApp, signum: int) -> None:
     where it stopped, as when ``q`` leaves it; a cluster log level ndbtop raised stays
     raised, and the lines printed on exit say how to restore it. Exits 128 + ``signum``.
     """
-    stopped = app._rolling_screen()
+    stopped = app.flow._rolling_screen()
     if stopped is not None:
         try:
             note = stopped.interrupt()
