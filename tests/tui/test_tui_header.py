@@ -33,4 +33,4 @@ async def test_badges_and_stale_sources_both_show_at_80_columns(tmp_path: Path) 
         assert "SINGLE-USER MODE (API node 5)" in top and "READ-ONLY" in top
         assert "10.0.0.1:1186  gen 1" in top
         assert bottom.lstrip().startswith("mgm stale 60s")
-        assert tabs.split()[:2] == ["Nodes", "Threads"]
+        assert tabs.split()[:4] == ["1", "Nodes", "2", "Threads"]

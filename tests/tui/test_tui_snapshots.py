@@ -55,7 +55,7 @@ CASES = {
     "restarts_s2": Case(CaptureSpec("node-restart", 520.0), "5", "Restart completed"),
     "config_change": Case(
         CaptureSpec("config-change", 100.0), "7",
-        r"node 3, 4, 5 still run an older configuration",
+        r"nodes 3, 4, 5 still run an older configuration",
     ),
     "backup_running": Case(
         CaptureSpec("backup", 170.0, step=5.0),
