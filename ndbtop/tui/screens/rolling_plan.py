@@ -27,7 +27,7 @@ def requests_text(plan: RollingPlan) -> Text:
     text = Text("each step sends to the management server (⏎ = end of line):\n", style="dim")
     for step, batch in enumerate(plan.batches, 1):
         wire = wire_text(RestartNode(batch, initial=plan.initial))
-        text.append(f"{step:>4}. ", style="dim")
+        text.append(f"{step}. ", style="dim")
         text.append("⏎".join(wire.split("\n")) + "\n", style="cyan")
     return text
 
