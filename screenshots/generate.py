@@ -124,8 +124,8 @@ SHOTS = (
         "confirm-restart",
         CaptureSpec("node-restart", 200.0),
         ("1", "r"),
-        "ndbtop · restarting node 2 while node 3 restarts: the guards speak up",
-        "type 2 to confirm",
+        "ndbtop · restarting node 2 while node 3 restarts: refused, as the server would (5063)",
+        "Restart (refused)",
     ),
     Shot(
         "help",

@@ -138,6 +138,7 @@ class NodesView(View):
         tps = cluster_transactions(snap)
         if tps is not None:
             line.append(f"  ·  {per_second(tps)} tx/s")
+        silent: list[str] = []
         for t in snap.timelines:
             measured = measured_redo(snap, t.node_id)
             if reports_off(snap, t.node_id) and measured is not None:
@@ -145,14 +146,17 @@ class NodesView(View):
                 line.append(f"  ·  node {t.node_id} redo init {frac} ETA "
                             f"{seconds(measured.eta_s)} (host)", style="yellow")
             elif reports_off(snap, t.node_id):
-                line.append(f"  ·  node {t.node_id} redo init: no progress reports",
-                            style="yellow")
+                silent.append(str(t.node_id))
             elif t.active and t.redo is not None and not t.redo.completed:
                 line.append(
                     f"  ·  node {t.node_id} redo init {t.redo.fraction:.0%}"
                     f" ETA {seconds(t.redo.eta_s)}",
                     style="yellow",
                 )
+        if silent:
+            nodes = "nodes" if len(silent) > 1 else "node"
+            line.append(f"  ·  redo init: no progress reports from {nodes} {', '.join(silent)}",
+                        style="yellow")
         links = links_warning(snap)
         if links is not None:
             line.append("\n")
@@ -274,7 +278,7 @@ class NodesView(View):
             )
             if line is not None
         ]
-        timeline = timeline_panel(snap, node_id, now)
+        timeline = timeline_panel(snap, node_id, now, compact=self.has_class("-short"))
         if not facts:
             return timeline
         t = snap.timeline(node_id)

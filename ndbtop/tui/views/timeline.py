@@ -18,8 +18,13 @@ from ndbtop.tui.views.node_cells import last_time_cell, slower_warning
 from ndbtop.tui.views.redo import redo_lines
 
 
-def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | Text:
+def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
+                   compact: bool = False) -> Table | Text:
     """The phases of a node's current or last start, with durations and redo progress.
+
+    ``compact`` (a short terminal, while the start runs): the phase in progress, its
+    warning and the redo progress come first, and the phases done that were not slow
+    follow on one line, so what matters is not cut off at the panel's foot.
 
     While the start runs, each phase that a remembered start of the same kind went
     through (``snap.past_starts``, :func:`compare_with_last_time`) shows how long it
@@ -53,9 +58,15 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | T
         rows.append(shown)
 
     redo_mb = t.redo.total_mb if t.redo else None
+    compact = compact and t.active
+    folded: list[str] = []
     for r in t.completed:
         typical = typical_seconds(r.phase, t.kind, redo_mb, t.redo_phase)
         slow = typical is not None and r.seconds > 2 * typical
+        if compact and not slow and versus.get(r.phase) is None:
+            folded.append(f"{r.phase} {t.name_of(r.phase)} "
+                          f"{'' if r.exact else '≈'}{seconds(r.seconds)}")
+            continue
         row(
             r.phase,
             str(r.phase),
@@ -103,6 +114,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float) -> Table | T
     if warning is not None:
         parts.append(warning)
     parts.extend(redo_lines(snap, node_id))
+    if folded:
+        parts.append(Text("done: " + " · ".join(folded), style="dim"))
     grid = Table.grid()
     for p in parts:
         grid.add_row(p)
