@@ -241,6 +241,9 @@ class NdbtopApp(App[int]):
         self.theme = self._theme_name
         self.hub = await self._start()
         self.hub.add_listener(self._source_changed)
+        for view in self.live.views.values():
+            view.wall = self.hub.clock.wall
+        self.live.want_threads()
         reporter = getattr(self.hub, "backup_reporter", None)
         backups = self.live.views["backups"]
         assert isinstance(backups, BackupsView)
