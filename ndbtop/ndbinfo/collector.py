@@ -114,7 +114,6 @@ class NdbinfoCollector(Statements):
         thread for it (4,608 in the largest clusters) and the client builds a value per
         thread: a live view that shows no thread wants them only now and then. A sample
         that does not read them keeps those last read (``read_at`` tells when)."""
-        self._threads_skipped = 0
         self._conn: pymysql.connections.Connection | None = None
         self._version: int | None = None
         self._account: str | None = None
@@ -122,6 +121,8 @@ class NdbinfoCollector(Statements):
         self._reset()
 
     def _reset(self) -> None:
+        # The first sample of a connection reads the threads, wanted or not.
+        self._threads_skipped = THREADS_UNWANTED_EVERY
         self._panels: dict[str, tuple[Any, ...]] = {}
         self._read_at: dict[str, float] = {}
         self._unavailable: dict[str, str] = {}
