@@ -141,6 +141,9 @@ class Hub:
         self._store: HistoryStore | None = None
         self._past: tuple[PastStart, ...] = ()
         self._recorded: dict[str, object] = {}
+        self.threads_wanted = True
+        """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
+        self._threads_read_at: float | None = None
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the event loop) whenever a source changes state: it
@@ -248,8 +251,23 @@ class Hub:
         self._ndbinfo = sample
         for h in self._hit_ratios:
             self._series.record(f"hit.interval.{h.node_id}", h.interval_pct)
-        if sample.threads:
+        read_at = sample.panel_read_at("threads")
+        if sample.threads and (read_at is None or read_at != self._threads_read_at):
             self._series.add_threads(sample.threads)
+        elif read_at is not None and read_at == self._threads_read_at:
+            # The threads of an earlier sample, kept: these seconds were not read.
+            self._series.gap_threads()
+        self._threads_read_at = read_at
+
+    def want_threads(self, wanted: bool) -> None:
+        """Read the per-thread CPU at every refresh, or only now and then (while nothing
+        shows or records the threads)."""
+        if wanted == self.threads_wanted:
+            return
+        self.threads_wanted = wanted
+        reader = self.sql.reader if self.sql is not None else None
+        if hasattr(reader, "threads_wanted"):
+            reader.threads_wanted = wanted  # type: ignore[union-attr]
 
     async def start(self) -> None:
         """Start one task per source."""

@@ -50,6 +50,11 @@ class SeriesRecorder:
         self._threads.add(threads)
         self._all = None
 
+    def gap_threads(self) -> None:
+        """No point for any thread at this sample (the threads were not read)."""
+        self._threads.gap()
+        self._all = None
+
     def series(self) -> Sequence[tuple[str, tuple[float | None, ...]]]:
         """Every series, for the snapshot."""
         if self._all is None:

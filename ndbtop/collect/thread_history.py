@@ -50,6 +50,8 @@ class ThreadHistory:
         """Each thread's place in the columns, by series key (for the names it was made of)."""
         self._pcts: dict[ThreadCpu, float] = {}
         """The percentage of each thread reading of the last samples."""
+        self._gap: list[float | None] = []
+        """The column of a sample without threads (one list, shared by every such column)."""
 
     def add(self, threads: Sequence[ThreadCpu]) -> None:
         """A point for every thread of a sample."""
@@ -80,6 +82,14 @@ class ThreadHistory:
             # Every thread of the columns has its whole series in them now.
             for key in self._keys:
                 self._before.pop(key, None)
+
+    def gap(self) -> None:
+        """No point for any thread at this sample (the threads were not read): a series
+        shows the seconds it was not read as such, not as the seconds before."""
+        if self._keys:
+            if len(self._gap) != len(self._keys):
+                self._gap = [None] * len(self._keys)
+            self._columns.append(self._gap)  # type: ignore[arg-type]
 
     def _realign(self, keys: list[ThreadKey]) -> None:
         # The series so far, per thread, before the columns start over in the new order.

@@ -15,6 +15,7 @@ import re
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat, starmap
 
 from ndbtop.errors import MgmLineTooLong, MgmProtocolError
 
@@ -38,6 +39,8 @@ _PARSER_ERROR = re.compile(
     r"^result: (" + "|".join(re.escape(m) for m in PARSER_MESSAGES) + r"), '(.*)'$"
 )
 _MISSING_ARG_HEAD = "result: Missing arg., '"
+_FIELD = re.compile(r"^([^:\n]+): ?(.*)$", re.MULTILINE)
+"""``key: value`` as split_field() splits it (at the first colon; one space dropped)."""
 
 PING = "<PING>"
 EVENT_HEADER = "log event reply"
@@ -237,8 +240,19 @@ class ReplyParser:
                     return reply
                 fields = self._fields
                 continue
-            # The body of a block: thousands of ``key: value`` lines for a large cluster,
-            # split here without a call per line (what split_field does).
+            # The body of a block: thousands of ``key: value`` lines for a large cluster.
+            # Every body line received is split at once by one regular expression (a
+            # line that does not split is read as below, to say which).
+            end = _index(lines, "")
+            count = len(lines) if end < 0 else end
+            if count > 1:
+                body = list(starmap(lines.popleft, repeat((), count)))
+                found = _FIELD.findall("\n".join(body))
+                if len(found) == count:
+                    fields.extend(found)
+                    continue
+                lines.extendleft(reversed(body))
+            # Split here without a call per line (what split_field does).
             line = lines.popleft()
             if line == "":
                 return self.feed(line)
@@ -273,6 +287,13 @@ class ReplyParser:
         self._header = None
         self._fields = []
         return _classify(header, fields)
+
+
+def _index(lines: deque[str], item: str) -> int:
+    try:
+        return lines.index(item)
+    except ValueError:
+        return -1
 
 
 def _classify(header: str, fields: tuple[tuple[str, str], ...]) -> AnyReply:

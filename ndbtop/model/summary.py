@@ -34,6 +34,12 @@ class ClusterSummary:
         return self.data_nodes > 0 and self.data_started == self.data_nodes
 
 
+_LAST: list[tuple[tuple[NodeStatus, ...], ClusterConfig | None, ClusterSummary]] = []
+"""The last few summaries, by the very tuple of nodes and configuration they are of: a
+screen summarises the same answer several times a refresh, and a steady cluster's answer
+is the same tuple from one refresh to the next."""
+
+
 def summarize(nodes: Iterable[NodeStatus], config: ClusterConfig | None = None
               ) -> ClusterSummary:
     """Summarise a ``get status`` answer, with node groups as the configuration says.
@@ -43,7 +49,18 @@ def summarize(nodes: Iterable[NodeStatus], config: ClusterConfig | None = None
     no node group are left out. The master is the started data node with the
     lowest dynamic id.
     """
-    raw = tuple(nodes)
+    if isinstance(nodes, tuple):
+        for seen, seen_config, summary in _LAST:
+            if seen is nodes and seen_config is config:
+                return summary
+        summary = _summarize(nodes, config)
+        _LAST.insert(0, (nodes, config, summary))
+        del _LAST[4:]
+        return summary
+    return _summarize(tuple(nodes), config)
+
+
+def _summarize(raw: tuple[NodeStatus, ...], config: ClusterConfig | None) -> ClusterSummary:
     nodes = resolve_groups(raw, config)
     data = [n for n in nodes if n.type == "NDB"]
     started = [n for n in data if n.status in ("STARTED", "SINGLE USER MODE")]

@@ -4,7 +4,8 @@ Load rule: every ``ndbinfo`` query scans every data node, so one :meth:`sample`
 sends at most :data:`MAX_QUERIES_PER_SAMPLE` statements:
 
 * the fast tier, every time: per-thread CPU (``cpustat``, joined client-side with
-  the cached thread layout) and the disk page buffer summed per node;
+  the cached thread layout; every :data:`THREADS_UNWANTED_EVERY` samples only while
+  nothing wants it) and the disk page buffer summed per node;
 * when the thread layout may have changed (an unknown thread appeared, a node's
   uptime went back or a node came back), the layout reads, at most two per sample;
 * with the statements left, one slow-tier query, in rotation; the other slow
@@ -61,6 +62,10 @@ PANELS = (
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
+THREADS_UNWANTED_EVERY = 30
+"""While no one wants the per-thread CPU (:attr:`NdbinfoCollector.threads_wanted`), it is
+read at one sample in this many: a view that opens then has figures at most that old."""
+
 RARE_PANELS = {"links": 4, "config_values": 4}
 """Slow panels read only every N-th round of the rotation: ``transporters`` has a row for
 every pair of nodes (7,152 rows for 48 data nodes and 150 slots) for every data node to scan,
@@ -104,6 +109,11 @@ class NdbinfoCollector(Statements):
     ) -> None:
         self.options = options
         self._clock = clock
+        self.threads_wanted = True
+        """Whether every sample reads the per-thread CPU. Every data node scans a row per
+        thread for it (4,608 in the largest clusters) and the client builds a value per
+        thread: a live view that shows no thread wants them only now and then. A sample
+        that does not read them keeps those last read (``read_at`` tells when)."""
         self._conn: pymysql.connections.Connection | None = None
         self._version: int | None = None
         self._account: str | None = None
@@ -111,6 +121,8 @@ class NdbinfoCollector(Statements):
         self._reset()
 
     def _reset(self) -> None:
+        # The first sample of a connection reads the threads, wanted or not.
+        self._threads_skipped = THREADS_UNWANTED_EVERY
         self._panels: dict[str, tuple[Any, ...]] = {}
         self._read_at: dict[str, float] = {}
         self._unavailable: dict[str, str] = {}
@@ -172,7 +184,12 @@ class NdbinfoCollector(Statements):
         try:
             cpu_rows = None
             threads: tuple[Any, ...] = ()
-            if plan.thread_cpu is not None:
+            reading = plan.thread_cpu is not None and (
+                self.threads_wanted or self._threads_skipped >= THREADS_UNWANTED_EVERY - 1
+            )
+            self._threads_skipped = 0 if reading else self._threads_skipped + 1
+            if reading:
+                assert plan.thread_cpu is not None
                 cpu_rows = self._run_panel(plan.thread_cpu, tally)
             self._read_panel(plan.disk_page_buffer, tally)
             if plan.thread_cpu is not None and cpu_rows is not None:
@@ -194,13 +211,15 @@ class NdbinfoCollector(Statements):
         except SqlError:
             self.close()
             raise
-        if plan.thread_cpu is not None:
+        if reading:
+            assert plan.thread_cpu is not None
             if cpu_rows is not None:
                 if layout_reads:
                     threads, _ = self._threads(plan.thread_cpu, cpu_rows)
                 if plan.thread_cpu is q.THREADSTAT_CPU:
                     self._cpu_counters = r.threadstat_counters(cpu_rows)
             self._panels["threads"] = threads
+            self._read_at["threads"] = taken_at
         return self._sample(taken_at, tally)
 
     def close(self) -> None:

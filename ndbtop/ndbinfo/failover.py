@@ -156,6 +156,18 @@ class FailoverReader:
         self.switches: list[tuple[str | None, str, str]] = []
         self.cluster_nodes: Callable[[], Sequence[NodeStatus]] = lambda: ()
         """The nodes ``get status`` reports (set by the hub; read by ``auto``)."""
+        self._threads_wanted = True
+
+    @property
+    def threads_wanted(self) -> bool:
+        """Whether samples read the per-thread CPU (passed on to every SQL node's reader)."""
+        return self._threads_wanted
+
+    @threads_wanted.setter
+    def threads_wanted(self, wanted: bool) -> None:
+        self._threads_wanted = wanted
+        for reader in self._readers.values():
+            _want_threads(reader, wanted)
 
     def bind_cluster(self, nodes: Callable[[], Sequence[NodeStatus]]) -> None:
         """Where the cluster's nodes come from (for ``--mysql-host auto``)."""
@@ -184,6 +196,7 @@ class FailoverReader:
         reader = self._readers.get(key)
         if reader is None:
             reader = self._readers[key] = self._make(options)
+            _want_threads(reader, self._threads_wanted)
         return reader
 
     def _ordered(self) -> list[Reader]:
@@ -288,6 +301,11 @@ class FailoverReader:
         for reader in self._readers.values():
             reader.close()
         self._current = None
+
+
+def _want_threads(reader: Reader, wanted: bool) -> None:
+    if hasattr(reader, "threads_wanted"):
+        reader.threads_wanted = wanted  # type: ignore[attr-defined]
 
 
 def failover_reader(

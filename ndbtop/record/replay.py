@@ -147,3 +147,6 @@ class ReplaySource:
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Recorded states change with the position, at the screen's own refreshes."""
+
+    def want_threads(self, wanted: bool) -> None:
+        """A recording holds what was read."""

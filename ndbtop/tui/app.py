@@ -29,6 +29,7 @@ from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.record.background import BackgroundRecorder
 from ndbtop.sanitise import sanitise
 from ndbtop.tui.action_flow import ActionFlow
+from ndbtop.tui.gc_pacing import GcPacing
 from ndbtop.tui.recording import Recording
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.screens.live import LiveScreen
@@ -146,6 +147,8 @@ class NdbtopApp(App[int]):
         """Every action on the cluster: confirm, guard, send, audit."""
         self.recording = Recording(self)
         """The flight recorder (``R``)."""
+        self.gc_pacing = GcPacing()
+        """The garbage collector, run between refreshes while the view runs."""
         self.rolling_node_timeout = 1800.0
         """Seconds ``W``'s rolling restart waits for a node to be STARTED again."""
         self.rolling_poll = 1.0
@@ -241,6 +244,9 @@ class NdbtopApp(App[int]):
         self.theme = self._theme_name
         self.hub = await self._start()
         self.hub.add_listener(self._source_changed)
+        for view in self.live.views.values():
+            view.wall = self.hub.clock.wall
+        self.live.want_threads()
         reporter = getattr(self.hub, "backup_reporter", None)
         backups = self.live.views["backups"]
         assert isinstance(backups, BackupsView)
@@ -249,6 +255,7 @@ class NdbtopApp(App[int]):
         self._schedule()
         self.tick()
         self.current_view.focus_table()
+        self.gc_pacing.start()
 
     def _schedule(self) -> None:
         if self._timer is not None:
@@ -271,9 +278,11 @@ class NdbtopApp(App[int]):
         self.tick()
         if self.hub is not None:
             self.recording.write(self.hub.snapshot())
+        self.gc_pacing.after_refresh()
 
     async def on_unmount(self) -> None:
         """Close the recording; stop the sources (and the simulation, in the demo)."""
+        self.gc_pacing.stop()
         await self.recording.close()
         if self.hub is not None:
             await self.hub.stop()

@@ -40,6 +40,7 @@ class Recording:
             app.notify(f"cannot record to {path}: {exc.strerror}", severity="error", timeout=10)
             return
         self.recorder = BackgroundRecorder(recorder, on_error=self._failed)
+        app.live.want_threads()
         self.paths.append(path)
         app.live.header.recording = path.name
         app.notify(f"recording to {path} (R stops)", timeout=4)
@@ -65,6 +66,7 @@ class Recording:
         if recorder is None:
             return
         self.recorder = None
+        self.app.live.want_threads()
         try:
             await recorder.close()
         except OSError:

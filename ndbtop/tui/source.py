@@ -38,6 +38,10 @@ class SnapshotSource(Protocol):
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` on the event loop whenever a source changes state."""
 
+    def want_threads(self, wanted: bool) -> None:
+        """Whether the per-thread CPU is read at every refresh (something shows or
+        records it)."""
+
 
 class FixedClock:
     """A clock that stands still (screenshots and snapshot tests)."""
@@ -88,3 +92,6 @@ class FrozenSource:
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Nothing ever changes."""
+
+    def want_threads(self, wanted: bool) -> None:
+        """Nothing is read."""

@@ -13,6 +13,7 @@ class Reader:
 
     def __init__(self) -> None:
         self.n = 0
+        self.threads_wanted = True
 
     def connect(self) -> None:
         pass
@@ -88,3 +89,27 @@ async def test_series_are_copied_again_only_after_new_points() -> None:
     await h.sql.poll_once()
     h._changed()
     assert h.snapshot().history is not first.history
+
+
+async def test_threads_kept_from_an_earlier_read_leave_a_gap_in_their_series() -> (
+    None
+):
+    h = hub()
+    assert h.sql is not None
+    reader = h.sql.reader
+    assert isinstance(reader, Reader)
+    for _ in range(3):
+        await h.sql.poll_once()
+    h.want_threads(False)
+    assert reader.threads_wanted is False
+    threads = (ThreadCpu(2, 1, "ldm", exec_pct=40.0),)
+    for at in (10.0, 11.0, 12.0):
+        # Read at 10, then kept by the two samples after it.
+        h.sql.on_sample(NdbinfoSample(taken_at=at, ndb_version=None, threads=threads,
+                                      read_at=(("threads", 10.0),)))
+    h._changed()
+    assert h.snapshot().series("thread.cpu.2.1")[-4:] == (3.0, 40.0, None, None), (
+        "seconds not read show as such, not as the last figure"
+    )
+    h.want_threads(True)
+    assert reader.threads_wanted is True

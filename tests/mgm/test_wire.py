@@ -501,6 +501,37 @@ def test_line_buffer_is_independent_of_chunking(data: bytes, cuts: list[int]) ->
 
 
 @SETTINGS
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["", "node status", "nodes: 2", ": no key", "key:value",
+                             "key:  two spaces", "k: v: w", "k:"]),
+            st.text(max_size=30).filter(lambda s: "\n" not in s),
+        ),
+        max_size=60,
+    ),
+    st.integers(min_value=0, max_value=60),
+)
+def test_lines_that_arrive_in_two_reads_read_as_the_lines_fed_one_by_one(
+    lines: list[str], cut: int
+) -> None:
+    # A large reply's body is split line by line or all at once as it arrives.
+    parser = ReplyParser()
+    pending: deque[str] = deque(lines[:cut])
+    out: list[object] = []
+    try:
+        for more in (lines[cut:], []):
+            while pending:
+                reply = parser.feed_from(pending)
+                if reply is not None:
+                    out.append(reply)
+            pending.extend(more)
+    except MgmProtocolError as exc:
+        out.append(("error", str(exc)))
+    assert out == _one_by_one(lines)
+
+
+@SETTINGS
 @given(st.binary(max_size=3000))
 def test_reply_parser_on_arbitrary_bytes_only_raises_protocol_errors(data: bytes) -> None:
     try:

@@ -168,3 +168,18 @@ def test_activity_rates_between_two_readings_and_none_across_a_restart() -> None
     assert four == ActivityRate(4, None, None, None, None, None, None, None, 10.0)
     assert five.transactions_per_s is None and five.seconds == 10.0
     assert all(a.transactions_per_s is None for a in activity_rates(None, after, 0.0))
+
+
+def test_the_same_answer_is_summarised_once_and_a_new_one_afresh() -> None:
+    nodes = (
+        NodeStatus(1, "NDB", "STARTED", node_group=0, dynamic_id=2),
+        NodeStatus(2, "NDB", "STARTED", node_group=0, dynamic_id=1),
+    )
+    first = summarize(nodes)
+    assert summarize(nodes) is first
+    assert summarize(list(nodes)) == first, "a list is summarised each time"
+    changed = (nodes[0], NodeStatus(2, "NDB", "NOT_STARTED", node_group=0))
+    after = summarize(changed)
+    assert after.data_started == 1 and after.master == 1
+    assert first.data_started == 2 and first.master == 2
+    assert summarize(nodes) is first, "a few answers are remembered"

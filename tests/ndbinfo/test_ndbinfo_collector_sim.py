@@ -14,7 +14,11 @@ from ndbtop.mgm.version import make_version
 from ndbtop.model.derive import hit_ratio
 from ndbtop.model.ndbinfo import NdbinfoSample, NodeLinks
 from ndbtop.ndbinfo import queries as q
-from ndbtop.ndbinfo.collector import MAX_QUERIES_PER_SAMPLE, NdbinfoCollector
+from ndbtop.ndbinfo.collector import (
+    MAX_QUERIES_PER_SAMPLE,
+    THREADS_UNWANTED_EVERY,
+    NdbinfoCollector,
+)
 from ndbtop.ndbinfo.errors import (
     ClusterNotConnected,
     SqlAccessDenied,
@@ -184,6 +188,32 @@ async def test_each_sample_sends_at_most_four_queries_and_rotates_the_slow_tier(
         assert reads(after, static) == reads(before, static) == 1
     # Slow panels not read this time keep their last values.
     assert samples[1].nodes == samples[0].nodes and samples[0].memory and samples[1].memory
+
+
+async def test_threads_nobody_wants_are_read_now_and_then() -> None:
+    cluster = threads_cluster()
+    async with sql_node(SimNdbinfo(cluster)) as server:
+        collector = await connected(server)
+        collector.threads_wanted = False
+        first = await blocking(collector.sample)  # the first of a connection reads them
+        cpustat = server.stats.tables["cpustat"].queries
+        unwanted = []
+        for _ in range(THREADS_UNWANTED_EVERY):
+            cluster.advance(1)
+            unwanted.append(await blocking(collector.sample))
+        assert server.stats.tables["cpustat"].queries == cpustat + 1
+        collector.threads_wanted = True
+        cluster.advance(1)
+        again = await blocking(collector.sample)
+        collector.close()
+    *kept, read = unwanted
+    assert len(first.threads) == len(read.threads) == len(again.threads) == 14
+    # Those last read, kept as they were, with the time they were read.
+    assert all(s.threads is first.threads and s.queries == 2 for s in kept)
+    assert {s.panel_read_at("threads") for s in kept} == {first.taken_at}
+    assert all(s.disk_page_buffer for s in kept), "the other panels go on"
+    assert read.queries == again.queries == 3
+    assert again.threads is not read.threads
 
 
 async def read_rotation(server: SqlNodeServer) -> list[tuple[NdbinfoSample, int]]:

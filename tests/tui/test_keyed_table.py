@@ -166,6 +166,47 @@ async def test_the_table_is_sized_as_rows_arrive_not_when_idle() -> None:
         assert "a much longer name" not in table.render_line(1).text
 
 
+async def test_every_column_is_as_wide_as_datatable_measures_its_cells() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(ROWS)
+        await pilot.pause()
+        ours = [column.content_width for column in table.ordered_columns]
+        size = table.virtual_size
+        for column in table.ordered_columns:
+            column.content_width = column.label.cell_len  # as add_column() leaves it
+        DataTable._update_dimensions(table, list(table.rows))
+        assert [column.content_width for column in table.ordered_columns] == ours
+        assert table.virtual_size == size
+
+
+async def test_rows_all_replaced_at_once_leave_exactly_the_new_ones() -> None:
+    app = TableApp()
+    rows = [(str(i), (str(i), Text(f"t{i}"), "", "")) for i in range(30)]
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(rows)
+        await pilot.pause()
+        table.move_cursor(row=20)
+        await pilot.pause()
+        assert table.scroll_y > 0
+        first = table.render_line(1)
+        table.sync([])
+        assert table.row_count == 0 and table.virtual_size.height == 1
+        table.sync(rows[:3])
+        assert table.row_keys_in_order() == ["0", "1", "2"]
+        # Another set of rows under the same keys: dropped first, drawn anew, from the top.
+        other = [(str(i), (str(i), Text(f"other {i}"), "", "")) for i in range(3)]
+        table.move_cursor(row=2)
+        table.sync(other, reset=True)
+        assert table.cursor_row == 0 and table.scroll_y == 0
+        assert table.get_cell("1", "b").plain == "other 1"
+        await pilot.pause()
+        line = table.render_line(1)
+        assert line is not first and "other 0" in line.text
+
+
 async def test_clicking_a_row_selects_it() -> None:
     app = TableApp()
     async with app.run_test(size=(60, 12)) as pilot:

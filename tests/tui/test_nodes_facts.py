@@ -3,6 +3,8 @@ summary's warning about troubled links."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.app import App, ComposeResult
 
 from ndbtop.mgm.status import NodeStatus
@@ -188,3 +190,42 @@ async def test_a_new_selection_redraws_the_detail_and_a_new_filter_the_table() -
         view.redraw(502.0)
         await pilot.pause()
         assert table.row_keys_in_order() == ["60", "61"]
+
+
+async def test_rows_are_not_worked_out_again_from_the_very_same_parts(monkeypatch) -> None:
+    import ndbtop.tui.views.nodes as nodes_view
+
+    looked: list[object] = []
+    real_util = nodes_view.util_cell
+
+    def util(host: object) -> object:
+        looked.append(host)
+        return real_util(host)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(nodes_view, "util_cell", util)
+    app = NodesApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(NodesView)
+        first = snapshot(HEALTHY)
+        view.show(first, 500.0)
+        await pilot.pause()
+        assert looked
+        looked.clear()
+        table = view.query_one("#nodes", KeyedTable)
+        table._repaint_regions.clear()
+        # A new snapshot whose nodes, panels and rates are the objects of the last one:
+        # no row is looked at again, not even to compare its values.
+        view.show(replace(first, taken_at=501.0, wall=501.0), 501.0)
+        assert looked == [] and not table._repaint_regions
+        moved = replace(first, nodes=(
+            NodeStatus(1, "NDB", "STARTED", node_group=0, dynamic_id=1, address="10.0.0.1"),
+            *NODES[1:]))
+        view.show(moved, 502.0)
+        assert looked
+        assert table.get_cell("1", "host") == "10.0.0.1"
+        # While a node starts its timer moves with the clock: the rows are worked out.
+        starting = snapshot(HEALTHY, starting=True)
+        view.show(starting, 503.0)
+        looked.clear()
+        view.show(starting, 504.0)
+        assert looked

@@ -210,3 +210,22 @@ async def test_detail_rows_out_of_sight_are_brought_up_to_date_when_scrolled_to(
         await pilot.pause()
         assert detail.row_keys_in_order()[:2] == ["0", "38"]
         assert detail.get_cell("38", "cpu").plain == "31%"
+
+
+async def test_moving_to_another_node_draws_its_threads_in_the_same_pass() -> None:
+    app = ThreadsApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(ThreadsView)
+        grid = view.query_one("#grid", KeyedTable)
+        detail = view.query_one("#detail", KeyedTable)
+        view.show(snapshot({1: [10.0, 20.0, 30.0], 2: [70.0, 60.0]}), 0.0)
+        await pilot.pause()
+        detail.move_cursor(row=2)
+        grid.move_cursor(row=1)
+        # No message has been handled since the key: the detail is already node 2's, so
+        # the cursor and the threads it selects reach the screen in one update.
+        assert view.drawn_for == 2
+        assert detail.row_keys_in_order() == ["0", "1"]
+        assert detail.get_cell("0", "cpu").plain == "70%"
+        assert detail.cursor_row == 0, "another node's threads start at the top"
+        assert "node 2: 2 threads" in str(view.query_one("#caption").render())

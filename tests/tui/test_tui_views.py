@@ -90,6 +90,30 @@ async def test_number_keys_switch_between_the_six_views(tui):
             await t.until_shown(fragment)
 
 
+async def test_thread_cpu_is_read_while_the_threads_view_shows_it_or_a_recording_runs(
+    tui, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    async with tui("threads") as t:
+        reader = t.hub.sql.reader
+        assert not t.hub.threads_wanted and not reader.threads_wanted
+
+        def ndbinfo_threads():
+            ni = t.hub.snapshot().ndbinfo
+            return ni.threads if ni is not None else None
+
+        await t.view("2")
+        assert t.hub.threads_wanted and reader.threads_wanted
+        await t.until_shown("node 2: 7 threads")
+        await t.view("1")
+        assert not t.hub.threads_wanted
+        await t.press("R")
+        assert t.app.recorder is not None and reader.threads_wanted, "a recording holds them"
+        await t.until(lambda: ndbinfo_threads(), "threads read while recording")
+        await t.press("R")
+        assert t.app.recorder is None and not reader.threads_wanted
+
+
 async def test_pause_freezes_the_screen_while_data_keeps_being_collected(tui):
     async with tui("threads") as t:
         await t.view("2")

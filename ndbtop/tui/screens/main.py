@@ -101,7 +101,15 @@ class MainScreen(Screen[None]):
         if hub is not None:
             snap = self._frozen if self.paused and self._frozen else hub.snapshot()
             self.current_view.show(snap, hub.clock.wall())
+            self.want_threads()
         self.current_view.focus_table()
+
+    def want_threads(self) -> None:
+        """Have the per-thread CPU read at every refresh only while it is shown or recorded
+        (it costs every data node a row per thread, and this process a value per thread)."""
+        hub = self.ndbtop.hub
+        if hub is not None:
+            hub.want_threads(self.tabs.active == "threads" or self.ndbtop.recorder is not None)
 
     def on_data_table_row_highlighted(self) -> None:
         """Selecting another node redraws its details at once."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
@@ -23,6 +25,10 @@ class View(Vertical):
         self._put_cache: dict[str, object] = {}
         self.drawn_for: int | None = None
         """The node that was selected when the view was last drawn."""
+        self.wall: Callable[[], float] | None = None
+        """The wall time timers count to (the app's clock), for a redraw the view starts
+        itself when a key moves its cursor; None: the time of the snapshot."""
+        self._rendering = False
 
     @property
     def sort_mode(self) -> str:
@@ -32,7 +38,11 @@ class View(Vertical):
     def show(self, snap: ClusterSnapshot, now: float) -> None:
         """Render ``snap``; ``now`` is the wall time timers count to."""
         self.snapshot = snap
-        self.render_snapshot(snap, now)
+        self._rendering = True
+        try:
+            self.render_snapshot(snap, now)
+        finally:
+            self._rendering = False
         self.drawn_for = self.selected_node()
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
@@ -41,8 +51,28 @@ class View(Vertical):
     def redraw(self, now: float) -> None:
         """Draw the last snapshot again (after a filter or sort change)."""
         if self.snapshot is not None:
-            self.render_snapshot(self.snapshot, now)
+            self._rendering = True
+            try:
+                self.render_snapshot(self.snapshot, now)
+            finally:
+                self._rendering = False
             self.drawn_for = self.selected_node()
+
+    def on_mount(self) -> None:
+        """Follow the cursor of every table of the view."""
+        for table in self.query(DataTable):
+            self.watch(table, "cursor_coordinate", self._cursor_moved, init=False)
+
+    def _cursor_moved(self) -> None:
+        # A key moved the cursor to another node: what depends on the selection is drawn
+        # in the same pass as the cursor, so both reach the screen in one update. (The
+        # table's highlight message bubbles up to the app a few steps later, after the
+        # screen may have been sent with the cursor alone, and the next update then waits
+        # for the next frame of the screen's timer.)
+        if self._rendering or self.snapshot is None:
+            return
+        if self.selected_node() != self.drawn_for:
+            self.redraw(self.wall() if self.wall is not None else self.snapshot.wall)
 
     def put(self, selector: str, content: object, *, layout: bool = True) -> None:
         """Show ``content`` in the Static at ``selector``.

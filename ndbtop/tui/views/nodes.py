@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
@@ -62,6 +64,19 @@ RUNNING = frozenset({"STARTED", "STARTING", "SINGLE USER MODE", "SHUTTING_DOWN"}
 """Data node states with a running process: the others show "-" for live figures."""
 
 
+def _same_objects(now: tuple[object, ...], before: tuple[object, ...]) -> bool:
+    """Whether each of ``now`` is the object it was ``before`` (a tuple: each item is)."""
+    if len(now) != len(before):
+        return False
+    for a, b in zip(now, before, strict=True):
+        if a is b:
+            continue
+        if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(map(operator.is_, a, b))):
+            return False
+    return True
+
+
 class NodesView(View):
     """The default view."""
 
@@ -84,6 +99,8 @@ class NodesView(View):
         """The snapshot, filter and sort order the view was last drawn with."""
         self._summary_shape: tuple[int, bool] | None = None
         """The summary's line breaks, and whether a line may wrap, as last shown."""
+        self._rows_from: tuple[object, ...] = ()
+        """What the table's rows were last worked out from."""
 
     def compose(self) -> ComposeResult:
         yield Plain(id="summary")
@@ -169,6 +186,24 @@ class NodesView(View):
         self.put("#summary", line, layout=shape != self._summary_shape or shape[1])
         self._summary_shape = shape
 
+        self._sync_rows(snap, now, fresh.stale, sql_stale)
+        # The detail panel takes the rest of the screen whatever it shows: no layout pass
+        # (which would measure every widget of the screen again) when another node is
+        # selected.
+        self.put("#detail", self._detail(snap, now), layout=False)
+
+    def _sync_rows(self, snap: ClusterSnapshot, now: float, stale: bool, sql_stale: bool
+                   ) -> None:
+        # Every row is worked out from these only (and from ``now`` while a node starts):
+        # when each is the very object it was at the last refresh, so are the rows.
+        ni = snap.ndbinfo
+        inputs = (snap.nodes, snap.timelines, ni.nodes if ni else None,
+                  ni.memory if ni else None, snap.activity_rates, snap.hosts, snap.config,
+                  stale, sql_stale, self.filter_text, self.sort_index)
+        if _same_objects(inputs, self._rows_from) and not any(
+                t.active for t in snap.timelines):
+            return
+        self._rows_from = inputs
         uptimes = {}
         if snap.ndbinfo is not None:
             uptimes = {n.node_id: n.uptime_s for n in snap.ndbinfo.nodes}
@@ -176,7 +211,6 @@ class NodesView(View):
         activity = {a.node_id: a for a in snap.activity_rates}
         timelines = {t.node_id: t for t in snap.timelines}
         drawn = self._rows
-        stale = fresh.stale
         rows = []
         for n in snap.nodes:
             if self.filter_text and not self.matches(n.node_id, n.type, n.status, n.address):
@@ -230,10 +264,6 @@ class NodesView(View):
         table = self.query_one("#nodes", KeyedTable)
         by_id = {n.node_id: n for n in snap.nodes}
         table.sync(rows, order=self._order(by_id))
-        # The detail panel takes the rest of the screen whatever it shows: no layout pass
-        # (which would measure every widget of the screen again) when another node is
-        # selected.
-        self.put("#detail", self._detail(snap, now), layout=False)
 
     def _order(self, by_id: dict[int, NodeStatus]):
         mode = self.sort_mode

@@ -185,12 +185,12 @@ class ThreadsView(View):
                     if from_hosts else ""),
                 style="bold",
             ),
+            layout=False,
         )
-        if self._detail_node != node_id:
+        other_node = self._detail_node != node_id
+        if other_node:
             self._ranked.clear()
             self._rows.clear()
-            if detail.row_count:
-                detail.sync([])
         self._detail_node = node_id
         node_pcts = pcts[node_id]
         mode = self.sort_mode
@@ -222,7 +222,7 @@ class ThreadsView(View):
         hottest = ts[node_pcts.index(top_pct)].thr_no if top_pct >= 50 else None
         looks = self._rows.looks(snap, node_id, fresh, hottest)
         rows += [(str(look[0]), self._rows.row(look)) for look in self._fit_blocks(detail, looks)]
-        detail.sync(rows, order=rank.__getitem__)
+        detail.sync(rows, order=rank.__getitem__, reset=other_node)
 
     def on_mount(self) -> None:
         """Draw the rows that come into sight at once: the tables' rows are kept up to

@@ -23,7 +23,7 @@ from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.coordinate import Coordinate
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
@@ -70,20 +70,30 @@ class KeyedTable(DataTable):
         self,
         rows: Iterable[tuple[str, Sequence[object]]],
         order: Callable[[str], Any] | None = None,
+        *,
+        reset: bool = False,
     ) -> None:
         """Make the table show exactly ``rows``, in their order (or sorted by ``order``).
 
         A row given as the very tuple of cells it was given last time is not compared
         again: callers that keep the tuples of unchanged rows spare the comparison.
+        ``reset`` drops every row first (the cursor and the scroll go back to the top):
+        the rows are another set of things that happens to use the same keys.
         """
+        narrowed = False
+        if reset and self._cells:
+            narrowed = self._shrink
+            self._clear_rows()
         wanted: dict[str, tuple[object, ...]] = {}
         sequence: list[str] = []
         for key, cells in rows:
             wanted[key] = cells if isinstance(cells, tuple) else tuple(cells)
             sequence.append(key)
         removed = [k for k in self._cells if k not in wanted]
-        narrowed = False
-        for key in removed:
+        if removed and len(removed) == len(self._cells):
+            narrowed = narrowed or self._shrink
+            self._clear_rows()
+        for key in removed if self._cells else ():
             narrowed = narrowed or (self._shrink and any(
                 cell_width(shown_cell(cell)) >= width
                 for cell, width in zip(self._cells[key], self._widths, strict=True)))
@@ -152,6 +162,26 @@ class KeyedTable(DataTable):
         for column, width in zip(self.ordered_columns, widths, strict=True):
             column.content_width = width
         return True
+
+    def _clear_rows(self) -> None:
+        # Every row goes (another node's threads, a filter that matches nothing): DataTable
+        # removes a row by renumbering every other one and laying the screen out again, so
+        # that removing them one by one costs the square of their number.
+        self.clear()
+        self._cells.clear()
+        self._lines.clear()
+        self._drawn_cells.clear()
+        self._order = []
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        # DataTable measures every cell of the new rows by rendering it; the widths of
+        # every value shown are tracked here as cells arrive, and every row is one line.
+        for column, width in zip(self.ordered_columns, self._widths, strict=False):
+            column.content_width = max(column.content_width, width)
+        header = self.header_height if self.show_header else 0
+        width = sum(column.get_render_width(self) for column in self.columns.values())
+        self.virtual_size = Size(width + self._row_label_column_width,
+                                 self._total_row_height + header)
 
     def _measure(self, *, grown: bool) -> None:
         # DataTable sizes itself when idle, after the screen has been drawn once with the
