@@ -63,7 +63,8 @@ def _redo_init_begun(app: NdbtopApp) -> bool:
 
 async def test_without_progress_reports_the_nodes_view_says_so_next_to_the_phase(tui):
     async with tui("initial-start", speed=120.0, ready=_redo_init_begun) as t:
-        await t.until(lambda: "no progress reports" in t.text(), "the notice")
+        await t.until(lambda: "no progress reports from node" in " ".join(t.text().split()),
+                      "the notice in the summary")
         text = t.text()
         assert ("⚠ no progress reports: StartupStatusReportFrequency=0; add --ssh to measure "
                 "on the host") in text
