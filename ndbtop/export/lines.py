@@ -25,9 +25,12 @@ Row = tuple[str, tuple[str, ...], float]
 """One series: the catalogue's metric name, its label values in the catalogue's order,
 its value."""
 EOF_LINE = b"# EOF\n"
+"""The end of an OpenMetrics exposition."""
 
 
-class _Fixed:
+class Fixed:
+    """Families as prometheus_client's encoders take them (anything with ``collect``)."""
+
     def __init__(self, families: Iterable[Metric]) -> None:
         self._families = families
 
@@ -44,7 +47,8 @@ def _family(name: str, labels: tuple[str, ...] | None = None) -> Metric:
     return family
 
 
-def _without_eof(body: bytes) -> bytes:
+def without_eof(body: bytes) -> bytes:
+    """An exposition without its OpenMetrics end line (parts are joined before it)."""
     return body[: -len(EOF_LINE)] if body.endswith(EOF_LINE) else body
 
 
@@ -60,14 +64,14 @@ class LineCache:
     def _header(self, name: str) -> str:
         text = self._headers.get(name)
         if text is None:
-            text = _without_eof(self.encoder(_Fixed((_family(name),)))).decode()
+            text = without_eof(self.encoder(Fixed((_family(name),)))).decode()
             self._headers[name] = text
         return text
 
     def _prefix(self, name: str, labels: tuple[str, ...]) -> str:
         """``name{labels} `` as the library writes that series (the text before its value)."""
         header = self._header(name)
-        body = _without_eof(self.encoder(_Fixed((_family(name, labels),)))).decode()
+        body = without_eof(self.encoder(Fixed((_family(name, labels),)))).decode()
         line = body[len(header):]
         return line[: line.rindex(" ") + 1]
 

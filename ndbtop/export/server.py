@@ -26,22 +26,10 @@ from prometheus_client.exposition import choose_encoder, gzip_accepted
 
 from ndbtop.export.families import snapshot_families, snapshot_groups, source_families
 from ndbtop.export.familyset import Families, Group, same_inputs
-from ndbtop.export.lines import LineCache
+from ndbtop.export.lines import EOF_LINE, Fixed, LineCache, without_eof
 from ndbtop.model.snapshot import ClusterSnapshot
 
 Encoder = Callable[[Any], bytes]
-EOF_LINE = b"# EOF\n"
-"""The end of an OpenMetrics exposition: the source ages come before the cached part."""
-
-
-class _Fixed:
-    """Families as prometheus_client's encoders take them (anything with ``collect``)."""
-
-    def __init__(self, families: Iterable[Metric]) -> None:
-        self._families = families
-
-    def collect(self) -> Iterable[Metric]:
-        return self._families
 
 
 class SnapshotCollector:
@@ -86,18 +74,18 @@ class SnapshotCollector:
         families, rendered again only when its inputs changed since the last scrape."""
         snapshot = self._latest
         if snapshot is None:
-            return encoder(_Fixed(()))
+            return encoder(Fixed(()))
         with self._lock:
             self.scrapes += 1
             kept = self._rendered.setdefault(content_type, {})
             groups = snapshot_groups(snapshot, snapshot.taken_at)
-            parts = [_without_eof(encoder(_Fixed(self._sources(snapshot))))]
+            parts = [without_eof(encoder(Fixed(self._sources(snapshot))))]
             for group in groups:
                 parts.append(self._group_bytes(kept, group, encoder, content_type))
             for name in set(kept) - {g.name for g in groups}:
                 del kept[name]
         body = b"".join(parts)
-        if encoder(_Fixed(())).endswith(EOF_LINE):
+        if encoder(Fixed(())).endswith(EOF_LINE):
             body += EOF_LINE
         return body
 
@@ -112,13 +100,9 @@ class SnapshotCollector:
                 lines = self._lines[(content_type, group.name)] = LineCache(encoder)
             body = lines.render(group.rows())
         else:
-            body = _without_eof(encoder(_Fixed(group.families())))
+            body = without_eof(encoder(Fixed(group.families())))
         kept[group.name] = (group.inputs, body)
         return body
-
-
-def _without_eof(body: bytes) -> bytes:
-    return body[: -len(EOF_LINE)] if body.endswith(EOF_LINE) else body
 
 
 INDEX = """<!DOCTYPE html>
