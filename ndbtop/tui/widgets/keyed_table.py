@@ -368,11 +368,10 @@ def shown_cell(cell: object) -> object:
 
 
 def cell_width(cell: object) -> int:
-    """Columns a cell's value takes on screen (a string as the markup DataTable reads)."""
+    """Columns a cell's value takes on screen; ``cell`` is as :func:`shown_cell` made it
+    (a string then holds no markup character: it is never parsed as markup)."""
     if isinstance(cell, Text):
         return cell.cell_len
-    if isinstance(cell, str) and not MARKUP.isdisjoint(cell):
-        return Text.from_markup(cell).cell_len
     return cell_len(str(cell)) if cell is not None else 0
 
 
