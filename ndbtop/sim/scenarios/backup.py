@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ndbtop.mgm.version import make_version, parse_version_text
+from ndbtop.mgm.version import make_version
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.config import simple_config
+from ndbtop.sim.scenarios.steps import asked_version
 
 if TYPE_CHECKING:
     from ndbtop.sim.scenarios.options import ScenarioOptions
@@ -27,16 +28,13 @@ FAILING_NODE = 5
 
 def build_backup(options: ScenarioOptions) -> SimCluster:
     """Build the backup scenario's cluster and schedule its backups."""
-    version = (
-        parse_version_text(options.ndb_version) if options.ndb_version else make_version(8, 4, 3)
-    )
     config = simple_config(
         "backup",
         ((2, "10.0.1.2", 0), (3, "10.0.1.3", 0), (4, "10.0.1.4", 1), (5, "10.0.1.5", 1)),
         mgm=((1, "10.0.1.1"),),
         api=tuple((i, None) for i in range(6, 10)),
         max_exec_threads=8,
-        ndb_version=version,
+        ndb_version=asked_version(options, make_version(8, 4, 3)),
         data_memory_mb=65536,
         sql_node_id=6,
         connected_api=(7, 8),
