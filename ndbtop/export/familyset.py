@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from ndbtop.export.catalogue import BY_NAME, METRICS
-from ndbtop.export.lines import Row
+from ndbtop.export.catalogue import METRICS
+from ndbtop.export.lines import Row, new_family
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import STALE_AFTER, STALE_FLOOR, SourceState
 
@@ -24,16 +24,16 @@ class Families:
         """Add one sample of the metric ``name`` (as the catalogue names it)."""
         family = self._by_name.get(name)
         if family is None:
-            d = BY_NAME[name]
-            cls = CounterMetricFamily if d.kind == "counter" else GaugeMetricFamily
-            family = cls(d.family, d.help, labels=d.labels)
-            self._by_name[name] = family
+            family = self._by_name[name] = new_family(name)
         family.add_metric(list(labels), value)
 
     def __iter__(self) -> Iterator[Metric]:
-        order = {m.name: i for i, m in enumerate(METRICS)}
-        for name in sorted(self._by_name, key=order.__getitem__):
+        for name in sorted(self._by_name, key=_ORDER.__getitem__):
             yield self._by_name[name]
+
+
+_ORDER = {m.name: i for i, m in enumerate(METRICS)}
+"""The catalogue's order of the metrics, in which an exposition lists its families."""
 
 
 def source_up(snapshot: ClusterSnapshot, name: str, now: float) -> bool:

@@ -38,7 +38,11 @@ class Fixed:
         return self._families
 
 
-def _family(name: str, labels: tuple[str, ...] | None = None) -> Metric:
+def new_family(
+    name: str, labels: tuple[str, ...] | None = None
+) -> GaugeMetricFamily | CounterMetricFamily:
+    """An empty family of the metric ``name`` as the catalogue defines it; with ``labels``,
+    one series of value 0."""
     d = BY_NAME[name]
     cls = CounterMetricFamily if d.kind == "counter" else GaugeMetricFamily
     family = cls(d.family, d.help, labels=d.labels)
@@ -64,14 +68,14 @@ class LineCache:
     def _header(self, name: str) -> str:
         text = self._headers.get(name)
         if text is None:
-            text = without_eof(self.encoder(Fixed((_family(name),)))).decode()
+            text = without_eof(self.encoder(Fixed((new_family(name),)))).decode()
             self._headers[name] = text
         return text
 
     def _prefix(self, name: str, labels: tuple[str, ...]) -> str:
         """``name{labels} `` as the library writes that series (the text before its value)."""
         header = self._header(name)
-        body = without_eof(self.encoder(Fixed((_family(name, labels),)))).decode()
+        body = without_eof(self.encoder(Fixed((new_family(name, labels),)))).decode()
         line = body[len(header):]
         return line[: line.rindex(" ") + 1]
 
