@@ -72,18 +72,24 @@ def snapshot_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
         groups.append(backup_group(s))
     sample = s.ndbinfo
     if sample is not None and source_up(s, "ndbinfo", now):
-        for name, values in (("uptime", sample.nodes), ("threads", sample.threads),
-                             ("hit_ratio", s.hit_ratios),
-                             ("page_buffer", sample.disk_page_buffer),
-                             ("memory", sample.memory), ("log_space", sample.log_spaces),
-                             ("activity", sample.activity), ("restart", sample.restart_info)):
-            if name == "threads":
-                groups.append(rows_group(name, (values,), partial(_thread_rows, values)))
-            else:
-                groups.append(Group(name, (values,), partial(_PANELS[name], values=values)))
+        groups += [
+            _panel("uptime", sample.nodes, _uptime),
+            rows_group("threads", (sample.threads,), partial(_thread_rows, sample.threads)),
+            _panel("hit_ratio", s.hit_ratios, _hit_ratios),
+            _panel("page_buffer", sample.disk_page_buffer, _page_buffer),
+            _panel("memory", sample.memory, _memory),
+            _panel("log_space", sample.log_spaces, _log_spaces),
+            _panel("activity", sample.activity, _activity),
+            _panel("restart", sample.restart_info, _restarts),
+        ]
     if s.hosts:
         groups.extend(host_groups(s, now))
     return groups
+
+
+def _panel(name: str, values: tuple[object, ...], build: Callable[..., None]) -> Group:
+    """The group of one ndbinfo table's series, made by ``build(out, values)``."""
+    return Group(name, (values,), partial(build, values=values))
 
 
 def snapshot_families(snapshot: ClusterSnapshot, now: float) -> Families:
@@ -178,10 +184,9 @@ def _redo_log_sizes(out: Families, snapshot: ClusterSnapshot) -> None:
     if config is None:
         return
     for d in config.data_nodes:
-        out.add("ndb_redo_log_bytes", (str(d.node_id),), float(d.redo_log_bytes))
-    for d in config.data_nodes:
-        out.add("ndb_redo_log_files", (str(d.node_id),),
-                float(d.fragment_log_parts * d.fragment_log_files))
+        node = (str(d.node_id),)
+        out.add("ndb_redo_log_bytes", node, float(d.redo_log_bytes))
+        out.add("ndb_redo_log_files", node, float(d.fragment_log_parts * d.fragment_log_files))
 
 
 def _uptime(out: Families, values: tuple[NdbinfoNode, ...]) -> None:
@@ -261,13 +266,6 @@ def _restarts(out: Families, values: tuple[RestartInfo, ...]) -> None:
             if done or seconds > 0:
                 out.add("ndb_restart_phase_seconds", (node, column.removeprefix("secs_")),
                         float(seconds))
-
-
-_PANELS: dict[str, Callable[..., None]] = {
-    "uptime": _uptime, "hit_ratio": _hit_ratios,
-    "page_buffer": _page_buffer, "memory": _memory, "log_space": _log_spaces,
-    "activity": _activity, "restart": _restarts,
-}
 
 
 RESTART_COMPLETED = (12, 19)
