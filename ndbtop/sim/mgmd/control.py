@@ -39,12 +39,6 @@ class ControlHandlers(Handlers):
             fields.append(("disconnect", 0))
         return format_block("restart reply", fields)
 
-    async def _restart_v1(self, session: Session, args: dict) -> bytes:
-        return await self._restart(session, args, 1)
-
-    async def _restart_v2(self, session: Session, args: dict) -> bytes:
-        return await self._restart(session, args, 2)
-
     async def _restart_all(self, session: Session, args: dict) -> bytes:
         outcome = self.cluster.restart_all(
             initial=bool(args.get("initialstart", 0)),
@@ -71,12 +65,6 @@ class ControlHandlers(Handlers):
         if version > 1:
             fields.append(("disconnect", 0))
         return format_block("stop reply", fields)
-
-    async def _stop_v1(self, session: Session, args: dict) -> bytes:
-        return await self._stop(session, args, 1)
-
-    async def _stop_v2(self, session: Session, args: dict) -> bytes:
-        return await self._stop(session, args, 2)
 
     async def _stop_all(self, session: Session, args: dict) -> bytes:
         tostop = str(args.get("stop", "db"))

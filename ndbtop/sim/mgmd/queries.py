@@ -83,12 +83,6 @@ class QueryHandlers(Handlers):
             self._packed[(id(config), v2)] = cached
         return cached[1]
 
-    async def _get_config_v1(self, session: Session, args: dict) -> bytes:
-        return await self._get_config(session, args, False)
-
-    async def _get_config_v2(self, session: Session, args: dict) -> bytes:
-        return await self._get_config(session, args, True)
-
     async def _get_info_clusterlog(self, session: Session, args: dict) -> bytes:
         f = self.cluster.log_filter
         return format_block("clusterlog", [(name, f[i]) for i, name in enumerate(SEVERITY_NAMES)])

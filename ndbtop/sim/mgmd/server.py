@@ -13,6 +13,7 @@ import contextlib
 import itertools
 import ssl
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from ndbtop.aio import cancel_and_wait
 from ndbtop.errors import MgmLineTooLong
@@ -272,18 +273,18 @@ _HANDLERS: dict[str, _Handler] = {
     "list sessions": MgmdServer._list_sessions,
     "purge stale sessions": MgmdServer._purge_stale_sessions,
     "get status": MgmdServer._get_status,
-    "get config": MgmdServer._get_config_v1,
-    "get config_v2": MgmdServer._get_config_v2,
+    "get config": partial(MgmdServer._get_config, v2=False),
+    "get config_v2": partial(MgmdServer._get_config, v2=True),
     "get info clusterlog": MgmdServer._get_info_clusterlog,
     "get cluster loglevel": MgmdServer._get_cluster_loglevel,
     "set cluster loglevel": MgmdServer._set_cluster_loglevel,
     "set loglevel": MgmdServer._set_loglevel,
     "set logfilter": MgmdServer._set_logfilter,
-    "restart node": MgmdServer._restart_v1,
-    "restart node v2": MgmdServer._restart_v2,
+    "restart node": partial(MgmdServer._restart, version=1),
+    "restart node v2": partial(MgmdServer._restart, version=2),
     "restart all": MgmdServer._restart_all,
-    "stop": MgmdServer._stop_v1,
-    "stop v2": MgmdServer._stop_v2,
+    "stop": partial(MgmdServer._stop, version=1),
+    "stop v2": partial(MgmdServer._stop, version=2),
     "stop all": MgmdServer._stop_all,
     "start": MgmdServer._start,
     "start all": MgmdServer._start_all,
