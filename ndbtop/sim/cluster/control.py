@@ -142,11 +142,10 @@ class NodeControl(NodeStops):
 
     def start_node(self, node_id: int) -> ControlOutcome:
         """``start``: a node left NOT_STARTED begins its start."""
-        if node_id not in self.data_nodes:
-            return _refuse(ec.WRONG_PROCESS_TYPE)
+        refusal = self._check_targets((node_id,))
+        if refusal is not None:
+            return refusal
         node = self.data_nodes[node_id]
-        if not node.alive:
-            return _refuse(ec.NO_CONTACT_WITH_PROCESS)
         if node.state == NOT_STARTED:
             self._begin_start(node)
         return ControlOutcome(None, (node_id,))
