@@ -48,9 +48,3 @@ class Handlers:
 def node_ids(text: str) -> tuple[int, ...]:
     """Node ids of a ``node``/``nodes`` argument, read with ``atoi`` as the server does."""
     return tuple(c_atoi(part) for part in text.split())
-
-
-def int32(value: int) -> int:
-    """An unsigned 32-bit value as ``%d`` prints it."""
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value >= 1 << 31 else value

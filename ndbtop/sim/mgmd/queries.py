@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.events.encode import encode_parsable
+from ndbtop.mgm.events.text import to_int32
 from ndbtop.mgm.replies import CLUSTER_LOGLEVEL_NAMES, SEVERITY_NAMES
 from ndbtop.mgm.status import NODE_TYPES, format_status_reply, parse_types_argument
 from ndbtop.mgm.version import make_version, split_version, version_string
 from ndbtop.mgm.wire import format_block
 from ndbtop.sim.cluster.datanode import STARTED
 from ndbtop.sim.config_blob import config_reply, pack_v1, pack_v2
-from ndbtop.sim.mgmd.handlers import Handlers, Session, int32
+from ndbtop.sim.mgmd.handlers import Handlers, Session
 
 
 class QueryHandlers(Handlers):
@@ -98,9 +99,9 @@ class QueryHandlers(Handlers):
         category, level = int(args["category"]), int(args["level"])
         # Services.cpp checks the level first and prints both with %d.
         if level > 15:
-            result = f"Invalid loglevel {int32(level)}"
+            result = f"Invalid loglevel {to_int32(level)}"
         elif not 250 <= category <= 262:
-            result = f"Invalid category {int32(category - 250)}"
+            result = f"Invalid category {to_int32(category - 250)}"
         else:
             self.cluster.set_cluster_loglevel(category, level)
             result = "Ok"
