@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ndbtop.mgm.version import make_version
-from ndbtop.sim.startplan import RestartProfile
+from ndbtop.sim.startplan import REDO_INIT_PHASE, RestartProfile
 from ndbtop.sim.threads import ThreadSpec, classic_layout
 
 DEFAULT_VERSION = make_version(8, 4, 3)
@@ -54,7 +54,7 @@ class ClusterConfig:
     restart_profile: RestartProfile = field(default_factory=RestartProfile)
     redo_init_mb_per_sec: float = 18.49
     """Logical redo-log initialisation speed per node during an initial start."""
-    redo_init_phase: int = 2
+    redo_init_phase: int = REDO_INIT_PHASE
     """The start phase that creates the redo log: 2 as in current releases, 4 as in the
     6.x field log that S1 replays."""
     host_cpus: int = 8

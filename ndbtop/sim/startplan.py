@@ -170,20 +170,20 @@ def initial_start_plan(
     log of S1 numbered it (``redo_phase`` 4), phase 4 creates them.
     """
     if redo_phase == REDO_INIT_PHASE:
-        return (
-            StartStep(0, alloc_seconds, "allocate memory", activity="memory"),
+        middle = (
             *_quick((1,), 0.2),
             StartStep(2, redo_init_seconds, "redo log init", activity="redo_init"),
             StartStep(3, 0.2 + wait_for_others, "wait for the other nodes"),
             *_quick((4,), 0.2),
-            StartStep(5, 1.5, "create system tables"),
-            *_quick((6, 7, 8, 9, 100), 0.6),
-            StartStep(101, 0.8, "hand-over"),
+        )
+    else:
+        middle = (
+            *_quick((1, 2, 3), 0.2),
+            StartStep(4, redo_init_seconds, "redo log init", activity="redo_init"),
         )
     return (
         StartStep(0, alloc_seconds, "allocate memory", activity="memory"),
-        *_quick((1, 2, 3), 0.2),
-        StartStep(4, redo_init_seconds, "redo log init", activity="redo_init"),
+        *middle,
         StartStep(5, 1.5, "create system tables"),
         *_quick((6, 7, 8, 9, 100), 0.6),
         StartStep(101, 0.8, "hand-over"),
