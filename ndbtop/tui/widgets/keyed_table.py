@@ -95,8 +95,8 @@ class KeyedTable(DataTable):
             self._clear_rows()
         for key in removed if self._cells else ():
             narrowed = narrowed or (self._shrink and any(
-                cell_width(shown_cell(cell)) >= width
-                for cell, width in zip(self._cells[key], self._widths, strict=True)))
+                cell_width(cell) >= width
+                for cell, width in zip(self._shown_row(key), self._widths, strict=True)))
             self.remove_row(key)
             del self._cells[key]
             self._lines.pop(key, None)
@@ -122,14 +122,15 @@ class KeyedTable(DataTable):
                     if before is after or _same(before, after):
                         continue
                     changed[key] = col
-                    after = shown_cell(after)
-                    data[ColumnKey(self._column_keys[col])] = after
+                    column = ColumnKey(self._column_keys[col])
+                    shown_before = data[column]
+                    data[column] = after = shown_cell(after)
                     width = cell_width(after)
                     if width > self._widths[col]:
                         self._widths[col] = width
                         grown = True
                     elif self._shrink and width < self._widths[col] and \
-                            cell_width(shown_cell(before)) >= self._widths[col]:
+                            cell_width(shown_before) >= self._widths[col]:
                         narrowed = True
             self._cells[key] = cells
         if narrowed:
@@ -153,15 +154,20 @@ class KeyedTable(DataTable):
     def _narrow(self) -> bool:
         """Give each column the width of its widest value still shown; True if one shrank."""
         widths = [len(label) for label in self._labels]
-        for cells in self._cells.values():
-            for col, cell in enumerate(cells):
-                widths[col] = max(widths[col], cell_width(shown_cell(cell)))
+        for key in self._cells:
+            for col, cell in enumerate(self._shown_row(key)):
+                widths[col] = max(widths[col], cell_width(cell))
         if widths == self._widths:
             return False
         self._widths = widths
         for column, width in zip(self.ordered_columns, widths, strict=True):
             column.content_width = width
         return True
+
+    def _shown_row(self, key: str) -> list[object]:
+        # A row's cells as shown (sanitised), as the table holds them: not made again.
+        data = self._data[RowKey(key)]
+        return [data[ColumnKey(column)] for column in self._column_keys]
 
     def _clear_rows(self) -> None:
         # Every row goes (another node's threads, a filter that matches nothing): DataTable
