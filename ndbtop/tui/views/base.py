@@ -51,12 +51,7 @@ class View(Vertical):
     def redraw(self, now: float) -> None:
         """Draw the last snapshot again (after a filter or sort change)."""
         if self.snapshot is not None:
-            self._rendering = True
-            try:
-                self.render_snapshot(self.snapshot, now)
-            finally:
-                self._rendering = False
-            self.drawn_for = self.selected_node()
+            self.show(self.snapshot, now)
 
     def on_mount(self) -> None:
         """Follow the cursor of every table of the view."""
