@@ -82,7 +82,19 @@ class View(Vertical):
         if isinstance(content, str) and content == shown:
             return
         self._put_cache[selector] = content
+        self._put_cache.pop(f"{selector}:key", None)
         self.query_one(selector, Static).update(content, layout=layout)  # type: ignore[arg-type]
+
+    def put_keyed(self, selector: str, key: object, draw: Callable[[], object]) -> None:
+        """Show what ``draw`` makes in the Static at ``selector``, only when ``key`` (all
+        that it is made from) changed since it was last shown: a table that did not
+        change is neither built again nor laid out at every refresh."""
+        slot = f"{selector}:key"
+        if slot in self._put_cache and key == self._put_cache[slot]:
+            return
+        self._put_cache[slot] = key
+        self._put_cache.pop(selector, None)
+        self.query_one(selector, Static).update(draw())  # type: ignore[arg-type]
 
     def focus_table(self) -> None:
         """Give the keyboard to the view's first shown table, else to what scrolls in it.

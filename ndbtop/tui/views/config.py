@@ -11,7 +11,6 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from ndbtop.model.config import (
     ClusterConfig,
@@ -177,12 +176,13 @@ class ConfigView(View):
         self.put("#config_head", head)
         key = (id(config), tuple(sorted(pending.items())), tuple(sorted(running.items())),
                self.filter_text, self.size.width)
-        if key == self._put_cache.get("#config_nodes:key"):
-            return
-        self._put_cache["#config_nodes:key"] = key
-        wanted = {d.node_id for d in config.data_nodes if self.matches(d.node_id, d.host)}
-        # Static pads one column on each side; the scroll bar takes two more.
-        width = self.size.width
-        narrow = width > 0 and not fits(config_tables(config, pending, running, wanted), width - 4)
-        self.query_one("#config_nodes", Static).update(
-            config_tables(config, pending, running, wanted, narrow=narrow))
+
+        def tables() -> Table:
+            wanted = {d.node_id for d in config.data_nodes if self.matches(d.node_id, d.host)}
+            # Static pads one column on each side; the scroll bar takes two more.
+            width = self.size.width
+            narrow = width > 0 and not fits(config_tables(config, pending, running, wanted),
+                                            width - 4)
+            return config_tables(config, pending, running, wanted, narrow=narrow)
+
+        self.put_keyed("#config_nodes", key, tables)

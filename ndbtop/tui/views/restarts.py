@@ -6,10 +6,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from ndbtop.model.ndbinfo import RestartInfo
-from ndbtop.model.phases import START_TYPE_SHORT
+from ndbtop.model.phases import START_TYPE_SHORT, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, seconds
 from ndbtop.tui.safe import Plain
@@ -89,63 +88,69 @@ class RestartsView(View):
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         ni = snap.ndbinfo
-        target = self.query_one("#restart_info", Static)
         infos = tuple(i for i in (ni.restart_info if ni else ()) if self.matches(i.node_id))
-        if infos:
-            head = Text("Last restart of each node (ndbinfo.restart_info, seconds)\n", style="bold")
-            grid = Table.grid()
-            grid.add_row(head)
-            grid.add_row(restart_table(infos))
-            target.update(grid)
-        else:
+        why = None
+        if not infos:
             reason = dict(ni.unavailable).get("restart_info") if ni else None
             src = snap.source("ndbinfo")
             why = reason or (src.error if src and src.error and ni is None else None)
-            target.update(
-                Text(
-                    "No node restart reported by ndbinfo.restart_info"
-                    + (f" ({why})" if why else "")
-                    + ".",
-                    style="dim",
-                )
-            )
-        self.query_one("#timelines", Static).update(self._timelines(snap, now))
+        self.put_keyed("#restart_info", (infos, why), lambda: restart_info_panel(infos, why))
+        lines = tuple(t for t in snap.timelines if self.matches(t.node_id))
+        # A start not finished counts its time to now.
+        running = any(t.active or t.finished_at is None for t in lines)
+        self.put_keyed("#timelines", (lines, now if running else None),
+                       lambda: timelines_table(lines, now))
 
-    def _timelines(self, snap: ClusterSnapshot, now: float) -> Table | Text:
-        lines = [t for t in snap.timelines if self.matches(t.node_id)]
-        if not lines:
-            return Text("\nNo start seen since ndbtop started.", style="dim")
-        table = Table(
-            title="Starts ndbtop followed (events and status)",
-            title_justify="left",
-            box=None,
-            padding=(0, 2),
-        )
-        table.add_column("node")
-        table.add_column("start")
-        table.add_column("total", justify="right")
-        table.add_column("longest phase")
-        table.add_column("phases")
-        for t in lines:
-            kind = START_TYPE_SHORT.get(t.kind, "?") if t.kind is not None else "?"
-            # The phase in progress counts too: during S1 it is the 40-minute one.
-            spans = [(r.seconds, r.phase, "") for r in t.completed]
-            if t.active and t.current_phase is not None:
-                spans.append((t.in_phase_s(now) or 0.0, t.current_phase, " so far"))
-            longest = max(spans, default=None)
-            phases = " ".join(f"{r.phase}:{seconds(r.seconds)}" for r in t.completed)
-            state = "running" if t.active else ("abandoned" if t.aborted else "done")
-            table.add_row(
-                str(t.node_id),
-                f"{kind} ({state})",
-                seconds(t.elapsed_s(now)),
-                Text(
-                    f"{longest[1]} {t.name_of(longest[1])} "
-                    f"{seconds(longest[0])}{longest[2]}",
-                    style="bold red",
-                )
-                if longest
-                else "",
-                phases,
+
+def restart_info_panel(infos: tuple[RestartInfo, ...], why: str | None) -> Table | Text:
+    """The last restart of each node, or why there is none to show."""
+    if infos:
+        head = Text("Last restart of each node (ndbinfo.restart_info, seconds)\n", style="bold")
+        grid = Table.grid()
+        grid.add_row(head)
+        grid.add_row(restart_table(infos))
+        return grid
+    return Text(
+        "No node restart reported by ndbinfo.restart_info" + (f" ({why})" if why else "") + ".",
+        style="dim",
+    )
+
+
+def timelines_table(lines: tuple[StartTimeline, ...], now: float) -> Table | Text:
+    """The starts ndbtop followed: each one's total and its longest phase."""
+    if not lines:
+        return Text("\nNo start seen since ndbtop started.", style="dim")
+    table = Table(
+        title="Starts ndbtop followed (events and status)",
+        title_justify="left",
+        box=None,
+        padding=(0, 2),
+    )
+    table.add_column("node")
+    table.add_column("start")
+    table.add_column("total", justify="right")
+    table.add_column("longest phase")
+    table.add_column("phases")
+    for t in lines:
+        kind = START_TYPE_SHORT.get(t.kind, "?") if t.kind is not None else "?"
+        # The phase in progress counts too: during S1 it is the 40-minute one.
+        spans = [(r.seconds, r.phase, "") for r in t.completed]
+        if t.active and t.current_phase is not None:
+            spans.append((t.in_phase_s(now) or 0.0, t.current_phase, " so far"))
+        longest = max(spans, default=None)
+        phases = " ".join(f"{r.phase}:{seconds(r.seconds)}" for r in t.completed)
+        state = "running" if t.active else ("abandoned" if t.aborted else "done")
+        table.add_row(
+            str(t.node_id),
+            f"{kind} ({state})",
+            seconds(t.elapsed_s(now)),
+            Text(
+                f"{longest[1]} {t.name_of(longest[1])} "
+                f"{seconds(longest[0])}{longest[2]}",
+                style="bold red",
             )
-        return table
+            if longest
+            else "",
+            phases,
+        )
+    return table
