@@ -194,9 +194,6 @@ class KeyedTable(DataTable):
         # old sizes (and again with the new): a view shown for the first time, or a column
         # that widened, would reach the terminal twice. The table is sized at once instead.
         if grown:
-            # Widths are tracked here as values change: no column is measured again.
-            for column, width in zip(self.ordered_columns, self._widths, strict=True):
-                column.content_width = max(column.content_width, width)
             self.refresh()
         new_rows = list(self._new_rows)
         self._new_rows.clear()
