@@ -15,12 +15,13 @@ from rich.text import Text
 
 from ndbtop.model.config_facts import (
     configured_redo_mb,
+    host_redo_wins,
     measured_redo,
     no_reports_notice,
     no_reports_reason,
 )
-from ndbtop.model.hosts import HostReport
-from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START
+from ndbtop.model.hosts import HostReport, RedoMeasure
+from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, RedoProgress
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, number, seconds
 
@@ -36,43 +37,15 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     host = snap.host_of(node_id)
     measured = measured_redo(snap, node_id)
     reason = no_reports_reason(snap, node_id)
-    silent = reason is not None
     lines: list[Text] = []
+    # The host's measure, when it stands for the node (host_redo_wins), else the events'.
     # A silent node's events move only when an LDM instance completes: they are not
     # progress, so they are not shown as such (the files completed are, below).
-    if (t is not None and t.redo is not None and (t.active or t.redo.completed)
-            and not silent):
-        r = t.redo
-        cfg = snap.config.data_node(node_id) if snap.config is not None else None
-        line = Text("redo log init ")
-        if cfg is not None and cfg.init_fragment_log_files.lower() == "full":
-            # With FULL the events' "MB done" counts files (redo-init.md §6): files only.
-            frac = r.files_done / r.total_files if r.total_files else 0.0
-            line.append_text(bar(frac * 100, 24, warn=101, crit=101))
-            line.append(f" files {r.files_done}/{r.total_files} of {r.total_mb:,} MB (FULL)")
-        else:
-            line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
-            speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
-            line.append(
-                f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
-                f"{speed} · ETA {seconds(r.eta_s)}"
-            )
-        line.append("  (events)", style="dim")
-        lines.append(line)
-    elif measured is not None:
-        m = measured
-        line = Text("redo log init ")
-        frac = m.fraction
-        line.append_text(bar(None if frac is None else frac * 100, 24, warn=101, crit=101))
-        files = f"{m.files_done if m.files_done is not None else '?'}/" \
-                f"{m.files_total if m.files_total is not None else '?'}"
-        done = "?" if m.bytes_written is None else f"{m.bytes_written / MIB:,.0f}"
-        total = "?" if m.bytes_expected is None else f"{m.bytes_expected / MIB:,.0f}"
-        rate = "?" if not m.rate_bytes_per_s else f"{m.rate_bytes_per_s / MIB:.1f}"
-        line.append(f" files {files} · written {done}/{total} MB · {rate} MB/s · "
-                    f"ETA {seconds(m.eta_s)}")
-        line.append("  (measured on the host)", style="dim")
-        lines.append(line)
+    if (shown := host_redo_wins(snap, node_id)) is not None:
+        lines.append(measured_line(shown))
+    elif (t is not None and t.redo is not None and (t.active or t.redo.completed)
+            and reason is None):
+        lines.append(events_line(snap, node_id, t.redo))
     if reason is not None and measured is None and (host is None or host.via != "ssh"):
         notice = Text(f"⚠ {no_reports_notice(reason)}", style="yellow")
         total = configured_redo_mb(snap, node_id)
@@ -93,6 +66,42 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     if lines and host is not None:
         lines.append(host_disk_line(host))
     return lines
+
+
+def events_line(snap: ClusterSnapshot, node_id: int, r: RedoProgress) -> Text:
+    """The redo-log initialisation as the node's LogFileInitStatus events report it."""
+    cfg = snap.config.data_node(node_id) if snap.config is not None else None
+    line = Text("redo log init ")
+    if cfg is not None and cfg.init_fragment_log_files.lower() == "full":
+        # With FULL the events' "MB done" counts files (redo-init.md §6): files only.
+        frac = r.files_done / r.total_files if r.total_files else 0.0
+        line.append_text(bar(frac * 100, 24, warn=101, crit=101))
+        line.append(f" files {r.files_done}/{r.total_files} of {r.total_mb:,} MB (FULL)")
+    else:
+        line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
+        speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
+        line.append(
+            f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
+            f"{speed} · ETA {seconds(r.eta_s)}"
+        )
+    line.append("  (events)", style="dim")
+    return line
+
+
+def measured_line(m: RedoMeasure) -> Text:
+    """The redo-log initialisation as measured on the node's host over SSH."""
+    line = Text("redo log init ")
+    frac = m.fraction
+    line.append_text(bar(None if frac is None else frac * 100, 24, warn=101, crit=101))
+    files = f"{m.files_done if m.files_done is not None else '?'}/" \
+            f"{m.files_total if m.files_total is not None else '?'}"
+    done = "?" if m.bytes_written is None else f"{m.bytes_written / MIB:,.0f}"
+    total = "?" if m.bytes_expected is None else f"{m.bytes_expected / MIB:,.0f}"
+    rate = "?" if not m.rate_bytes_per_s else f"{m.rate_bytes_per_s / MIB:.1f}"
+    line.append(f" files {files} · written {done}/{total} MB · {rate} MB/s · "
+                f"ETA {seconds(m.eta_s)}")
+    line.append("  (measured on the host)", style="dim")
+    return line
 
 
 def host_disk_line(host: HostReport) -> Text:
