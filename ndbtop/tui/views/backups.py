@@ -6,8 +6,6 @@ import datetime as dt
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ndbtop.model.backups import ABORTED, COMPLETED, RUNNING, Backup, running_backup
@@ -15,8 +13,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.backups import backup_label
 from ndbtop.report.tables import human_bytes
 from ndbtop.tui.format import number, rate_bytes, seconds
-from ndbtop.tui.safe import Plain
-from ndbtop.tui.views.base import View
+from ndbtop.tui.views.base import PanelsView
 
 STATE_STYLE = {
     RUNNING: "bold yellow",
@@ -115,24 +112,19 @@ def history_table(backups: tuple[Backup, ...], now: float) -> Table:
     return table
 
 
-class BackupsView(View):
+class BackupsView(PanelsView):
     """Backups from the event stream and ``REPORT BACKUPSTATUS``."""
 
     title = "Backup"
 
+    panels = ("running", "history")
+
     DEFAULT_CSS = """
-    BackupsView #scroll { height: 1fr; }
-    BackupsView Static { padding: 0 1; }
     BackupsView #running { margin-bottom: 1; }
     """
 
     report_every: float | None = None
     """Seconds between status reports (set by the app from the hub)."""
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="scroll"):
-            yield Plain(id="running")
-            yield Plain(id="history")
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         backups = tuple(b for b in snap.backups if self._shown(b))

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
-from textual.containers import Vertical
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.safe import Plain
 
 
 class View(Vertical):
@@ -129,3 +131,20 @@ class View(Vertical):
             return True
         needle = self.filter_text.lower()
         return any(needle in str(v).lower() for v in values)
+
+
+class PanelsView(View):
+    """A view of a few panels of text, one under the other, that scroll together."""
+
+    panels: tuple[str, ...] = ()
+    """The ids of the panels, top to bottom."""
+
+    DEFAULT_CSS = """
+    PanelsView #scroll { height: 1fr; }
+    PanelsView Static { padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scroll"):
+            for panel in self.panels:
+                yield Plain(id=panel)

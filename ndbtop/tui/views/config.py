@@ -9,8 +9,6 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 
 from ndbtop.model.config import (
     ClusterConfig,
@@ -19,8 +17,7 @@ from ndbtop.model.config import (
     pending_restarts,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.tui.safe import Plain
-from ndbtop.tui.views.base import View
+from ndbtop.tui.views.base import PanelsView
 
 
 def size(n: int) -> str:
@@ -123,20 +120,12 @@ def fits(grid: Table, width: int) -> bool:
                for row in grid.columns[0].cells if isinstance(table := row, Table))
 
 
-class ConfigView(View):
+class ConfigView(PanelsView):
     """The configuration the management server holds, per data node."""
 
     title = "Config"
 
-    DEFAULT_CSS = """
-    ConfigView #scroll { height: 1fr; }
-    ConfigView Static { padding: 0 1; }
-    """
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="scroll"):
-            yield Plain(id="config_head")
-            yield Plain(id="config_nodes")
+    panels = ("config_head", "config_nodes")
 
     def on_resize(self, event: events.Resize) -> None:
         """The tables are laid out for the width (four narrow ones below about 110 columns)."""

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 
 from ndbtop.model.ndbinfo import RestartInfo
 from ndbtop.model.phases import START_TYPE_SHORT, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, seconds
-from ndbtop.tui.safe import Plain
-from ndbtop.tui.views.base import View
+from ndbtop.tui.views.base import PanelsView
 
 SHORT = {
     "secs_to_complete_node_failure": "node failure handling",
@@ -71,20 +68,12 @@ def restart_table(infos: tuple[RestartInfo, ...]) -> Table:
     return table
 
 
-class RestartsView(View):
+class RestartsView(PanelsView):
     """``restart_info`` and the start timelines ndbtop followed."""
 
     title = "Restarts"
 
-    DEFAULT_CSS = """
-    RestartsView #scroll { height: 1fr; }
-    RestartsView Static { padding: 0 1; }
-    """
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="scroll"):
-            yield Plain(id="restart_info")
-            yield Plain(id="timelines")
+    panels = ("restart_info", "timelines")
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         ni = snap.ndbinfo
