@@ -89,7 +89,6 @@ class ThreadsView(View):
         """The CPU each thread of the detail is ranked by, and for how many refreshes in a
         row it has shown another (see RANK_STEP and RANK_HOLD)."""
         self._widgets: dict[str, Widget] = {}
-        self._drawing = False
 
     def compose(self) -> ComposeResult:
         yield Plain(id="empty")
@@ -104,13 +103,6 @@ class ThreadsView(View):
         return widget
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
-        self._drawing = True
-        try:
-            self._draw(snap)
-        finally:
-            self._drawing = False
-
-    def _draw(self, snap: ClusterSnapshot) -> None:
         ni = snap.ndbinfo
         empty: Static = self._widget("#empty")
         threads = ni.threads if ni is not None else ()
@@ -237,7 +229,7 @@ class ThreadsView(View):
     def _scrolled(self) -> None:
         if self.snapshot is None:
             return
-        if self._drawing:
+        if self._rendering:
             self.call_later(self._scrolled)
         else:
             self.redraw(self.snapshot.wall)
