@@ -34,7 +34,7 @@ from ndbtop.tui.recording import Recording
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.screens.live import LiveScreen
 from ndbtop.tui.screens.main import MainScreen
-from ndbtop.tui.screens.replay import REFUSED, ReplayScreen
+from ndbtop.tui.screens.replay import LIVE_ONLY, REFUSED, ReplayScreen
 from ndbtop.tui.source import SnapshotSource
 from ndbtop.tui.views.backups import BackupsView
 from ndbtop.tui.views.base import View
@@ -338,7 +338,8 @@ class NdbtopApp(App[int]):
         """The keys the help lists: in replay its own keys and none that act or record."""
         if not self.replaying:
             return self.HELP
-        hidden = {"r", "x", "t", "L", "W", "p", "R"}
+        # p pauses the live view but plays a replay; R records the live view.
+        hidden = {*LIVE_ONLY, "p", "R"}
         return self.REPLAY_HELP + tuple(k for k in self.HELP if k[0] not in hidden)
 
     def action_help(self) -> None:

@@ -51,6 +51,9 @@ async def test_a_replay_lists_its_keys_with_grouped_ones_together(
         assert " space Play " in line
         assert " . , Step " in line and " > < Speed " in line
         assert "r Restart" not in line and "p Pause" not in line
+        # The help lists no key a replay refuses (actions, backups, recording).
+        helped = {key for key, _ in t.app.help_keys()}
+        assert helped.isdisjoint({"r", "x", "t", "L", "W", "B", "A", "R"})
 
 
 async def test_clicking_a_key_presses_it(tui_on) -> None:

@@ -14,6 +14,8 @@ from ndbtop.tui.screens.main import VIEW_KEYS, MainScreen
 SEEK_SECONDS = 60.0
 STEP = Binding.Group("Step", compact=True)
 SPEED = Binding.Group("Speed", compact=True)
+LIVE_ONLY = ("r", "x", "t", "L", "W", "B", "A")
+"""The keys that act on a cluster: a replay answers them with why nothing happens."""
 REFUSED = {
     "actions": "replay: this is a recording, nothing can be sent to a cluster",
     "record": "replay: this is already a recording (R records the live view)",
@@ -32,7 +34,7 @@ class ReplayScreen(MainScreen):
         Binding("left_square_bracket", "seek(-1)", "-1 min", show=False),
         Binding("greater_than_sign", "speed(1)", "Faster", group=SPEED),
         Binding("less_than_sign", "speed(-1)", "Slower", group=SPEED),
-        Binding("r,x,t,L,W,B,A", "refused('actions')", show=False),
+        Binding(",".join(LIVE_ONLY), "refused('actions')", show=False),
         Binding("R", "refused('record')", show=False),
         *VIEW_KEYS,
     ]
