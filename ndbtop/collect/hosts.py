@@ -51,7 +51,7 @@ def redo_size(config: ClusterConfig | None, node_id: int) -> RedoSize | None:
     if cfg is None:
         return None
     return RedoSize(cfg.fragment_log_parts, cfg.fragment_log_files, cfg.redo_log_bytes,
-                    cfg.init_fragment_log_files.lower() != "full")
+                    not cfg.redo_init_full)
 
 
 class HostSet:
