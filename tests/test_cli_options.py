@@ -23,7 +23,8 @@ from ndbtop.cli.parser import COMMANDS, OPTIONS, PROMPT, build_parser
 BASE = {LIVE: [], "record": ["out.rec"], "replay": ["out.rec"], "report": ["--bundle", "b.tgz"]}
 FLAGS = [o for o in OPTIONS if not o.positional]
 # What an option needs beside it to apply (ndbtop.cli.clashes).
-NEEDS = {"--minutes": ["--recording", "r.rec"]}
+NEEDS = {"--minutes": ["--recording", "r.rec"], "--ssh-config": ["--ssh"], "--ssh-user": ["--ssh"],
+         "--ssh-option": ["--ssh"]}
 
 
 def sample(o: Option) -> list[str]:

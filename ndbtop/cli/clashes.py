@@ -43,6 +43,9 @@ CLASHES: tuple[Clash, ...] = (
           "--minutes is how much of --recording goes in", absent=True),
     Clash(frozenset({"demo", "sim"}), "list", ("*",),
           "--list only lists the scenarios"),
+    Clash(frozenset({LIVE, "record", "report", "export"}), "ssh",
+          ("ssh_config", "ssh_user", "ssh_option"),
+          "only --ssh reads the data node hosts", absent=True),
 )
 """Every pair of options that cannot apply together ("*": any other option)."""
 

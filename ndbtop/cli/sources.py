@@ -74,14 +74,11 @@ def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None
 
 
 def ssh_options(args: argparse.Namespace) -> SshOptions | None:
-    """The ssh options of ``--ssh``; the ``--ssh-*`` options without ``--ssh`` are refused."""
-    config, user, options = args.ssh_config, args.ssh_user, tuple(args.ssh_option)
+    """The ssh options of ``--ssh`` (the ``--ssh-*`` options without it are refused as a
+    :class:`~ndbtop.cli.clashes.Clash`)."""
     if not args.ssh:
-        given = [name for name, v in (("--ssh-config", config), ("--ssh-user", user),
-                                      ("--ssh-option", options)) if v]
-        if given:
-            raise UsageError(f"{given[0]} needs --ssh")
         return None
+    config, user, options = args.ssh_config, args.ssh_user, tuple(args.ssh_option)
     if shutil.which("ssh") is None:
         raise UsageError("--ssh needs the OpenSSH client: no 'ssh' in PATH")
     try:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from ndbtop.collect.host import HostSource
-from ndbtop.collect.ssh import HostError, SshHost
+from ndbtop.collect.ssh import HostError, SshHost, report_state
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
@@ -51,14 +51,7 @@ def redo_size(config: ClusterConfig | None, node_id: int) -> RedoSize | None:
     if cfg is None:
         return None
     return RedoSize(cfg.fragment_log_parts, cfg.fragment_log_files, cfg.redo_log_bytes,
-                    cfg.init_fragment_log_files.lower() != "full")
-
-
-def _state(source: HostSource | SshHost) -> str:
-    s = source.status.state
-    if s is SourceState.CONNECTED:
-        return "ok"
-    return "connecting" if s is SourceState.CONNECTING else "error"
+                    not cfg.redo_init_full)
 
 
 class HostSet:
@@ -263,16 +256,17 @@ class HostSet:
         if self.local is not None:
             view = self.local.view
             ids = view.node_ids if view is not None else ()
-            out.append(HostReport(self._local_name, self.local_via, ids, _state(self.local),
-                                  self.local.status.error, self.local.status.last_ok, view,
+            local = self.local.status
+            out.append(HostReport(self._local_name, self.local_via, ids,
+                                  report_state(local.state), local.error, local.last_ok, view,
                                   (), tuple(logs[i] for i in ids if i in logs)))
         for name in sorted(self.simulated):
             sim = self.simulated[name]
             view = sim.view
             ids = tuple(sorted({*self.simulated_nodes.get(name, ()),
                                 *(view.node_ids if view is not None else ())}))
-            out.append(HostReport(name, "simulated", ids, _state(sim), sim.status.error,
-                                  sim.status.last_ok, view))
+            out.append(HostReport(name, "simulated", ids, report_state(sim.status.state),
+                                  sim.status.error, sim.status.last_ok, view))
         starting = {n.node_id for n in nodes if n.type == "NDB" and n.status == "STARTING"}
         not_initial = {t.node_id for t in timelines if t.active and t.start_type is not None
                        and t.start_type not in (INITIAL_START, INITIAL_NODE_RESTART)}

@@ -384,6 +384,8 @@ class Hub:
             return self._cached
         reading = self.mgm.reading
         levels = self.mgm.log_levels or {}
+        nodes = reading.nodes if reading else ()
+        timelines = tuple(self._timelines[k] for k in sorted(self._timelines))
         snap = ClusterSnapshot(
             taken_at=time.monotonic(),
             wall=self.clock.wall(),
@@ -391,11 +393,11 @@ class Hub:
             sources=self.source_statuses(),
             mgm_address=reading.address if reading else None,
             mgm_version=reading.version if reading else None,
-            nodes=reading.nodes if reading else (),
+            nodes=nodes,
             cluster_log_levels=tuple(levels.items()),
             events=tuple(self._events),
             events_total=self._events_total,
-            timelines=tuple(self._timelines[k] for k in sorted(self._timelines)),
+            timelines=timelines,
             statistics=tuple(self._statistics[k] for k in sorted(self._statistics)),
             ndbinfo=self._ndbinfo,
             hit_ratios=self._hit_ratios,
@@ -407,9 +409,7 @@ class Hub:
             backups=self._backups,
             backup_failures=self._backup_failures,
             config=self.config.config,
-            hosts=self.hosts.reports(reading.nodes if reading else (),
-                                     tuple(self._timelines[k] for k in sorted(self._timelines)),
-                                     self.cluster_config()),
+            hosts=self.hosts.reports(nodes, timelines, self.cluster_config()),
         )
         self._cached = snap
         return snap

@@ -28,6 +28,13 @@ READ_LIMIT = 8 * 1024 * 1024
 """Largest answer accepted from the loop (a sample or a file)."""
 
 
+def report_state(state: SourceState) -> str:
+    """A host source's state as the reports name it: ``ok``, ``connecting`` or ``error``."""
+    if state is SourceState.CONNECTED:
+        return "ok"
+    return "connecting" if state is SourceState.CONNECTING else "error"
+
+
 class HostError(Exception):
     """Sampling a host failed; the message is what the user sees."""
 
@@ -284,9 +291,4 @@ class SshHost:
     @property
     def state(self) -> str:
         """``ok``, ``connecting`` or ``error``, as the JSON report names them."""
-        s = self.health.status.state
-        if s is SourceState.CONNECTED:
-            return "ok"
-        if s is SourceState.CONNECTING:
-            return "connecting"
-        return "error"
+        return report_state(self.health.status.state)

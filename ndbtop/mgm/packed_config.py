@@ -99,6 +99,14 @@ def words(blob: bytes) -> Sequence[int]:
     return out
 
 
+def check_checksum(blob: bytes, w: Sequence[int]) -> None:
+    """Raise :class:`ConfigFormatError` unless the last word is the XOR of every word before."""
+    checksum = xor_words(blob[:-4])
+    if checksum != w[-1]:
+        raise ConfigFormatError(
+            f"checksum mismatch (computed {checksum:#010x}, received {w[-1]:#010x})")
+
+
 def unpack(blob: bytes) -> PackedConfig:
     """Split a v2 blob into sections after checking every length and the checksum."""
     size = len(blob)
@@ -119,10 +127,7 @@ def unpack(blob: bytes) -> PackedConfig:
         raise ConfigFormatError(f"header says {total} words, received {nwords}")
     if ndefaults != DEFAULT_SECTIONS:
         raise ConfigFormatError(f"{ndefaults} default sections, expected {DEFAULT_SECTIONS}")
-    checksum = xor_words(blob[:-4])
-    if checksum != w[-1]:
-        raise ConfigFormatError(
-            f"checksum mismatch (computed {checksum:#010x}, received {w[-1]:#010x})")
+    check_checksum(blob, w)
     n_nodes = n_data + n_api + n_mgm
     if DEFAULT_SECTIONS + 1 + n_nodes + n_conn > nwords:
         raise ConfigFormatError("header announces more sections than the configuration holds")

@@ -21,11 +21,13 @@ from ndbtop.mgm.packed_config import (
     MAGIC_V1,
     MAX_CONFIG_BYTES,
     MGM_NODE,
+    SHM,
+    TCP,
     ConfigFormatError,
     Entries,
     PackedConfig,
+    check_checksum,
     words,
-    xor_words,
 )
 
 INT, STRING, SECTION, INT64 = 1, 2, 3, 4
@@ -48,10 +50,7 @@ def unpack_v1(blob: bytes) -> PackedConfig:
         raise ConfigFormatError(f"configuration length {size} is not a whole number of words")
     nwords = size // 4
     w = words(blob)
-    checksum = xor_words(blob[:-4])
-    if checksum != w[-1]:
-        raise ConfigFormatError(
-            f"checksum mismatch (computed {checksum:#010x}, received {w[-1]:#010x})")
+    check_checksum(blob, w)
     sections: dict[int, dict[int, tuple[int, int | str]]] = {}
     j, end = 2, nwords - 1
     while j < end:
@@ -88,7 +87,7 @@ def unpack_v1(blob: bytes) -> PackedConfig:
         if not isinstance(entries.get(KEY_NODE_ID), int):
             raise ConfigFormatError("node section without NodeId")
         nodes.append((kind, entries))
-    defaults: dict[int, Entries] = {k: {} for k in (1, 2, 3, 4, 5)}
+    defaults: dict[int, Entries] = {k: {} for k in (DATA_NODE, API_NODE, MGM_NODE, TCP, SHM)}
     return PackedConfig(defaults, system[0] if system else {}, nodes, 0)
 
 

@@ -73,6 +73,12 @@ class DataNodeConfig:
         return self.fragment_log_parts * self.fragment_log_files * self.fragment_log_file_size
 
     @property
+    def redo_init_full(self) -> bool:
+        """InitFragmentLogFiles=FULL: the redo log is written out in full at an initial start
+        (and the redo-init events count files, not MB: redo-init.md §6)."""
+        return self.init_fragment_log_files.lower() == "full"
+
+    @property
     def in_node_group(self) -> bool:
         """False for a node configured with no node group."""
         return self.node_group != NO_NODE_GROUP

@@ -29,7 +29,7 @@ def no_reports_reason(snap: ClusterSnapshot, node_id: int) -> str | None:
         return None
     if node.startup_status_report_frequency == 0:
         return "StartupStatusReportFrequency=0"
-    if node.init_fragment_log_files.lower() == "full":
+    if node.redo_init_full:
         return "InitFragmentLogFiles=FULL"
     return None
 

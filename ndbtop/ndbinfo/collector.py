@@ -118,6 +118,7 @@ class NdbinfoCollector(Statements):
         self._version: int | None = None
         self._account: str | None = None
         self._plan = q.plan_for(None)
+        self._rotation = slow_rotation(self._plan.slow)
         self._reset()
 
     def _reset(self) -> None:
@@ -164,6 +165,7 @@ class NdbinfoCollector(Statements):
             self._version = self._find_version(tally)
             self._packing = self._allow_packed_results(tally)
             self._plan = q.plan_for(self._version)
+            self._rotation = slow_rotation(self._plan.slow)
             for panel, reason in self._plan.unsupported:
                 self._unavailable[panel] = reason
             for query in self._plan.thread_layout:
@@ -204,7 +206,7 @@ class NdbinfoCollector(Statements):
             ):
                 self._read_layout(self._layout_pending[0], tally)
                 layout_reads += 1
-            rotation = slow_rotation(plan.slow)
+            rotation = self._rotation
             if rotation and tally.queries < MAX_QUERIES_PER_SAMPLE:
                 self._read_panel(rotation[self._next_slow % len(rotation)], tally)
                 self._next_slow += 1
@@ -229,25 +231,28 @@ class NdbinfoCollector(Statements):
             with contextlib.suppress(Exception):
                 conn.close()
 
-    def _run_panel(self, query: q.Query, tally: Tally) -> list[Any] | None:
-        """Rows of a panel's query, or None (and the panel unavailable) on a table error."""
+    def _fetch_panel(self, query: q.Query, tally: Tally) -> tuple[list[Any], list[str]] | None:
+        """Rows and columns of a panel's query, or None (and the panel unavailable) on a
+        table error."""
         try:
-            rows, _ = self._fetch(query, tally)
+            fetched = self._fetch(query, tally)
         except SqlTableError as exc:
             self._unavailable[query.panel] = str(exc)
             self._panels[query.panel] = ()
             return None
         self._unavailable.pop(query.panel, None)
-        return rows
+        return fetched
+
+    def _run_panel(self, query: q.Query, tally: Tally) -> list[Any] | None:
+        """Rows of a panel's query, or None (and the panel unavailable) on a table error."""
+        fetched = self._fetch_panel(query, tally)
+        return None if fetched is None else fetched[0]
 
     def _read_panel(self, query: q.Query, tally: Tally) -> None:
-        try:
-            rows, columns = self._fetch(query, tally)
-        except SqlTableError as exc:
-            self._unavailable[query.panel] = str(exc)
-            self._panels[query.panel] = ()
+        fetched = self._fetch_panel(query, tally)
+        if fetched is None:
             return
-        self._unavailable.pop(query.panel, None)
+        rows, columns = fetched
         value = _PARSERS[query.panel](rows, columns)
         if query.panel == "nodes":
             self._check_uptimes(value)
