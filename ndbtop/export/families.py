@@ -142,7 +142,7 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
         node = str(t.node_id)
         configured = config.data_node(t.node_id) if config is not None else None
         total = configured.redo_log_bytes if configured is not None else None
-        sparse = configured is not None and configured.init_fragment_log_files.lower() != "full"
+        sparse = configured is not None and not configured.redo_init_full
         if t.active:
             out.add("ndb_node_start_seconds", (node,), t.elapsed_s(now))
             spent = t.in_phase_s(now)

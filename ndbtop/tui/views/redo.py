@@ -72,7 +72,7 @@ def events_line(snap: ClusterSnapshot, node_id: int, r: RedoProgress) -> Text:
     """The redo-log initialisation as the node's LogFileInitStatus events report it."""
     cfg = snap.config.data_node(node_id) if snap.config is not None else None
     line = Text("redo log init ")
-    if cfg is not None and cfg.init_fragment_log_files.lower() == "full":
+    if cfg is not None and cfg.redo_init_full:
         # With FULL the events' "MB done" counts files (redo-init.md §6): files only.
         frac = r.files_done / r.total_files if r.total_files else 0.0
         line.append_text(bar(frac * 100, 24, warn=101, crit=101))
