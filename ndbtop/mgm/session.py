@@ -51,6 +51,8 @@ class MgmSession:
         self._writer = writer
         self._lines = LineBuffer()
         self._pending: deque[str] = deque()
+        self._bodies: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+        """The last body read under each reply header (see :class:`ReplyParser`)."""
         self._closed = False
         self.tls = False
         """True once the session runs over TLS."""
@@ -162,7 +164,7 @@ class MgmSession:
 
     async def read_reply(self, timeout: float) -> Reply | ParserErrorReply | AuthFailureReply:
         """Read lines until one reply block is complete."""
-        parser = ReplyParser()
+        parser = ReplyParser(self._bodies)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         pending = self._pending

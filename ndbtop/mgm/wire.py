@@ -41,6 +41,8 @@ _PARSER_ERROR = re.compile(
 _MISSING_ARG_HEAD = "result: Missing arg., '"
 _FIELD = re.compile(r"^([^:\n]+): ?(.*)$", re.MULTILINE)
 """``key: value`` as split_field() splits it (at the first colon; one space dropped)."""
+_UNSPLIT = re.compile(r"^(?::|[^:\n]*$)", re.MULTILINE)
+"""A line :data:`_FIELD` cannot split: no colon, or a colon first."""
 
 PING = "<PING>"
 EVENT_HEADER = "log event reply"
@@ -215,14 +217,21 @@ class ReplyParser:
     Feed lines one at a time; a finished block comes back from :meth:`feed`.
     Parser errors and authorization failures are recognised from their first
     line, including the split ``Missing arg.`` form whose token is a newline.
+
+    ``memo`` (one per session, kept between replies) holds the last body split for each
+    header: a reply whose body is the very text of the last one (a cluster at rest
+    answers ``get status`` with the same thousands of lines at every refresh) is not
+    split again.
     """
 
-    __slots__ = ("_fields", "_header", "_missing_arg")
+    __slots__ = ("_body", "_fields", "_header", "_memo", "_missing_arg")
 
-    def __init__(self) -> None:
+    def __init__(self, memo: dict[str, tuple[str, list[tuple[str, str]]]] | None = None) -> None:
         self._header: str | None = None
         self._fields: list[tuple[str, str]] = []
+        self._body: list[str] = []
         self._missing_arg = False
+        self._memo = memo
 
     @property
     def idle(self) -> bool:
@@ -232,36 +241,56 @@ class ReplyParser:
     def feed_from(self, lines: deque[str]) -> AnyReply | None:
         """Consume lines from the left of ``lines`` until a reply is complete (returned,
         the lines after it left in ``lines``) or ``lines`` is empty (None)."""
-        fields = self._fields
         while lines:
-            if self._header is None or self._missing_arg:
+            if self._header is None or self._missing_arg or (not lines[0] and not self._body):
                 reply = self.feed(lines.popleft())
                 if reply is not None:
                     return reply
-                fields = self._fields
                 continue
             # The body of a block: thousands of ``key: value`` lines for a large cluster.
-            # Every body line received is split at once by one regular expression (a
-            # line that does not split is read as below, to say which).
+            # Its lines wait until the block is complete and are split at once, by one
+            # regular expression; a line that cannot be split is named as soon as it
+            # arrives, as when lines are fed one by one.
             end = _index(lines, "")
-            count = len(lines) if end < 0 else end
-            if count > 1:
-                body = list(starmap(lines.popleft, repeat((), count)))
-                found = _FIELD.findall("\n".join(body))
-                if len(found) == count:
-                    fields.extend(found)
-                    continue
-                lines.extendleft(reversed(body))
-            # Split here without a call per line (what split_field does).
-            line = lines.popleft()
-            if line == "":
-                return self.feed(line)
+            body = list(starmap(lines.popleft, repeat((), len(lines) if end < 0 else end)))
+            if end < 0 and _UNSPLIT.search("\n".join(body)) is None:
+                self._body.extend(body)
+                continue
+            if self._body:
+                body[:0] = self._body
+                self._body = []
+            if end < 0:
+                self._split_each(body)
+            else:
+                self._split_body(body)
+        return None
+
+    def _split_body(self, body: list[str]) -> None:
+        """Split a complete block's body into its fields (or raise for the first line that
+        does not split)."""
+        text = "\n".join(body)
+        memo = self._memo
+        known = memo.get(self._header or "") if memo is not None else None
+        if known is not None and known[0] == text:
+            self._fields.extend(known[1])
+            return
+        found = _FIELD.findall(text)
+        if len(found) != len(body):
+            self._split_each(body)
+            return
+        if memo is not None and self._header is not None:
+            memo[self._header] = (text, found)
+        self._fields.extend(found)
+
+    def _split_each(self, body: list[str]) -> None:
+        """Split line by line (what split_field does, without a call per line)."""
+        fields = self._fields
+        for line in body:
             idx = line.find(":")
             if idx <= 0:
                 raise MgmProtocolError(f"malformed line {line[:60]!r}")
             value = line[idx + 1 :]
             fields.append((line[:idx], value[1:] if value.startswith(" ") else value))
-        return None
 
     def feed(self, line: str) -> AnyReply | None:
         """Consume one line; return a reply when it completes one."""

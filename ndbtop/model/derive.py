@@ -7,7 +7,8 @@ a delta across a reset is unknown (None), never negative.
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
+from operator import attrgetter
 
 from ndbtop.model.ndbinfo import DiskPageBuffer, NodeActivity, NodeLinks
 
@@ -132,6 +133,12 @@ class ActivityRate:
     seconds: float = 0.0
 
 
+_ACTIVITY_COUNTERS = attrgetter(
+    "transactions", "commits", "aborts", "reads", "writes", "scans", "operations"
+)
+"""A :class:`NodeActivity`'s counters in order (``astuple`` would deep-copy each field)."""
+
+
 def activity_rates(
     previous: tuple[NodeActivity, ...] | None,
     current: tuple[NodeActivity, ...],
@@ -144,7 +151,8 @@ def activity_rates(
     for cur in current:
         prev = before.get(cur.node_id)
         if prev is None or any(
-            now < then for now, then in zip(astuple(cur)[1:], astuple(prev)[1:], strict=True)
+            now < then
+            for now, then in zip(_ACTIVITY_COUNTERS(cur), _ACTIVITY_COUNTERS(prev), strict=True)
         ):
             out.append(ActivityRate(cur.node_id, *(None,) * 7, seconds))
             continue

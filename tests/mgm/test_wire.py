@@ -643,3 +643,45 @@ _VALUE = st.text(
 def test_format_block_round_trips(header: str, fields: list[tuple[str, str]]) -> None:
     data = format_block(header, fields)
     assert parse_replies(data) == [Reply(header, tuple(fields))]
+
+
+def _replies_from(parser: ReplyParser, *reads: list[str]) -> list[object]:
+    out: list[object] = []
+    for read in reads:
+        pending = deque(read)
+        while pending:
+            reply = parser.feed_from(pending)
+            if reply is not None:
+                out.append(reply)
+    return out
+
+
+def test_a_body_whose_end_arrives_alone_keeps_every_line() -> None:
+    parser = ReplyParser()
+    body = [f"node.{n}.type: NDB" for n in range(1, 4)]
+    assert _replies_from(parser, ["node status", "nodes: 3", *body], [""]) == [
+        Reply("node status", (("nodes", "3"), *((f"node.{n}.type", "NDB") for n in range(1, 4))))
+    ]
+
+
+def test_a_line_that_cannot_split_is_named_before_its_block_ends() -> None:
+    parser = ReplyParser()
+    with pytest.raises(MgmProtocolError, match="malformed line 'no colon here'"):
+        _replies_from(parser, ["node status", "nodes: 2", "no colon here"])
+
+
+def test_the_same_body_again_is_not_split_again_and_a_changed_one_is() -> None:
+    memo: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+    lines = ["node status", "nodes: 2", "node.1.status: STARTED", "node.2.status: STARTED", ""]
+    (first,) = _replies_from(ReplyParser(memo), lines)
+    (again,) = _replies_from(ReplyParser(memo), lines[:3], lines[3:])
+    assert again == first
+    # The fields of the same text are the very tuples split the first time.
+    assert all(a is b for a, b in zip(again.fields, first.fields, strict=True))
+    changed = [*lines[:3], "node.2.status: NO_CONTACT", ""]
+    (other,) = _replies_from(ReplyParser(memo), changed)
+    assert other.fields[-1] == ("node.2.status", "NO_CONTACT")
+    # Another header's body does not replace this one's.
+    _replies_from(ReplyParser(memo), ["get cluster loglevel", "startup: 7", ""])
+    (back,) = _replies_from(ReplyParser(memo), changed)
+    assert all(a is b for a, b in zip(back.fields, other.fields, strict=True))

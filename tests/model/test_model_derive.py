@@ -170,6 +170,15 @@ def test_activity_rates_between_two_readings_and_none_across_a_restart() -> None
     assert all(a.transactions_per_s is None for a in activity_rates(None, after, 0.0))
 
 
+def test_any_one_activity_counter_going_back_means_no_rates() -> None:
+    before = NodeActivity(3, 10, 10, 10, 10, 10, 10, 10)
+    for counter in range(1, 8):
+        figures = [11] * 8
+        figures[0], figures[counter] = 3, 9
+        (after,) = activity_rates((before,), (NodeActivity(*figures),), 1.0)
+        assert after == ActivityRate(3, *(None,) * 7, 1.0), counter
+
+
 def test_the_same_answer_is_summarised_once_and_a_new_one_afresh() -> None:
     nodes = (
         NodeStatus(1, "NDB", "STARTED", node_group=0, dynamic_id=2),
