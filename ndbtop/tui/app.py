@@ -17,6 +17,7 @@ from typing import cast
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
@@ -186,6 +187,16 @@ class NdbtopApp(App[int]):
         self._close_messages_no_wait()
 
     # Composition
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal; on Linux and macOS the one whose input
+        thread sleeps until a key comes (:mod:`ndbtop.tui.driver`)."""
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver" and driver.__name__ == "LinuxDriver":
+            from ndbtop.tui.driver import QuietLinuxDriver
+
+            return QuietLinuxDriver
+        return driver
 
     def get_default_screen(self) -> Screen[None]:
         """The views, with the keys of a live cluster or of a recording."""
