@@ -37,6 +37,7 @@ from ndbtop.ndbinfo.errors import (
 )
 from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.statements import Statements, Tally
+from ndbtop.ndbinfo.text_rows import split_fields
 
 MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
@@ -207,9 +208,11 @@ class NdbinfoCollector(Statements):
                 self._read_layout(self._layout_pending[0], tally)
                 layout_reads += 1
             rotation = self._rotation
-            if rotation and tally.queries < MAX_QUERIES_PER_SAMPLE:
-                self._read_panel(rotation[self._next_slow % len(rotation)], tally)
-                self._next_slow += 1
+            if rotation:
+                query = rotation[self._next_slow % len(rotation)]
+                if tally.queries + self._statements_at_most(query) <= MAX_QUERIES_PER_SAMPLE:
+                    self._read_panel(query, tally)
+                    self._next_slow += 1
         except SqlError:
             self.close()
             raise
@@ -253,6 +256,8 @@ class NdbinfoCollector(Statements):
         if fetched is None:
             return
         rows, columns = fetched
+        if query.fields:
+            rows = split_fields(rows, query.fields, query.text_field)
         value = _PARSERS[query.panel](rows, columns)
         if query.panel == "nodes":
             self._check_uptimes(value)
