@@ -140,6 +140,8 @@ class NdbinfoCollector(Statements):
         self._next_slow = 0
         self._packing = False
         self._unpacked: set[q.Query] = set()
+        self._texts_read: dict[str, tuple[list[str], tuple[Any, ...]]] = {}
+        """A text panel's row texts at its last read, and the values they gave."""
 
     @property
     def version(self) -> int | None:
@@ -257,8 +259,18 @@ class NdbinfoCollector(Statements):
             return
         rows, columns = fetched
         if query.fields:
-            rows = split_fields(rows, query.fields, query.text_field)
-        value = _PARSERS[query.panel](rows, columns)
+            last = self._texts_read.get(query.panel)
+            if last is not None and last[0] == rows:
+                # The same text as at the last read (a counter of an idle node, say):
+                # the same values.
+                value = last[1]
+            else:
+                value = _PARSERS[query.panel](
+                    split_fields(rows, query.fields, query.text_field), columns
+                )
+                self._texts_read[query.panel] = (rows, value)
+        else:
+            value = _PARSERS[query.panel](rows, columns)
         if query.panel == "nodes":
             self._check_uptimes(value)
         self._panels[query.panel] = value
