@@ -27,7 +27,7 @@ from typing import Any
 import pymysql
 
 from ndbtop.errors import SqlError
-from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
 from ndbtop.ndbinfo.errors import (
@@ -37,7 +37,7 @@ from ndbtop.ndbinfo.errors import (
 )
 from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.statements import Statements, Tally
-from ndbtop.ndbinfo.text_rows import split_fields
+from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 
 MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
@@ -95,6 +95,9 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "activity": lambda rows, _: r.parse_activity(rows),
     "config_values": lambda rows, _: r.parse_config_values(rows),
 }
+
+_NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
+"""Text panels of whole numbers only, read by :func:`parse_numbers`."""
 
 
 class NdbinfoCollector(Statements):
@@ -265,9 +268,7 @@ class NdbinfoCollector(Statements):
                 # the same values.
                 value = last[1]
             else:
-                value = _PARSERS[query.panel](
-                    split_fields(rows, query.fields, query.text_field), columns
-                )
+                value = self._parse_texts(query, rows)
                 self._texts_read[query.panel] = (rows, value)
         else:
             value = _PARSERS[query.panel](rows, columns)
@@ -275,6 +276,13 @@ class NdbinfoCollector(Statements):
             self._check_uptimes(value)
         self._panels[query.panel] = value
         self._read_at[query.panel] = self._clock()
+
+    @staticmethod
+    def _parse_texts(query: q.Query, texts: list[str]) -> tuple[Any, ...]:
+        numbers = _NUMBER_ROWS.get(query.panel)
+        if numbers is not None:
+            return parse_numbers(texts, numbers)
+        return _PARSERS[query.panel](split_fields(texts, query.fields, query.text_field), ())
 
     # Thread layout cache
 

@@ -11,9 +11,15 @@ value, an empty column as NULL.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
+from operator import attrgetter
+from typing import Any, TypeVar
 
 from ndbtop.ndbinfo.queries import FIELD_SEPARATOR
+from ndbtop.ndbinfo.rows import to_int
+
+T = TypeVar("T")
 
 
 def split_fields(
@@ -29,3 +35,28 @@ def split_fields(
             if len(parts) == fields:
                 parts.insert(text_field, parts.pop())
     return rows
+
+
+def parse_numbers(texts: Sequence[str], make: Callable[..., T]) -> tuple[T, ...]:
+    """Row texts of whole numbers (``node_id`` then sums), one of ``make``'s fields each,
+    as the ``parse_*`` function of ``make`` gives them from :func:`split_fields`: a row
+    with too few columns left out, the rest sorted by their first two values.
+
+    A part is read with ``int()``, which is what :func:`~ndbtop.ndbinfo.rows.to_int`
+    does with a ``str`` where ``int()`` can read it; a row with any other part (an empty
+    one for NULL) is read part by part with ``to_int``.
+    """
+    names = [f.name for f in dataclasses.fields(make)]  # type: ignore[arg-type]
+    fields = len(names)
+    cuts = fields - 1
+    out: list[Any] = []
+    for text in texts:
+        parts = text.split(FIELD_SEPARATOR, cuts)
+        if len(parts) < fields:
+            continue
+        try:
+            out.append(make(*map(int, parts)))
+        except ValueError:
+            out.append(make(*map(to_int, parts)))
+    out.sort(key=attrgetter(*names[:2]))
+    return tuple(out)

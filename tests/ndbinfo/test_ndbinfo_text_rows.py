@@ -6,11 +6,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, LogSpace, MemoryUse
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
-from ndbtop.ndbinfo.text_rows import split_fields
+from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 
 U64 = 18446744073709551615
 
@@ -100,3 +102,31 @@ def test_a_short_row_is_left_out_as_a_short_typed_row_is() -> None:
         DiskPageBuffer(2, 1, 1, 1, 1, 1, 1, 1),
     )
     assert r.parse_memory(read(q.MEMORY, "1 2 3 4 5")) == ()
+
+
+PARTS = st.one_of(
+    st.integers(min_value=0, max_value=2**70).map(str),
+    st.sampled_from(["", "0", "007", "-3", "1.5", "1e3", "x", "1_000", "٣", " ", "  4 "]),
+)
+"""Parts of a row text: sums of any size, and what a server should not send."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(st.lists(PARTS, min_size=0, max_size=10).map(" ".join), max_size=12),
+)
+def test_rows_of_numbers_read_as_the_parsers_read_them(rows: list[str]) -> None:
+    for query, parse, make in (
+        (q.DISK_PAGE_BUFFER, r.parse_disk_page_buffer, DiskPageBuffer),
+        (q.DISK_STAT, r.parse_disk_stat, DiskStat),
+    ):
+        assert parse_numbers(rows, make) == parse(split_fields(rows, query.fields))
+
+
+def test_rows_of_numbers_as_mysql_sends_them() -> None:
+    packed = f"2 10409 0 18 18 11 9 0;1 10489 0 18 18 12 10 0;3 {2 * U64} 1 2 3 4  6;4 1"
+    assert parse_numbers(q.split_text_rows(packed), DiskPageBuffer) == (
+        DiskPageBuffer(1, 10489, 0, 18, 18, 12, 10, 0),
+        DiskPageBuffer(2, 10409, 0, 18, 18, 11, 9, 0),
+        DiskPageBuffer(3, 2 * U64, 1, 2, 3, 4, 0, 6),
+    )
