@@ -167,9 +167,10 @@ def ndbinfo_read_cost(scenario: str, reads: int = 60, samples: int = 60) -> dict
 
     Each panel of :data:`TEXT_PANELS`: the median of ``reads`` reads one after the other,
     each one decoded and parsed in full (what a read costs when its rows changed since
-    the last). Then the mean CPU of ``samples`` refreshes one second apart while nothing
-    wants the per-thread CPU, as the Nodes view does (the disk page buffer and one
-    slow-tier query, cpustat one time in 30).
+    the last), and again when they read as at the last read (``same_read``: back to
+    back, most rows have not changed). Then the mean CPU of ``samples`` refreshes one
+    second apart while nothing wants the per-thread CPU, as the Nodes view does (the disk
+    page buffer and one slow-tier query, cpustat one time in 30).
     """
     from ndbtop.ndbinfo import queries as q
     from ndbtop.ndbinfo.collector import NdbinfoCollector
@@ -187,13 +188,16 @@ def ndbinfo_read_cost(scenario: str, reads: int = 60, samples: int = 60) -> dict
                     if isinstance(query, q.Query) and query.panel in TEXT_PANELS}
         out: dict[str, Any] = {"scenario": scenario}
         for panel in TEXT_PANELS:
-            times = []
-            for _ in range(reads + 2):
-                getattr(collector, "_texts_read", {}).clear()
-                t0 = time.thread_time()
-                collector._read_panel(by_panel[panel], Tally())
-                times.append((time.thread_time() - t0) * 1000)
-            out[f"{panel}_read_cpu_ms_median"] = statistics.median(times[2:])
+            for changed in (True, False):
+                times = []
+                for _ in range(reads + 2):
+                    if changed:
+                        getattr(collector, "_texts_read", {}).clear()
+                    t0 = time.thread_time()
+                    collector._read_panel(by_panel[panel], Tally())
+                    times.append((time.thread_time() - t0) * 1000)
+                kind = "read" if changed else "same_read"
+                out[f"{panel}_{kind}_cpu_ms_median"] = statistics.median(times[2:])
         cpus, queries = [], []
         for _ in range(samples):
             time.sleep(1.0)
