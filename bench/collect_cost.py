@@ -1,9 +1,15 @@
-"""What one refresh costs: collecting it, drawing it, recording it."""
+"""What one refresh costs: collecting it, drawing it, recording it.
+
+``python bench/collect_cost.py [SCENARIO]`` prints the client CPU of the ``ndbinfo``
+reads (:func:`ndbinfo_read_cost`, ``max`` by default) as JSON.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -150,3 +156,62 @@ async def recording_cost(scenario: str, rounds: int) -> dict[str, Any]:
         "seek_ms": seek * 1000,
         "step_ms": step * 1000,
     }
+
+
+TEXT_PANELS = ("disk_page_buffer", "disk_stat", "log_spaces", "log_buffers", "memory")
+"""The panels whose reads :func:`ndbinfo_read_cost` times one by one."""
+
+
+def ndbinfo_read_cost(scenario: str, reads: int = 60, samples: int = 60) -> dict[str, Any]:
+    """Client CPU (this thread's) of the ``ndbinfo`` collector on ``scenario``.
+
+    Each panel of :data:`TEXT_PANELS`: the median of ``reads`` reads one after the other,
+    each one decoded and parsed in full (what a read costs when its rows changed since
+    the last), and again when they read as at the last read (``same_read``: back to
+    back, most rows have not changed). Then the mean CPU of ``samples`` refreshes one
+    second apart while nothing wants the per-thread CPU, as the Nodes view does (the disk
+    page buffer and one slow-tier query, cpustat one time in 30).
+    """
+    from ndbtop.ndbinfo import queries as q
+    from ndbtop.ndbinfo.collector import NdbinfoCollector
+    from ndbtop.ndbinfo.options import MysqlOptions
+    from ndbtop.ndbinfo.statements import Tally
+
+    sim = SimProcess(scenario)
+    try:
+        collector = NdbinfoCollector(
+            MysqlOptions(host="127.0.0.1", port=sim.sql_port, user="root")
+        )
+        collector.connect()
+        collector.threads_wanted = False
+        by_panel = {query.panel: query for query in vars(q).values()
+                    if isinstance(query, q.Query) and query.panel in TEXT_PANELS}
+        out: dict[str, Any] = {"scenario": scenario}
+        for panel in TEXT_PANELS:
+            for changed in (True, False):
+                times = []
+                for _ in range(reads + 2):
+                    if changed:
+                        getattr(collector, "_texts_read", {}).clear()
+                    t0 = time.thread_time()
+                    collector._read_panel(by_panel[panel], Tally())
+                    times.append((time.thread_time() - t0) * 1000)
+                kind = "read" if changed else "same_read"
+                out[f"{panel}_{kind}_cpu_ms_median"] = statistics.median(times[2:])
+        cpus, queries = [], []
+        for _ in range(samples):
+            time.sleep(1.0)
+            t0 = time.thread_time()
+            sample = collector.sample()
+            cpus.append((time.thread_time() - t0) * 1000)
+            queries.append(sample.queries)
+        collector.close()
+    finally:
+        sim.stop()
+    out["sample_cpu_ms_mean"] = statistics.mean(cpus)
+    out["queries_per_sample_max"] = max(queries)
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(ndbinfo_read_cost(sys.argv[1] if len(sys.argv) > 1 else "max"), indent=1))

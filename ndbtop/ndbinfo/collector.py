@@ -27,7 +27,7 @@ from typing import Any
 import pymysql
 
 from ndbtop.errors import SqlError
-from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
 from ndbtop.ndbinfo.errors import (
@@ -37,6 +37,7 @@ from ndbtop.ndbinfo.errors import (
 )
 from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.statements import Statements, Tally
+from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 
 MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
@@ -95,6 +96,9 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "config_values": lambda rows, _: r.parse_config_values(rows),
 }
 
+_NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
+"""Text panels of whole numbers only, read by :func:`parse_numbers`."""
+
 
 class NdbinfoCollector(Statements):
     """Reads :class:`NdbinfoSample` values from a SQL node over one pymysql connection.
@@ -139,6 +143,8 @@ class NdbinfoCollector(Statements):
         self._next_slow = 0
         self._packing = False
         self._unpacked: set[q.Query] = set()
+        self._texts_read: dict[str, tuple[list[str], tuple[Any, ...]]] = {}
+        """A text panel's row texts at its last read, and the values they gave."""
 
     @property
     def version(self) -> int | None:
@@ -207,9 +213,11 @@ class NdbinfoCollector(Statements):
                 self._read_layout(self._layout_pending[0], tally)
                 layout_reads += 1
             rotation = self._rotation
-            if rotation and tally.queries < MAX_QUERIES_PER_SAMPLE:
-                self._read_panel(rotation[self._next_slow % len(rotation)], tally)
-                self._next_slow += 1
+            if rotation:
+                query = rotation[self._next_slow % len(rotation)]
+                if tally.queries + self._statements_at_most(query) <= MAX_QUERIES_PER_SAMPLE:
+                    self._read_panel(query, tally)
+                    self._next_slow += 1
         except SqlError:
             self.close()
             raise
@@ -253,11 +261,28 @@ class NdbinfoCollector(Statements):
         if fetched is None:
             return
         rows, columns = fetched
-        value = _PARSERS[query.panel](rows, columns)
+        if query.fields:
+            last = self._texts_read.get(query.panel)
+            if last is not None and last[0] == rows:
+                # The same text as at the last read (a counter of an idle node, say):
+                # the same values.
+                value = last[1]
+            else:
+                value = self._parse_texts(query, rows)
+                self._texts_read[query.panel] = (rows, value)
+        else:
+            value = _PARSERS[query.panel](rows, columns)
         if query.panel == "nodes":
             self._check_uptimes(value)
         self._panels[query.panel] = value
         self._read_at[query.panel] = self._clock()
+
+    @staticmethod
+    def _parse_texts(query: q.Query, texts: list[str]) -> tuple[Any, ...]:
+        numbers = _NUMBER_ROWS.get(query.panel)
+        if numbers is not None:
+            return parse_numbers(texts, numbers)
+        return _PARSERS[query.panel](split_fields(texts, query.fields, query.text_field), ())
 
     # Thread layout cache
 

@@ -11,7 +11,10 @@ pair of nodes) is summed per data node, and ``cpustat`` (a row per thread of
 the cluster, read at every refresh) comes as text: each row joined into one
 string by ``CONCAT``, and all of them into one result row by ``GROUP_CONCAT``
 (:attr:`Query.packed`). PyMySQL decodes every row and column in Python; one row
-of text costs a twentieth of 1,536 rows of eight columns.
+of text costs a twentieth of 1,536 rows of eight columns. The per-node sums of the disk
+page buffer (read at every refresh) and of ``diskstat``, and the log and memory tables
+(a row per log part or memory type of every node) come as text too; a sum is joined
+through a derived table, as ``GROUP_CONCAT`` cannot take an aggregate.
 
 Versions are encoded as NDB does, ``(major << 16) | (minor << 8) | build``. The
 "since" versions are those of ndbinfo.md §5; where a table arrived in two
@@ -76,6 +79,9 @@ class Query:
     :data:`ROW_SEPARATOR`; ``sql`` then returns one text column per row."""
     fields: int = 0
     """Columns in each row text of a text query; 0 for a query read as typed columns."""
+    text_field: int | None = None
+    """Where the last column of a row text goes in the parser's column order: a column
+    that may hold a space is sent last and split off whole (None: the order is the same)."""
 
 
 def _tidy(sql: str) -> str:
@@ -86,19 +92,40 @@ def _q(panel: str, table: str, sql: str) -> Query:
     return Query(panel, table, _tidy(sql))
 
 
-def _text_query(panel: str, table: str, columns: Sequence[str]) -> Query:
+def _text_query(
+    panel: str,
+    table: str,
+    columns: Sequence[str],
+    derived: str = "",
+    text_field: int | None = None,
+) -> Query:
     """A query of ``columns`` of ``ndbinfo.table`` whose rows come as text (see
     :attr:`Query.packed`); a column that can be NULL must be given as ``COALESCE(c, '')``,
-    as ``CONCAT`` of a NULL is NULL."""
+    as ``CONCAT`` of a NULL is NULL. With ``derived``, the columns are those of that
+    statement's result, read as a derived table."""
     row = "CONCAT(" + f", '{FIELD_SEPARATOR}', ".join(columns) + ")"
-    source = f"FROM ndbinfo.{table}"
+    source = f"FROM ({' '.join(derived.split())}) AS t" if derived else f"FROM ndbinfo.{table}"
     return Query(
         panel,
         table,
         _tidy(f"SELECT {row} {source}"),
         _tidy(f"SELECT COUNT(*), GROUP_CONCAT({row} SEPARATOR '{ROW_SEPARATOR}') {source}"),
         len(columns),
+        text_field,
     )
+
+
+def _or_empty(columns: Sequence[str]) -> tuple[str, ...]:
+    """Each column as text, ``''`` for NULL: read as NULL is, by :func:`~ndbtop.ndbinfo.rows.to_int`
+    and :func:`~ndbtop.ndbinfo.rows.to_text`."""
+    return tuple(f"COALESCE({c}, '')" for c in columns)
+
+
+def _summed_text_query(panel: str, table: str, sums: Sequence[str]) -> Query:
+    """``node_id`` and the sum of each of ``sums`` over a node's rows, as text."""
+    summed = ", ".join(f"SUM({c}) AS {c}" for c in sums)
+    grouped = f"SELECT node_id, {summed} FROM ndbinfo.{table} GROUP BY node_id"
+    return _text_query(panel, table, _or_empty(("node_id", *sums)), derived=grouped)
 
 
 def split_text_rows(text: str | bytes | None) -> list[str]:
@@ -152,18 +179,14 @@ THREADSTAT_CPU = _q(
 )
 """Before 7.5.2: CPU time counters per thread (µs) and the clock (ms), for deltas."""
 
-DISK_PAGE_BUFFER = _q(
+DISK_PAGE_BUFFER = _summed_text_query(
     "disk_page_buffer",
     "diskpagebuffer",
-    """SELECT node_id,
-    SUM(page_requests_direct_return) AS page_requests_direct_return,
-    SUM(page_requests_wait_queue) AS page_requests_wait_queue,
-    SUM(page_requests_wait_io) AS page_requests_wait_io,
-    SUM(pages_read) AS pages_read, SUM(pages_written) AS pages_written,
-    SUM(pages_written_lcp) AS pages_written_lcp, SUM(log_waits) AS log_waits
-    FROM ndbinfo.diskpagebuffer GROUP BY node_id""",
+    ("page_requests_direct_return", "page_requests_wait_queue", "page_requests_wait_io",
+     "pages_read", "pages_written", "pages_written_lcp", "log_waits"),
 )
-"""Page cache counters summed over each node's PGMAN instances."""
+"""Page cache counters summed over each node's PGMAN instances, as text (a row per node:
+144 of eight numbers in the largest clusters, at every refresh)."""
 
 # Thread layout: on connect and when it may have changed.
 
@@ -194,17 +217,16 @@ DISK_WRITE_SPEED = _q(
     backup_lcp_speed_last_60sec, redo_speed_last_60sec
     FROM ndbinfo.disk_write_speed_aggregate_node""",
 )
-LOG_SPACES = _q(
-    "log_spaces",
-    "logspaces",
-    "SELECT node_id, log_type, log_id, log_part, total, used FROM ndbinfo.logspaces",
-)
-MEMORY = _q(
+_LOG_COLUMNS = _or_empty(("node_id", "log_id", "log_part", "total", "used", "log_type"))
+"""A log's columns as text, its type last (the parser reads it second)."""
+LOG_SPACES = _text_query("log_spaces", "logspaces", _LOG_COLUMNS, text_field=1)
+MEMORY = _text_query(
     "memory",
     "memoryusage",
-    """SELECT node_id, memory_type, used, used_pages, total, total_pages
-    FROM ndbinfo.memoryusage""",
+    _or_empty(("node_id", "used", "used_pages", "total", "total_pages", "memory_type")),
+    text_field=1,
 )
+"""Memory by node and type, as text: the type (``Data memory``) last, as it holds spaces."""
 RESTART_INFO = _q("restart_info", "restart_info", "SELECT * FROM ndbinfo.restart_info")
 """All columns: the ``secs_*`` phases are read by name from the result."""
 _LINKS = """SELECT node_id, COUNT(*) AS links, {connects} AS connects,
@@ -225,19 +247,11 @@ TRANSPORTERS = _q(
 slowed down towards: a row per data node, where the table has one per pair of nodes (7,152
 for 48 data nodes and 150 slots). A link to itself, which old versions list, is left out."""
 TRANSPORTERS_BEFORE_7_5 = _q("links", "transporters", _LINKS.format(connects="0", flags=""))
-LOG_BUFFERS = _q(
-    "log_buffers",
-    "logbuffers",
-    "SELECT node_id, log_type, log_id, log_part, total, used FROM ndbinfo.logbuffers",
-)
-DISK_STAT = _q(
+LOG_BUFFERS = _text_query("log_buffers", "logbuffers", _LOG_COLUMNS, text_field=1)
+DISK_STAT = _summed_text_query(
     "disk_stat",
     "diskstat",
-    """SELECT node_id, SUM(reads_completed) AS reads_completed,
-    SUM(writes_completed) AS writes_completed,
-    SUM(log_writes_completed) AS log_writes_completed,
-    SUM(get_page_reqs_issued) AS get_page_reqs_issued
-    FROM ndbinfo.diskstat GROUP BY node_id""",
+    ("reads_completed", "writes_completed", "log_writes_completed", "get_page_reqs_issued"),
 )
 
 

@@ -131,6 +131,12 @@ class Statements:
         tally.rows += len(rows)
         return rows, columns
 
+    def _statements_at_most(self, query: q.Query) -> int:
+        """Statements :meth:`_fetch` may send for ``query``: two where a packed result
+        may come cut and be read again row by row."""
+        packing = query.packed is not None and self._packing and query not in self._unpacked
+        return 2 if query.fields and packing else 1
+
     def _fetch(self, query: q.Query, tally: Tally) -> tuple[list[Any], list[str]]:
         """A query's rows: typed columns, or for a text query each row's text.
 

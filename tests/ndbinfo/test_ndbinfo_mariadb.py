@@ -224,7 +224,7 @@ def test_a_missing_column_makes_its_panel_unavailable(mariadb: MariaDbServer) ->
     with table_replaced(mariadb, "logbuffers", ddl):
         sample = sample_of(mariadb)
     assert dict(sample.unavailable)["log_buffers"] == (
-        "unknown column 'log_type' in ndbinfo.logbuffers"
+        "unknown column 'log_id' in ndbinfo.logbuffers"
     )
     assert sample.log_buffers == () and sample.log_spaces
 

@@ -18,10 +18,11 @@ ALL_QUERIES = [value for value in vars(q).values() if isinstance(value, q.Query)
 
 
 def selected_columns(sql: str) -> list[str]:
-    """Every column the select list names, inside SUM() and CONCAT() too."""
-    select_list = re.search(r"SELECT (.*?) FROM", sql, re.S)
-    assert select_list is not None
-    text = select_list.group(1)
+    """Every column the select lists name (that of a derived table too), inside SUM() and
+    CONCAT() too."""
+    select_lists = re.findall(r"SELECT (.*?) FROM", sql, re.S)
+    assert select_lists
+    text = " ".join(select_lists)
     if text.strip() == "*":
         return []
     text = re.sub(r"'[^']*'", "", text)
@@ -43,7 +44,7 @@ def test_every_statement_is_tagged_and_on_one_line() -> None:
     assert len(statements) >= 18
     texts = [query.sql for query in statements]
     texts += [query.packed for query in statements if query.packed]
-    assert len(texts) == len(statements) + 1
+    assert len(texts) == len(statements) + len(TEXT_QUERIES)
     for text in texts:
         assert text.startswith("/* ndbtop */ SELECT ")
         assert "\n" not in text and "  " not in text
@@ -62,17 +63,46 @@ def test_queries_read_their_table_and_only_columns_it_has(query: q.Query) -> Non
             assert column.lower() in columns, (query.table, column)
 
 
-def test_text_queries_pack_the_same_row_text() -> None:
-    text_queries = [query for query in ALL_QUERIES if query.fields]
-    assert text_queries == [q.CPUSTAT]
-    for query in text_queries:
-        assert query.packed is not None
-        row = re.search(r"SELECT (CONCAT\(.*\)) FROM", query.sql)
-        assert row is not None
-        assert query.packed.startswith(f"/* ndbtop */ SELECT COUNT(*), GROUP_CONCAT({row[1]} ")
-        assert query.packed.endswith(f"SEPARATOR ';') FROM ndbinfo.{query.table}")
-        assert row[1].count(", ' ', ") == query.fields - 1 == 7
+TEXT_QUERIES = [
+    q.CPUSTAT, q.DISK_PAGE_BUFFER, q.LOG_SPACES, q.MEMORY, q.LOG_BUFFERS, q.DISK_STAT
+]
 
+
+def test_text_queries_pack_the_same_row_text() -> None:
+    assert [query for query in ALL_QUERIES if query.fields] == TEXT_QUERIES
+    for query in TEXT_QUERIES:
+        assert query.packed is not None
+        row = re.match(r"/\* ndbtop \*/ SELECT (CONCAT\(.*\)) (FROM .*)", query.sql)
+        assert row is not None
+        assert query.packed == (
+            f"/* ndbtop */ SELECT COUNT(*), GROUP_CONCAT({row[1]} SEPARATOR ';') {row[2]}"
+        )
+        assert row[1].count(", ' ', ") == query.fields - 1
+    assert q.CPUSTAT.fields == 8 and q.CPUSTAT.sql.endswith("FROM ndbinfo.cpustat")
+
+
+@pytest.mark.parametrize("query", [q.DISK_PAGE_BUFFER, q.DISK_STAT], ids=lambda x: x.table)
+def test_sums_come_as_text_through_a_derived_table(query: q.Query) -> None:
+    summed = re.findall(r"SUM\((\w+)\) AS (\w+)", query.sql)
+    assert summed and all(column == alias for column, alias in summed)
+    inner = f"SELECT node_id, {', '.join(f'SUM({c}) AS {c}' for c, _ in summed)}"
+    assert query.sql.endswith(
+        f"FROM ({inner} FROM ndbinfo.{query.table} GROUP BY node_id) AS t"
+    )
+    # Each column of the derived table once, in order, as text ('' for NULL).
+    outer = ", ' ', ".join(f"COALESCE({c}, '')" for c in ["node_id", *(c for c, _ in summed)])
+    assert query.sql.startswith(f"/* ndbtop */ SELECT CONCAT({outer}) FROM (")
+    assert query.fields == len(summed) + 1 and query.text_field is None
+
+
+@pytest.mark.parametrize(
+    ("query", "text_column"),
+    [(q.LOG_SPACES, "log_type"), (q.LOG_BUFFERS, "log_type"), (q.MEMORY, "memory_type")],
+    ids=lambda x: getattr(x, "table", x),
+)
+def test_a_column_that_may_hold_spaces_is_sent_last(query: q.Query, text_column: str) -> None:
+    assert query.sql.endswith(f"COALESCE({text_column}, '')) FROM ndbinfo.{query.table}")
+    assert query.text_field == 1 and query.fields == 6
 
 
 def test_since_versions_are_never_older_than_the_schema_says() -> None:

@@ -243,3 +243,33 @@ def test_group_concat_is_text_above_512_bytes_else_varchar(max_len: int, flavour
     assert (names.name, names.type.kind, names.type.length, names.type.flavour) == (
         "names", Kind.STRING, max_len, flavour)
     assert result.columns[0].type.kind is Kind.INT
+
+
+def test_sums_are_exact_past_64_bits_as_mysqls_decimal_sums_are() -> None:
+    big = 2**63 - 1
+    rows = {"diskpagebuffer": [[1, 1, big, None, 5, 0, 1, 2, 3], [1, 2, big, None, 5, 0, 1, 2, 3],
+                               [2, 1, 1, 1, 1, 1, 1, 1, 1]]}
+    _, typed = _run(
+        "SELECT node_id, SUM(pages_written), SUM(pages_written_lcp) FROM diskpagebuffer"
+        " GROUP BY node_id ORDER BY node_id",
+        rows,
+    )
+    assert typed == [(1, str(2 * big), None), (2, "1", "1")]
+    # As text through a derived table: the digits, no decimal point; a NULL sum ''.
+    _, text = _run(
+        "SELECT CONCAT(COALESCE(node_id, ''), ' ', COALESCE(w, ''), ' ', COALESCE(l, ''))"
+        " FROM (SELECT node_id, SUM(pages_written) AS w, SUM(pages_written_lcp) AS l"
+        " FROM diskpagebuffer GROUP BY node_id) AS t",
+        rows,
+    )
+    assert sorted(text) == [(f"1 {2 * big} ",), ("2 1 1",)]
+
+
+def test_a_derived_table_without_an_alias_is_refused_as_mysql_refuses_it() -> None:
+    rows = {"diskpagebuffer": [[1, 1, 1, 1, 1, 1, 1, 1, 1]]}
+    with pytest.raises(SqlNodeError) as refused:
+        _run("SELECT COUNT(*) FROM (SELECT node_id FROM diskpagebuffer GROUP BY node_id)", rows)
+    assert (refused.value.code, refused.value.msg) == (
+        1248, "Every derived table must have its own alias"
+    )
+    assert _run("SELECT COUNT(*) FROM (SELECT node_id FROM diskpagebuffer) AS t", rows)[1] == [(1,)]

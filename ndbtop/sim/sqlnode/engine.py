@@ -32,7 +32,7 @@ from ndbtop.sim.sqlnode.provider import Row
 from ndbtop.sim.sqlnode.resulttypes import OutputColumn, describe_query
 from ndbtop.sim.sqlnode.schema import Table
 from ndbtop.sim.sqlnode.selectlist import select_item_texts
-from ndbtop.sim.sqlnode.sqlitedb import load_table, register_functions
+from ndbtop.sim.sqlnode.sqlitedb import load_table, register_exact_sum, register_functions
 from ndbtop.sim.sqlnode.sqliteerrors import translate_sqlite_error
 from ndbtop.sim.sqlnode.sqltypes import (
     NULL,
@@ -108,6 +108,9 @@ def run_select(
     statement uses to their schema entries. ``GROUP_CONCAT`` results are cut
     to ``group_concat_max_len`` bytes, as the session variable makes MySQL do.
     """
+    for derived in statement.find_all(exp.Subquery):
+        if isinstance(derived.parent, (exp.From, exp.Join)) and not derived.alias:
+            raise errors.derived_table_without_alias()
     _strip_databases(statement)
     _name_unaliased_items(statement, sql)
     outputs = describe_query(statement, tables, group_concat_max_len)
@@ -126,8 +129,7 @@ def run_select(
         for name, table in tables.items():
             load_table(connection, table, rows.get(name, ()))
         try:
-            cursor = connection.execute(sqlite_sql)
-            fetched = cursor.fetchall()
+            cursor, fetched = _execute(connection, sqlite_sql)
         except sqlite3.Error as e:
             raise translate_sqlite_error(e, statement) from e
         description = [d[0] for d in cursor.description or ()]
@@ -145,6 +147,21 @@ def run_select(
     trusted = {i for i, c in enumerate(columns) if c.org_name and c.type.kind is not Kind.DECIMAL}
     converted = _convert(fetched, [c.type for c in columns], trusted)
     return QueryResult(tuple(columns), converted)
+
+
+def _execute(
+    connection: sqlite3.Connection, sql: str
+) -> tuple[sqlite3.Cursor, list[tuple[object, ...]]]:
+    """``sql`` run; again with MySQL's ``SUM()`` where SQLite's overflowed 64 bits."""
+    try:
+        cursor = connection.execute(sql)
+        return cursor, cursor.fetchall()
+    except sqlite3.OperationalError as e:
+        if str(e) != "integer overflow":
+            raise
+    register_exact_sum(connection)
+    cursor = connection.execute(sql)
+    return cursor, cursor.fetchall()
 
 
 def _strip_databases(statement: exp.Expression) -> None:

@@ -22,6 +22,7 @@ _SQLSTATES = {
     1231: "42000",
     1235: "42000",
     1238: "HY000",
+    1248: "42000",
     1296: "HY000",
     1305: "42000",
     1356: "HY000",
@@ -148,3 +149,8 @@ def wrong_value(name: str, value: object) -> SqlNodeError:
 def not_supported(what: str) -> SqlNodeError:
     """ERROR 1235 (42000)."""
     return SqlNodeError(1235, f"This version of MySQL doesn't yet support '{what}'")
+
+
+def derived_table_without_alias() -> SqlNodeError:
+    """ERROR 1248 (42000): a derived table (``FROM (SELECT ...)``) needs a name."""
+    return SqlNodeError(1248, "Every derived table must have its own alias")

@@ -78,6 +78,40 @@ def _group_concat_aggregate(max_len: int) -> type:
     return GroupConcat
 
 
+class _ExactSum:
+    """MySQL's ``SUM()``: exact past 64 bits (a ``DECIMAL`` there), where SQLite's fails
+    with "integer overflow". A sum beyond SQLite's integers is its digits as text."""
+
+    def __init__(self) -> None:
+        self.total: int | float | None = None
+
+    def step(self, value: object) -> None:
+        if value is None:
+            return
+        if isinstance(value, (bytes, str)):
+            text = _as_text(value).strip()
+            try:
+                value = int(text)
+            except ValueError:
+                try:
+                    value = float(text)
+                except ValueError:
+                    value = 0
+        self.total = (self.total or 0) + value  # type: ignore[operator]
+
+    def finalize(self) -> int | float | str | None:
+        total = self.total
+        if isinstance(total, int) and not -_MAX_SQLITE_INT - 1 <= total <= _MAX_SQLITE_INT:
+            return str(total)
+        return total
+
+
+def register_exact_sum(connection: sqlite3.Connection) -> None:
+    """Make ``SUM()`` on ``connection`` exact past 64 bits, as MySQL's is (slower: for a
+    statement whose sum overflowed)."""
+    connection.create_aggregate("sum", 1, _ExactSum)  # type: ignore[arg-type]
+
+
 def register_functions(
     connection: sqlite3.Connection, group_concat_max_len: int = GROUP_CONCAT_MAX_LEN_DEFAULT
 ) -> None:
