@@ -62,11 +62,12 @@ class SimProcess:
 class Terminal:
     """ndbtop in a 120x40 pseudo-terminal: its CPU, memory and every byte it draws."""
 
-    def __init__(self, argv: list[str], cols: int = 120, rows: int = 40) -> None:
+    def __init__(self, argv: list[str], cols: int = 120, rows: int = 40,
+                 state_home: str = "/tmp/ndbtop-bench-state") -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(cols), LINES=str(rows),
-                   XDG_STATE_HOME="/tmp/ndbtop-bench-state")
+                   XDG_STATE_HOME=state_home)
         self.started = time.monotonic()
         self.proc = subprocess.Popen([PYTHON, "-m", "ndbtop", *argv], cwd=ROOT, stdin=slave,
                                      stdout=slave, stderr=slave, env=env, close_fds=True)

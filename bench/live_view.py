@@ -1,5 +1,5 @@
-"""The live view as a user runs it: CPU and terminal output at a steady refresh, start-up,
-memory over time."""
+"""The live view as a user runs it: CPU and terminal output at a steady refresh, start-up
+(memory over time: memory_run.py)."""
 
 from __future__ import annotations
 
@@ -50,38 +50,3 @@ def startup() -> dict[str, Any]:
         finally:
             term.stop()
     return {"startup_s_median": statistics.median(times), "startup_s_all": times}
-
-
-def memory_growth(scenario: str, seconds: float) -> dict[str, Any]:
-    """RSS of the live view over ``seconds`` on ``scenario`` (peak and growth).
-
-    The history behind the sparklines fills during its first ``HISTORY_POINTS``
-    refreshes; growth is measured after that (when the run is long enough), as
-    the mean RSS of the last third of the rest minus that of its first third.
-    """
-    from ndbtop.collect.hub import HISTORY_POINTS
-
-    sim = SimProcess(scenario)
-    term = Terminal(sim.args)
-    samples: list[tuple[float, float]] = []
-    try:
-        term.wait_for(b"data nodes started", 30)
-        term.press("2")
-        start = time.monotonic()
-        end = start + seconds
-        while time.monotonic() < end:
-            term.pump(min(10.0, end - time.monotonic()))
-            samples.append((time.monotonic() - start, term.rss_mb()))
-    finally:
-        term.stop()
-        sim.stop()
-    fill = HISTORY_POINTS * 1.25
-    settled = [rss for at, rss in samples if at >= fill] if seconds >= 3 * fill else []
-    window = settled or [rss for _, rss in samples]
-    third = max(len(window) // 3, 1)
-    return {"scenario": scenario, "seconds": seconds,
-            "rss_peak_mb": max(rss for _, rss in samples),
-            "growth_from_s": fill if settled else 0.0,
-            "rss_first_third_mb": statistics.mean(window[:third]),
-            "rss_last_third_mb": statistics.mean(window[-third:]),
-            "rss_by_minute_mb": [round(rss, 1) for at, rss in samples if at % 60 < 10]}

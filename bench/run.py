@@ -1,7 +1,8 @@
 """ndbtop benchmarks against the simulator's ``large`` and ``max`` scenarios.
 
 Run with ``.venv/bin/python bench/run.py`` (``--quick`` shortens the long runs;
-``--peer`` runs only the comparison with Dolphie and the ``max`` budget). The
+``--peer`` runs only the comparison with Dolphie and the ``max`` budget; ``--memory``
+only the memory runs of ``large`` and of ``max`` with its hosts over SSH). The
 simulated cluster runs in its own process so that only ndbtop's own costs are
 measured; the live view runs in a pseudo-terminal of 120x40 (a tmux pane of that
 size for the comparison). Results are printed as a table and written as JSON
@@ -25,7 +26,8 @@ from collect_cost import recording_cost, refresh_cost
 from config_cost import config_decode, config_reads
 from export_cost import idle_cost, scrape_cost
 from key_latency import key_latency
-from live_view import memory_growth, startup, steady_state
+from live_view import startup, steady_state
+from memory_run import memory_growth
 from peer import side_by_side
 
 TARGETS = {
@@ -62,7 +64,16 @@ def main() -> int:
                         help="only ndbtop beside Dolphie, and the max scenario's budget")
     parser.add_argument("--repeats", type=int, default=3,
                         help="turns of the comparison with Dolphie (default 3)")
+    parser.add_argument("--memory", action="store_true",
+                        help="only the live view's memory: large, then max with its 144 data "
+                        "node hosts read over SSH (--memory-seconds each)")
+    parser.add_argument("--memory-seconds", type=float,
+                        help="length of each --memory run (default 1800; --quick: 180)")
     args = parser.parse_args()
+    if args.memory and args.peer:
+        parser.error("--memory and --peer are separate runs: give one")
+    if args.memory:
+        return memory_only(args)
     cpu_seconds = 20 if args.quick else 60
     rss_seconds = 60 if args.quick else 600
     results: dict[str, Any] = {
@@ -108,6 +119,33 @@ def main() -> int:
     return 0
 
 
+def memory_only(args: argparse.Namespace) -> int:
+    """The two memory runs one after the other (memory_run.py runs one alone)."""
+    seconds = args.memory_seconds or (180.0 if args.quick else 1800.0)
+    results: dict[str, Any] = {"load_1min_start": os.getloadavg()[0]}
+    for key, scenario, ssh in (("memory_large", "large", False), ("memory_max_ssh", "max", True)):
+        print(f"memory of {scenario}{' over SSH' if ssh else ''}, {seconds:g} s ...", flush=True)
+        results[key] = memory_growth(scenario, seconds, ssh)
+    print_memory_table(results)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+def print_memory_table(r: dict[str, Any]) -> None:
+    """RSS by minute, peak, growth and CPU of each memory run; hosts of the SSH one."""
+    for key in ("memory_large", "memory_max_ssh"):
+        m = r[key]
+        print(f"{key}: RSS by minute {m['rss_by_minute_mb']} MB; peak {m['rss_peak_mb']} MB; "
+              f"growth {m['rss_growth_mb']:+.2f} MB (from {m['growth_from_s']:g} s); "
+              f"ndbtop CPU {m['cpu_s']} s ({m['cpu_pct']}% of a core)")
+        if m["ssh"]:
+            print(f"  hosts connected {m['hosts_connected_end']}/{m['hosts']} "
+                  f"(after {m['connect_s']} s; not connected: "
+                  f"{', '.join(m['hosts_not_connected']) or 'none'}); ssh processes alive "
+                  f"{m['ssh_children_end']}, seen {m['ssh_processes_seen']}")
+
+
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -134,8 +172,8 @@ def print_table(r: dict[str, Any]) -> None:
         ("3 start-up of ndbtop demo", r["startup"]["startup_s_median"], "s",
          TARGETS["startup_s"]),
         ("4 peak RSS, large", r["memory_large"]["rss_peak_mb"], "MB", TARGETS["rss_mb"]),
-        ("4 RSS growth once history is full", r["memory_large"]["rss_last_third_mb"]
-         - r["memory_large"]["rss_first_third_mb"], "MB", None),
+        ("4 RSS growth once history is full", r["memory_large"]["rss_growth_mb"], "MB",
+         None),
         ("5 mgm requests per refresh", r["load_large"]["mgm_requests_per_refresh"], "",
          TARGETS["mgm_requests"]),
         ("5 ndbinfo queries per refresh", r["load_large"]["ndbinfo_queries_per_refresh"], "",

@@ -11,10 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
-import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,49 +18,9 @@ from pathlib import Path
 
 import psutil
 from harness import SimProcess
+from sshd import Sshds, loopback_hosts
 
-HOSTS = tuple(f"127.0.2.{i}" for i in range(1, 49))
-
-
-def _keygen(path: Path) -> str:
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
-    return path.with_suffix(".pub").read_text().split()
-
-
-def start_sshds(tmp: Path) -> tuple[list[subprocess.Popen[bytes]], Path]:
-    if os.geteuid() == 0:
-        os.makedirs("/run/sshd", exist_ok=True)
-    host = _keygen(tmp / "host_key")
-    user = _keygen(tmp / "id_ed25519")
-    (tmp / "authorized_keys").write_text(" ".join(user) + "\n")
-    with socket.socket() as s:
-        s.bind((HOSTS[0], 0))
-        port = s.getsockname()[1]
-    procs = []
-    # One sshd listens on at most 16 addresses; never start one without any (it would
-    # listen on every address).
-    for n in range(0, len(HOSTS), 16):
-        cfg = tmp / f"sshd_{n}"
-        cfg.write_text("".join(f"ListenAddress {h}:{port}\n" for h in HOSTS[n:n + 16])
-                       + f"HostKey {tmp / 'host_key'}\n"
-                       f"AuthorizedKeysFile {tmp / 'authorized_keys'}\n"
-                       f"PidFile {tmp / f'pid{n}'}\nUsePAM no\nStrictModes no\n"
-                       "PasswordAuthentication no\nMaxStartups 100\nMaxSessions 100\n")
-        procs.append(subprocess.Popen(["/usr/sbin/sshd", "-D", "-f", str(cfg)]))
-    (tmp / "known_hosts").write_text("".join(f"[{h}]:{port} {host[0]} {host[1]}\n" for h in HOSTS))
-    config = tmp / "ssh_config"
-    config.write_text(f"Host *\n  Port {port}\n  User {getpass.getuser()}\n"
-                      f"  IdentityFile {tmp / 'id_ed25519'}\n  IdentitiesOnly yes\n"
-                      f"  UserKnownHostsFile {tmp / 'known_hosts'}\n"
-                      "  GlobalKnownHostsFile /dev/null\n"
-                      "  StrictHostKeyChecking yes\n  ControlMaster no\n  LogLevel ERROR\n")
-    for _ in range(100):
-        try:
-            socket.create_connection((HOSTS[-1], port), 0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    return procs, config
+HOSTS = loopback_hosts(48)
 
 
 async def run(sim: SimProcess, config: Path | None, seconds: float) -> dict[str, float]:
@@ -109,18 +65,15 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
-        tmp = Path(d)
-        os.chmod(tmp, 0o700)
-        procs, config = start_sshds(tmp)
+        sshds = Sshds(HOSTS, Path(d))
+        config = sshds.start()
         sim = SimProcess("large", extra=("--data-node-hosts", ",".join(HOSTS)))
         try:
             base = asyncio.run(run(sim, None, args.seconds))
             with_ssh = asyncio.run(run(sim, config, args.seconds))
         finally:
             sim.stop()
-            for p in procs:
-                p.terminate()
-                p.wait(10)
+            sshds.stop()
     added = with_ssh["cpu_pct"] - base["cpu_pct"]
     print(f"hosts {with_ssh['hosts']}; ndbtop CPU without --ssh {base['cpu_pct']:.2f}% of a core, "
           f"with --ssh {with_ssh['cpu_pct']:.2f}% (added {added:.2f}%); 48 ssh clients "
