@@ -135,6 +135,9 @@ class RedoProgress:
     instances: tuple[tuple[int, int, int, int, int, int], ...] = ()
     """Per LDM instance: (instance, total files, files done, total MB, MB done, completed);
     the figures above are their sums."""
+    instance_rates: tuple[tuple[int, float, float | None], ...] = ()
+    """Per LDM instance: (instance, when its last report arrived, MB/s between its last two
+    reports, 0 once it completed); ``mb_per_s`` is the sum of those known."""
 
     @property
     def fraction(self) -> float:
@@ -270,9 +273,18 @@ def _redo(previous: RedoProgress | None, init: LogFileInit, at: float, done: boo
     files_done = sum(i[2] for i in instances)
     total_mb = sum(i[3] for i in instances)
     mb_done = sum(i[4] for i in instances)
-    speed = previous.mb_per_s if previous else None
-    if previous is not None and at > previous.at and mb_done >= previous.mb_done:
-        speed = (mb_done - previous.mb_done) / (at - previous.at)
+    # Each instance's speed is measured between its own reports: the instances report at
+    # the same moment, and their events arrive milliseconds apart (stamped on arrival).
+    rates = {r[0]: r for r in previous.instance_rates} if previous is not None else {}
+    last = rates.get(init.instance)
+    speed_of = last[2] if last is not None else None
+    if done:
+        speed_of = 0.0
+    elif old is not None and last is not None and at > last[1] and figures[3] >= old[4]:
+        speed_of = (figures[3] - old[4]) / (at - last[1])
+    rates[init.instance] = (init.instance, at, speed_of)
+    known = [r[2] for r in rates.values() if r[2] is not None]
+    speed = sum(known) if known else None
     return RedoProgress(
         total_files,
         files_done,
@@ -282,6 +294,7 @@ def _redo(previous: RedoProgress | None, init: LogFileInit, at: float, done: boo
         speed,
         all(i[5] for i in instances) or (total_mb > 0 and mb_done >= total_mb),
         instances,
+        tuple(rates[k] for k in sorted(rates)),
     )
 
 

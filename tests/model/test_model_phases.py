@@ -155,6 +155,25 @@ def test_redo_progress_speed_and_eta_from_two_reports() -> None:
     assert t[10].redo is not None and t[10].redo.completed and t[10].redo.eta_s == 0.0
 
 
+def test_redo_speed_is_measured_per_instance_when_their_reports_arrive_together() -> None:
+    # The LDM instances report at the same moment; their events arrive milliseconds apart
+    # and are stamped on arrival (redo-init.md §6): 1,024 MB each in 10 s is 204.8 MB/s,
+    # not 1,024 MB in the 3 ms between the two events.
+    t = apply_event({}, event(10, 10, (525315, 525315), 0.0))
+    refs = [(i << 16) | 10 for i in (1, 2)]
+    for ref, at in zip(refs, (100.0, 100.002), strict=True):
+        t = apply_event(t, event(71, 10, (ref, 8, 0, 4096, 0), at))
+    for ref, at in zip(refs, (110.0, 110.003), strict=True):
+        t = apply_event(t, event(71, 10, (ref, 8, 2, 4096, 1024), at))
+    redo = t[10].redo
+    assert redo is not None and redo.mb_done == 2048
+    assert redo.mb_per_s == pytest.approx(204.8, rel=1e-3)
+    assert redo.eta_s == pytest.approx((8192 - 2048) / redo.mb_per_s)
+    # An instance that completed writes no more: the node's speed is the other's.
+    t = apply_event(t, event(72, 10, (refs[0], 8, 8, 4096, 4096), 120.0))
+    assert t[10].redo is not None and t[10].redo.mb_per_s == pytest.approx(102.4, rel=1e-3)
+
+
 def test_redo_report_for_a_node_without_a_start_is_ignored() -> None:
     ref = (247 << 16) | 10
     assert apply_event({}, event(71, 10, (ref, 168, 20, 43008, 5000), 1.0)) == {}
