@@ -11,8 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import sys
+import termios
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -337,3 +345,81 @@ def tui_on(tmp_path: Path) -> Callable[..., contextlib.AbstractAsyncContextManag
             yield t
 
     return run
+
+
+PTY_LIMIT = 30.0
+"""Seconds a step of a program in a pseudo-terminal may take before the test fails (a hang,
+not a target)."""
+
+
+class PtyProgram:
+    """``python -m ndbtop ARGS`` in a 120x40 pseudo-terminal, and what it has drawn."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        pid, fd = pty.fork()
+        if pid == 0:  # pragma: no cover - the child
+            os.execve(sys.executable, [sys.executable, "-m", "ndbtop", *args], env)
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        self.pid = pid
+        self.fd = fd
+        self.shown = bytearray()
+
+    def write(self, keys: bytes) -> None:
+        """Type ``keys``."""
+        os.write(self.fd, keys)
+
+    def pump(self, until: float) -> None:
+        """Read what the program draws until the monotonic time ``until``."""
+        while time.monotonic() < until:
+            ready, _, _ = select.select([self.fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.shown.extend(chunk)
+
+    def wait(self, what: str, done: Callable[[], bool]) -> None:
+        """Read until ``done()`` holds; fail naming ``what`` after :data:`PTY_LIMIT`."""
+        deadline = time.monotonic() + PTY_LIMIT
+        while not done():
+            assert time.monotonic() < deadline, f"no {what}"
+            self.pump(time.monotonic() + 0.1)
+
+    def exit_code(self, after: str) -> int:
+        """The program's exit status, once it has ended (``after`` names what ends it)."""
+        deadline = time.monotonic() + PTY_LIMIT
+        while True:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.pid = 0
+                return os.waitstatus_to_exitcode(status)
+            assert time.monotonic() < deadline, f"still running after {after}"
+            self.pump(time.monotonic() + 0.1)
+
+    def close(self) -> None:
+        """Kill the program if it still runs."""
+        if self.pid:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        os.close(self.fd)
+
+
+@pytest.fixture
+def pty_program(tmp_path: Path) -> Iterator[Callable[[list[str]], PtyProgram]]:
+    """Start ndbtop in a pseudo-terminal, with its home and state under ``tmp_path``."""
+    started: list[PtyProgram] = []
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "state")}
+    env.pop("NO_COLOR", None)
+
+    def start(args: list[str]) -> PtyProgram:
+        started.append(PtyProgram(args, env))
+        return started[-1]
+
+    yield start
+    for program in started:
+        program.close()

@@ -3,14 +3,6 @@ thread sleeps while no key comes, and quitting ends the thread at once."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import select
-import signal
-import struct
-import sys
-import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,9 +12,8 @@ from textual.drivers.linux_driver import LinuxDriver
 from ndbtop.actions.audit import AuditLog
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.driver import QuietLinuxDriver
+from tests.tui.conftest import PtyProgram
 
-LIMIT = 30.0
-"""Seconds a step may take before the test fails (a hang, not a target)."""
 QUIET_S = 2.0
 """The window in which the input thread, left without keys, must not wake."""
 
@@ -54,61 +45,23 @@ def _wakeups(task: Path) -> int:
     raise AssertionError("no voluntary_ctxt_switches")
 
 
-def test_keys_reach_the_app_and_the_input_thread_sleeps_without_them(tmp_path: Path) -> None:
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "state")}
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.execve(sys.executable, [sys.executable, "-m", "ndbtop", "demo", "--scenario",
-                                   "threads", "--audit-log", str(tmp_path / "audit")], env)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    shown = bytearray()
-
-    def pump(until: float) -> None:
-        while time.monotonic() < until:
-            ready, _, _ = select.select([fd], [], [], 0.05)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    return
-                if not chunk:
-                    return
-                shown.extend(chunk)
-
-    def wait(what: str, done: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + LIMIT
-        while not done():
-            assert time.monotonic() < deadline, f"no {what}"
-            pump(time.monotonic() + 0.1)
-
-    try:
-        wait("first screen", lambda: b"Nodes" in shown)
-        os.write(fd, b"?")
-        wait("help", lambda: b"ndbtop keys" in shown)
-        # A lone Escape is told apart from the start of a key's sequence and closes the help.
-        del shown[:]
-        os.write(fd, b"\x1b")
-        wait("the help closed", lambda: b"1 Nodes" in shown)
-        os.write(fd, b"2")
-        wait("the Threads view", lambda: b"threads (one cell each" in shown)
-        # Past the second after the last key, the thread waits for input without waking.
-        pump(time.monotonic() + 1.5)
-        task = _input_thread(pid)
-        before = _wakeups(task)
-        pump(time.monotonic() + QUIET_S)
-        assert _wakeups(task) - before <= 2
-        os.write(fd, b"q")
-        deadline = time.monotonic() + LIMIT
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            assert time.monotonic() < deadline, "still running after q"
-            pump(time.monotonic() + 0.1)
-        pid = 0
-        assert os.waitstatus_to_exitcode(status) == 0
-    finally:
-        if pid:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        os.close(fd)
+def test_keys_reach_the_app_and_the_input_thread_sleeps_without_them(
+        tmp_path: Path, pty_program: Callable[[list[str]], PtyProgram]) -> None:
+    demo = pty_program(["demo", "--scenario", "threads", "--audit-log", str(tmp_path / "a")])
+    demo.wait("first screen", lambda: b"Nodes" in demo.shown)
+    demo.write(b"?")
+    demo.wait("help", lambda: b"ndbtop keys" in demo.shown)
+    # A lone Escape is told apart from the start of a key's sequence and closes the help.
+    del demo.shown[:]
+    demo.write(b"\x1b")
+    demo.wait("the help closed", lambda: b"1 Nodes" in demo.shown)
+    demo.write(b"2")
+    demo.wait("the Threads view", lambda: b"threads (one cell each" in demo.shown)
+    # Past the second after the last key, the thread waits for input without waking.
+    demo.pump(time.monotonic() + 1.5)
+    task = _input_thread(demo.pid)
+    before = _wakeups(task)
+    demo.pump(time.monotonic() + QUIET_S)
+    assert _wakeups(task) - before <= 2
+    demo.write(b"q")
+    assert demo.exit_code("q") == 0
