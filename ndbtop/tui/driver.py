@@ -6,7 +6,10 @@ Escape from the start of a key's sequence once a moment has passed. In a live vi
 open for a maintenance window that is a tenth of the program's CPU on a large cluster.
 This driver's thread waits for input or for the driver to stop (told through a pipe),
 and wakes ten times a second only during the second after a key, while an Escape may be
-waiting to be told apart. Everything else is Textual's driver.
+waiting to be told apart. It also resumes on SIGCONT only after a suspension: a terminal
+that goes away sends SIGHUP and SIGCONT, and Textual's driver would start its threads
+again after the view had ended, keeping the process alive. Everything else is Textual's
+driver.
 """
 
 from __future__ import annotations
@@ -51,6 +54,13 @@ class QuietLinuxDriver(LinuxDriver):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.exit_event: _WakingEvent = _WakingEvent()
 
+    def _sigcont_application(self, *args: object) -> None:
+        """Resume after a suspension (Ctrl-Z) only. The kernel also sends SIGCONT, with
+        SIGHUP, to the processes of a terminal that went away: resuming then would start the
+        terminal's threads again after the view has ended and keep the process alive."""
+        if self._must_signal_resume:
+            super()._sigcont_application(*args)
+
     def run_input_thread(self) -> None:
         """Read keys until the driver stops (Textual's loop, with a wait that adapts)."""
         stop = self.exit_event
@@ -68,11 +78,15 @@ class QuietLinuxDriver(LinuxDriver):
             nonlocal last_input
             if any(key.fd == fileno for key, _ in ready):
                 last_input = time.monotonic()
-                data = decode(os.read(fileno, READ_BYTES), final=final)
+                try:
+                    raw = os.read(fileno, READ_BYTES)
+                except OSError:
+                    raw = b""  # EIO: the terminal went away
+                data = decode(raw, final=final)
                 if data:
                     for event in parser.feed(data):
                         self.process_message(event)
-                elif not final:
+                elif fileno in selector.get_map():
                     # The end of the input (a closed terminal): nothing more will come,
                     # and a readable end would wake the thread without pause.
                     selector.unregister(fileno)

@@ -368,8 +368,16 @@ class PtyProgram:
         """Type ``keys``."""
         os.write(self.fd, keys)
 
+    def hang_up(self) -> None:
+        """Close the terminal, as a dropped SSH session does."""
+        os.close(self.fd)
+        self.fd = -1
+
     def pump(self, until: float) -> None:
         """Read what the program draws until the monotonic time ``until``."""
+        if self.fd < 0:
+            time.sleep(max(until - time.monotonic(), 0))
+            return
         while time.monotonic() < until:
             ready, _, _ = select.select([self.fd], [], [], 0.05)
             if not ready:
@@ -406,7 +414,8 @@ class PtyProgram:
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
             self.pid = 0
-        os.close(self.fd)
+        if self.fd >= 0:
+            os.close(self.fd)
 
 
 @pytest.fixture

@@ -3,6 +3,8 @@ thread sleeps while no key comes, and quitting ends the thread at once."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -65,3 +67,15 @@ def test_keys_reach_the_app_and_the_input_thread_sleeps_without_them(
     assert _wakeups(task) - before <= 2
     demo.write(b"q")
     assert demo.exit_code("q") == 0
+
+
+def test_the_view_ends_when_its_terminal_goes_away_with_sighup_and_sigcont(
+        tmp_path: Path, pty_program: Callable[[list[str]], PtyProgram]) -> None:
+    # When a terminal goes away the kernel sends SIGHUP, and SIGCONT to a process group it
+    # orphans: a SIGCONT that follows no suspension must not start the terminal's threads
+    # again, which would keep the process alive after the view ended.
+    demo = pty_program(["demo", "--scenario", "threads", "--audit-log", str(tmp_path / "a")])
+    demo.wait("first screen", lambda: b"Nodes" in demo.shown)
+    demo.hang_up()
+    os.kill(demo.pid, signal.SIGCONT)
+    assert demo.exit_code("the terminal went away") == 128 + signal.SIGHUP
