@@ -6,6 +6,8 @@ import datetime as dt
 
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
 
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -82,25 +84,34 @@ def hosts_text(hosts: list[SourceStatus]) -> Text:
     return out
 
 
-class StatusHeader(Plain):
+class StatusHeader(Vertical):
     """Two lines: the cluster and its sources; badges for PAUSED, READ-ONLY, SIMULATED.
 
     ``replay`` is the replay's position and speed (a REPLAY badge), ``recording`` the
     file the flight recorder writes to (a ● REC badge); None when there is none.
+
+    Each line is its own widget and is drawn again only when it changed: the first
+    changes every second (the clock), the sources' line seldom.
     """
 
     DEFAULT_CSS = """
     StatusHeader { height: 2; background: $boost; padding: 0 1; }
+    StatusHeader > Plain { height: 1; }
     """
 
     def __init__(self, *, read_only: bool, simulated: str | None = None) -> None:
-        super().__init__("")
+        super().__init__()
         self.read_only = read_only
         self.simulated = simulated
         self.paused = False
         self.replay: str | None = None
         self.recording: str | None = None
         self._shown: tuple[ClusterSnapshot, float] | None = None
+        self._lines: list[Text | None] = [None, None]
+
+    def compose(self) -> ComposeResult:
+        yield Plain(id="header-cluster")
+        yield Plain(id="header-sources")
 
     def on_resize(self, event: events.Resize) -> None:
         """Fit the lines to the new width."""
@@ -127,10 +138,13 @@ class StatusHeader(Plain):
         if hosts:
             bottom.append_text(hosts_text(hosts))
         bottom.append(f"   refresh {snap.interval:g}s", style="dim")
-        # Two lines of a fixed height: no layout pass of the whole screen is needed.
         if width > 0 and _used(bottom) > width:
             bottom.truncate(width, overflow="ellipsis")
-        self.update(Text("\n").join([top, bottom]), layout=False)
+        # Lines of a fixed height: no layout pass of the whole screen is needed.
+        for i, (line, widget) in enumerate(zip((top, bottom), self.query(Plain), strict=True)):
+            if line != self._lines[i]:
+                self._lines[i] = line
+                widget.update(line, layout=False)
 
     def _top(self, snap: ClusterSnapshot, *, details: bool) -> Text:
         """The cluster, its version and generation, the time and the badges (the simulator's
