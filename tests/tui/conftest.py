@@ -390,6 +390,17 @@ class PtyProgram:
                 return
             self.shown.extend(chunk)
 
+    def settle(self, quiet: float = 0.3) -> None:
+        """Read until the program has drawn nothing for ``quiet`` seconds (the rest of a
+        screen it was sending)."""
+        deadline = time.monotonic() + PTY_LIMIT
+        while True:
+            before = len(self.shown)
+            self.pump(time.monotonic() + quiet)
+            if len(self.shown) == before:
+                return
+            assert time.monotonic() < deadline, "the program never stopped drawing"
+
     def wait(self, what: str, done: Callable[[], bool]) -> None:
         """Read until ``done()`` holds; fail naming ``what`` after :data:`PTY_LIMIT`."""
         deadline = time.monotonic() + PTY_LIMIT

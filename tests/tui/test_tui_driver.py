@@ -53,7 +53,9 @@ def test_keys_reach_the_app_and_the_input_thread_sleeps_without_them(
     demo.wait("first screen", lambda: b"Nodes" in demo.shown)
     demo.write(b"?")
     demo.wait("help", lambda: b"ndbtop keys" in demo.shown)
-    # A lone Escape is told apart from the start of a key's sequence and closes the help.
+    # A lone Escape is told apart from the start of a key's sequence and closes the help
+    # (the tabs are drawn again when it closes, not while it is open).
+    demo.settle()
     del demo.shown[:]
     demo.write(b"\x1b")
     demo.wait("the help closed", lambda: b"1 Nodes" in demo.shown)
