@@ -7,25 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbtop.errors import MgmCommandError, MgmProtocolError
+from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.session import MgmSession
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import EventStreamParser, RawEvent, Reply
 
-CLUSTER_LOGLEVEL_NAMES = (
-    "startup",
-    "shutdown",
-    "statistics",
-    "checkpoint",
-    "noderestart",
-    "connection",
-    "info",
-    "warning",
-    "error",
-    "congestion",
-    "debug",
-    "backup",
-    "schema",
-)
+CLUSTER_LOGLEVEL_NAMES = tuple(c.loglevel_name for c in Category)
 """``get cluster loglevel`` names, in the order of categories 250..262."""
 
 SEVERITY_NAMES = ("enabled", "debug", "info", "warning", "error", "critical", "alert")

@@ -76,13 +76,8 @@ class NdbtopApp(App[int]):
     """
 
     BINDINGS = [
-        Binding("1", "view('nodes')", "Nodes", show=False),
-        Binding("2", "view('threads')", "Threads", show=False),
-        Binding("3", "view('disk')", "Disk", show=False),
-        Binding("4", "view('events')", "Events", show=False),
-        Binding("5", "view('restarts')", "Restarts", show=False),
-        Binding("6", "view('backups')", "Backup", show=False),
-        Binding("7", "view('config')", "Config", show=False),
+        *(Binding(str(key), f"view('{name}')", cls.title, show=False)
+          for key, (name, cls) in enumerate(VIEWS, start=1)),
         Binding("plus,equals_sign", "interval(1)", "Slower", show=False),
         Binding("minus", "interval(-1)", "Faster", show=False),
         Binding("question_mark", "help", "Help"),
@@ -90,7 +85,7 @@ class NdbtopApp(App[int]):
     ]
     """The keys of every screen under the dialogs; each screen adds its own."""
     HELP = (
-        ("1 … 7", "Nodes, Threads, Disk, Events, Restarts, Backup, Config"),
+        (f"1 … {len(VIEWS)}", ", ".join(cls.title for _, cls in VIEWS)),
         ("↑ ↓ / enter", "select a node (its timeline, its threads)"),
         ("r", "restart the selected data node (RESTART [-i] [-n] [-a] [-f])"),
         ("x", "stop the selected data node (STOP [-a] [-f])"),

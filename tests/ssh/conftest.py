@@ -21,10 +21,12 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ndbtop.host.remote import SshOptions
+from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 
 HERE = Path(__file__).parent
 GOOD_HOSTS = ("127.0.0.2", "127.0.0.3")
@@ -170,3 +172,19 @@ def standins(tmp_path: Path) -> Iterator[list[StandIn]]:
     yield started
     for s in started:
         s.stop()
+
+
+def s1_with_node_10_creating_its_redo_log(
+    threaded_sim: Any, standins: list[StandIn], tmp_path: Path
+) -> Any:
+    """S1 at 600 s, served: nodes 10 and 11 STARTING an initial start with the default
+    StartupStatusReportFrequency=0 (no progress reports), their hosts at GOOD_HOSTS. A
+    stand-in node 10 on this machine has its FragLog files open; node 11's host has no
+    such process."""
+    node = StandIn(10, tmp_path)
+    standins.append(node)
+    for part, file_no in ((0, 5), (1, 4), (2, 5), (3, 3)):
+        node.send(f"redo {part} {file_no}")
+    cluster = build_scenario("initial-start", ScenarioOptions(data_node_hosts=GOOD_HOSTS))
+    cluster.advance_to(600.0)
+    return threaded_sim(cluster, speed=1.0)

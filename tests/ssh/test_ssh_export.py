@@ -17,7 +17,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from tests.export.prometheus_server import Prometheus
-from tests.ssh.conftest import GOOD_HOSTS, NO_SSHD_HOST, PrivateSshd, StandIn
+from tests.ssh.conftest import (
+    GOOD_HOSTS,
+    NO_SSHD_HOST,
+    PrivateSshd,
+    StandIn,
+    s1_with_node_10_creating_its_redo_log,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 30.0
@@ -146,16 +152,7 @@ def test_export_ssh_serves_the_redo_progress_measured_on_the_host(
     threaded_sim: Any, sshd: PrivateSshd, standins: list[StandIn], tmp_path: Path,
     exporters: Callable[[Sequence[str]], Exporter],
 ) -> None:
-    # S1 at 600 s: nodes 10 and 11 STARTING an initial start with the default
-    # StartupStatusReportFrequency=0 (no progress reports). A stand-in node 10 on this
-    # machine has its FragLog files open.
-    node = StandIn(10, tmp_path)
-    standins.append(node)
-    for part, file_no in ((0, 5), (1, 4), (2, 5), (3, 3)):
-        node.send(f"redo {part} {file_no}")
-    cluster = build_scenario("initial-start", ScenarioOptions(data_node_hosts=GOOD_HOSTS))
-    cluster.advance_to(600.0)
-    sim = threaded_sim(cluster, speed=1.0)
+    sim = s1_with_node_10_creating_its_redo_log(threaded_sim, standins, tmp_path)
     exporter = exporters(["-c", sim.connectstring, "--no-sql", "--no-host", "--interval", "0.3",
                           "--ssh", "--ssh-config", str(sshd.config)])
     ten = frozenset({("node_id", "10")})

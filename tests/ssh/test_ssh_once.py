@@ -13,7 +13,13 @@ import pytest
 
 from ndbtop.cli import main
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
-from tests.ssh.conftest import GOOD_HOSTS, NO_SSHD_HOST, PrivateSshd, StandIn
+from tests.ssh.conftest import (
+    GOOD_HOSTS,
+    NO_SSHD_HOST,
+    PrivateSshd,
+    StandIn,
+    s1_with_node_10_creating_its_redo_log,
+)
 
 
 def _run(capsys: pytest.CaptureFixture[str], argv: Sequence[str]) -> tuple[int, str, str]:
@@ -98,15 +104,7 @@ def test_once_json_has_the_redo_progress_of_an_initialising_node(
     capsys: pytest.CaptureFixture[str], threaded_sim: Any, sshd: PrivateSshd,
     standins: list[StandIn], tmp_path: Path,
 ) -> None:
-    # S1 at 600 s: nodes 10 and 11 STARTING an initial start. A stand-in node 10 on this
-    # machine has its files open; node 11's host has no such process.
-    node = StandIn(10, tmp_path)
-    standins.append(node)
-    for part, file_no in ((0, 5), (1, 4), (2, 5), (3, 3)):
-        node.send(f"redo {part} {file_no}")
-    cluster = build_scenario("initial-start", ScenarioOptions(data_node_hosts=GOOD_HOSTS))
-    cluster.advance_to(600.0)
-    sim = threaded_sim(cluster, speed=1.0)
+    sim = s1_with_node_10_creating_its_redo_log(threaded_sim, standins, tmp_path)
     status, out, err = _run(capsys, [
         "--once", "--json", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring,
         "--ssh", "--ssh-config", str(sshd.config),

@@ -108,10 +108,10 @@ class StatusHeader(Vertical):
         self.recording: str | None = None
         self._shown: tuple[ClusterSnapshot, float] | None = None
         self._lines: list[Text | None] = [None, None]
+        self._widgets = (Plain(id="header-cluster"), Plain(id="header-sources"))
 
     def compose(self) -> ComposeResult:
-        yield Plain(id="header-cluster")
-        yield Plain(id="header-sources")
+        yield from self._widgets
 
     def on_resize(self, event: events.Resize) -> None:
         """Fit the lines to the new width."""
@@ -141,7 +141,7 @@ class StatusHeader(Vertical):
         if width > 0 and _used(bottom) > width:
             bottom.truncate(width, overflow="ellipsis")
         # Lines of a fixed height: no layout pass of the whole screen is needed.
-        for i, (line, widget) in enumerate(zip((top, bottom), self.query(Plain), strict=True)):
+        for i, (line, widget) in enumerate(zip((top, bottom), self._widgets, strict=True)):
             if line != self._lines[i]:
                 self._lines[i] = line
                 widget.update(line, layout=False)
