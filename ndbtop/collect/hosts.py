@@ -1,10 +1,12 @@
 """Every data node host as one set of sources: the local one and those read over SSH.
 
 The host of a data node is its configured ``HostName``, or else the address ``get
-status`` gives; a host with several data nodes is read once. New hosts get a source as
-they appear. When a data node fails (NDBStopForced, NodeFailCompleted, or NO_CONTACT
-after STARTED), the newest entry of its ``ndb_<id>_error.log`` is read from its DataDir
-over its host's connection.
+status`` gives; a host with several data nodes is read once, and the host of a node that
+is down is read too. New hosts get a source as they appear. For every data node that is
+not STARTED when ndbtop first sees it, and whenever a data node fails (NDBStopForced,
+NodeFailCompleted, or NO_CONTACT after STARTED), the newest entry of its
+``ndb_<id>_error.log`` and the free space of its DataDir are read over its host's
+connection (:mod:`ndbtop.collect.node_files`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,20 @@ import time
 from collections.abc import Callable, Iterable
 
 from ndbtop.collect.host import HostSource
-from ndbtop.collect.ssh import HostError, SshHost, report_state
+from ndbtop.collect.node_files import (
+    NodeFiles,
+    SimulatedFiles,
+    error_log_path,
+    process_state,
+    read_node_files,
+)
+from ndbtop.collect.ssh import SshHost, report_state
 from ndbtop.host.remote import SshOptions
+from ndbtop.host.samples import DiskFree, ProcessSeen
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.config import ClusterConfig
-from ndbtop.model.errorlog import parse_error_log
-from ndbtop.model.hosts import ErrorLogEntry, HostReport, RedoSize, redo_measure
+from ndbtop.model.config import ClusterConfig, DataNodeConfig
+from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost, RedoSize, redo_measure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, StartTimeline
 from ndbtop.model.sources import SourceState
 
@@ -78,6 +87,11 @@ class HostSet:
         """How the ``local`` source reads its host: ``local`` (psutil) or ``simulated``."""
         self.assigned: dict[str, tuple[int, ...]] = {}
         self.error_logs: dict[int, ErrorLogEntry] = {}
+        self.disk_free: dict[int, tuple[DiskFree | None, str | None]] = {}
+        """The file system of each down node's DataDir, or why it could not be read."""
+        self._wanted: set[int] = set()
+        """Down nodes whose host is to be read once its source and the configuration are
+        known."""
         self._tasks: list[asyncio.Task[None]] = []
         self._reads: set[asyncio.Task[None]] = set()
         self._running = False
@@ -103,8 +117,10 @@ class HostSet:
                 continue
             before = self._last_status.get(n.node_id)
             self._last_status[n.node_id] = n.status
-            if before == "STARTED" and n.status == "NO_CONTACT":
-                self.node_failed(n.node_id, config)
+            first_seen_down = before is None and n.status != "STARTED"
+            if first_seen_down or (before == "STARTED" and n.status == "NO_CONTACT"):
+                self._wanted.add(n.node_id)
+        self._read_wanted(config)
         return created
 
     def on_event(self, event: Event, config: ClusterConfig | None) -> None:
@@ -113,47 +129,68 @@ class HostSet:
         if key is None:
             return
         node = event.source_node if key == "source" else dict(event.fields).get(key)
-        if node:
+        if node and int(node) in self._last_status:
             self.node_failed(int(node), config)
 
-    def node_failed(self, node_id: int, config: ClusterConfig | None) -> None:
-        """Start reading the newest error-log entry of ``node_id`` (at most one at a time)."""
+    def _files(self, node_id: int) -> NodeFiles | None:
+        """The host of ``node_id`` whose files can be read, if ndbtop reads it."""
         source = next((self.remote[h] for h, ids in self.assigned.items()
                        if node_id in ids and h in self.remote), None)
-        cfg = config.data_node(node_id) if config is not None else None
-        path = f"{cfg.data_dir.rstrip('/') or '/'}/ndb_{node_id}_error.log" if cfg else ""
-        if source is None or cfg is None:
-            why = "no --ssh connection to its host" if source is None else "configuration not read"
-            self.error_logs[node_id] = ErrorLogEntry(node_id, path, problem=why)
-            self.on_update()
-            return
-        if not self._running:
-            return
-        task = asyncio.create_task(self._read_error_log(source, node_id, path))
-        self._reads.add(task)
-        task.add_done_callback(self._reads.discard)
+        if source is not None:
+            return source
+        for name, ids in self.simulated_nodes.items():
+            reader = self.simulated[name].reader if name in self.simulated else None
+            if node_id in ids and hasattr(reader, "read_file"):
+                return SimulatedFiles(reader)
+        return None
 
-    async def _read_error_log(self, source: SshHost, node_id: int, path: str) -> None:
-        try:
-            text = await source.read_file(path)
-        except (HostError, ValueError) as exc:
-            entry = ErrorLogEntry(node_id, path, problem=str(exc))
-        else:
-            entry = (ErrorLogEntry(node_id, path, problem="no error log there") if text is None
-                     else parse_error_log(text, node_id, path))
-        self.error_logs[node_id] = entry
+    def node_failed(self, node_id: int, config: ClusterConfig | None) -> None:
+        """Read the newest error-log entry and the DataDir of ``node_id`` on its host."""
+        self._wanted.add(node_id)
+        self._read_wanted(config)
+
+    def _read_wanted(self, config: ClusterConfig | None) -> None:
+        """Start the reads of the down nodes whose host and configuration are known; with
+        no way to read a node's host, say why."""
+        if not self._running or not self._wanted:
+            return
+        for node_id in sorted(self._wanted):
+            cfg = config.data_node(node_id) if config is not None else None
+            if cfg is None:
+                continue
+            files = self._files(node_id)
+            if files is None:
+                if self.ssh is None and not self.simulated:
+                    self._wanted.discard(node_id)
+                    self.error_logs[node_id] = ErrorLogEntry(
+                        node_id, error_log_path(cfg), problem="no --ssh connection to its host")
+                    self.on_update()
+                continue
+            self._wanted.discard(node_id)
+            task = asyncio.create_task(self._read_node(files, cfg))
+            self._reads.add(task)
+            task.add_done_callback(self._reads.discard)
+
+    async def _read_node(self, files: NodeFiles, cfg: DataNodeConfig) -> None:
+        entry, free, why = await read_node_files(files, cfg)
+        self.error_logs[cfg.node_id] = entry
+        self.disk_free[cfg.node_id] = (free, why)
         self.on_update()
 
     async def read_error_logs(self, node_ids: Iterable[int], config: ClusterConfig | None) -> None:
         """Read the error logs of ``node_ids`` now and wait for them (the report bundle)."""
+        self._running = True
         for node_id in node_ids:
-            self.node_failed(node_id, config)
+            if node_id not in self.error_logs:
+                self._wanted.add(node_id)
+        self._read_wanted(config)
         if self._reads:
             await asyncio.gather(*self._reads, return_exceptions=True)
 
-    def start(self) -> None:
+    def start(self, config: ClusterConfig | None = None) -> None:
         """Start sampling the remote hosts (the local source is started by the hub)."""
         self._running = True
+        self._read_wanted(config)
         if self.ssh is not None:
             self._sampling = True
             self._tasks.append(asyncio.create_task(self._tick(), name="source-ssh-hosts"))
@@ -201,9 +238,16 @@ class HostSet:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def allow_reads(self) -> None:
-        """Let error-log reads start without the sampling tasks (``--once`` and bundles)."""
+    def allow_reads(self, config: ClusterConfig | None = None) -> None:
+        """Let error-log reads start without the sampling tasks (``--once`` and bundles),
+        and start those that wait."""
         self._running = True
+        self._read_wanted(config)
+
+    async def reads_done(self) -> None:
+        """Wait for the error-log and DataDir reads under way (``--once``)."""
+        if self._reads:
+            await asyncio.gather(*self._reads, return_exceptions=True)
 
     async def stop(self) -> None:
         """Cancel every remote task and close their ``ssh`` processes."""
@@ -265,8 +309,11 @@ class HostSet:
             view = sim.view
             ids = tuple(sorted({*self.simulated_nodes.get(name, ()),
                                 *(view.node_ids if view is not None else ())}))
+            procs = getattr(sim.reader, "processes", None)
             out.append(HostReport(name, "simulated", ids, report_state(sim.status.state),
-                                  sim.status.error, sim.status.last_ok, view))
+                                  sim.status.error, sim.status.last_ok, view,
+                                  error_logs=tuple(logs[i] for i in ids if i in logs),
+                                  down_nodes=self._down(ids, procs() if procs else None)))
         starting = {n.node_id for n in nodes if n.type == "NDB" and n.status == "STARTING"}
         not_initial = {t.node_id for t in timelines if t.active and t.start_type is not None
                        and t.start_type not in (INITIAL_START, INITIAL_NODE_RESTART)}
@@ -280,9 +327,25 @@ class HostSet:
                             and r.open_files and (not ids or r.node_id in ids)):
                         redo.append(redo_measure(r.node_id, r, s.redo_rates.get(r.pid),
                                                  redo_size(config, r.node_id)))
+            sampled = (s.sample.processes if s.sample is not None
+                       and s.status.state is SourceState.CONNECTED else None)
             out.append(HostReport(host, "ssh", ids, s.state, s.status.error, s.status.last_ok,
-                                  s.view, tuple(redo), tuple(logs[i] for i in ids if i in logs)))
+                                  s.view, tuple(redo), tuple(logs[i] for i in ids if i in logs),
+                                  self._down(ids, sampled)))
         return tuple(self._same(r) for r in out)
+
+    def _down(self, ids: tuple[int, ...],
+              processes: tuple[ProcessSeen, ...] | None) -> tuple[NodeOnHost, ...]:
+        """What the host shows of each of its data nodes that is not STARTED."""
+        out = []
+        for node_id in ids:
+            if self._last_status.get(node_id, "STARTED") == "STARTED":
+                continue
+            free, why = self.disk_free.get(node_id, (None, None))
+            state = None if processes is None else process_state(processes, node_id,
+                                                                 len(ids) == 1)
+            out.append(NodeOnHost(node_id, state, free, why))
+        return tuple(out)
 
     def _same(self, report: HostReport) -> HostReport:
         # An unchanged host keeps its object: the recorder writes only what changed, by

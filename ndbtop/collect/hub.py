@@ -95,7 +95,7 @@ class Hub:
             clock.monotonic,
         )
         self.mgm.after_status = self.backup_reporter.poll
-        self.config = ConfigSource(self.mgm.client, self._changed)
+        self.config = ConfigSource(self.mgm.client, self._on_config)
         self.events: EventSource | None = None
         if events:
             self.events = EventSource(
@@ -169,6 +169,13 @@ class Hub:
                 self._past = self._store.load()
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
             self.config.observe(reading.nodes, self._ndbinfo)
+            self.hosts.update(reading.nodes, self.cluster_config())
+        self._changed()
+
+    def _on_config(self) -> None:
+        # A configuration read names the hosts of nodes get status gives no address for.
+        reading = self.mgm.reading
+        if reading is not None:
             self.hosts.update(reading.nodes, self.cluster_config())
         self._changed()
 
@@ -282,7 +289,7 @@ class Hub:
         for source in sources:
             if source is not None:
                 self._tasks.append(asyncio.create_task(source.run(), name=f"source-{source.name}"))
-        self.hosts.start()
+        self.hosts.start(self.cluster_config())
 
     async def stop(self) -> None:
         """Cancel the sources and close their connections."""
@@ -324,11 +331,12 @@ class Hub:
                 if i == 0:
                     await asyncio.sleep(self.interval)
 
-        self.hosts.allow_reads()
         deadline = (self.hosts.ssh.connect_timeout if self.hosts.ssh else 0.0) + self.interval
         await asyncio.gather(sample(self.sql, SqlError), sample(self.host, OSError),
                              *(sample(s, OSError) for s in self.hosts.simulated.values()),
                              self.hosts.sample_once(deadline + 1.0))
+        self.hosts.allow_reads(self.cluster_config())
+        await self.hosts.reads_done()
         if running_backup(self._backups) is not None:
             # A second status report, an interval after the first, gives the backup's rate.
             self.backup_reporter.ask_now()

@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 
 from ndbtop.collect.health import Health
-from ndbtop.host.procfs import parse_sample
+from ndbtop.host.procfs import parse_df, parse_sample
 from ndbtop.host.remote import SshOptions, UnusableHost, check_host, check_path, ssh_argv
-from ndbtop.host.samples import HostSample, RedoFiles
+from ndbtop.host.samples import DiskFree, HostSample, RedoFiles
 from ndbtop.host.view import HostView, host_view
 from ndbtop.model.hosts import smoothed_rate
 from ndbtop.model.sources import SourceState
@@ -102,6 +102,13 @@ class SshHost:
         """Start ``ssh`` and wait for the loop's greeting (connect timeout plus 2 s)."""
         async with self._connecting:
             await self._connect()
+
+    async def ensure_connected(self) -> None:
+        """Connect unless connected: the sampler and a file read may ask at the same time,
+        and the second must not end the first one's ``ssh``."""
+        async with self._connecting:
+            if self.pid is None:
+                await self._connect()
 
     async def _connect(self) -> None:
         await self.close()
@@ -229,14 +236,22 @@ class SshHost:
 
         Uses the sampling connection, or opens it when there is none.
         """
-        if self.pid is None:
-            await self.connect()
+        await self.ensure_connected()
         lines = await self._request(f"e\n{check_path(path)}\n", 10.0)
         marker = f"@{self._token} "
         if any(line == f"{marker}nolog" for line in lines):
             return None
         body = [line for line in lines if not line.startswith(marker)]
         return "\n".join(body)
+
+    async def disk_free(self, path: str) -> DiskFree | None:
+        """The file system holding ``path`` on the host (``df``); ``None`` when there is
+        no such path there."""
+        await self.ensure_connected()
+        lines = await self._request(f"d\n{check_path(path)}\n", 10.0)
+        marker = f"@{self._token} "
+        body = [line for line in lines if line.strip() and not line.startswith(marker)]
+        return parse_df(body[-1], path) if body else None
 
     async def attempt(self, notify: bool = True, bounded: bool = True) -> float:
         """Connect if needed and sample once; returns the seconds until the next attempt.
@@ -245,8 +260,7 @@ class SshHost:
         """
         started = time.monotonic()
         try:
-            if self.pid is None:
-                await self.connect()
+            await self.ensure_connected()
             await self.poll_once(bounded)
         except HostError as exc:
             await self.close()

@@ -157,6 +157,16 @@ METRICS: tuple[MetricDef, ...] = (
     _m("ndbtop_host_data_node", "gauge", "host node_id",
        "1 for each data node on the host (its process seen there, or the configured "
        "HostName or get status address of a host read over SSH)", "host"),
+    _m("ndb_node_last_error_code", "gauge", "node_id time",
+       "Error code of the newest entry of the ndb_<id>_error.log of a data node that is not "
+       "STARTED, read on its host over SSH (time: the entry's Time field, the host's local "
+       "time)", "host"),
+    _m("ndb_node_data_dir_available_bytes", "gauge", NODE,
+       "Bytes available on the file system of the DataDir of a data node that is not "
+       "STARTED (df on its host)", "host"),
+    _m("ndb_node_process_running", "gauge", "node_id process",
+       "1 when the data node's angel or worker process runs on its host, for a data node "
+       "that is not STARTED (process: angel, worker)", "host"),
     _m("node_disk_reads_completed_total", "counter", "host device",
        "Reads completed on the host's block device since boot", "host"),
     _m("node_disk_writes_completed_total", "counter", "host device",

@@ -18,6 +18,10 @@ from ndbtop.host.samples import DiskCounters
 from ndbtop.model.hosts import HostReport
 from ndbtop.model.snapshot import ClusterSnapshot
 
+_RUNNING = {"angel and worker": ("angel", "worker"), "angel only": ("angel",),
+            "worker only": ("worker",), "none": ()}
+"""The processes each :data:`~ndbtop.model.hosts.PROCESS_STATES` value has running."""
+
 
 def host_up(report: HostReport, now: float, interval: float) -> bool:
     """Whether a host's figures are current: it answered, recently enough."""
@@ -52,8 +56,23 @@ def _hosts(out: Families, reports: tuple[HostReport, ...], ups: tuple[bool, ...]
             out.add("ndbtop_host_data_node", (report.host, str(node_id)), 1.0)
     measured: set[int] = set()
     for report, up in zip(reports, ups, strict=True):
+        for e in report.error_logs:
+            if e.error_code is not None:
+                out.add("ndb_node_last_error_code", (str(e.node_id), e.time or ""),
+                        float(e.error_code))
         if not up:
             continue
+        for d in report.down_nodes:
+            node = (str(d.node_id),)
+            if d.data_dir is not None:
+                out.add("ndb_node_data_dir_available_bytes", node,
+                        float(d.data_dir.available_bytes))
+            if d.processes is not None:
+                running = _RUNNING[d.processes]
+                for kind in ("angel", "worker"):
+                    out.add("ndb_node_process_running", (*node, kind),
+                            1.0 if kind in running else 0.0)
+
         for m in report.redo_init:
             if m.node_id in measured:
                 continue

@@ -23,13 +23,15 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ndbtop.host.devices import VIRTUAL_PREFIXES
-from ndbtop.host.processes import ProcessInfo, classify
+from ndbtop.host.processes import NdbProcess, ProcessInfo, classify
 from ndbtop.host.samples import (
     SECTOR_SIZE,
     CpuTimes,
     DiskCounters,
+    DiskFree,
     HostSample,
     MemInfo,
+    ProcessSeen,
     RedoFiles,
     ThreadSample,
 )
@@ -206,6 +208,7 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
             RedoFiles(p.pid, node_id, p.write_bytes, tuple(sorted((f[1], f[2]) for f in p.files)))
         )
     return HostSample(
+        processes=processes_seen(classified),
         monotonic=uptime,
         disks=parse_diskstats(disk_lines),
         cpu=cpu,
@@ -213,3 +216,28 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
         redo=tuple(redo),
         memory=parse_meminfo(mem_lines) if mem_lines else None,
     )
+
+
+def processes_seen(classified: Iterable[NdbProcess]) -> tuple[ProcessSeen, ...]:
+    """Every data node process with its node id; an angel started without a node id
+    takes the one its worker was given (``--allocated-nodeid``)."""
+    procs = tuple(classified)
+    child_node = {p.ppid: p.node_id for p in procs if not p.angel and p.node_id is not None}
+    return tuple(
+        ProcessSeen(p.pid, p.node_id if p.node_id is not None else child_node.get(p.pid),
+                    p.angel)
+        for p in procs
+    )
+
+
+_DF = re.compile(r"(.*?)\s+([0-9]{1,20})\s+([0-9]{1,20})\s+([0-9]{1,20})\s+([0-9]{1,3})%\s+(/.*)")
+
+
+def parse_df(line: str, path: str) -> DiskFree | None:
+    """The last line of ``df -P -k PATH`` (POSIX output: file system, 1024-blocks, used,
+    available, capacity, mounted on); ``None`` when it is not one (no such path)."""
+    m = _DF.fullmatch(line.strip())
+    if m is None:
+        return None
+    return DiskFree(path, m.group(6), int(m.group(2)) * 1024, int(m.group(4)) * 1024,
+                    int(m.group(5)))

@@ -10,7 +10,10 @@ reads requests on its standard input, one per line, and answers on its output:
 - ``s``: one sample, between the ``sample`` and ``end`` markers;
 - ``e`` followed by a line holding a file path: up to 512 KiB of that file between the
   ``log`` and ``end`` markers (``nolog`` when it cannot be read). The path is data read
-  by ``read`` and used only inside double quotes, never parsed by a shell.
+  by ``read`` and used only inside double quotes, never parsed by a shell;
+- ``d`` followed by a line holding a path: the last line of ``df -P -k`` for that path
+  (the file system holding it) between the ``df`` and ``end`` markers; the path is used
+  as in ``e``.
 
 The script holds no value from the configuration: host names go to ``ssh`` after
 ``--`` (and must pass :func:`check_host`), paths go through standard input.
@@ -44,6 +47,8 @@ SCRIPT = (
     'if [ -f "$f" ] && [ -r "$f" ]; then echo "@$t log"; '
     'dd if="$f" bs=65536 count=8 2>/dev/null | tr -d "\\000"; echo; '
     'else echo "@$t nolog"; fi; echo "@$t end";; '
+    'd) IFS= read -r f || exit 0; echo "@$t df"; '
+    'df -P -k -- "$f" 2>/dev/null | tail -n 1; echo "@$t end";; '
     'esac; done'
 )
 """The loop, on one line (a login shell of any kind passes it to ``sh -c`` unchanged)."""

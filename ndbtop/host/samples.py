@@ -108,6 +108,32 @@ class RedoFiles:
 
 
 @dataclass(frozen=True, slots=True)
+class DiskFree:
+    """The file system holding a path, as ``df -P -k`` gives it."""
+
+    path: str
+    mount: str
+    total_bytes: int
+    available_bytes: int
+    used_pct: int
+
+    @property
+    def full(self) -> bool:
+        """No space left for the data node to write (``df`` shows 100% or nothing available)."""
+        return self.available_bytes == 0 or self.used_pct >= 100
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessSeen:
+    """A data node process on the host: its pid, node id (``None`` when nothing says) and
+    whether it is an angel (the process that starts and restarts the worker)."""
+
+    pid: int
+    node_id: int | None
+    angel: bool
+
+
+@dataclass(frozen=True, slots=True)
 class MemInfo:
     """Host memory in bytes (``/proc/meminfo`` MemTotal and MemAvailable)."""
 
@@ -132,6 +158,7 @@ class HostSample:
     threads: tuple[ThreadSample, ...] = ()
     redo: tuple[RedoFiles, ...] = ()
     memory: MemInfo | None = None
+    processes: tuple[ProcessSeen, ...] = ()
 
     def disk(self, name: str) -> DiskCounters | None:
         """The counters of device ``name``, or ``None`` if this sample does not have it."""

@@ -1,12 +1,25 @@
 """The newest entry of a data node's ``ndb_<id>_error.log``.
 
-Layout (storage/ndb/src/kernel/error/ErrorReporter.cpp): a 69-byte header
-``Current byte-offset of file-pointer is: N`` (N is where the next entry will be
-written), then fixed-length entries, each ``Time: ... / Status: / Message: <meaning>
-(<classification>) / Error: <code> / Error data: / Error object: / Program: / Pid: /
-Version: / Trace file name: / Trace file path:`` ending with ``***EOM***`` and padded
-with blanks. The file is circular: the newest entry is the one that ends right before
-N, or, when N went back to the start, the last one in the file.
+Layout (storage/ndb/src/kernel/error/ErrorReporter.cpp, ``WriteMessage`` and
+``formatMessage``): a 69-byte header ``Current byte-offset of file-pointer is: N`` (N is
+where the next entry will be written), then entries of a fixed length (MESSAGE_LENGTH
+999: 998 bytes, padded with blanks and ending in a newline), each::
+
+    Time: <day> <date> <month> <year> - <hh>:<mm>:<ss>
+    Status: <exit status>
+    Message: <meaning> (<classification>)
+    Error: <code>
+    Error data: <problem data, which may run over several lines>
+    Error object: <block (Line: n)>
+    Program: <ndbd|ndbmtd>
+    Pid: <pid>[ thr: <thread>]
+    Version: <version>
+    Trace file name: <file>[_t<thread>]
+    Trace file path: <path>[ [t1..t<threads>]]
+    ***EOM***
+
+The file is circular: the newest entry is the one that ends right before N, or, when N
+went back to the start (69), the last one in the file.
 """
 
 from __future__ import annotations
@@ -15,13 +28,15 @@ import re
 
 from ndbtop.model.hosts import ErrorLogEntry
 
-_OFFSET = re.compile(r"Current byte-offset of file-pointer is:\s*(\d+)")
+HEADER_LENGTH = 69
+_OFFSET = re.compile(r"Current byte-offset of file-pointer is:\s*([0-9]{1,12})")
 _EOM = "***EOM***"
-
-
-def _field(text: str) -> str:
-    # Kept as the file has it: what shows it escapes it (ndbtop.sanitise).
-    return text.strip()
+FIELDS = ("Time", "Status", "Message", "Error", "Error data", "Error object", "Program",
+          "Pid", "Version", "Trace file name", "Trace file path", "Trace file")
+"""The fields in the order formatMessage writes them (``Trace file`` in older releases)."""
+_NUMBER = re.compile(r"[0-9]{1,10}")
+_PID = re.compile(r"([0-9]{1,10})(?:\s+thr:\s*([0-9]{1,4}))?")
+_TRACE_PATH = re.compile(r"(.*?)(?:\s+\[t([0-9]{1,4})\.\.t([0-9]{1,4})\])?")
 
 
 def _entries(text: str) -> list[tuple[int, str]]:
@@ -39,8 +54,44 @@ def _entries(text: str) -> list[tuple[int, str]]:
         start = end
 
 
+def _fields(entry: str) -> dict[str, str]:
+    """The entry's fields; a line that does not open a later field continues the last one.
+
+    Problem data (``Error data``) is free text and may run over several lines, some of
+    them holding a colon: only a field name that comes later in the order opens a field.
+    """
+    fields: dict[str, str] = {}
+    current: str | None = None
+    for line in entry.splitlines():
+        opened = None
+        after = FIELDS.index(current) + 1 if current is not None else 0
+        for name in FIELDS[after:]:
+            if line.startswith(name + ":"):
+                opened = name
+                break
+        if opened is not None:
+            current = opened
+            fields[current] = line[len(opened) + 1:].strip()
+        elif current is not None and line.strip():
+            fields[current] = f"{fields[current]}\n{line.strip()}"
+    return fields
+
+
+def _message(text: str) -> tuple[str, str | None]:
+    """``meaning (classification)``: the classification is the last parenthesised part."""
+    if text.endswith(")"):
+        at = text.rfind(" (")
+        if at > 0:
+            return text[:at], text[at + 2:-1]
+    return text, None
+
+
 def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
-    """The newest entry of the error log ``text`` (``problem`` set when there is none)."""
+    """The newest entry of the error log ``text`` (``problem`` set when there is none).
+
+    A field that does not read as the layout says is named in ``unreadable`` and kept as
+    text where it has one; the entry is never dropped for it.
+    """
     entries = _entries(text)
     if not entries:
         return ErrorLogEntry(node_id, path, problem="no entry in the error log")
@@ -49,26 +100,57 @@ def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
     if m is not None:
         offset = int(m.group(1))
         before = [e for e in entries if e[0] <= offset]
-        if before and offset > 69:
+        if before and offset > HEADER_LENGTH:
             newest = before[-1]
-    fields: dict[str, str] = {}
-    for line in newest[1].splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key.strip() and key.strip() not in fields:
-            fields[key.strip()] = value.strip()
-    code = fields.get("Error", "")
-    data = fields.get("Error data", "")
+    fields = _fields(newest[1])
+    unreadable: list[str] = []
+
+    code = None
+    if "Error" in fields:
+        if _NUMBER.fullmatch(fields["Error"]):
+            code = int(fields["Error"])
+        else:
+            unreadable.append("Error")
+    meaning, classification = _message(fields["Message"]) if "Message" in fields else (None, None)
+    pid = thread = None
+    if "Pid" in fields:
+        pm = _PID.fullmatch(fields["Pid"])
+        if pm is None:
+            unreadable.append("Pid")
+        else:
+            pid = int(pm.group(1))
+            thread = int(pm.group(2)) if pm.group(2) is not None else None
+    trace_path = fields.get("Trace file path") or fields.get("Trace file")
+    trace_threads = None
+    if trace_path:
+        tm = _TRACE_PATH.fullmatch(trace_path)
+        if tm is not None and tm.group(3) is not None:
+            trace_path, trace_threads = tm.group(1), int(tm.group(3))
+    data = fields.get("Error data") or None
     caused = None
-    at = data.find("Caused by error")
-    if at >= 0:
-        caused = _field(data[at:])
+    if data is not None:
+        at = data.find("Caused by error")
+        if at >= 0:
+            caused = data[at:].strip()
     return ErrorLogEntry(
         node_id=node_id,
         path=path,
-        time=_field(fields["Time"]) if "Time" in fields else None,
-        status=_field(fields["Status"]) if "Status" in fields else None,
-        error_code=int(code) if code.isdigit() else None,
-        meaning=_field(fields["Message"]) if "Message" in fields else None,
+        time=fields.get("Time"),
+        status=fields.get("Status"),
+        error_code=code,
+        meaning=meaning,
         caused_by=caused,
-        trace_file=_field(fields["Trace file name"]) if "Trace file name" in fields else None,
+        trace_file=fields.get("Trace file name") or (
+            trace_path.rsplit("/", 1)[-1] if trace_path else None),
+        classification=classification,
+        error_data=data,
+        error_object=fields.get("Error object") or None,
+        program=fields.get("Program") or None,
+        pid=pid,
+        thread=thread,
+        version=fields.get("Version") or None,
+        trace_path=trace_path or None,
+        trace_threads=trace_threads,
+        unreadable=tuple(unreadable),
+        raw_error=fields.get("Error") if "Error" in unreadable else None,
     )

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ndbtop.host.rates import DiskRates, ThreadRates
-from ndbtop.host.samples import RedoFiles
+from ndbtop.host.samples import DiskFree, RedoFiles
 from ndbtop.host.view import HostView
 from ndbtop.model.ndbinfo import ThreadCpu
 
@@ -79,6 +79,107 @@ class ErrorLogEntry:
     caused_by: str | None = None
     trace_file: str | None = None
     problem: str | None = None
+    classification: str | None = None
+    """The classification ``Message:`` gives in parentheses (``Arbitration error``)."""
+    error_data: str | None = None
+    error_object: str | None = None
+    program: str | None = None
+    pid: int | None = None
+    thread: int | None = None
+    """The thread that failed (``Pid: N thr: T``); its trace file ends in ``_tT``."""
+    version: str | None = None
+    trace_path: str | None = None
+    trace_threads: int | None = None
+    """The number of per-thread trace files (``[t1..tN]``)."""
+    unreadable: tuple[str, ...] = ()
+    """Fields that do not read as ErrorReporter writes them (shown as marked, not dropped)."""
+    raw_error: str | None = None
+    """The ``Error:`` text when it is not a number."""
+
+    def summary(self) -> str:
+        """One line: the code, its meaning and classification, when, and the trace file."""
+        if self.problem:
+            return f"{self.path}: {self.problem}"
+        code = (str(self.error_code) if self.error_code is not None
+                else f"{self.raw_error or '?'} (unreadable)")
+        meaning = self.meaning or "?"
+        if self.classification:
+            meaning += f" ({self.classification})"
+        parts = [f"error {code}: {meaning}", self.time or "time unknown"]
+        if self.caused_by:
+            parts.append(self.caused_by)
+        if self.trace_file:
+            parts.append(f"trace file {self.trace_file}")
+        return "; ".join(parts)
+
+    def lines(self) -> tuple[str, ...]:
+        """The whole entry, field by field, as the file has it (unreadable fields marked)."""
+        if self.problem:
+            return (self.summary(),)
+        trace = self.trace_path
+        if trace and self.trace_threads:
+            trace += f" [t1..t{self.trace_threads}]"
+        pid = None if self.pid is None else (
+            f"{self.pid}" + (f" thr: {self.thread}" if self.thread is not None else ""))
+        code = str(self.error_code) if self.error_code is not None else self.raw_error
+        rows = (
+            ("Time", self.time), ("Status", self.status),
+            ("Message", self.meaning if not self.classification
+             else f"{self.meaning} ({self.classification})"),
+            ("Error", code), ("Error data", self.error_data),
+            ("Error object", self.error_object), ("Program", self.program), ("Pid", pid),
+            ("Version", self.version), ("Trace file name", self.trace_file),
+            ("Trace file path", trace),
+        )
+        out = []
+        for name, value in rows:
+            if value is None and name not in self.unreadable:
+                continue
+            mark = " (unreadable)" if name in self.unreadable else ""
+            first, *rest = (value or "").split("\n")
+            out.append(f"{name}: {first}{mark}")
+            out.extend(f"  {more}" for more in rest)
+        return tuple(out)
+
+
+PROCESS_STATES = ("angel and worker", "worker only", "angel only", "none")
+"""What runs on a data node's host for its node id: the angel restarts the worker, so
+``angel only`` is a node between two of its starts, or one whose worker keeps failing."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOnHost:
+    """What a data node's host shows of it while the node is not STARTED.
+
+    ``processes`` is one of :data:`PROCESS_STATES`, ``None`` until the host is read;
+    ``data_dir`` is the file system of its configured DataDir (``problem`` says why not).
+    """
+
+    node_id: int
+    processes: str | None = None
+    data_dir: DiskFree | None = None
+    problem: str | None = None
+
+    def summary(self) -> str:
+        """One line: the data node processes on the host and the DataDir's free space."""
+        procs = {
+            None: "processes not read yet",
+            "none": "no ndbmtd/ndbd runs for it",
+            "angel only": "only its angel runs (no worker)",
+            "worker only": "its worker runs (no angel)",
+            "angel and worker": "its angel and worker run",
+        }[self.processes]
+        d = self.data_dir
+        if d is None:
+            disk = self.problem or "DataDir not read yet"
+        else:
+            disk = (f"DataDir {d.path} on {d.mount}: {_gib(d.available_bytes)} free of "
+                    f"{_gib(d.total_bytes)} ({d.used_pct}% used)" + (", FULL" if d.full else ""))
+        return f"{procs}; {disk}"
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):,.1f} GiB"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +200,7 @@ class HostReport:
     view: HostView | None = None
     redo_init: tuple[RedoMeasure, ...] = ()
     error_logs: tuple[ErrorLogEntry, ...] = ()
+    down_nodes: tuple[NodeOnHost, ...] = ()
 
     def age(self, now: float) -> float | None:
         """Seconds since the last good sample, ``None`` if none yet."""

@@ -28,7 +28,7 @@ from ndbtop.model.backups import Backup, NodeProgress
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
-from ndbtop.model.hosts import ErrorLogEntry, HostReport, RedoMeasure
+from ndbtop.model.hosts import DiskFree, ErrorLogEntry, HostReport, NodeOnHost, RedoMeasure
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -67,6 +67,8 @@ _CLASSES: dict[str, type] = {
         HostReport,
         RedoMeasure,
         ErrorLogEntry,
+        NodeOnHost,
+        DiskFree,
         ClusterConfig,
         NodeConfig,
         DataNodeConfig,

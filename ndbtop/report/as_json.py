@@ -10,7 +10,7 @@ from typing import Any
 
 from ndbtop.host.view import HostView
 from ndbtop.model.config_facts import reports_off
-from ndbtop.model.hosts import ErrorLogEntry, HostReport
+from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost
 from ndbtop.model.links import link_states
 from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -269,7 +269,27 @@ def _host_report_json(h: HostReport) -> dict[str, Any]:
         ]
     if h.error_logs:
         out["error_logs"] = [error_log_json(e) for e in h.error_logs]
+    if h.down_nodes:
+        out["down_nodes"] = [down_node_json(d) for d in h.down_nodes]
     return out
+
+
+def down_node_json(d: NodeOnHost) -> dict[str, Any]:
+    """What the host of a data node that is not STARTED shows of it, as JSON."""
+    disk = d.data_dir
+    return {
+        "node_id": d.node_id,
+        "processes": d.processes,
+        "data_dir": None if disk is None else {
+            "path": disk.path,
+            "mount": disk.mount,
+            "total_bytes": disk.total_bytes,
+            "available_bytes": disk.available_bytes,
+            "used_pct": disk.used_pct,
+            "full": disk.full,
+        },
+        "problem": d.problem,
+    }
 
 
 def error_log_json(e: ErrorLogEntry) -> dict[str, Any]:
@@ -284,6 +304,16 @@ def error_log_json(e: ErrorLogEntry) -> dict[str, Any]:
         "caused_by": e.caused_by,
         "trace_file": e.trace_file,
         "problem": e.problem,
+        "classification": e.classification,
+        "error_data": e.error_data,
+        "error_object": e.error_object,
+        "program": e.program,
+        "pid": e.pid,
+        "thread": e.thread,
+        "version": e.version,
+        "trace_path": e.trace_path,
+        "trace_threads": e.trace_threads,
+        "unreadable": list(e.unreadable),
     }
 
 

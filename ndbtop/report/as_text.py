@@ -109,6 +109,7 @@ def report_text(snap: ClusterSnapshot) -> str:
                 f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
                 f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
             )
+    lines += _down_text(snap)
     lines += config_text(snap)
     lines += ["", "Sources:"]
     for src in snap.sources:
@@ -258,6 +259,8 @@ def _host_text(snap: ClusterSnapshot) -> list[str]:
             )
         for e in h.error_logs:
             out.append(f"  node {e.node_id} error log: {error_log_line(e)}")
+        for d in h.down_nodes:
+            out.append(f"  node {d.node_id} on this host: {d.summary()}")
     if not hosts and snap.host is not None and snap.host.disks:
         out += ["", "Host disks (iostat -x):", _disk_table(snap.host.disks)]
     return out
@@ -265,14 +268,28 @@ def _host_text(snap: ClusterSnapshot) -> list[str]:
 
 def error_log_line(e: ErrorLogEntry) -> str:
     """One line for the newest error-log entry of a failed node."""
-    if e.problem:
-        return f"{e.path}: {e.problem}"
-    parts = [e.time or "?", f"error {_opt(e.error_code)}: {e.meaning or '?'}"]
-    if e.caused_by:
-        parts.append(e.caused_by)
-    if e.trace_file:
-        parts.append(f"trace file {e.trace_file}")
-    return "; ".join(parts)
+    return e.summary()
+
+
+def _down_text(snap: ClusterSnapshot) -> list[str]:
+    """Each data node that is down, with what its host says (read over ``--ssh``)."""
+    out: list[str] = []
+    for n in snap.data_nodes():
+        if n.status in ("STARTED", "STARTING"):
+            continue
+        host = snap.host_of(n.node_id)
+        if host is None:
+            continue
+        entry = next((e for e in host.error_logs if e.node_id == n.node_id), None)
+        down = next((d for d in host.down_nodes if d.node_id == n.node_id), None)
+        if entry is None and down is None:
+            continue
+        out.append(f"  node {n.node_id} {n.status} (host {host.host}):")
+        if entry is not None:
+            out.append(f"    newest error-log entry: {entry.summary()}")
+        if down is not None:
+            out.append(f"    on its host: {down.summary()}")
+    return ["", "Data nodes that are down:", *out] if out else []
 
 
 def _opt(value: object) -> str:

@@ -171,7 +171,9 @@ async def collect_bundle(
         entries = [hub.hosts.error_logs[i] for i in down if i in hub.hosts.error_logs]
         bundle.add(
             "error-logs.txt",
-            "".join(f"node {e.node_id}: {error_log_line(e)}\n" for e in entries),
+            "".join(f"node {e.node_id}: {error_log_line(e)}\n"
+                    + "".join(f"    {line}\n" for line in e.lines() if not e.problem)
+                    for e in entries),
             "newest entry of each stopped data node's ndb_<id>_error.log, read over --ssh",
         )
         bundle.add("error-logs.json", json_text([error_log_json(e) for e in entries], indent=2),

@@ -21,6 +21,13 @@ class DataNodeConfig:
     threads: tuple[ThreadSpec, ...]
     max_exec_threads: int = 0
     """MaxNoOfExecutionThreads the layout was made from (0: not set)."""
+    data_dir: str = ""
+    """DataDir (empty: ``/var/lib/mysql-cluster/<id>``)."""
+
+    @property
+    def datadir(self) -> str:
+        """The DataDir the configuration gives."""
+        return self.data_dir or f"/var/lib/mysql-cluster/{self.node_id}"
 
 
 @dataclass(frozen=True, slots=True)

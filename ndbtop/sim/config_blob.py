@@ -64,7 +64,7 @@ def _factor(kind: int, sections: list[list[Entry]]) -> tuple[list[Entry], list[l
 def data_node_entries(config: ClusterConfig, node: DataNodeConfig) -> list[Entry]:
     """Every parameter of one ``[ndbd]`` section, as the server fills it in."""
     group = NO_NODE_GROUP if node.node_group is None else node.node_group
-    data_dir = f"/var/lib/mysql-cluster/{node.node_id}"
+    data_dir = node.datadir
     return [
         (INT, NODE_ID, node.node_id),
         (STRING, 5, node.host),

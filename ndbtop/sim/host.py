@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ndbtop.host.samples import CpuTimes, DiskCounters, HostSample, ThreadSample
+from ndbtop.host.samples import (
+    CpuTimes,
+    DiskCounters,
+    DiskFree,
+    HostSample,
+    ProcessSeen,
+    ThreadSample,
+)
 from ndbtop.host.view import HostView, host_view
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.ndbinfo_rows import process_id, thread_tid
@@ -142,6 +149,33 @@ class SimHost:
         sample = HostSample(self.cluster.now, disks, cpu, threads)
         self._prev, self._cur = self._cur, sample
         return sample
+
+    def read_file(self, path: str) -> str | None:
+        """The node's error log, when ``path`` names it and the host holds one."""
+        node = self.cluster.data_nodes[self.node_id]
+        wanted = f"{node.cfg.datadir.rstrip('/') or '/'}/ndb_{self.node_id}_error.log"
+        return self.cluster.error_logs.get(self.node_id) if path == wanted else None
+
+    def disk_free(self, path: str) -> DiskFree | None:
+        """The file system of the node's DataDir: a 500 GiB disk, its file system mostly
+        the data node's files."""
+        node = self.cluster.data_nodes[self.node_id]
+        if path != node.cfg.datadir:
+            return None
+        total = 500 << 30
+        used = min(self.cluster.config.data_memory_mb * (1 << 20) * 2 + (40 << 30), total)
+        if self.node_id in self.cluster.full_data_dirs:
+            used = total
+        return DiskFree(path, "/var/lib/mysql-cluster", total, total - used,
+                        -(-used * 100 // total))
+
+    def processes(self) -> tuple[ProcessSeen, ...]:
+        """The node's angel and worker while it runs; none once it has failed."""
+        node = self.cluster.data_nodes[self.node_id]
+        if not node.alive:
+            return ()
+        pid = process_id(self.node_id)
+        return (ProcessSeen(pid - 1, self.node_id, True), ProcessSeen(pid, self.node_id, False))
 
     def view(self) -> HostView | None:
         """Rates between the last two samples."""

@@ -13,14 +13,14 @@ from export_helpers import NOW, exposition, names, samples, up, value
 
 from ndbtop.export.catalogue import METRICS
 from ndbtop.host.rates import ThreadRates
-from ndbtop.host.samples import DiskCounters
+from ndbtop.host.samples import DiskCounters, DiskFree
 from ndbtop.host.view import HostView
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import ABORTED, COMPLETED, RUNNING, Backup, NodeProgress
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, DataNodeConfig
 from ndbtop.model.derive import HitRatio
 from ndbtop.model.history import PastStart
-from ndbtop.model.hosts import HostReport, RedoMeasure
+from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost, RedoMeasure
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
     LogSpace,
@@ -430,12 +430,35 @@ def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
     view = HostView(NOW, 1.0, (), None, (ThreadRates(40, 2, "ndbmtd", 41, "ldm"),),
                     (DiskCounters("sda", 1, 2, 3, 4, 5, 6, 7, 8, 9),))
     measure = RedoMeasure(4, 3, 64, 1 << 20, 1 << 25, 1e6, 31.0)
-    hosts = (report("db1", node_ids=(2, 4), view=view, redo_init=(measure,)),)
+    hosts = (report("db1", node_ids=(2, 4), view=view, redo_init=(measure,)), DOWN_HOST)
     snap = snapshot(config=CONFIG, timelines=(t,), ndbinfo=sample, hosts=hosts,
                     hit_ratios=(HitRatio(2, 90.0, 80.0, 5.0),), backups=BACKUPS,
                     backup_failures=1)
     assert names(snap) == {m.name for m in METRICS}
     assert value(samples(snap), "ndbtop_host_data_node", host="db1", node_id="2") == 1
+
+
+DOWN_HOST = report(
+    "db2", via="ssh", node_ids=(5,),
+    error_logs=(ErrorLogEntry(5, "/d/ndb_5_error.log", time="Thursday 26 November 2026 - "
+                              "23:41:56", error_code=2810, meaning="The file system is full"),),
+    down_nodes=(NodeOnHost(5, "angel only", DiskFree("/d", "/", 100 << 30, 0, 100)),))
+"""Data node 5, down: its error log, its angel alone and a full DataDir, read over SSH."""
+
+
+def test_a_down_node_has_its_last_error_its_processes_and_its_free_space() -> None:
+    found = samples(snapshot(hosts=(DOWN_HOST,)))
+    assert value(found, "ndb_node_last_error_code", node_id="5",
+                 time="Thursday 26 November 2026 - 23:41:56") == 2810
+    assert value(found, "ndb_node_data_dir_available_bytes", node_id="5") == 0
+    assert value(found, "ndb_node_process_running", node_id="5", process="angel") == 1
+    assert value(found, "ndb_node_process_running", node_id="5", process="worker") == 0
+    # A host not read now keeps the last error (a fact of the past), not the live figures.
+    gone = samples(snapshot(hosts=(dataclasses.replace(DOWN_HOST, state="error",
+                                                       last_ok=None),)))
+    assert value(gone, "ndb_node_last_error_code", node_id="5",
+                 time="Thursday 26 November 2026 - 23:41:56") == 2810
+    assert value(gone, "ndb_node_data_dir_available_bytes", node_id="5") is None
 
 
 BACKUPS = (

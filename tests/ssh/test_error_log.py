@@ -60,7 +60,10 @@ def test_the_newest_entry_is_the_one_before_the_offset() -> None:
     e = parse_error_log(error_log([OLD, NEW]), 2, "/d/ndb_2_error.log")
     assert (e.time, e.error_code, e.trace_file) == (
         "Wednesday 25 November 2026 - 10:40:17", 2305, "ndb_2_trace.log.2_t3")
-    assert e.meaning is not None and e.meaning.endswith("(Arbitration error)")
+    assert e.meaning == ("Node lost connection to other nodes and can not form a "
+                         "unpartitioned cluster, please investigate if there are error(s) on "
+                         "other node(s)")
+    assert e.classification == "Arbitration error"
     assert e.status == "Temporary error, restart node"
     assert e.caused_by == ("Caused by error 2305: 'Node lost connection to other nodes and "
                            "can not form a unpartitioned cluster'")
@@ -142,6 +145,9 @@ async def test_the_bundle_holds_the_error_log_of_a_stopped_node(
     finally:
         await hub.stop()
     text = bundle.files["error-logs.txt"].decode()
-    assert text.startswith("node 3: Wednesday 25 November 2026 - 10:40:17; error 2305: ")
+    assert text.startswith("node 3: error 2305: Node lost connection to other nodes ")
+    assert "(Arbitration error); Wednesday 25 November 2026 - 10:40:17;" in text
     assert "Caused by error 2305" in text and "trace file ndb_2_trace.log.2_t3" in text
+    # The whole entry follows, field by field.
+    assert "    Error object: QMGR (Line: 7083) 0x00000002\n" in text
     assert json.loads(bundle.files["error-logs.json"])[0]["error_code"] == 2305

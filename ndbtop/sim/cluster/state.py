@@ -57,6 +57,10 @@ class ClusterState:
         self.stuck_stops: dict[int, str] = {}
         """Data nodes that do not obey a STOP_REQ: ``"started"`` (they never leave
         STARTED) or ``"stopping"`` (they never finish shutting down)."""
+        self.error_logs: dict[int, str] = {}
+        """The ``ndb_<id>_error.log`` each data node's simulated host holds."""
+        self.full_data_dirs: set[int] = set()
+        """Data nodes whose DataDir's file system is full."""
         self.hung_restarts: dict[int, int] = {}
         """Data nodes whose node restarts never finish: node id -> the start phase they
         hang in (see :meth:`fail_restarts`)."""

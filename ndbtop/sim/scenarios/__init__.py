@@ -23,6 +23,7 @@ from ndbtop.sim.scenarios.maintenance import (
 )
 from ndbtop.sim.scenarios.options import DEFAULT_FAIL_PHASE, Scenario, ScenarioOptions
 from ndbtop.sim.scenarios.scale import scaled
+from ndbtop.sim.scenarios.triage import node_down
 
 __all__ = [
     "CONFIG_CHANGE_AT",
@@ -98,6 +99,14 @@ SCENARIOS: dict[str, Scenario] = {
             "node 5 is down (NO_CONTACT)",
             1.0,
             node_groups,
+        ),
+        Scenario(
+            "node-down",
+            "4 data nodes; node 3 stopped on a full file system (2810) before ndbtop "
+            "started and stays NO_CONTACT: its host holds its error log, and no ndbmtd "
+            "runs for it",
+            1.0,
+            node_down,
         ),
         Scenario(
             "config-change",

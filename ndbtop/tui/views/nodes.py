@@ -18,6 +18,7 @@ from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.tui.format import seconds, status_text
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
+from ndbtop.tui.views.down_node import down_node_line, error_log_text
 from ndbtop.tui.views.node_cells import (
     address_cell,
     group_text,
@@ -39,7 +40,6 @@ from ndbtop.tui.views.node_facts import (
     memory_line,
     per_second,
 )
-from ndbtop.tui.views.redo import error_log_text
 from ndbtop.tui.views.timeline import timeline_panel
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
@@ -178,6 +178,11 @@ class NodesView(View):
         if links is not None:
             line.append("\n")
             line.append_text(links)
+        for n in snap.data_nodes():
+            down = down_node_line(snap, n.node_id)
+            if down is not None:
+                line.append("\n")
+                line.append_text(down)
         # The summary is as tall as its lines: the screen is laid out again only when it
         # may have become taller or shorter (a line more, or a line that may wrap).
         room = self.size.width - 2

@@ -121,25 +121,3 @@ def host_disk_line(host: HostReport) -> Text:
     line.append(f"{d.util_pct:.0f}%" if d.util_pct is not None else "-",
                 style="bold red" if (d.util_pct or 0) >= 90 else "")
     return line
-
-
-def error_log_text(snap: ClusterSnapshot, node_id: int) -> Text | None:
-    """The newest entry of a failed node's error log, read on its host, if there is one."""
-    host = snap.host_of(node_id)
-    entry = next((e for e in host.error_logs if e.node_id == node_id), None) if host else None
-    if entry is None:
-        return None
-    line = Text("error log ", style="bold")
-    if entry.problem:
-        line.append(f"{entry.path}: {entry.problem}", style="dim")
-        return line
-    line.append(entry.time or "?")
-    line.append(f"  error {entry.error_code if entry.error_code is not None else '?'}: ",
-                style="bold red")
-    line.append(entry.meaning or "?")
-    if entry.caused_by:
-        line.append(f"\n          {entry.caused_by}", style="red")
-    if entry.trace_file:
-        line.append(f"\n          trace file {entry.trace_file} on {host.host if host else '?'}",
-                    style="dim")
-    return line

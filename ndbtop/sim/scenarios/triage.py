@@ -1,0 +1,51 @@
+"""Triage after the fact: a data node that failed before anyone looked."""
+
+from __future__ import annotations
+
+from ndbtop.mgm.version import make_version
+from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.config import simple_config
+from ndbtop.sim.errorlog import Crash, error_log_file
+from ndbtop.sim.ndbinfo_rows import process_id
+from ndbtop.sim.scenarios.options import ScenarioOptions
+from ndbtop.sim.scenarios.steps import asked_version
+
+DOWN_NODE = 3
+"""The data node that failed before the scenario begins."""
+
+
+def node_down(options: ScenarioOptions) -> SimCluster:
+    """Four data nodes in two groups; node 3 stopped on a full file system hours ago and
+    stays NO_CONTACT: its host holds its error log (an older crash, then this one), its
+    DataDir's file system is full and no ndbmtd runs for it."""
+    config = simple_config(
+        "node-down",
+        ((2, "192.168.0.2", 0), (3, "192.168.0.3", 0), (4, "192.168.0.4", 1),
+         (5, "192.168.0.5", 1)),
+        api=tuple((i, None) for i in range(50, 54)),
+        max_exec_threads=4,
+        ndb_version=asked_version(options, make_version(8, 4, 3)),
+        sql_node_id=50,
+        connected_api=(51,),
+    )
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started((2, 4, 5))
+    cluster.workload.tps = 1500.0
+    data_dir = cluster.data_nodes[DOWN_NODE].cfg.datadir
+    # Texts from ndbd_exit_codes.cpp (errArray, StatusExitClassificationMapping) and
+    # SimulatedBlock::fsRefError ("%s: %s. OS errno: %u").
+    older = Crash(
+        "Monday 23 November 2026 - 09:12:01", "Temporary error, restart node",
+        "Internal program error (failed ndbrequire)",
+        "Internal error, programming error or missing error message, please report a bug",
+        2341, "DbtupFixAlloc.cpp", "DBTUP (Line: 173) 0x00000002", process_id(DOWN_NODE) - 7,
+        2, "mysql-8.4.3 ndb-8.4.3", f"{data_dir}/ndb_{DOWN_NODE}_trace.log.1", 9)
+    newest = Crash(
+        "Thursday 26 November 2026 - 23:41:56", "Permanent error, external action needed",
+        "The file system is full", "File system full", 2810,
+        "DBLQH: File system write failed. OS errno: 28", "DBLQH (Line: 1851) 0x00000002",
+        process_id(DOWN_NODE), 4, "mysql-8.4.3 ndb-8.4.3",
+        f"{data_dir}/ndb_{DOWN_NODE}_trace.log.2", 9)
+    cluster.error_logs[DOWN_NODE] = error_log_file(DOWN_NODE, [older, newest])
+    cluster.full_data_dirs.add(DOWN_NODE)
+    return cluster

@@ -1,0 +1,59 @@
+"""What the host of a data node that is not STARTED says: its newest error-log entry,
+its processes and its DataDir's file system (read over ``--ssh``)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ndbtop.model.hosts import ErrorLogEntry, NodeOnHost
+from ndbtop.model.snapshot import ClusterSnapshot
+
+
+def _found(snap: ClusterSnapshot, node_id: int) -> tuple[str, ErrorLogEntry | None,
+                                                          NodeOnHost | None]:
+    host = snap.host_of(node_id)
+    if host is None:
+        return "", None, None
+    entry = next((e for e in host.error_logs if e.node_id == node_id), None)
+    down = next((d for d in host.down_nodes if d.node_id == node_id), None)
+    return host.host, entry, down
+
+
+def down_node_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
+    """One line for a node that is down: the error, when, the trace file, what runs on
+    its host and whether its DataDir is full."""
+    node = snap.node(node_id)
+    if node is None or node.status in ("STARTED", "STARTING"):
+        return None
+    _, entry, down = _found(snap, node_id)
+    if entry is None and down is None:
+        return None
+    line = Text(f"node {node_id} {node.status}: ", style="bold")
+    if entry is not None:
+        line.append(entry.summary(), style="dim" if entry.problem else "red")
+    if down is not None:
+        if entry is not None:
+            line.append(" · ")
+        full = down.data_dir is not None and down.data_dir.full
+        line.append(down.summary(), style="bold red" if full else "")
+    return line
+
+
+def error_log_text(snap: ClusterSnapshot, node_id: int) -> Text | None:
+    """The newest entry of a node's error log, whole, with what its host shows of it."""
+    host, entry, down = _found(snap, node_id)
+    if entry is None and down is None:
+        return None
+    line = Text("error log ", style="bold")
+    if entry is not None:
+        if entry.problem:
+            line.append(entry.summary(), style="dim")
+        else:
+            line.append(f"{entry.path} on {host}, newest entry:", style="dim")
+            for text in entry.lines():
+                line.append("\n  ")
+                line.append(text, style="red" if text.startswith(("Error:", "Message:")) else "")
+    if down is not None:
+        line.append("\nhost ", style="bold")
+        line.append(down.summary())
+    return line
