@@ -3,6 +3,8 @@ its processes and its DataDir's file system (read over ``--ssh``)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from rich.text import Text
 
 from ndbtop.model.hosts import ErrorLogEntry, NodeOnHost
@@ -20,23 +22,50 @@ def _found(snap: ClusterSnapshot, node_id: int) -> tuple[str, ErrorLogEntry | No
 
 
 def down_node_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
-    """One line for a node that is down: the error, when, the trace file, what runs on
-    its host and whether its DataDir is full."""
+    """One line for a node that is down: the error with its meaning and classification,
+    when, the trace file, what runs on its host and whether its DataDir is full."""
     node = snap.node(node_id)
     if node is None or node.status in ("STARTED", "STARTING"):
         return None
     _, entry, down = _found(snap, node_id)
     if entry is None and down is None:
         return None
-    line = Text(f"node {node_id} {node.status}: ", style="bold")
-    if entry is not None:
-        line.append(entry.summary(), style="dim" if entry.problem else "red")
+    line = Text(f"node {node_id} {node.status}", style="bold")
+    if entry is not None and entry.problem is None:
+        code = entry.error_code if entry.error_code is not None else "? (unreadable)"
+        meaning = entry.meaning or "?"
+        if entry.classification:
+            meaning += f" ({entry.classification})"
+        line.append(f" · error {code} {meaning}", style="red")
+        line.append(f" · {short_time(entry.time)}")
+        if entry.trace_file:
+            line.append(f" · {entry.trace_file}", style="dim")
     if down is not None:
-        if entry is not None:
-            line.append(" · ")
-        full = down.data_dir is not None and down.data_dir.full
-        line.append(down.summary(), style="bold red" if full else "")
+        if down.processes is not None:
+            line.append(" · " + _PROCESSES[down.processes])
+        d = down.data_dir
+        if d is not None:
+            if d.full:
+                line.append(" · DataDir FULL", style="bold red")
+            else:
+                line.append(f" · DataDir {d.available_bytes / (1 << 30):,.1f} GiB free")
     return line
+
+
+_PROCESSES = {"none": "no ndbmtd", "angel only": "angel only", "worker only": "worker only",
+              "angel and worker": "angel+worker running"}
+
+
+def short_time(text: str | None) -> str:
+    """ErrorReporter's ``Thursday 26 November 2026 - 23:41:56`` as ``2026-11-26 23:41:56``
+    (the host's local time); any other text as it is."""
+    if text is None:
+        return "time unknown"
+    try:
+        return dt.datetime.strptime(text, "%A %d %B %Y - %H:%M:%S").strftime(
+            "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return text
 
 
 def error_log_text(snap: ClusterSnapshot, node_id: int) -> Text | None:
