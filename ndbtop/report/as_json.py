@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ndbtop.findings import evaluate
 from ndbtop.host.view import HostView
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry, HostReport
@@ -17,6 +18,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
 from ndbtop.report.backups import backups_json
 from ndbtop.report.config_report import config_json, node_group_json
+from ndbtop.report.findings import finding_json
 
 
 def _iso(epoch: float) -> str:
@@ -61,6 +63,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                             for t in snap.timelines],
         "cluster_log_levels": dict(snap.cluster_log_levels),
         "config": config_json(snap),
+        "findings": [finding_json(f) for f in evaluate(snap)],
     }
     out.update(_ndbinfo_json(snap))
     out["host"] = _view_json(snap.host)

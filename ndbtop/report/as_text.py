@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ndbtop.findings import evaluate
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
@@ -14,6 +15,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
+from ndbtop.report.findings import findings_text
 from ndbtop.report.tables import duration, format_table, human_bytes
 
 
@@ -109,6 +111,7 @@ def report_text(snap: ClusterSnapshot) -> str:
                 f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
                 f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
             )
+    lines += findings_text(evaluate(snap))
     lines += config_text(snap)
     lines += ["", "Sources:"]
     for src in snap.sources:
