@@ -15,7 +15,7 @@ import sys
 from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import NdbtopError
-from ndbtop.findings import RULE_IDS, evaluate
+from ndbtop.findings import RULE_IDS
 from ndbtop.model.clock import RealClock
 from ndbtop.report.findings import PLUGIN_UNKNOWN, check_line
 
@@ -46,7 +46,8 @@ def run_check(args: argparse.Namespace) -> int:
     except NdbtopError as exc:
         sys.stdout.write(f"NDB UNKNOWN - {exc}\n")
         return PLUGIN_UNKNOWN
-    code, line = check_line(snap, evaluate(snap, skip), args.warning_only)
+    found = tuple(f for f in snap.findings if f.id not in skip)
+    code, line = check_line(snap, found, args.warning_only)
     sys.stdout.write(line + "\n")
     return code
 

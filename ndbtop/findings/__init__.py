@@ -5,7 +5,17 @@ snapshot, :class:`FindingsKeeper` holds them over time.
 """
 
 from ndbtop.findings.engine import RULE_IDS, RULES, FindingsKeeper, evaluate, worst
-from ndbtop.findings.model import Evidence, Finding, Severity, Threshold
+from ndbtop.model.findings import Evidence, Finding, Threshold
+from ndbtop.model.findings import FindingSeverity as Severity
 
-__all__ = ["RULES", "RULE_IDS", "Evidence", "Finding", "FindingsKeeper", "Severity",
-           "Threshold", "evaluate", "worst"]
+__all__ = [
+           "RULES",
+           "RULE_IDS",
+           "Evidence",
+           "Finding",
+           "FindingsKeeper",
+           "Severity",
+           "Threshold",
+           "evaluate",
+           "worst",
+]

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from ndbtop.findings import rules_cluster as cluster
 from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
-from ndbtop.findings.model import Finding, Severity
+from ndbtop.model.findings import Finding
+from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.snapshot import ClusterSnapshot
 
 Rule = Callable[[ClusterSnapshot], Iterator[Finding]]

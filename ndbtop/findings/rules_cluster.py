@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ndbtop.findings.model import Evidence, Finding, Severity, Threshold
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group, pending_restarts
+from ndbtop.model.findings import Evidence, Finding, Threshold
+from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.freshness import freshness
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import in_single_user_mode, single_user_api

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from ndbtop.findings.model import Evidence, Finding, Severity, Threshold
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.arbitration import ArbitrationPhase, arbitration_status
+from ndbtop.model.findings import Evidence, Finding, Threshold
+from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.snapshot import ClusterSnapshot
 
 RECENT_S = 120.0

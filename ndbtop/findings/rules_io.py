@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ndbtop.findings.model import Evidence, Finding, Severity, Threshold
+from ndbtop.model.findings import Evidence, Finding, Threshold
+from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.freshness import freshness
 from ndbtop.model.links import link_states
 from ndbtop.model.ndbinfo import ThreadCpu

@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ndbtop.findings import evaluate
 from ndbtop.host.view import HostView
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry, HostReport
@@ -63,7 +62,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                             for t in snap.timelines],
         "cluster_log_levels": dict(snap.cluster_log_levels),
         "config": config_json(snap),
-        "findings": [finding_json(f) for f in evaluate(snap)],
+        "findings": [finding_json(f) for f in snap.findings],
     }
     out.update(_ndbinfo_json(snap))
     out["host"] = _view_json(snap.host)

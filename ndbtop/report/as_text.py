@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ndbtop.findings import evaluate
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
@@ -111,7 +110,7 @@ def report_text(snap: ClusterSnapshot) -> str:
                 f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
                 f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
             )
-    lines += findings_text(evaluate(snap))
+    lines += findings_text(snap.findings)
     lines += config_text(snap)
     lines += ["", "Sources:"]
     for src in snap.sources:

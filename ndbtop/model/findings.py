@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 
-class Severity(Enum):
+class FindingSeverity(Enum):
     """How bad: ``info`` to know, ``warning`` to act on, ``critical`` to act on now."""
 
     INFO = "info"
@@ -66,7 +66,7 @@ class Finding:
     findings of one rule apart (a node, a log part, a link)."""
 
     id: str
-    severity: Severity
+    severity: FindingSeverity
     summary: str
     evidence: tuple[Evidence, ...]
     threshold: Threshold
