@@ -23,7 +23,7 @@ ENTRY = {
     LIVE: "ndbtop.cli.monitor", "demo": "ndbtop.cli.demo", "sim": "ndbtop.cli.sim",
     "wait": "ndbtop.cli.wait", "rolling-restart": "ndbtop.cli.rolling",
     "record": "ndbtop.cli.record", "replay": "ndbtop.cli.record", "report": "ndbtop.cli.bundle",
-    "export": "ndbtop.cli.export",
+    "export": "ndbtop.cli.export", "check": "ndbtop.cli.check",
 }
 """The module each command's dispatch (ndbtop.cli.main) hands the parsed options to."""
 

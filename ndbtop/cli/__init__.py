@@ -84,6 +84,10 @@ def _dispatch(args: object) -> int:
         from ndbtop.cli.export import run_export
 
         return run_export(args)
+    if command == "check":
+        from ndbtop.cli.check import run_check
+
+        return run_check(args)
     if command == "sim":
         from ndbtop.cli.sim import run_sim
 

@@ -140,12 +140,14 @@ def _interval(text: str) -> float:
 
 
 # Which commands take which options (LIVE: the live view, ndbtop without a command).
-CONNECTING = frozenset({LIVE, "wait", "rolling-restart", "record", "report", "export"})
-SQL = frozenset({LIVE, "record", "report", "export"})
+CONNECTING = frozenset({LIVE, "wait", "rolling-restart", "record", "report", "export",
+                        "check"})
+SQL = frozenset({LIVE, "record", "report", "export", "check"})
 ACTING = frozenset({LIVE, "demo", "rolling-restart"})
 SHOWING = frozenset({LIVE, "demo", "replay"})
 SIMULATING = frozenset({"demo", "sim", "record"})
-COMMANDS = ("demo", "sim", "wait", "rolling-restart", "record", "replay", "report", "export")
+COMMANDS = ("demo", "sim", "wait", "rolling-restart", "record", "replay", "report", "export",
+            "check")
 EVERY = frozenset({LIVE, *COMMANDS})
 
 MGM = "management server"
@@ -328,6 +330,10 @@ OPTIONS: tuple[Option, ...] = (
            "absent: free)"),
     option("--sql-port", commands={"sim"}, group="simulator", type=_port, default=0,
            metavar="PORT", help="port of the SQL node (0: a free one)"),
+    option("--ignore", commands={"check"}, group="check", action="append", default=[],
+           metavar="ID", help="leave out finding ID (repeat, or ID,ID)"),
+    option("--warning-only", commands={"check"}, group="check", action="store_true",
+           default=False, help="report critical findings as WARNING (exit at most 1)"),
     option("--bind", commands={"sim"}, group="simulator", default="127.0.0.1",
            metavar="ADDRESS", help="address to listen on (default 127.0.0.1)"),
     option("--require-tls", commands={"sim"}, group="simulator", action="store_true",
@@ -364,6 +370,10 @@ _DESCRIPTIONS = {
                "figures at /metrics for Prometheus (text or OpenMetrics). A scrape never "
                "queries the cluster. Logs one line per source state change; stops on "
                "SIGTERM."),
+    "check": ("the findings as one monitoring-plugin line (Nagios, Icinga, Zabbix)",
+              "Collect once, judge the cluster by the findings' rules and print one line with "
+              "perfdata. Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (the management server "
+              "cannot be reached, or a usage error)."),
     "report": ("collect a triage bundle to attach to a ticket",
                "Collect the --once report, recent events, log levels, memory reports, a "
                "recording's tail and the audit log into one .tar.gz. No password goes in."),

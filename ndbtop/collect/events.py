@@ -6,10 +6,16 @@ asks for no more than the cluster log already gets adds no load to the
 cluster. When the levels change (for example after CLUSTERLOG STATISTICS=15),
 the subscription is renewed with the new levels.
 
-One exception: BACKUP is listened to at level 7 at least (as ``ndb_mgm``'s own
+Two exceptions. BACKUP is listened to at level 7 at least (as ``ndb_mgm``'s own
 listener, at 15, does), so that the Backup view follows every backup even when
 the cluster log's backup level was lowered. Backup events are a handful per
-backup, so this costs the cluster nothing.
+backup, so this costs the cluster nothing. And the findings' rules need
+:data:`FINDINGS_LEVELS` (the cluster log's defaults reach them; a cluster log
+lowered below them would leave the rules blind): warnings and heartbeats (ERROR 8),
+the GCP monitor's limits (INFO 2), arbitration and node failures (NODERESTART 8).
+These events come only when something is wrong, so they cost nothing on a healthy
+cluster; CHECKPOINT is left as the cluster log has it (the per-fragment LCP events
+at 11 are thousands per checkpoint).
 """
 
 from __future__ import annotations
@@ -31,6 +37,10 @@ from ndbtop.model.sources import SourceState, SourceStatus
 _NAME_TO_CATEGORY = {c.loglevel_name: int(c) for c in Category}
 BACKUP_LISTEN_LEVEL = 7
 """The threshold of every backup event (BackupStarted ... BackupStatus)."""
+FINDINGS_LEVELS = {Category.ERROR: 8, Category.INFO: 2, Category.NODERESTART: 8}
+"""The least each category is listened to at for the findings: WarningEvent (ERROR 2),
+MissedHeartbeat and DeadDueToHeartbeat (ERROR 8), InfoEvent (INFO 2), ArbitState (6),
+ArbitResult (2), NODE_FAILREP and NodeFailCompleted (NODERESTART 8)."""
 
 
 def levels_from_names(names: dict[str, int] | None) -> dict[int, int]:
@@ -41,6 +51,8 @@ def levels_from_names(names: dict[str, int] | None) -> dict[int, int]:
             levels[_NAME_TO_CATEGORY[name]] = level
     backup = int(Category.BACKUP)
     levels[backup] = max(levels.get(backup, 0), BACKUP_LISTEN_LEVEL)
+    for category, level in FINDINGS_LEVELS.items():
+        levels[int(category)] = max(levels.get(int(category), 0), level)
     return levels
 
 

@@ -32,6 +32,7 @@ from ndbtop.collect.series import (
 )
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
 from ndbtop.errors import MgmError, SqlError
+from ndbtop.findings import FindingsKeeper, evaluate
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.catalogue import EventType
@@ -144,6 +145,7 @@ class Hub:
         self.threads_wanted = True
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
         self._threads_read_at: float | None = None
+        self._findings = FindingsKeeper()
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the event loop) whenever a source changes state: it
@@ -419,5 +421,6 @@ class Hub:
             config=self.config.config,
             hosts=self.hosts.reports(nodes, timelines, self.cluster_config()),
         )
+        snap = replace(snap, findings=self._findings.update(evaluate(snap), snap.wall))
         self._cached = snap
         return snap

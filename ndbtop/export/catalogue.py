@@ -151,6 +151,9 @@ METRICS: tuple[MetricDef, ...] = (
     _m("ndb_backup_failures_total", "counter", "",
        "Backups that aborted or failed to start since ndbtop started (BackupAborted and "
        "BackupFailedToStart events)", "events"),
+    _m("ndbtop_finding", "gauge", "id severity node_id",
+       "1 while a finding holds (README: Findings), one series per node it is about "
+       "(node_id empty for a finding about the cluster)", "mgm"),
     _m("ndbtop_host_up", "gauge", "host via",
        "1 when the data node host is read and its figures are current, else 0 (via: local, "
        "ssh or simulated); a host that is not read has no disk series", "host"),

@@ -20,6 +20,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.config_facts import host_redo_wins, reports_off
 from ndbtop.model.derive import HitRatio
+from ndbtop.model.findings import Finding
 from ndbtop.model.history import last_time
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
@@ -84,7 +85,21 @@ def snapshot_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
         ]
     if s.hosts:
         groups.extend(host_groups(s, now))
+    if source_up(s, "mgm", now):
+        found = s.findings
+        groups.append(Group("findings", (tuple(f.identity for f in found),),
+                            lambda out: _findings(out, found)))
     return groups
+
+
+def _findings(out: Families, found: tuple[Finding, ...]) -> None:
+    seen: set[tuple[str, str, str]] = set()
+    for f in found:
+        for node in f.nodes or (None,):
+            labels = (f.id, f.severity.value, "" if node is None else str(node))
+            if labels not in seen:
+                seen.add(labels)
+                out.add("ndbtop_finding", labels, 1.0)
 
 
 def _panel(name: str, values: tuple[object, ...], build: Callable[..., None]) -> Group:

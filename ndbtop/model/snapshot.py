@@ -15,6 +15,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import Backup
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
+from ndbtop.model.findings import Finding
 from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import HostReport
 from ndbtop.model.ndbinfo import NdbinfoSample
@@ -66,6 +67,9 @@ class ClusterSnapshot:
     BackupFailedToStart events received), however many ``backups`` still holds."""
     hosts: tuple[HostReport, ...] = ()
     """Every data node host read: the local one (``via`` local) and those over SSH."""
+    findings: tuple[Finding, ...] = ()
+    """What is wrong or about to go wrong, most severe first, as the hub judged it
+    (:mod:`ndbtop.findings`), each with the time it first held."""
 
     def source(self, name: str) -> SourceStatus | None:
         """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""

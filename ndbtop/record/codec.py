@@ -27,6 +27,7 @@ from ndbtop.model import ndbinfo as ni
 from ndbtop.model.backups import Backup, NodeProgress
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
+from ndbtop.model.findings import Evidence, Finding, FindingSeverity, Threshold
 from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import DiskFree, ErrorLogEntry, HostReport, NodeOnHost, RedoMeasure
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
@@ -74,12 +75,16 @@ _CLASSES: dict[str, type] = {
         DataNodeConfig,
         Backup,
         NodeProgress,
+        Finding,
+        Evidence,
+        Threshold,
     )
 }
 _NAMED_TUPLES: frozenset[type] = frozenset({ni.ThreadCpu})
 """Values that are named tuples (built in bulk at every refresh), recorded as dataclasses are."""
 _CLASSES.update({cls.__name__: cls for cls in _NAMED_TUPLES})
-_ENUMS: dict[str, type[Enum]] = {e.__name__: e for e in (SourceState, Category, Severity)}
+_ENUMS: dict[str, type[Enum]] = {e.__name__: e for e in (SourceState, Category, Severity,
+                                                          FindingSeverity)}
 
 
 def encode(value: Any) -> Any:

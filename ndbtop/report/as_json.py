@@ -17,6 +17,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
 from ndbtop.report.backups import backups_json
 from ndbtop.report.config_report import config_json, node_group_json
+from ndbtop.report.findings import finding_json
 
 
 def _iso(epoch: float) -> str:
@@ -61,6 +62,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                             for t in snap.timelines],
         "cluster_log_levels": dict(snap.cluster_log_levels),
         "config": config_json(snap),
+        "findings": [finding_json(f) for f in snap.findings],
     }
     out.update(_ndbinfo_json(snap))
     out["host"] = _view_json(snap.host)

@@ -14,6 +14,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
+from ndbtop.report.findings import findings_text
 from ndbtop.report.tables import duration, format_table, human_bytes
 
 
@@ -110,6 +111,7 @@ def report_text(snap: ClusterSnapshot) -> str:
                 f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
             )
     lines += _down_text(snap)
+    lines += findings_text(snap.findings)
     lines += config_text(snap)
     lines += ["", "Sources:"]
     for src in snap.sources:

@@ -31,6 +31,7 @@ from ndbtop.mgm.listener import EventListener
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
 from ndbtop.record.reader import read_recording
+from ndbtop.report.findings import findings_text
 from ndbtop.report.render import error_log_json, error_log_line, report_json, report_text
 from ndbtop.sanitise import json_text, sanitise, sanitise_lines
 
@@ -163,6 +164,11 @@ async def collect_bundle(
         "report.json",
         json_text(report_json(snap), indent=2),
         "the same as JSON (ndbtop --once --json)",
+    )
+    bundle.add(
+        "findings.txt",
+        "\n".join(findings_text(snap.findings)).lstrip("\n") + "\n",
+        "what is wrong or about to go wrong, with evidence, threshold and advice",
     )
     down = [n.node_id for n in snap.data_nodes() if n.status not in ("STARTED", "STARTING")]
     if down and hub.hosts.ssh is not None:

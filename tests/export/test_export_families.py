@@ -12,6 +12,7 @@ import dataclasses
 from export_helpers import NOW, exposition, names, samples, up, value
 
 from ndbtop.export.catalogue import METRICS
+from ndbtop.findings import evaluate
 from ndbtop.host.rates import ThreadRates
 from ndbtop.host.samples import DiskCounters, DiskFree
 from ndbtop.host.view import HostView
@@ -434,6 +435,7 @@ def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
     snap = snapshot(config=CONFIG, timelines=(t,), ndbinfo=sample, hosts=hosts,
                     hit_ratios=(HitRatio(2, 90.0, 80.0, 5.0),), backups=BACKUPS,
                     backup_failures=1)
+    snap = dataclasses.replace(snap, findings=evaluate(snap))
     assert names(snap) == {m.name for m in METRICS}
     assert value(samples(snap), "ndbtop_host_data_node", host="db1", node_id="2") == 1
 
@@ -501,3 +503,14 @@ def test_no_backup_seen_is_none_in_progress_and_nothing_else_made_up() -> None:
     # Without the events there is nothing to say about backups.
     assert not [k for k in samples(snapshot(sources=up("mgm"), backups=BACKUPS))
                 if k[0].startswith("ndb_backup_")]
+
+
+def test_a_finding_is_one_series_per_node_while_it_holds() -> None:
+    # Node 3 NO_CONTACT leaves node 2 alone in group 0 (CONFIG): node_group_one_left.
+    snap = snapshot(config=CONFIG)
+    found = samples(dataclasses.replace(snap, findings=evaluate(snap)))
+    assert value(found, "ndbtop_finding", id="node_group_one_left", severity="warning",
+                 node_id="2") == 1
+    healthy = snapshot(config=CONFIG, nodes=(ndb(2, "STARTED"), ndb(3, "STARTED")))
+    assert "ndbtop_finding" not in names(dataclasses.replace(healthy,
+                                                             findings=evaluate(healthy)))

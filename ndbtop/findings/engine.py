@@ -1,0 +1,105 @@
+"""The findings of one snapshot: every rule, in one pure function, and the keeper that stops
+them flickering.
+
+:func:`evaluate` runs every rule of :data:`RULES` on a snapshot: no I/O, the same live, in
+``--once``, in replay and in export. :class:`FindingsKeeper` remembers since when each
+finding holds, and keeps one whose condition went away for :data:`CLEAR_AFTER_S` before it
+clears it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
+
+from ndbtop.findings import rules_cluster as cluster
+from ndbtop.findings import rules_events as events
+from ndbtop.findings import rules_io as io
+from ndbtop.model.findings import Finding
+from ndbtop.model.findings import FindingSeverity as Severity
+from ndbtop.model.snapshot import ClusterSnapshot
+
+Rule = Callable[[ClusterSnapshot], Iterator[Finding]]
+
+RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
+    (("node_group_down", "node_group_one_left"), cluster.node_groups),
+    (("memory_high",), cluster.memory_high),
+    (("gcp_save_lag", "gcp_commit_lag"), events.gcp_lag),
+    (("gcp_stop",), events.gcp_stop),
+    (("lcp_stalled",), events.lcp_stalled),
+    (("missed_heartbeat",), events.missed_heartbeat),
+    (("node_failure_handling_slow",), events.node_failure_handling_slow),
+    (("no_arbitrator",), events.no_arbitrator),
+    (("redo_part_filling",), io.redo_part_filling),
+    (("redo_buffer_full",), io.redo_buffer_full),
+    (("send_buffer_overload",), io.send_buffer_overload),
+    (("start_phase_slow",), io.start_phase_slow),
+    (("redo_init_disk_bound",), io.redo_init_disk_bound),
+    (("disk_page_buffer_low_hit",), io.disk_page_buffer_low_hit),
+    (("thread_saturated",), io.thread_saturated),
+    (("replicas_same_host",), cluster.replicas_same_host),
+    (("config_not_applied",), cluster.config_not_applied),
+    (("mixed_versions",), cluster.mixed_versions),
+    (("single_user_mode",), cluster.single_user_mode),
+)
+"""Every rule with the finding ids it may raise (the ids are fixed: alerts use them)."""
+
+RULE_IDS: tuple[str, ...] = tuple(i for ids, _ in RULES for i in ids)
+
+CLEAR_AFTER_S = 30.0
+"""Seconds a finding's condition must stay false before the finding clears."""
+
+
+def evaluate(snap: ClusterSnapshot, ignore: Iterable[str] = ()) -> tuple[Finding, ...]:
+    """Every finding the snapshot supports, the most severe first (rules in ``ignore``
+    not run)."""
+    skip = set(ignore)
+    out: list[Finding] = []
+    for ids, rule in RULES:
+        if skip.issuperset(ids):
+            continue
+        out.extend(f for f in rule(snap) if f.id not in skip)
+    return ordered(out)
+
+
+def forget() -> None:
+    """Drop what the rules remember between refreshes (results by the identity of the
+    rows they came from): the next evaluation works everything out."""
+    cluster.forget()
+    io.forget()
+
+
+def ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """Most severe first, then by rule and what it is about."""
+    return tuple(sorted(findings, key=lambda f: (-f.severity.rank, f.id, f.identity[1])))
+
+
+class FindingsKeeper:
+    """Findings over time: each keeps the time it first held (``since``), and one whose
+    condition went away stays, as last seen, until it has been false for
+    :data:`CLEAR_AFTER_S`."""
+
+    def __init__(self, clear_after: float = CLEAR_AFTER_S) -> None:
+        self.clear_after = clear_after
+        self._held: dict[tuple[str, str], tuple[Finding, float]] = {}
+        """Each finding by identity, with the wall time it was last true."""
+
+    def update(self, now: Iterable[Finding], wall: float) -> tuple[Finding, ...]:
+        """Take the findings true at ``wall``; returns those that hold."""
+        seen: set[tuple[str, str]] = set()
+        for f in now:
+            key = f.identity
+            seen.add(key)
+            before = self._held.get(key)
+            since = before[0].since if before is not None else wall
+            self._held[key] = (dataclasses.replace(f, since=since), wall)
+        for key, (_, last) in list(self._held.items()):
+            if key not in seen and wall - last >= self.clear_after:
+                del self._held[key]
+        return ordered(f for f, _ in self._held.values())
+
+
+def worst(findings: Iterable[Finding]) -> Severity | None:
+    """The highest severity among ``findings``, None when there are none."""
+    ranks = [f.severity for f in findings]
+    return max(ranks, key=lambda s: s.rank) if ranks else None

@@ -1,0 +1,202 @@
+"""Rules on the cluster's shape: node groups, hosts, configuration, versions, memory.
+
+Each rule is a pure function of the snapshot that returns its findings (none when the
+condition does not hold or its data is missing: a rule never concludes from nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ndbtop.model.config import NO_NODE_GROUP, effective_node_group, pending_restarts
+from ndbtop.model.findings import Evidence, Finding, Threshold
+from ndbtop.model.findings import FindingSeverity as Severity
+from ndbtop.model.freshness import freshness
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.summary import in_single_user_mode, single_user_api
+
+STARTED = ("STARTED", "SINGLE USER MODE")
+
+
+def _mgm_age(snap: ClusterSnapshot) -> float | None:
+    return freshness(snap, "mgm").age
+
+
+def node_groups(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``node_group_down``: a group with no started node (its data is unavailable);
+    ``node_group_one_left``: a group down to its last started node."""
+    if not snap.nodes:
+        return
+    groups: dict[int, list[tuple[int, str]]] = {}
+    for n in snap.data_nodes():
+        g = effective_node_group(n, snap.config)
+        if g is not None and g != NO_NODE_GROUP:
+            groups.setdefault(g, []).append((n.node_id, n.status))
+    age = _mgm_age(snap)
+    # With no data node started the cluster as a whole is starting or stopped: no group
+    # is lost from a running cluster, and the Nodes view tells the start.
+    if not any(n.status in STARTED for n in snap.data_nodes()):
+        return
+    for g, members in sorted(groups.items()):
+        started = [i for i, s in members if s in STARTED]
+        down = [f"{i} {s}" for i, s in members if s not in STARTED]
+        evidence = (Evidence(f"node group {g}", f"{len(started)} of {len(members)} started"
+                             + (f"; {', '.join(down)}" if down else ""), "get status", age),)
+        if not started:
+            yield Finding(
+                "node_group_down", Severity.CRITICAL,
+                f"node group {g} has no started node: its data is unavailable",
+                evidence, Threshold("0 started nodes", "server",
+                                    reference="DbdihMain.cpp execCHECKNODEGROUPSREQ; exit 6302 "
+                                    "All nodes in a node group are unavailable"),
+                f"start node {', '.join(str(i) for i, _ in members)} (a cluster that lost a "
+                "node group shuts down: this is a system restart)",
+                nodes=tuple(i for i, _ in members), key=str(g))
+        elif len(started) == 1 and len(members) > 1:
+            yield Finding(
+                "node_group_one_left", Severity.WARNING,
+                f"node group {g} is down to node {started[0]}: if it fails, every data node "
+                "shuts down",
+                evidence, Threshold("1 started node", "server",
+                                    reference="DbdihMain.cpp execCHECKNODEGROUPSREQ (a group "
+                                    "with no survivor loses arbitration)"),
+                f"start {', '.join(str(i) for i, s in members if s not in STARTED)} before "
+                f"any restart of node {started[0]}; the guards refuse a graceful stop of it "
+                "(5028)",
+                nodes=(started[0],), key=str(g))
+
+
+def replicas_same_host(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``replicas_same_host``: every data node of a node group is configured on one host."""
+    config = snap.config
+    if config is None or config.no_of_replicas < 2:
+        return
+    groups: dict[int, list[tuple[int, str]]] = {}
+    for d in config.data_nodes:
+        if d.in_node_group:
+            groups.setdefault(d.node_group, []).append((d.node_id, d.host))
+    for g, members in sorted(groups.items()):
+        hosts = {h for _, h in members}
+        if len(members) > 1 and len(hosts) == 1 and "" not in hosts:
+            host = hosts.pop()
+            ids = tuple(i for i, _ in members)
+            yield Finding(
+                "replicas_same_host", Severity.WARNING,
+                f"every replica of node group {g} is on {host}: losing that host loses the "
+                "group and the cluster",
+                (Evidence(f"HostName of node {', '.join(map(str, ids))}", host,
+                          f"configuration generation {config.generation}"),),
+                Threshold("all replicas of a group on one HostName", "ndbtop"),
+                f"give the nodes of group {g} different HostName values (a rolling restart "
+                "with --initial per node moves them)",
+                nodes=ids, key=str(g))
+
+
+_BEHIND: list[tuple[tuple[object, ...], list[int]]] = []
+"""The last answer, by the very configuration and ndbinfo rows it was worked out from."""
+
+
+def _behind(snap: ClusterSnapshot) -> list[int]:
+    ni = snap.ndbinfo
+    read = ni is not None and ni.panel_read_at("nodes") is not None
+    key = (snap.config, ni.nodes if ni else None, ni.config_values if ni else None, read)
+    if _BEHIND and all(a is b for a, b in zip(_BEHIND[0][0], key, strict=True)):
+        return _BEHIND[0][1]
+    behind = sorted(n for n, b in pending_restarts(snap.config, ni).items() if b)
+    _BEHIND[:] = [(key, behind)]
+    return behind
+
+
+def config_not_applied(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``config_not_applied``: data nodes still run an older configuration generation."""
+    if snap.config is None:
+        return
+    behind = _behind(snap)
+    if not behind:
+        return
+    yield Finding(
+        "config_not_applied", Severity.INFO,
+        f"node {', '.join(map(str, behind))} still run an older configuration than "
+        f"generation {snap.config.generation}",
+        (Evidence("config_generation / config_values", "older on "
+                  + ", ".join(map(str, behind)), "ndbinfo.nodes, ndbinfo.config_values",
+                  freshness(snap, "ndbinfo").age),),
+        Threshold("a generation older than the management server's", "ndbtop"),
+        "a rolling restart brings them onto the current configuration (W, or ndbtop "
+        "rolling-restart)",
+        nodes=tuple(behind))
+
+
+def mixed_versions(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``mixed_versions``: started data nodes run different NDB versions (an upgrade)."""
+    versions: dict[str, list[int]] = {}
+    for n in snap.data_nodes():
+        if n.status in STARTED and n.version:
+            versions.setdefault(n.version_text, []).append(n.node_id)
+    if len(versions) < 2:
+        return
+    text = "; ".join(f"{v} on {', '.join(map(str, ids))}" for v, ids in sorted(versions.items()))
+    yield Finding(
+        "mixed_versions", Severity.INFO,
+        f"data nodes run different versions: {text}",
+        (Evidence("version", text, "get status", _mgm_age(snap)),),
+        Threshold("more than one version", "ndbtop"),
+        "normal during a rolling upgrade; finish it (features of the newer version wait "
+        "until every node runs it)",
+        nodes=tuple(sorted(i for ids in versions.values() for i in ids)))
+
+
+def single_user_mode(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``single_user_mode``: the cluster is in single-user mode."""
+    data = snap.data_nodes()
+    if not in_single_user_mode(data):
+        return
+    holder = single_user_api(snap.nodes)
+    who = f"API node {holder}" if holder is not None else "one API node"
+    yield Finding(
+        "single_user_mode", Severity.INFO,
+        f"single-user mode: only {who} may use the cluster; every restart is refused (5063)",
+        (Evidence("status", "SINGLE USER MODE", "get status", _mgm_age(snap)),),
+        Threshold("SINGLE USER MODE", "server", reference="MgmtSrvr::restartNodes"),
+        "EXIT SINGLE USER MODE when the maintenance is done")
+
+
+MEMORY_BANDS = (80, 90, 99, 100)
+"""The bands whose crossing the data nodes report (Cmvmi.cpp ZREPORT_MEMORY_USAGE)."""
+
+
+def memory_high(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``memory_high``: a node's DataMemory (or LongMessageBuffer) in use reaches the
+    server's reporting bands: 80% info, 90% warning, 99% and 100% critical."""
+    ni = snap.live_ndbinfo()
+    if ni is None:
+        return
+    age = freshness(snap, "ndbinfo").age
+    for m in ni.memory:
+        pct = m.used_pct
+        if pct is None or pct < MEMORY_BANDS[0]:
+            continue
+        band = max(b for b in MEMORY_BANDS if pct >= b)
+        severity = (Severity.CRITICAL if band >= 99 else Severity.WARNING if band >= 90
+                    else Severity.INFO)
+        data = m.memory_type.lower().startswith("data")
+        param = "DataMemory" if data else "LongMessageBuffer"
+        configured = None
+        if data and snap.config is not None and (d := snap.config.data_node(m.node_id)):
+            configured = f"{d.data_memory / (1 << 30):.1f} GiB"
+        fails = ("inserts fail with 827 Out of memory in Ndb Kernel, table data" if data
+                 else "signals are lost (exit 2351)")
+        yield Finding(
+            "memory_high", severity,
+            f"node {m.node_id} {m.memory_type} {pct:.0f}% used (band {band}%)",
+            (Evidence(f"{m.memory_type} used", f"{m.used} of {m.total} bytes ({pct:.1f}%)",
+                      "ndbinfo.memoryusage", age),),
+            Threshold(f"{band}%", "server", param, configured,
+                      "Cmvmi.cpp ZREPORT_MEMORY_USAGE bands 80/90/99/100%"),
+            f"raise {param} (a rolling restart applies it) or free space; at 100% {fails}",
+            nodes=(m.node_id,), key=f"{m.node_id}:{m.memory_type}")
+
+
+def forget() -> None:
+    """Drop the result remembered by the identity of its rows."""
+    _BEHIND.clear()

@@ -1,0 +1,230 @@
+"""Rules on the redo log, the links, the disks and the threads (diagnostics.md §b, §d; the
+field scenarios S1, S4, S5) and on starts that run long."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ndbtop.model.findings import Evidence, Finding, Threshold
+from ndbtop.model.findings import FindingSeverity as Severity
+from ndbtop.model.freshness import freshness
+from ndbtop.model.links import link_states
+from ndbtop.model.ndbinfo import ThreadCpu
+from ndbtop.model.phases import phase_name, typical_seconds
+from ndbtop.model.snapshot import ClusterSnapshot
+
+MIB = 1 << 20
+TAIL_PROBLEM_MB = 4
+"""Free MB in a redo log part under which the part refuses writes with 410
+(DblqhMain.cpp: ``c_free_mb_tail_problem_limit = 4``)."""
+REDO_WARN_PCT, REDO_CRIT_PCT = 80.0, 95.0
+REDO_BUFFER_PCT = 80.0
+LOW_HIT_PCT, LOW_HIT_MIN_READS = 95.0, 50.0
+HOT_PCT, PEERS_PCT = 90.0, 50.0
+DISK_BOUND_UTIL, SMALL_WRITE_KB = 95.0, 64.0
+
+
+def redo_part_filling(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``redo_part_filling``: a redo log part's used share past ndbtop's warning levels;
+    the server refuses writes (410) when less than 4 MB is free."""
+    ni = snap.live_ndbinfo()
+    if ni is None:
+        return
+    age = freshness(snap, "ndbinfo").age
+    redo = [s for s in ni.log_spaces if s.log_type == "REDO" and s.total > 0]
+    for s in redo:
+        pct = s.used_pct or 0.0
+        free_mb = (s.total - s.used) / MIB
+        if pct < REDO_WARN_PCT and free_mb > TAIL_PROBLEM_MB:
+            continue
+        others = [o.used_pct or 0.0 for o in redo if o.node_id == s.node_id and o is not s]
+        skew = (f"; the node's other parts are at {min(others):.0f}-{max(others):.0f}%"
+                if others else "")
+        critical = pct >= REDO_CRIT_PCT or free_mb <= TAIL_PROBLEM_MB
+        yield Finding(
+            "redo_part_filling", Severity.CRITICAL if critical else Severity.WARNING,
+            f"node {s.node_id} redo log part {s.log_part} {pct:.0f}% used, {free_mb:,.0f} MB "
+            f"free: under {TAIL_PROBLEM_MB} MB writes fail with 410{skew}",
+            (Evidence(f"redo part {s.log_part}", f"{s.used} of {s.total} bytes ({pct:.1f}%)",
+                      "ndbinfo.logspaces", age),),
+            Threshold(f"{REDO_WARN_PCT:.0f}% / {REDO_CRIT_PCT:.0f}% used (410 at "
+                      f"{TAIL_PROBLEM_MB} MB free: the server's)", "ndbtop",
+                      reference="DblqhMain.cpp c_free_mb_tail_problem_limit; Dblqh.hpp "
+                      "ZTAIL_PROBLEM_IN_LOG_ERROR"),
+            "the tail moves only when an LCP completes: check that LCPs complete (Events), "
+            "and raise NoOfFragmentLogFiles or FragmentLogFileSize (an initial node restart "
+            "per node applies them)",
+            nodes=(s.node_id,), parts=(s.log_part,), key=f"{s.node_id}:{s.log_part}")
+
+
+def redo_buffer_full(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``redo_buffer_full``: a REDO log buffer more than 80% used (1221 when it is full)."""
+    ni = snap.live_ndbinfo()
+    if ni is None:
+        return
+    age = freshness(snap, "ndbinfo").age
+    for b in ni.log_buffers:
+        pct = b.used_pct
+        if b.log_type != "REDO" or pct is None or pct < REDO_BUFFER_PCT:
+            continue
+        yield Finding(
+            "redo_buffer_full", Severity.WARNING,
+            f"node {b.node_id} redo buffer of part {b.log_part} {pct:.0f}% used: full, "
+            "writes fail with 1221",
+            (Evidence("redo buffer", f"{b.used} of {b.total} bytes ({pct:.1f}%)",
+                      "ndbinfo.logbuffers", age),),
+            Threshold(f"{REDO_BUFFER_PCT:.0f}%", "ndbtop", "RedoBuffer", None,
+                      "diagnostics.md §b (1221 under 10 free pages)"),
+            "the disk does not keep up with the redo writes: raise RedoBuffer, or look at "
+            "the disk's await and %util",
+            nodes=(b.node_id,), parts=(b.log_part,), key=f"{b.node_id}:{b.log_part}")
+
+
+def send_buffer_overload(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``send_buffer_overload``: links overloaded (1218) or slowed down, per data node."""
+    ni = snap.live_ndbinfo()
+    if ni is None or not any(n.overloaded or n.slowdown for n in ni.links):
+        return
+    age = freshness(snap, "ndbinfo").age
+    for state in link_states(snap):
+        if not (state.overloaded or state.slowdown):
+            continue
+        over = state.overloaded
+        peers = ", ".join(map(str, over or state.slowdown))
+        yield Finding(
+            "send_buffer_overload", Severity.WARNING if over else Severity.INFO,
+            f"node {state.node_id}: link to node {peers} "
+            + ("overloaded: key operations fail with 1218" if over else
+               "slowed down: scans get smaller batches"),
+            (Evidence("transporters", f"overloaded {list(over)}, slowdown "
+                      f"{list(state.slowdown)}", "ndbinfo.transporters", age),),
+            Threshold("80% of SendBufferMemory (slowdown at 60% of that)", "server",
+                      "SendBufferMemory / OverloadLimit", None,
+                      "TCP_Transporter.cpp overload_limit"),
+            "raise SendBufferMemory (or TotalSendBufferMemory), or lower the load on "
+            "that link",
+            nodes=(state.node_id,),
+            links=tuple((state.node_id, p) for p in (over or state.slowdown)))
+
+
+def disk_page_buffer_low_hit(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``disk_page_buffer_low_hit``: disk data pages read from disk too often (S4)."""
+    for h in snap.hit_ratios:
+        pct = h.interval_pct
+        if pct is None or (h.requests_per_s or 0.0) < LOW_HIT_MIN_READS or pct >= LOW_HIT_PCT:
+            continue
+        yield Finding(
+            "disk_page_buffer_low_hit", Severity.WARNING,
+            f"node {h.node_id} disk page buffer hit ratio {pct:.1f}% over the last interval",
+            (Evidence("hit ratio", f"{pct:.1f}% at {h.requests_per_s:,.0f} requests/s "
+                      f"(since start {h.since_start_pct or 0:.1f}%)",
+                      "ndbinfo.diskpagebuffer", freshness(snap, "ndbinfo").age),),
+            Threshold(f"{LOW_HIT_PCT:.0f}% with at least {LOW_HIT_MIN_READS:.0f} requests/s",
+                      "ndbtop", "DiskPageBufferMemory"),
+            "raise DiskPageBufferMemory (a rolling restart applies it)",
+            nodes=(h.node_id,))
+
+
+_HOT: list[tuple[tuple[ThreadCpu, ...], frozenset[int]]] = []
+"""The nodes with a hot thread, by the very tuple of threads they were found in: a large
+cluster has thousands of threads, re-read once in thirty refreshes unless shown."""
+
+
+def _hot_nodes(threads: tuple[ThreadCpu, ...]) -> frozenset[int]:
+    if _HOT and _HOT[0][0] is threads:
+        return _HOT[0][1]
+    hot = frozenset(t.node_id for t in threads if t.cpu_pct >= HOT_PCT)
+    _HOT[:] = [(threads, hot)]
+    return hot
+
+
+def thread_saturated(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``thread_saturated``: one thread near 100% while the node's threads of its kind are
+    not (S5). Only a node's hottest thread of a kind can be one: with two past
+    :data:`HOT_PCT` its peers are not idle."""
+    ni = snap.live_ndbinfo()
+    if ni is None:
+        return
+    hot = _hot_nodes(ni.threads)
+    if not hot:
+        return
+    kinds: dict[tuple[int, str], list[tuple[float, int]]] = {}
+    for t in ni.threads:
+        if t.node_id in hot:
+            kinds.setdefault((t.node_id, t.thread_name), []).append((t.cpu_pct, t.thr_no))
+    for (node, kind), threads in sorted(kinds.items()):
+        if len(threads) < 2:
+            continue
+        hottest = max(threads)
+        if hottest[0] < HOT_PCT:
+            continue
+        peers = max(c for c, n in threads if n != hottest[1])
+        if peers > PEERS_PCT:
+            continue
+        cpu, thr_no = hottest
+        yield Finding(
+            "thread_saturated", Severity.WARNING,
+            f"node {node} {kind} thread {thr_no} at {cpu:.0f}% while its "
+            f"{len(threads) - 1} peers are at most {peers:.0f}%",
+            (Evidence(f"thread {thr_no} ({kind})", f"{cpu:.0f}%", "ndbinfo.cpustat",
+                      freshness(snap, "ndbinfo").age),),
+            Threshold(f"{HOT_PCT:.0f}% with peers under {PEERS_PCT:.0f}%", "ndbtop"),
+            "one LDM thread doing the work of all: look for a hot table or partition "
+            "(a skewed key); more threads do not help",
+            nodes=(node,), key=f"{node}:{thr_no}")
+
+
+def redo_init_disk_bound(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``redo_init_disk_bound``: redo log initialisation with the host's disk at ~100%
+    util and small synced writes (S1)."""
+    for t in snap.timelines:
+        if not t.active or t.redo is None or t.redo.completed:
+            continue
+        host = snap.host_of(t.node_id)
+        disk = host.busiest_disk() if host is not None else None
+        if disk is None or (disk.util_pct or 0.0) < DISK_BOUND_UTIL or \
+                disk.wareq_kb is None or disk.wareq_kb > SMALL_WRITE_KB:
+            continue
+        yield Finding(
+            "redo_init_disk_bound", Severity.INFO,
+            f"node {t.node_id} creates its redo log with {disk.name} at "
+            f"{disk.util_pct:.0f}% util and {disk.wareq_kb:.0f} kB writes: the disk sets the "
+            "pace",
+            (Evidence(f"{disk.name} on {host.host if host else '?'}",
+                      f"%util {disk.util_pct:.0f}, w/s {disk.w_s or 0:.0f}, wareq "
+                      f"{disk.wareq_kb:.1f} kB, await {disk.await_ms or 0:.1f} ms",
+                      f"host ({host.via if host else '?'})",
+                      None if host is None else host.age(snap.taken_at)),),
+            Threshold(f"{DISK_BOUND_UTIL:.0f}% util with writes under {SMALL_WRITE_KB:.0f} "
+                      "kB", "ndbtop"),
+            "small synced writes at full utilisation (S1): the initialisation is bound by "
+            "the disk's sync latency; a disk with a write cache, or ODirect, shortens it",
+            nodes=(t.node_id,))
+
+
+def start_phase_slow(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``start_phase_slow``: a start phase running past twice its normal duration."""
+    for t in snap.timelines:
+        if not t.active or t.current_phase is None:
+            continue
+        spent = t.in_phase_s(snap.wall)
+        redo = t.redo.total_mb if t.redo else None
+        typical = typical_seconds(t.current_phase, t.kind, redo, t.redo_phase)
+        if spent is None or not typical or spent <= 2 * typical:
+            continue
+        name = phase_name(t.current_phase, t.kind, t.redo_phase)
+        yield Finding(
+            "start_phase_slow", Severity.WARNING,
+            f"node {t.node_id} has been in phase {t.current_phase} {name} for {spent:,.0f} s, "
+            f"more than twice its normal {typical:,.0f} s",
+            (Evidence(f"phase {t.current_phase}", f"{spent:,.0f} s so far",
+                      "start events and get status", None),),
+            Threshold(f"2 x {typical:,.0f} s", "ndbtop"),
+            "look at what the phase waits for: the disk (Disk view) during redo log "
+            "creation, other nodes (Events: StartReport) early in a start",
+            nodes=(t.node_id,))
+
+
+def forget() -> None:
+    """Drop the result remembered by the identity of its rows."""
+    _HOT.clear()

@@ -1,0 +1,201 @@
+"""Each rule raised from the server's exact words or rows, and held quiet when they are
+healthy.
+
+Events are built as the management server sends them (Services.cpp ``logevent2str``:
+``type=``, ``time=``, ``source_nodeid=``, then the body rows; a text event's words as one
+``data=`` line of ``%u `` words) and decoded by ndbtop's own decoder. The texts are the
+format strings quoted in shared/reference/diagnostics.md with their source functions.
+"""
+
+from __future__ import annotations
+
+from ndbtop.findings import FindingsKeeper, Severity, evaluate
+from ndbtop.mgm.events.decode import Event, decode_event
+from ndbtop.mgm.events.text import pack_string
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.mgm.wire import EventStreamParser, RawEvent
+from ndbtop.model.config import ClusterConfig, DataNodeConfig
+from ndbtop.model.ndbinfo import LogSpace, MemoryUse, NdbinfoSample, ThreadCpu
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
+
+WALL = 1_700_000_000.0
+NOW = 5000.0
+
+
+def wire_event(event_type: int, source: int, body: list[tuple[str, object]],
+               at: float = WALL) -> Event:
+    """One event block exactly as logevent2str writes it, parsed and decoded."""
+    lines = ["log event reply", f"type={event_type}", "time=0", f"source_nodeid={source}",
+             *(f"{k}={v}" for k, v in body), ""]
+    parser = EventStreamParser()
+    raw = None
+    for line in lines:
+        raw = parser.feed(line) or raw
+    assert isinstance(raw, RawEvent)
+    return decode_event(raw, at)
+
+
+def text_event(event_type: int, source: int, text: str, at: float = WALL) -> Event:
+    """WarningEvent (46) or InfoEvent (49): the text packed in words, on one data= line."""
+    return wire_event(event_type, source,
+                      [("data", "".join(f"{w} " for w in pack_string(text)))], at)
+
+
+def ndb(node_id: int, status: str = "STARTED", version: int = 525315) -> NodeStatus:
+    """A data node as get status gives it: 2 and 3 in group 0, 4 and 5 in group 1."""
+    return NodeStatus(node_id, "NDB", status, version=version, node_group=(node_id - 2) // 2,
+                      address=f"10.0.0.{node_id}")
+
+
+UP = tuple(SourceStatus(n, SourceState.CONNECTED, last_ok=NOW)
+           for n in ("mgm", "events", "ndbinfo"))
+CONFIG = ClusterConfig(3, "c", 2, (), (DataNodeConfig(2, 0, host="db1"),
+                                        DataNodeConfig(3, 0, host="db2"),
+                                        DataNodeConfig(4, 1, host="db3"),
+                                        DataNodeConfig(5, 1, host="db4")))
+
+
+def snap(**fields: object) -> ClusterSnapshot:
+    base: dict[str, object] = dict(taken_at=NOW, wall=WALL, interval=1.0, sources=UP,
+                                   nodes=(ndb(2), ndb(3), ndb(4), ndb(5)), config=CONFIG)
+    base.update(fields)
+    return ClusterSnapshot(**base)  # type: ignore[arg-type]
+
+
+def ids(s: ClusterSnapshot) -> list[tuple[str, str]]:
+    return [(f.id, f.severity.value) for f in evaluate(s)]
+
+
+def test_a_healthy_cluster_has_no_finding() -> None:
+    assert ids(snap()) == []
+
+
+def test_gcp_save_lag_from_the_real_log_line_and_the_computed_limit() -> None:
+    # "WARNING -- Node 5: GCP Monitor: GCP_SAVE lag 60 seconds (no max lag)" (diagnostics.md
+    # §a, a real log); DbdihMain.cpp checkGcpStopLab.
+    warned = text_event(46, 5, "GCP Monitor: GCP_SAVE lag 60 seconds (no max lag)")
+    (f,) = evaluate(snap(events=(warned,)))
+    assert (f.id, f.severity, f.nodes) == ("gcp_save_lag", Severity.WARNING, (5,))
+    assert "no kill limit" in f.summary and f.threshold.by == "server"
+    # With the limit the master computed (setGCPStopTimeouts' InfoEvent), 60 s of a 120 s
+    # limit is critical: half the way to the kill.
+    computed = text_event(49, 5, "GCP Monitor: Computed max GCP_SAVE lag to 120 seconds",
+                          WALL - 600)
+    (f,) = evaluate(snap(events=(computed, warned)))
+    assert f.severity is Severity.CRITICAL and "killed at 120 s (2303)" in f.summary
+    commit = text_event(46, 5, "GCP Monitor: GCP_COMMIT lag 10 seconds (max lag: 36)")
+    assert ids(snap(events=(commit,))) == [("gcp_commit_lag", "warning")]
+    # An old warning no longer counts: the lag went away.
+    assert ids(snap(events=(text_event(46, 5, warned.text, WALL - 3600),))) == []
+
+
+def test_gcp_stop_from_the_master_and_from_the_victim() -> None:
+    kill = text_event(46, 2, "Detected GCP stop(3)...sending kill to [SignalCounter: "
+                             "m_count=1 0000000000000008]")
+    assert ids(snap(events=(kill,))) == [("gcp_stop", "critical")]
+    forced = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2303), ("sphase", 0),
+                                ("extra", 0)])
+    (f,) = evaluate(snap(events=(forced,)))
+    assert f.id == "gcp_stop" and f.nodes == (3,)
+
+
+def test_lcp_watchdog_warning_and_kill() -> None:
+    # DblqhMain.cpp checkLcpFragWatchdog, 8.x wording.
+    warn = text_event(46, 4, "LCP Frag watchdog : No progress for 25 s, MaxWaitTime 60 s, "
+                             "lcp state LCP_SCANNING Completion Status 0 rows, table 12, frag 3")
+    (f,) = evaluate(snap(events=(warn,)))
+    assert (f.id, f.severity, f.threshold.configured) == ("lcp_stalled", Severity.WARNING, "60 s")
+    kill = text_event(46, 4, "Waited too long with LCP not progressing.")
+    assert ids(snap(events=(warn, kill))) == [("lcp_stalled", "critical")]
+
+
+def test_failure_handling_not_completed() -> None:
+    # QmgrMain.cpp checkStartInterface.
+    e = text_event(46, 2, "Failure handling of node 3 has not completed in 30 seconds - "
+                          "state = 3")
+    (f,) = evaluate(snap(events=(e,)))
+    assert (f.id, f.nodes) == ("node_failure_handling_slow", (3,))
+
+
+def test_missed_heartbeats_then_declared_dead() -> None:
+    # The 7.5.6 sequence of diagnostics.md §e: counts 2, 3, 4 an interval apart, then dead.
+    beats = [wire_event(44, 2, [("node", 1), ("count", c)], WALL - 10 + 5 * i)
+             for i, c in enumerate((2, 3, 4))]
+    (f,) = evaluate(snap(events=tuple(beats[:2])))
+    assert (f.id, f.severity, f.nodes) == ("missed_heartbeat", Severity.WARNING, (1,))
+    assert "missed heartbeat 3" in f.summary
+    dead = wire_event(45, 2, [("node", 1)])
+    (f,) = evaluate(snap(events=(*beats, dead)))
+    assert f.severity is Severity.CRITICAL and "declared dead" in f.summary
+
+
+def test_memory_bands_are_the_servers() -> None:
+    def memory(pct: float) -> ClusterSnapshot:
+        total = 1000 * 32768
+        rows = (MemoryUse(2, "Data memory", int(total * pct / 100), 0, total, 1000),)
+        return snap(ndbinfo=NdbinfoSample(NOW, None, memory=rows))
+
+    assert ids(memory(79.9)) == []
+    assert ids(memory(80)) == [("memory_high", "info")]
+    assert ids(memory(92)) == [("memory_high", "warning")]
+    (f,) = evaluate(memory(99.5))
+    assert f.severity is Severity.CRITICAL and f.threshold.value == "99%"
+    assert f.threshold.parameter == "DataMemory" and "827" in f.advice
+
+
+def test_a_redo_part_filling_while_the_others_sit_low() -> None:
+    total = 256 << 20
+    parts = tuple(LogSpace(2, "REDO", 0, p, total, used)
+                  for p, used in ((0, 250 << 20), (1, 20 << 20), (2, 22 << 20), (3, 21 << 20)))
+    (f,) = evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, log_spaces=parts)))
+    assert (f.id, f.severity, f.parts) == ("redo_part_filling", Severity.CRITICAL, (0,))
+    assert "410" in f.summary and "other parts are at 8-9%" in f.summary
+
+
+def test_one_hot_thread_among_idle_peers() -> None:
+    threads = (ThreadCpu(2, 2, "ldm", os_user_pct=97.0), ThreadCpu(2, 3, "ldm", os_user_pct=8.0),
+               ThreadCpu(2, 4, "ldm", os_user_pct=9.0))
+    (f,) = evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, threads=threads)))
+    assert (f.id, f.key) == ("thread_saturated", "2:2")
+    # Every LDM busy is load, not one hot partition.
+    busy = tuple(t._replace(os_user_pct=95.0) for t in threads)
+    assert ids(snap(ndbinfo=NdbinfoSample(NOW, None, threads=busy))) == []
+
+
+def test_node_groups_from_the_configuration() -> None:
+    one_left = snap(nodes=(ndb(2), ndb(3, "NO_CONTACT", 0), ndb(4), ndb(5)))
+    (f,) = evaluate(one_left)
+    assert (f.id, f.nodes, f.key) == ("node_group_one_left", (2,), "0")
+    down = snap(nodes=(ndb(2, "NO_CONTACT", 0), ndb(3, "NO_CONTACT", 0), ndb(4), ndb(5)))
+    assert ids(down) == [("node_group_down", "critical")]
+    # Nothing started at all: a start in progress, not a group lost from a running cluster.
+    starting = snap(nodes=tuple(ndb(i, "STARTING") for i in (2, 3, 4, 5)))
+    assert ids(starting) == []
+
+
+def test_replicas_on_one_host_versions_and_single_user() -> None:
+    same = ClusterConfig(3, "c", 2, (), (DataNodeConfig(2, 0, host="db1"),
+                                          DataNodeConfig(3, 0, host="db1")))
+    assert ids(snap(config=same, nodes=(ndb(2), ndb(3)))) == [("replicas_same_host", "warning")]
+    mixed = snap(nodes=(ndb(2), ndb(3, version=525316), ndb(4), ndb(5)))
+    assert ids(mixed) == [("mixed_versions", "info")]
+    single = snap(nodes=tuple(ndb(i, "SINGLE USER MODE") for i in (2, 3, 4, 5)))
+    assert ids(single) == [("single_user_mode", "info")]
+
+
+def test_ignore_leaves_a_rule_out() -> None:
+    single = snap(nodes=tuple(ndb(i, "SINGLE USER MODE") for i in (2, 3, 4, 5)))
+    assert evaluate(single, ignore=("single_user_mode",)) == ()
+
+
+def test_a_finding_does_not_flicker_and_keeps_its_since() -> None:
+    keeper = FindingsKeeper(clear_after=30.0)
+    single = snap(nodes=tuple(ndb(i, "SINGLE USER MODE") for i in (2, 3, 4, 5)))
+    (f,) = keeper.update(evaluate(single), WALL)
+    assert f.since == WALL
+    (f,) = keeper.update(evaluate(single), WALL + 10)
+    assert f.since == WALL
+    # Its condition went away: it stays until it has been false for 30 s.
+    assert len(keeper.update((), WALL + 20)) == 1
+    assert keeper.update((), WALL + 40) == ()
