@@ -35,10 +35,10 @@ from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.errors import MgmCommandError, MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
-from ndbtop.mgm.show import clusterlog_info_text, report_text, show_text, status_text
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.config_decode import config_from_blob
+from ndbtop.report.ndb_mgm import clusterlog_info_text, report_text, show_text, status_text
 
 
 def run_mgm(args: argparse.Namespace) -> int:
