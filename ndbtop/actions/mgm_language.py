@@ -188,6 +188,8 @@ def _after_ids(ids: tuple[int, ...], upper: list[str], words: list[str]) -> Comm
     if not upper:
         raise MgmUsageError(f"Expected a command after {'node ID' if ids else 'ALL'}.")
     command, params = upper[0], upper[1:]
+    at = len(ids) or 1
+    typed = words[at + 1:]
     if not ids and command in ("RESTART", "STOP", "START"):
         raise MgmUsageError(
             f"ndbtop mgm does not send ALL {command}: it restarts, stops or starts named "
@@ -200,35 +202,35 @@ def _after_ids(ids: tuple[int, ...], upper: list[str], words: list[str]) -> Comm
             "Expected STOP, START, or RESTART."
         )
     if command == "RESTART":
-        flags = _options(params, "-N -I -A -F", "-A,-N,-I or -F after RESTART")
+        flags = _options(typed, "-N -I -A -F", "-A,-N,-I or -F after RESTART")
         return Change((RestartNode(ids, initial="-I" in flags, nostart="-N" in flags,
                                    abort="-A" in flags, force="-F" in flags),))
     if command == "STOP":
-        flags = _options(params, "-A -F", "-A or -F after STOP")
+        flags = _options(typed, "-A -F", "-A or -F after STOP")
         return Change((StopNode(ids, abort="-A" in flags, force="-F" in flags),))
     if command == "START":
         if params:
-            raise MgmUsageError(f"START takes no options, not {' '.join(params)}")
+            raise MgmUsageError(f"START takes no options, not {' '.join(typed)}")
         return Change(tuple(StartNode(n) for n in ids))
     if command == "STATUS":
         if params:
             raise MgmUsageError("No parameters expected to this command.")
         return Query("STATUS", ids)
     if command == "REPORT":
-        return Query("REPORT", ids, _report(params, ids))
+        return Query("REPORT", ids, _report(params, typed, ids))
     if command == "CLUSTERLOG":
-        return _clusterlog_levels(ids, words[len(ids) or 1:][1:])
-    raise MgmUsageError(f"Invalid command: {words[len(ids) or 1]}")
+        return _clusterlog_levels(ids, typed)
+    raise MgmUsageError(f"Invalid command: {words[at]}")
 
 
-def _options(params: list[str], allowed: str, expecting: str) -> set[str]:
-    for p in params:
-        if p not in allowed.split():
-            raise MgmUsageError(f"Invalid option: {p}. Expecting {expecting}")
-    return set(params)
+def _options(typed: list[str], allowed: str, expecting: str) -> set[str]:
+    for word in typed:
+        if word.upper() not in allowed.split():
+            raise MgmUsageError(f"Invalid option: {word}. Expecting {expecting}")
+    return {word.upper() for word in typed}
 
 
-def _report(params: list[str], ids: tuple[int, ...]) -> Report:
+def _report(params: list[str], typed: list[str], ids: tuple[int, ...]) -> Report:
     if not params:
         raise MgmUsageError("ERROR: missing report type specifier!")
     word = params[0]
@@ -238,7 +240,7 @@ def _report(params: list[str], ids: tuple[int, ...]) -> Report:
             return Report(int(event_type), ids)
     if "EVENTLOG".startswith(word):
         raise MgmUsageError("ndbtop mgm does not send REPORT EVENTLOG (use ndb_mgm)")
-    raise MgmUsageError(f"ERROR: '{word}' - report type specifier unknown!")
+    raise MgmUsageError(f"ERROR: '{typed[0]}' - report type specifier unknown!")
 
 
 def _clusterlog_levels(ids: tuple[int, ...], specs: list[str]) -> Change:

@@ -161,6 +161,9 @@ async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.N
     if args.dry_run:
         if not verdict.allowed:
             return NOT_MET
+        if args.read_only:
+            err.write(f"ndbtop: would be refused: read-only ({args.read_only_origin})\n")
+            return NOT_MET
         if verdict.confirm_text is not None and given != verdict.confirm_text:
             err.write(f"ndbtop: would need '{verdict.confirm_text}' typed (--confirm)\n")
             return NOT_MET

@@ -158,6 +158,9 @@ def test_read_only_refuses_changes_and_answers_queries(
                          "--read-only", "--audit-log", str(log))
     assert status == 1 and err == "ndbtop: refused: read-only (--read-only); nothing was sent\n"
     assert stops(c)[2] == 0 and audit_records(log) == []
+    status, _, err = run("mgm", "-c", sim.connectstring, "-e", "2 RESTART", "--dry-run",
+                         "--read-only")
+    assert (status, err) == (1, "ndbtop: would be refused: read-only (--read-only)\n")
     status, out, _ = run("mgm", "-c", sim.connectstring, "-e", "ALL STATUS", "--read-only")
     assert status == 0 and out.startswith("Node 2: started (")
 
@@ -215,7 +218,7 @@ def test_clusterlog_levels_on_every_data_node(run: Run, threaded_sim: Any) -> No
         ("2 DUMP 1000", "ndbtop: error: ndbtop does not send DUMP"),
         ("FROB", "ndbtop: error: Invalid command: FROB (commands: SHOW |"),
         ("0 RESTART", "ndbtop: error: Invalid node ID: 0. (commands: SHOW |"),
-        ("2 RESTART -q", "ndbtop: error: Invalid option: -Q. Expecting -A,-N,-I or -F"),
+        ("2 RESTART -q", "ndbtop: error: Invalid option: -q. Expecting -A,-N,-I or -F"),
     ],
 )
 def test_refusals_need_no_server_and_are_one_line(run: Run, command: str, message: str) -> None:
