@@ -36,6 +36,7 @@ from ndbtop.errors import MgmCommandError, MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.backups import Backup
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.config_decode import config_from_blob
 from ndbtop.report.ndb_mgm import clusterlog_info_text, report_text, show_text, status_text
@@ -89,7 +90,7 @@ async def execute(command: Command, args: argparse.Namespace, connectstring: Con
         if isinstance(command, Query):
             return await _query(command, client, live, args)
         change = bind(command, tuple(n.node_id for n in live.nodes if n.type == "NDB"))
-        backups = ()
+        backups: tuple[Backup, ...] = ()
         if any(isinstance(a, StartBackup) for a in change.actions):
             backups = await live_backups(client)
     finally:

@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from ndbtop.actions.mgm_language import COMMAND_WORDS, USAGE, MgmUsageError, parse
 from ndbtop.cli.exits import DONE
@@ -91,7 +92,7 @@ async def _node_ids(connectstring: ConnectString) -> list[int]:
         await client.close()
 
 
-def _setup_readline(node_ids: Callable[[], Sequence[int]]):  # type: ignore[no-untyped-def]
+def _setup_readline(node_ids: Callable[[], Sequence[int]]) -> ModuleType | None:
     """readline with the history file and completion; None where it is missing."""
     try:
         import readline
