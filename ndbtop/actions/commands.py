@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.actions.admin_commands import EnterSingleUser, ExitSingleUser, SetLogFilter
 from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.wire import encode_request
@@ -109,19 +110,22 @@ class StartNode:
 
 @dataclass(frozen=True, slots=True)
 class SetClusterLogLevel:
-    """``ALL CLUSTERLOG CATEGORY=LEVEL``: one request per data node, as ``ndb_mgm`` sends it."""
+    """``ALL CLUSTERLOG CATEGORY=LEVEL``: one request per data node, as ``ndb_mgm`` sends it
+    (``N CLUSTERLOG CATEGORY=LEVEL`` without ``all_nodes``)."""
 
     node_ids: tuple[int, ...]
     category: int
     level: int
+    all_nodes: bool = True
 
     kind = "clusterlog"
     dangerous_options = False
 
     def ndb_mgm(self) -> str:
         """The ``ndb_mgm`` command line."""
-        name = Category(self.category).name
-        return f"ALL CLUSTERLOG {name}={self.level}"
+        name = Category(self.category).filter_name or str(self.category)
+        who = "ALL" if self.all_nodes else " ".join(map(str, self.node_ids))
+        return f"{who} CLUSTERLOG {name}={self.level}"
 
     def requests(self) -> list[tuple[str, list[tuple[str, str | int]]]]:
         """One ``set cluster loglevel`` per data node."""
@@ -138,10 +142,14 @@ class SetClusterLogLevel:
         return self.requests()[0]
 
 
-Action = RestartNode | StopNode | StartNode | SetClusterLogLevel | StartBackup | AbortBackup
+Action = (
+    RestartNode | StopNode | StartNode | SetClusterLogLevel | StartBackup | AbortBackup
+    | SetLogFilter | EnterSingleUser | ExitSingleUser
+)
 
 
 def wire_text(action: Action) -> str:
     """The exact bytes the action sends, as text (every request, empty lines included)."""
-    pairs = action.requests() if isinstance(action, SetClusterLogLevel) else [action.request()]
+    several = isinstance(action, SetClusterLogLevel | SetLogFilter)
+    pairs = action.requests() if several else [action.request()]
     return "".join(encode_request(cmd, args).decode() for cmd, args in pairs)

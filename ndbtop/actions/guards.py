@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ndbtop.actions.admin_commands import EnterSingleUser, ExitSingleUser, SetLogFilter
 from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StartNode, StopNode
 from ndbtop.mgm import errorcodes as ec
@@ -81,6 +82,13 @@ def assess(
     (and, for backup actions, the backups known)."""
     nodes = tuple(nodes)
     by_id = {n.node_id: n for n in nodes}
+    if isinstance(action, SetLogFilter | EnterSingleUser | ExitSingleUser) or (
+        isinstance(action, SetClusterLogLevel) and not action.all_nodes
+    ):
+        # Imported here: that module builds on this one's Assessment.
+        from ndbtop.actions.admin_guards import assess_admin
+
+        return assess_admin(action, nodes)
     if isinstance(action, SetClusterLogLevel):
         return Assessment((), (), False, None)
     if isinstance(action, StartBackup | AbortBackup):

@@ -11,6 +11,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+from ndbtop.actions.admin_commands import (
+    ENABLE_WIRE,
+    EnterSingleUser,
+    ExitSingleUser,
+    SetLogFilter,
+)
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.backup_commands import WAIT_WORDS, AbortBackup, StartBackup
 from ndbtop.actions.commands import (
@@ -72,7 +78,7 @@ async def run_action(
         address = await client.connect()
         target = str(address)
         nodes = await client.get_status()
-        backups = await _live_backups(client) if isinstance(action, StartBackup) else ()
+        backups = await live_backups(client) if isinstance(action, StartBackup) else ()
         live = assess(action, nodes, config, backups)
         if live.allowed and live.consequence is not None and confirmed != live.confirm_text:
             live = replace(live, blockers=(
@@ -127,7 +133,7 @@ async def run_action(
         await client.close()
 
 
-async def _live_backups(client: MgmClient) -> tuple[Backup, ...]:
+async def live_backups(client: MgmClient) -> tuple[Backup, ...]:
     """Whether a backup runs, as the data nodes report it now (REPORT BACKUPSTATUS)."""
     try:
         raw = await client.dump_events(EventType.BACKUP_STATUS)
@@ -160,6 +166,18 @@ async def _send(client: MgmClient, action: Action) -> str:
         for node_id in action.node_ids:
             await client.set_cluster_loglevel(node_id, action.category, action.level)
         return "Ok"
+    if isinstance(action, SetLogFilter):
+        states = []
+        for severity in action.severities:
+            on = await client.set_logfilter(int(severity), ENABLE_WIRE[action.enable])
+            states.append(f"{severity.name} {'enabled' if on else 'disabled'}")
+        return ", ".join(states)
+    if isinstance(action, EnterSingleUser):
+        await client.enter_single_user(action.api_id)
+        return f"Ok, single user mode entered: access is granted for API node {action.api_id} only"
+    if isinstance(action, ExitSingleUser):
+        await client.exit_single_user()
+        return "Ok, exiting single user mode in progress"
     if isinstance(action, StartBackup):
         backup_id = await client.start_backup(
             wait=action.wait, backup_id=action.backup_id, snapshot_start=action.snapshot_start

@@ -68,6 +68,10 @@ def _dispatch(args: object) -> int:
         from ndbtop.cli.rolling import run_rolling
 
         return run_rolling(args)
+    if command == "mgm":
+        from ndbtop.cli.mgm import run_mgm
+
+        return run_mgm(args)
     if command == "record":
         from ndbtop.cli.record import run_record
 

@@ -140,14 +140,14 @@ def _interval(text: str) -> float:
 
 
 # Which commands take which options (LIVE: the live view, ndbtop without a command).
-CONNECTING = frozenset({LIVE, "wait", "rolling-restart", "record", "report", "export",
+CONNECTING = frozenset({LIVE, "wait", "rolling-restart", "mgm", "record", "report", "export",
                         "check"})
 SQL = frozenset({LIVE, "record", "report", "export", "check"})
-ACTING = frozenset({LIVE, "demo", "rolling-restart"})
+ACTING = frozenset({LIVE, "demo", "rolling-restart", "mgm"})
 SHOWING = frozenset({LIVE, "demo", "replay"})
 SIMULATING = frozenset({"demo", "sim", "record"})
-COMMANDS = ("demo", "sim", "wait", "rolling-restart", "record", "replay", "report", "export",
-            "check")
+COMMANDS = ("demo", "sim", "wait", "rolling-restart", "mgm", "record", "replay", "report",
+            "export", "check")
 EVERY = frozenset({LIVE, *COMMANDS})
 
 MGM = "management server"
@@ -211,7 +211,8 @@ OPTIONS: tuple[Option, ...] = (
            help="print one report and exit (two samples --interval apart for rates)"),
     option("--json", commands={LIVE, "demo", "wait"}, group=DISPLAY, action="store_true",
            default=False, help="print JSON (with --once; wait: one line per change)"),
-    option("--interval", commands=CONNECTING - {"rolling-restart"} | {"demo"}, group=DISPLAY,
+    option("--interval", commands=CONNECTING - {"rolling-restart", "mgm"} | {"demo"},
+           group=DISPLAY,
            type=_interval, default=1.0, metavar="SECONDS",
            help="seconds between samples, refreshes or polls (default 1)"),
     option("--no-color", commands=SHOWING, group=DISPLAY, action="store_true", default=False,
@@ -250,10 +251,14 @@ OPTIONS: tuple[Option, ...] = (
     option("--initial", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
            help="initial node restarts (RESTART -i: the nodes rebuild their data)"),
-    option("--dry-run", commands={"rolling-restart"}, group="rolling restart",
-           action="store_true", default=False, help="show the plan and exit"),
-    option("--yes", commands={"rolling-restart"}, group="rolling restart", action="store_true",
-           default=False, help="do not ask: start without confirmation, abort on any problem"),
+    option("--dry-run", commands={"rolling-restart", "mgm"}, group="rolling restart",
+           action="store_true", default=False, help="send nothing: rolling-restart shows the "
+           "plan; mgm shows the guard's verdict, the exact request and the management server, "
+           "and exits 1 if it would be refused or needs a phrase --confirm did not give"),
+    option("--yes", commands={"rolling-restart", "mgm"}, group="rolling restart",
+           action="store_true", default=False, help="do not ask: rolling-restart starts "
+           "without confirmation and aborts on any problem; mgm answers yes to a yes/no "
+           "question, never to a typed phrase (--confirm)"),
     option("--force-degraded", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
            help="go on through a degraded cluster (a node group missing a node, a data node "
@@ -262,6 +267,13 @@ OPTIONS: tuple[Option, ...] = (
     option("--node-timeout", commands={"rolling-restart"}, group="rolling restart",
            type=_positive, default=1800.0, metavar="SECONDS",
            help="how long a node may take to be STARTED again (default 1800; at most a week)"),
+    # mgm.
+    option("-e", "--execute", commands={"mgm"}, group="mgm", metavar="COMMAND",
+           help="run one ndb_mgm command (\"2 RESTART -i\", \"SHOW\") and exit; without it, "
+           "a prompt"),
+    option("--confirm", commands={"mgm"}, group="mgm", metavar="PHRASE",
+           help="the phrase a dangerous command asks to be typed (a node id, or the phrase "
+           "naming what happens to the cluster): must match exactly, else refused"),
     # record, replay, report.
     option("file", commands={"record", "replay"}, group="recording", metavar="FILE",
            help="the recording (FILE.1 ... after rotation by record --max-mb)"),
@@ -359,6 +371,13 @@ _DESCRIPTIONS = {
                         "Asks on any refusal, timeout or failure (--yes: never asks, aborts). "
                         "Ctrl-C stops at once and exits 130. Everything sent is audited, "
                         "naming the management server."),
+    "mgm": ("ndb_mgm's commands, guarded, confirmed and audited",
+            "Run ndb_mgm's commands (SHOW, N STATUS, N RESTART [-n] [-i] [-a] [-f], N STOP, "
+            "N START, REPORT, CLUSTERLOG, START/ABORT BACKUP, ENTER/EXIT SINGLE USER MODE) "
+            "with ndbtop's guards: each change is shown with its exact request and the "
+            "management server it goes to, confirmed (a typed phrase for dangerous ones: "
+            "--confirm), and audited. -e runs one command; without it, a prompt. DUMP is "
+            "never sent."),
     "record": ("record the cluster to a file, without the live view",
                "Write every snapshot and every event to FILE (compressed JSON lines) until "
                "interrupted or --duration."),

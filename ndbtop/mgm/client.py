@@ -311,6 +311,29 @@ class MgmClient:
         expect_header(reply, "clusterlog")
         return {k: reply.require_int(k) for k, _ in reply.fields}
 
+    async def set_logfilter(self, severity: int, enable: int) -> bool:
+        """``set logfilter`` (``CLUSTERLOG ON|OFF|TOGGLE``): ``enable`` 1, 0, or 4294967295
+        to toggle; returns the severity's new state (the reply's ``result`` is 1 or 0)."""
+        args: list[tuple[str, str | int]] = [("level", severity), ("enable", enable)]
+        reply = await self._call("set logfilter", args, retry=False)
+        expect_header(reply, "set logfilter reply")
+        result = reply.require("result")
+        if result not in ("0", "1"):
+            raise MgmCommandError("set logfilter", result, ())
+        return result == "1"
+
+    # Single-user mode (never retried)
+
+    async def enter_single_user(self, api_id: int) -> None:
+        """``enter single user`` (``ENTER SINGLE USER MODE N``)."""
+        reply = await self._call("enter single user", [("nodeId", api_id)], retry=False)
+        expect_ok(reply, "enter single user reply", "enter single user", (api_id,))
+
+    async def exit_single_user(self) -> None:
+        """``exit single user`` (``EXIT SINGLE USER MODE``)."""
+        reply = await self._call("exit single user", retry=False)
+        expect_ok(reply, "exit single user reply", "exit single user")
+
     # Backups (never retried)
 
     async def start_backup(

@@ -29,6 +29,7 @@ from ndbtop.model.backups import running_backup
 from ndbtop.ops.rolling import RollingResult
 from ndbtop.tui.screens.backup_prompt import BackupPrompt
 from ndbtop.tui.screens.confirm import ConfirmAction
+from ndbtop.tui.screens.mgm_prompt import MgmPrompt, verb_of
 from ndbtop.tui.screens.quit import QuitPrompt
 from ndbtop.tui.screens.rolling import RollingRestartScreen
 from ndbtop.tui.views.events import EventsView
@@ -70,7 +71,7 @@ class ActionFlow:
 
     def ask(self, name: str) -> None:
         """Begin the action a key names: ``restart``, ``stop``, ``start``, ``statistics``,
-        ``rolling``, ``backup`` or ``abort_backup``."""
+        ``rolling``, ``backup``, ``abort_backup`` or ``command``."""
         actions = {
             "restart": self.restart,
             "stop": self.stop,
@@ -79,6 +80,7 @@ class ActionFlow:
             "rolling": self.rolling,
             "backup": self.backup,
             "abort_backup": self.abort_backup,
+            "command": self.command,
         }
         actions[name]()
 
@@ -172,6 +174,21 @@ class ActionFlow:
             self.app.notify("no backup is running (as far as ndbtop has seen)", severity="warning")
             return
         self.confirm(AbortBackup(running.backup_id), f"Abort backup {running.backup_id}")
+
+    def command(self) -> None:
+        """``:``: an ndb_mgm command line, then the same confirmation as the keys'."""
+        if self.app.read_only:
+            self.app.notify("read-only: actions are disabled", severity="warning")
+            return
+
+        def data_nodes() -> tuple[int, ...]:
+            return tuple(n.node_id for n in self.app.live_snapshot().data_nodes())
+
+        def typed(action: Action | None) -> None:
+            if action is not None:
+                self.confirm(action, verb_of(action))
+
+        self.app.push_screen(MgmPrompt(data_nodes), typed)
 
     def _rolled(self, result: RollingResult | None) -> None:
         if result is None or self.app.hub is None:

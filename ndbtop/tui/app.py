@@ -94,6 +94,7 @@ class NdbtopApp(App[int]):
         ("W", "rolling restart of the data nodes: plan, confirm, follow, pause or abort"),
         ("B", "start a backup (START BACKUP with its options, as in ndb_mgm)"),
         ("A", "ABORT BACKUP of the backup in progress (its id typed to confirm)"),
+        (":", "an ndb_mgm command (2 RESTART -i ...), confirmed like the keys"),
         ("p", "pause the screen (data keeps being collected)"),
         ("R", "record to ndbtop-DATE-TIME.ndbrec (for ndbtop replay); again to stop"),
         ("+ / -", "refresh slower / faster"),

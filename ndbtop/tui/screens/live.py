@@ -22,6 +22,7 @@ class LiveScreen(MainScreen):
         Binding("W", "act('rolling')", "Rolling restart"),
         Binding("B", "act('backup')", "Backup"),
         Binding("A", "act('abort_backup')", "Abort backup", show=False),
+        Binding("colon", "act('command')", "Command", show=False),
         Binding("p", "pause", "Pause"),
         Binding("R", "record", "Record", show=False),
         *VIEW_KEYS,

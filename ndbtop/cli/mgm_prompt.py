@@ -1,0 +1,107 @@
+"""The ``ndbtop mgm`` prompt: one command per line, with history and completion.
+
+History is kept in ``$XDG_STATE_HOME/ndbtop/mgm_history`` (mode 0600 in the
+0700 state directory); completion offers the language's words and the node ids
+of the cluster's last ``get status``. ``QUIT``, ``EXIT`` or ``BYE`` (or end of
+input) leave; ``HELP`` prints the commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+
+from ndbtop.actions.mgm_language import COMMAND_WORDS, USAGE, MgmUsageError, parse
+from ndbtop.cli.exits import DONE
+from ndbtop.errors import MgmError, NdbtopError
+from ndbtop.files import state_subdir
+from ndbtop.mgm.client import MgmClient
+from ndbtop.mgm.connectstring import ConnectString
+
+HISTORY_LENGTH = 1000
+LEAVE = ("QUIT", "EXIT", "BYE")
+
+
+def history_path() -> Path:
+    """``$XDG_STATE_HOME/ndbtop/mgm_history``."""
+    return state_subdir() / "mgm_history"
+
+
+def completer(words: Sequence[str], node_ids: Callable[[], Sequence[int]]
+              ) -> Callable[[str, int], str | None]:
+    """A readline completer: the language's words (upper case) and the node ids."""
+
+    def complete(text: str, state: int) -> str | None:
+        choices = [w for w in words if w.startswith(text.upper())]
+        choices += [str(n) for n in node_ids() if str(n).startswith(text)]
+        return choices[state] if state < len(choices) else None
+
+    return complete
+
+
+def run_prompt(args: argparse.Namespace, connectstring: ConnectString) -> int:
+    """Read and run commands until QUIT or end of input; the last command's status."""
+    from ndbtop.cli.mgm import execute
+
+    known: list[int] = []
+    with contextlib.suppress(MgmError):
+        known[:] = asyncio.run(_node_ids(connectstring))
+    readline = _setup_readline(lambda: known)
+    sys.stdout.write(f"-- ndbtop mgm -- {connectstring} -- HELP lists the commands --\n")
+    status = DONE
+    try:
+        while True:
+            try:
+                line = input("ndb_mgm> ")
+            except EOFError:
+                sys.stdout.write("\n")
+                break
+            if line.strip().upper().rstrip(";") in LEAVE:
+                break
+            if line.strip().upper() in ("HELP", "?"):
+                sys.stdout.write(USAGE.replace(" | ", "\n") + "\n")
+                continue
+            try:
+                command = parse(line)
+                if command is None:
+                    continue
+                status = asyncio.run(execute(command, args, connectstring, interactive=True))
+            except MgmUsageError as exc:
+                sys.stdout.write(f"{exc}\n")
+            except NdbtopError as exc:
+                sys.stderr.write(f"ndbtop: error: {exc}\n")
+    finally:
+        if readline is not None:
+            with contextlib.suppress(OSError):
+                readline.write_history_file(str(history_path()))
+                os.chmod(history_path(), 0o600)
+    return status
+
+
+async def _node_ids(connectstring: ConnectString) -> list[int]:
+    client = MgmClient(connectstring)
+    try:
+        return [n.node_id for n in await client.get_status()]
+    finally:
+        await client.close()
+
+
+def _setup_readline(node_ids: Callable[[], Sequence[int]]) -> ModuleType | None:
+    """readline with the history file and completion; None where it is missing."""
+    try:
+        import readline
+    except ImportError:
+        return None
+    readline.set_history_length(HISTORY_LENGTH)
+    with contextlib.suppress(OSError):
+        readline.read_history_file(str(history_path()))
+    readline.set_completer(completer(COMMAND_WORDS, node_ids))
+    readline.set_completer_delims(" \t;")
+    readline.parse_and_bind("tab: complete")
+    return readline
