@@ -45,7 +45,8 @@ NODE = "node_id"
 METRICS: tuple[MetricDef, ...] = (
     _m("ndbtop_source_up", "gauge", "source",
        "1 when the ndbtop source (mgm, config, events, ndbinfo, host, and host NAME for each "
-       "data node host read over SSH) has fresh data, else 0 (none for a source turned off)",
+       "data node host read over SSH) has fresh data, else 0 (none for a source turned off; "
+       "config, read only when it may have changed, is 1 while its last read succeeded)",
        "-"),
     _m("ndbtop_source_age_seconds", "gauge", "source",
        "Seconds since the source last produced good data", "-"),
