@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
+import configparser
 import json
 import re
 import subprocess
 from pathlib import Path
 
 from ndbtop.export.catalogue import BY_NAME
+from ndbtop.export.http import DEFAULT_LIMITS
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "contrib" / "prometheus" / "ndb-alerts.yml"
 RULE_TESTS = ROOT / "contrib" / "prometheus" / "ndb-alerts.test.yml"
 DASHBOARD = ROOT / "contrib" / "grafana" / "ndb-cluster.json"
+SERVICE = ROOT / "contrib" / "systemd" / "ndbtop-export.service"
 METRIC = re.compile(r"\b((?:ndb|ndbtop|node_disk)_[a-z_]+)\b")
 
 
@@ -76,3 +79,19 @@ def test_readme_lists_every_metric_as_the_code_defines_it() -> None:
     assert begin in text and end in text
     listed = text.split(begin, 1)[1].split(end, 1)[0]
     assert listed == markdown_table(), "regenerate with: python -m ndbtop.export.catalogue"
+
+
+def test_the_service_bounds_descriptors_tasks_and_memory() -> None:
+    unit = configparser.ConfigParser(interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(SERVICE)
+    service = unit["Service"]
+    hosts = 144  # the largest cluster benchmarked: an ssh process and three pipes per host
+    assert int(service["LimitNOFILE"]) >= 2 * (DEFAULT_LIMITS.connections + 3 * hosts)
+    assert int(service["TasksMax"]) >= 2 * (DEFAULT_LIMITS.connections + hosts)
+    assert service["MemoryMax"] == "1G"
+    assert "--listen 127.0.0.1:" in service["ExecStart"]
+    # What its comment says of the exporter's own limits is what the code does.
+    text = SERVICE.read_text()
+    assert f"at most {DEFAULT_LIMITS.connections} scrape connections" in text
+    assert f"headers take over {DEFAULT_LIMITS.header_timeout:g} s" in text
