@@ -18,7 +18,8 @@ stay wsgiref's.
   :attr:`Limits.idle_timeout` is closed (a response the client stops reading included).
 - When ``accept()`` fails for lack of descriptors or memory, the oldest connection still
   waiting for its headers is closed to make room; without one, accepting pauses for
-  :attr:`Limits.accept_retry` seconds. The first failure of a run is logged in one line.
+  :attr:`Limits.accept_retry` seconds. The first failure is logged in one line, then at
+  most one line a minute.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+REPORT_EVERY = 60.0
+"""Seconds between two log lines about failed accepts."""
 
 
 class _Connection:
@@ -142,6 +145,8 @@ class BoundedServer:
         self._selector = selectors.DefaultSelector()
         self._stopping = False
         self._failing = False
+        self._reported_at: float | None = None
+        self._unreported = 0
         self.accept_failures = 0
         """``accept()`` calls that failed for lack of resources (tests check the pace)."""
         self.accept_thread_id: int | None = None
@@ -228,12 +233,8 @@ class BoundedServer:
                 open_now = len(self._open)
                 # A connection being closed frees a descriptor: try again once it has.
                 room = any(c.closing for c in self._open.values()) or self._evict()
-            if not self._failing:
-                self._failing = True
-                then = ("closing the one waiting longest for its headers" if room
-                        else f"trying again every {self.limits.accept_retry:g} s")
-                self._log(f"ndbtop export: cannot accept a connection ({exc.strerror}, "
-                          f"{open_now} open): {then}")
+            self._failing = True
+            self._report(exc, open_now, room)
             return 0.0 if room else self._clock() + self.limits.accept_retry
         self._failing = False
         conn = _Connection(sock, address, self._clock() + self.limits.header_timeout)
@@ -246,6 +247,19 @@ class BoundedServer:
         except (OSError, RuntimeError):
             self._forget(conn)
         return 0.0
+
+    def _report(self, exc: OSError, open_now: int, room: bool) -> None:
+        """Log a failed accept: the first, then at most one line a minute."""
+        self._unreported += 1
+        now = self._clock()
+        if self._reported_at is not None and now - self._reported_at < REPORT_EVERY:
+            return
+        then = ("closing the one waiting longest for its headers" if room
+                else f"trying again every {self.limits.accept_retry:g} s")
+        times = f"; {self._unreported} times since the last line" if self._reported_at else ""
+        self._log(f"ndbtop export: cannot accept a connection ({exc.strerror}, {open_now} "
+                  f"open): {then}{times}")
+        self._reported_at, self._unreported = now, 0
 
     def _serve(self, conn: _Connection) -> None:
         try:
