@@ -79,16 +79,6 @@ def snapshot(**fields: object) -> ClusterSnapshot:
     return ClusterSnapshot(**base)  # type: ignore[arg-type]
 
 
-def test_every_node_has_one_status_series_with_its_type_and_status() -> None:
-    found = samples(snapshot())
-    status = {k: v for k, v in found.items() if k[0] == "ndb_node_status"}
-    assert len(status) == len(NODES)
-    assert value(found, "ndb_node_status", node_id="3", node_type="NDB", status="NO_CONTACT") == 1
-    assert value(found, "ndb_node_status", node_id="1", node_type="MGM", status="CONNECTED") == 1
-    assert value(found, "ndb_node_status", node_id="50", node_type="API",
-                 status="NO_CONTACT") == 1
-
-
 def test_start_phase_only_for_a_starting_node() -> None:
     found = samples(snapshot())
     phases = {dict(k[1])["node_id"]: v for k, v in found.items() if k[0] == "ndb_node_start_phase"}
