@@ -95,3 +95,13 @@ def test_the_service_bounds_descriptors_tasks_and_memory() -> None:
     text = SERVICE.read_text()
     assert f"at most {DEFAULT_LIMITS.connections} scrape connections" in text
     assert f"headers take over {DEFAULT_LIMITS.header_timeout:g} s" in text
+
+
+def test_readme_gives_the_exporters_limits_as_the_code_sets_them() -> None:
+    text = " ".join((ROOT / "README.md").read_text().split())
+    limits = DEFAULT_LIMITS
+    assert f"**The exporter's connections**: at most {limits.connections} at once" in text
+    assert f"arrive within {limits.header_timeout:g} s of the connect" in text
+    assert f"without traffic for {limits.idle_timeout:g} s is closed" in text
+    assert limits.accept_retry == 0.5 and "accepting pauses for half a second" in text
+    assert f"Scrapers hold at most {limits.connections} connections" in text
