@@ -14,8 +14,9 @@ stay wsgiref's.
   makes room by closing the connection that has waited longest for its headers; when every
   connection is sending a response, it waits in the kernel's queue.
 - A request's line and headers must arrive within :attr:`Limits.header_timeout` of the
-  connect, however slowly they trickle; a connection on which nothing moves for
-  :attr:`Limits.idle_timeout` is closed (a response the client stops reading included).
+  connect, however slowly they trickle, and the response be sent within
+  :attr:`Limits.response_timeout` of them, however slowly it is read; a connection on which
+  nothing moves for :attr:`Limits.idle_timeout` is closed.
 - When ``accept()`` fails for lack of descriptors or memory, the oldest connection still
   waiting for its headers is closed to make room; without one, accepting pauses for
   :attr:`Limits.accept_retry` seconds. The first failure is logged in one line, then at
@@ -54,6 +55,8 @@ class Limits:
     """Seconds from the connect for the request line and headers to arrive."""
     idle_timeout: float = 15.0
     """Seconds a connection may go without receiving or sending anything."""
+    response_timeout: float = 60.0
+    """Seconds from the end of the headers for the response to be sent."""
     accept_retry: float = 0.5
     """Seconds accepting pauses after it failed for lack of resources."""
     backlog: int = 128
@@ -66,14 +69,16 @@ REPORT_EVERY = 60.0
 
 
 class _Connection:
-    """One accepted connection and the deadline for its headers (None once they arrived)."""
+    """One accepted connection: whether its headers arrived, and when it is closed unless
+    it has ended (the header deadline, then the response deadline)."""
 
-    __slots__ = ("address", "closing", "deadline", "sock")
+    __slots__ = ("address", "closing", "deadline", "headers", "sock")
 
     def __init__(self, sock: socket.socket, address: Any, deadline: float) -> None:
         self.sock = sock
         self.address = address
-        self.deadline: float | None = deadline
+        self.deadline = deadline
+        self.headers = False
         self.closing = False
 
 
@@ -105,7 +110,7 @@ class _Handler(WSGIRequestHandler):
         handler.run(self.server.get_app())
 
     def parse_request(self) -> bool:
-        """Read the headers, then lift the header deadline."""
+        """Read the headers; from then on the response deadline holds."""
         try:
             return super().parse_request()
         finally:
@@ -163,11 +168,15 @@ class BoundedServer:
             return len(self._open)
 
     def headers_read(self, sock: socket.socket) -> None:
-        """The request's headers arrived (or failed): its header deadline no longer holds."""
+        """The request's headers arrived (or failed): the response deadline holds now."""
         with self._lock:
             conn = self._open.get(sock)
-            if conn is not None:
-                conn.deadline = None
+            if conn is None:
+                return
+            before, conn.headers = conn.deadline, True
+            conn.deadline = self._clock() + self.limits.response_timeout
+        if conn.deadline < before:
+            self._wake()  # the accept loop sleeps until the header deadline
 
     def serve_forever(self) -> None:
         """Accept and serve until :meth:`shutdown`."""
@@ -207,8 +216,8 @@ class BoundedServer:
     def _plan(self, now: float, retry_at: float) -> tuple[bool, bool, float | None]:
         """What the accept loop waits for (the lock is held): whether to accept; whether,
         at the bound, to make room for a connection that waits (the listener is readable);
-        and when to look again (the next header deadline, the end of a pause after a failed
-        accept). Connections whose headers are overdue are closed first."""
+        and when to look again (the next deadline, the end of a pause after a failed
+        accept). Connections past their deadline are closed first."""
         self._expire(now)
         conns = self._open.values()
         room = len(self._open) < self.limits.connections
@@ -216,7 +225,7 @@ class BoundedServer:
         # After a failed accept, the descriptor of a connection being closed is waited for.
         accept = room and now >= retry_at and not (self._failing and closing)
         make_room = not room and not closing and self._oldest_waiting() is not None
-        times = [c.deadline for c in conns if c.deadline is not None and not c.closing]
+        times = [c.deadline for c in conns if not c.closing]
         if room and now < retry_at:
             times.append(retry_at)
         return accept, make_room, min(times, default=None)
@@ -284,8 +293,8 @@ class BoundedServer:
 
     def _oldest_waiting(self) -> _Connection | None:
         """The connection that has waited longest for its headers (the lock is held)."""
-        waiting = [c for c in self._open.values() if c.deadline is not None and not c.closing]
-        return min(waiting, key=lambda c: c.deadline or 0.0, default=None)
+        waiting = [c for c in self._open.values() if not (c.headers or c.closing)]
+        return min(waiting, key=lambda c: c.deadline, default=None)
 
     @staticmethod
     def _close(conn: _Connection) -> None:
@@ -304,9 +313,9 @@ class BoundedServer:
         return True
 
     def _expire(self, now: float) -> None:
-        """Close the connections whose headers are overdue (the lock is held)."""
+        """Close the connections past their deadline (the lock is held)."""
         for conn in self._open.values():
-            if conn.deadline is not None and conn.deadline <= now and not conn.closing:
+            if conn.deadline <= now and not conn.closing:
                 self._close(conn)
 
     def shutdown(self) -> None:
@@ -325,7 +334,7 @@ class BoundedServer:
         self._wake_w.close()
 
 
-def listen_socket(host: str, port: int, backlog: int = Limits.backlog) -> socket.socket:
+def listen_socket(host: str, port: int, backlog: int = DEFAULT_LIMITS.backlog) -> socket.socket:
     """A listening socket on ``host`` (a name or an address; ``""`` is every interface, IPv6
     and IPv4 where the host has IPv6, else IPv4) and ``port``."""
     if host == "":

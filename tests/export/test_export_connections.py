@@ -21,7 +21,7 @@ import pytest
 from export_helpers import NOW, fetch, up
 
 from ndbtop.cli.export import exposed_warning
-from ndbtop.export.http import Limits, is_loopback, listen_socket
+from ndbtop.export.http import BoundedServer, Limits, is_loopback, listen_socket
 from ndbtop.export.server import MetricsServer, SnapshotCollector
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -137,6 +137,31 @@ def test_a_scrape_is_not_cut_by_the_header_timeout_of_others() -> None:
                 assert fetch(f"http://127.0.0.1:{server.port}/metrics")[0] == 200
         finally:
             held.close()
+
+
+def endless(environ: dict, start_response: Callable[..., object]) -> Iterator[bytes]:
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    while True:
+        yield b"x" * 65536
+
+
+@pytest.mark.parametrize(("idle", "response"), [(30.0, 1.0), (1.0, 30.0)])
+def test_a_response_not_read_is_cut_at_the_response_deadline_or_when_idle(
+        idle: float, response: float) -> None:
+    limits = Limits(connections=4, header_timeout=30.0, idle_timeout=idle,
+                    response_timeout=response)
+    server = BoundedServer(listen_socket("127.0.0.1", 0), endless, limits)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with connect(server.socket.getsockname()[1], REQUEST):
+            until(lambda: server.connections == 1, "the request accepted")
+            took = until(lambda: server.connections == 0, "the response cut")
+        assert 0.8 <= took < 3
+    finally:
+        server.shutdown()
+        thread.join(5)
+        server.server_close()
 
 
 def thread_cpu_ticks(stat: BinaryIO) -> int:

@@ -103,5 +103,6 @@ def test_readme_gives_the_exporters_limits_as_the_code_sets_them() -> None:
     assert f"**The exporter's connections**: at most {limits.connections} at once" in text
     assert f"arrive within {limits.header_timeout:g} s of the connect" in text
     assert f"without traffic for {limits.idle_timeout:g} s is closed" in text
+    assert f"the response be sent within {limits.response_timeout:g} s of them" in text
     assert limits.accept_retry == 0.5 and "accepting pauses for half a second" in text
     assert f"Scrapers hold at most {limits.connections} connections" in text
