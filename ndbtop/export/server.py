@@ -26,6 +26,7 @@ from ndbtop.export.familyset import Families, Group, same_inputs
 from ndbtop.export.http import DEFAULT_LIMITS, BoundedServer, Limits, listen_socket
 from ndbtop.export.lines import EOF_LINE, Fixed, LineCache, without_eof
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.sanitise import sanitise
 
 Encoder = Callable[[Any], bytes]
 
@@ -115,7 +116,7 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
     """The WSGI app: ``/`` links to ``/metrics``, served in prometheus_client's text or
     OpenMetrics format as the ``Accept`` header asks (gzip when accepted); anything else
     is 404."""
-    index = INDEX.format(cluster=html.escape(cluster)).encode()
+    index = INDEX.format(cluster=html.escape(sanitise(cluster))).encode()
     reported: set[str] = set()
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:

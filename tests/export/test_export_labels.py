@@ -11,7 +11,7 @@ from prometheus_client.openmetrics.exposition import generate_latest as openmetr
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import CollectorRegistry
 
-from ndbtop.export.server import SnapshotCollector
+from ndbtop.export.server import SnapshotCollector, make_app
 from ndbtop.host.samples import DiskCounters
 from ndbtop.host.view import HostView
 from ndbtop.mgm.status import NodeStatus
@@ -86,3 +86,9 @@ def test_the_json_report_keeps_the_exact_data() -> None:
     report = report_json(hostile_snapshot())
     assert report["nodes"][0]["status"] == HOSTILE
     assert json.loads(json_text(report))["nodes"][0]["status"] == HOSTILE
+
+
+def test_the_index_page_shows_the_connect_string_escaped() -> None:
+    app = make_app(SnapshotCollector(), "mgm1:1186\x1b]0;x\x07<b>")
+    body = b"".join(app({"PATH_INFO": "/", "REQUEST_METHOD": "GET"}, lambda *a: None))
+    assert b"mgm1:1186\\x1b]0;x\\x07&lt;b&gt;" in body and b"\x1b" not in body
