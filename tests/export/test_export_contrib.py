@@ -63,7 +63,8 @@ def test_dashboard_panels_query_served_metrics() -> None:
     assert exprs
     used = set().union(*(used_metrics(e) for e in exprs))
     assert used <= set(BY_NAME), used - set(BY_NAME)
-    for wanted in ("ndb_node_status", "ndb_node_start_phase", "ndb_thread_cpu_ratio",
+    for wanted in ("ndb_node_status", "ndb_node_version_info", "ndb_single_user_mode",
+                   "ndb_node_start_phase", "ndb_thread_cpu_ratio",
                    "ndb_disk_page_buffer_requests_total", "node_disk_io_time_seconds_total",
                    "ndb_redo_init_bytes", "ndb_redo_log_bytes"):
         assert wanted in used, wanted

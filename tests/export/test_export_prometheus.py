@@ -133,4 +133,5 @@ async def test_the_dashboards_queries_run_on_prometheus(
                 answered.add(panel["title"])
     # Every query is valid PromQL (prom.query checks); those over what this started cluster
     # has at once give answers.
-    assert answered >= {"Data node status", "Data node thread CPU", "Sources"}
+    assert answered >= {"Data node status", "Data node thread CPU", "Sources",
+                        "Node versions", "Single-user mode"}
