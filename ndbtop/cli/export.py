@@ -19,6 +19,7 @@ from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reade
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
+from ndbtop.export.http import is_loopback
 from ndbtop.export.server import MetricsServer, SnapshotCollector
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceStatus
@@ -36,6 +37,16 @@ def parse_listen(text: str) -> tuple[str, int]:
     if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
         raise UsageError(f"--listen {text!r}: invalid port {port!r} (0-65535)")
     return host or "", int(port)
+
+
+def exposed_warning(host: str, port: int) -> str | None:
+    """The line logged when the metrics are served beyond this host, else None."""
+    if is_loopback(host):
+        return None
+    where = "every interface" if host in ("", "::", "0.0.0.0") else "a non-loopback address"
+    shown = f"[{host}]" if ":" in host else host
+    return (f"ndbtop export: warning: listening on {where} ({shown}:{port}): anyone who can "
+            "reach this host reads the metrics")
 
 
 def state_line(status: SourceStatus) -> str:
@@ -104,9 +115,12 @@ async def serve(hub: Hub, collector: SnapshotCollector, server: MetricsServer,
     hub.add_listener(on_state_change)
     collector.publish(hub.snapshot())
     server.start()
-    host, port = server.httpd.server_address[:2]
-    shown = f"[{host}]" if ":" in str(host) else host
+    host, port = server.address
+    shown = f"[{host}]" if ":" in host else host
     sys.stderr.write(f"ndbtop export: serving http://{shown}:{port}/metrics for {cluster}\n")
+    warning = exposed_warning(host, port)
+    if warning is not None:
+        sys.stderr.write(warning + "\n")
     sys.stderr.flush()
     await hub.start()
     try:

@@ -45,13 +45,23 @@ NODE = "node_id"
 METRICS: tuple[MetricDef, ...] = (
     _m("ndbtop_source_up", "gauge", "source",
        "1 when the ndbtop source (mgm, config, events, ndbinfo, host, and host NAME for each "
-       "data node host read over SSH) has fresh data, else 0 (none for a source turned off)",
+       "data node host read over SSH) has fresh data, else 0 (none for a source turned off; "
+       "config, read only when it may have changed, is 1 while its last read succeeded)",
        "-"),
     _m("ndbtop_source_age_seconds", "gauge", "source",
        "Seconds since the source last produced good data", "-"),
     _m("ndb_node_status", "gauge", "node_id node_type status",
-       "1 for the node's current status as the management server reports it "
-       "(one series per node)", "mgm"),
+       "The node's status as the management server reports it: a series for every status "
+       "(UNKNOWN, NO_CONTACT, NOT_STARTED, STARTING, STARTED, SHUTTING_DOWN, RESTARTING, "
+       "SINGLE USER MODE, RESUME, CONNECTED), 1 for the current one and 0 for the others",
+       "mgm"),
+    _m("ndb_node_version_info", "gauge", "node_id version",
+       "1 for each node with the NDB version it runs (none for a node never connected)",
+       "mgm"),
+    _m("ndb_single_user_mode", "gauge", "api_node_id",
+       "1 while the cluster is in single-user mode, else 0; api_node_id is the API node "
+       "that holds it when the management server tells (8.0.22 and later), else empty",
+       "mgm"),
     _m("ndb_node_start_phase", "gauge", NODE,
        "Last start phase the data node completed, while it is STARTING", "mgm"),
     _m("ndb_node_phase_seconds", "gauge", NODE,

@@ -16,7 +16,7 @@ from ndbtop.export.backup_metrics import backup_group
 from ndbtop.export.familyset import Families, Group, rows_group, source_up
 from ndbtop.export.host_metrics import host_groups
 from ndbtop.export.lines import Row
-from ndbtop.mgm.status import NodeStatus
+from ndbtop.mgm.status import STATUS_STRINGS, NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.config_facts import host_redo_wins, reports_off
 from ndbtop.model.derive import HitRatio
@@ -40,6 +40,7 @@ from ndbtop.model.phases import (
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
+from ndbtop.model.summary import in_single_user_mode, single_user_api
 
 STARTED_STATES = ("STARTED", "SINGLE USER MODE")
 """Statuses in which ``get status`` reports the node group the node really serves."""
@@ -66,6 +67,7 @@ def snapshot_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
     s = snapshot
     groups = [Group("redo_log", (s.config,), lambda out: _redo_log_sizes(out, s))]
     if source_up(s, "mgm", now):
+        groups.append(rows_group("node_status", (s.nodes,), partial(_status_rows, s.nodes)))
         groups.append(Group("nodes", (s.nodes, s.config), lambda out: _nodes(out, s)))
         groups.append(Group("starts", (s.timelines, s.past_starts, s.config, s.hosts, s.wall),
                             lambda out: _starts(out, s)))
@@ -115,11 +117,26 @@ def snapshot_families(snapshot: ClusterSnapshot, now: float) -> Families:
     return out
 
 
+def _status_rows(nodes: tuple[NodeStatus, ...]) -> Iterator[Row]:
+    """Every status of every node at 0 or 1, as kube-state-metrics does (a status change
+    moves a 1 between series that exist, and "== 0" alerts work), then the versions."""
+    for n in nodes:
+        node = str(n.node_id)
+        for status in STATUS_STRINGS:
+            yield ("ndb_node_status", (node, n.type, status),
+                   1.0 if status == n.status else 0.0)
+        if n.status not in STATUS_STRINGS:
+            yield "ndb_node_status", (node, n.type, n.status), 1.0
+    for n in nodes:
+        version = n.version_text
+        if version is not None:
+            yield "ndb_node_version_info", (str(n.node_id), version), 1.0
+
+
 def _nodes(out: Families, snapshot: ClusterSnapshot) -> None:
     groups: dict[int, list[NodeStatus]] = {}
     for n in snapshot.nodes:
         node = str(n.node_id)
-        out.add("ndb_node_status", (node, n.type, n.status), 1.0)
         if n.type != "NDB":
             continue
         if n.status == "STARTING":
@@ -131,6 +148,10 @@ def _nodes(out: Families, snapshot: ClusterSnapshot) -> None:
         started = sum(1 for n in members if n.status in STARTED_STATES)
         out.add("ndb_node_group_nodes", (str(group),), float(len(members)))
         out.add("ndb_node_group_started_nodes", (str(group),), float(started))
+    single = in_single_user_mode(snapshot.nodes)
+    holder = single_user_api(snapshot.nodes) if single else None
+    out.add("ndb_single_user_mode", ("" if holder is None else str(holder),),
+            1.0 if single else 0.0)
 
 
 def _start_info(out: Families, snapshot: ClusterSnapshot) -> None:

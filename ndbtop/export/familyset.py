@@ -11,7 +11,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from ndbtop.export.catalogue import METRICS
 from ndbtop.export.lines import Row, new_family
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.sources import STALE_AFTER, STALE_FLOOR, SourceState
+from ndbtop.model.sources import ON_DEMAND, STALE_AFTER, STALE_FLOOR, SourceState
+from ndbtop.sanitise import sanitise
 
 
 class Families:
@@ -21,11 +22,12 @@ class Families:
         self._by_name: dict[str, GaugeMetricFamily | CounterMetricFamily] = {}
 
     def add(self, name: str, labels: Iterable[str], value: float) -> None:
-        """Add one sample of the metric ``name`` (as the catalogue names it)."""
+        """Add one sample of the metric ``name`` (as the catalogue names it); its label
+        values are shown as the screen shows them (:func:`ndbtop.sanitise.sanitise`)."""
         family = self._by_name.get(name)
         if family is None:
             family = self._by_name[name] = new_family(name)
-        family.add_metric(list(labels), value)
+        family.add_metric([sanitise(v) for v in labels], value)
 
     def __iter__(self) -> Iterator[Metric]:
         for name in sorted(self._by_name, key=_ORDER.__getitem__):
@@ -37,12 +39,13 @@ _ORDER = {m.name: i for i, m in enumerate(METRICS)}
 
 
 def source_up(snapshot: ClusterSnapshot, name: str, now: float) -> bool:
-    """Whether a source's values are current: connected and not stale."""
+    """Whether a source's values are current: connected and not stale (a source read on
+    demand, :data:`ON_DEMAND`, has no refresh interval: connected is current)."""
     status = snapshot.source(name)
     return (
         status is not None
         and status.state is SourceState.CONNECTED
-        and not status.stale(now, snapshot.interval)
+        and (name in ON_DEMAND or not status.stale(now, snapshot.interval))
     )
 
 

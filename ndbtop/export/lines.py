@@ -19,6 +19,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.utils import floatToGoString
 
 from ndbtop.export.catalogue import BY_NAME
+from ndbtop.sanitise import sanitise
 
 Encoder = Callable[[Any], bytes]
 Row = tuple[str, tuple[str, ...], float]
@@ -42,12 +43,12 @@ def new_family(
     name: str, labels: tuple[str, ...] | None = None
 ) -> GaugeMetricFamily | CounterMetricFamily:
     """An empty family of the metric ``name`` as the catalogue defines it; with ``labels``,
-    one series of value 0."""
+    one series of value 0 (its label values shown as the screen shows them)."""
     d = BY_NAME[name]
     cls = CounterMetricFamily if d.kind == "counter" else GaugeMetricFamily
     family = cls(d.family, d.help, labels=d.labels)
     if labels is not None:
-        family.add_metric(list(labels), 0.0)
+        family.add_metric([sanitise(v) for v in labels], 0.0)
     return family
 
 

@@ -12,22 +12,21 @@ from __future__ import annotations
 
 import gzip
 import html
-import socket
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from socketserver import ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder, gzip_accepted
 
 from ndbtop.export.families import snapshot_families, snapshot_groups, source_families
 from ndbtop.export.familyset import Families, Group, same_inputs
+from ndbtop.export.http import DEFAULT_LIMITS, BoundedServer, Limits, listen_socket
 from ndbtop.export.lines import EOF_LINE, Fixed, LineCache, without_eof
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.sanitise import sanitise
 
 Encoder = Callable[[Any], bytes]
 
@@ -117,7 +116,7 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
     """The WSGI app: ``/`` links to ``/metrics``, served in prometheus_client's text or
     OpenMetrics format as the ``Accept`` header asks (gzip when accepted); anything else
     is 404."""
-    index = INDEX.format(cluster=html.escape(cluster)).encode()
+    index = INDEX.format(cluster=html.escape(sanitise(cluster))).encode()
     reported: set[str] = set()
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -154,45 +153,34 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
     return app
 
 
-class _Server(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        """Scrapes are not logged: the journal gets source state changes only."""
-
-
 class MetricsServer:
-    """The HTTP server in a thread of its own."""
+    """The HTTP server in a thread of its own, within ``limits``
+    (:class:`ndbtop.export.http.BoundedServer`)."""
 
-    def __init__(self, collector: SnapshotCollector, host: str, port: int, cluster: str) -> None:
-        try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                       flags=socket.AI_PASSIVE)
-        except socket.gaierror as exc:
-            raise OSError(f"cannot listen on {host}: {exc.strerror}") from None
-        family, _, _, _, sockaddr = infos[0]
-
-        class Server(_Server):
-            address_family = family
-
-        self.httpd = make_server(sockaddr[0], port, make_app(collector, cluster), Server,
-                                 handler_class=_QuietHandler)
+    def __init__(self, collector: SnapshotCollector, host: str, port: int, cluster: str,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
+        sock = listen_socket(host, port, limits.backlog)
+        self.httpd = BoundedServer(sock, make_app(collector, cluster), limits)
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="metrics-http",
                                         daemon=True)
 
     @property
+    def address(self) -> tuple[str, int]:
+        """The address and port listened on."""
+        host, port = self.httpd.socket.getsockname()[:2]
+        return str(host), int(port)
+
+    @property
     def port(self) -> int:
         """The port listened on (the kernel's choice when 0 was asked)."""
-        return int(self.httpd.server_address[1])
+        return self.address[1]
 
     def start(self) -> None:
         """Serve in the background."""
         self._thread.start()
 
     def close(self) -> None:
-        """Stop serving and close the socket."""
+        """Stop serving, end every connection and close the socket."""
         self.httpd.shutdown()
-        self.httpd.server_close()
         self._thread.join(5)
+        self.httpd.server_close()

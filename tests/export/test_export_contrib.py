@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
+import configparser
 import json
 import re
 import subprocess
 from pathlib import Path
 
 from ndbtop.export.catalogue import BY_NAME
+from ndbtop.export.http import DEFAULT_LIMITS
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "contrib" / "prometheus" / "ndb-alerts.yml"
 RULE_TESTS = ROOT / "contrib" / "prometheus" / "ndb-alerts.test.yml"
 DASHBOARD = ROOT / "contrib" / "grafana" / "ndb-cluster.json"
+SERVICE = ROOT / "contrib" / "systemd" / "ndbtop-export.service"
 METRIC = re.compile(r"\b((?:ndb|ndbtop|node_disk)_[a-z_]+)\b")
 
 
@@ -60,7 +63,8 @@ def test_dashboard_panels_query_served_metrics() -> None:
     assert exprs
     used = set().union(*(used_metrics(e) for e in exprs))
     assert used <= set(BY_NAME), used - set(BY_NAME)
-    for wanted in ("ndb_node_status", "ndb_node_start_phase", "ndb_thread_cpu_ratio",
+    for wanted in ("ndb_node_status", "ndb_node_version_info", "ndb_single_user_mode",
+                   "ndb_node_start_phase", "ndb_thread_cpu_ratio",
                    "ndb_disk_page_buffer_requests_total", "node_disk_io_time_seconds_total",
                    "ndb_redo_init_bytes", "ndb_redo_log_bytes"):
         assert wanted in used, wanted
@@ -76,3 +80,30 @@ def test_readme_lists_every_metric_as_the_code_defines_it() -> None:
     assert begin in text and end in text
     listed = text.split(begin, 1)[1].split(end, 1)[0]
     assert listed == markdown_table(), "regenerate with: python -m ndbtop.export.catalogue"
+
+
+def test_the_service_bounds_descriptors_tasks_and_memory() -> None:
+    unit = configparser.ConfigParser(interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(SERVICE)
+    service = unit["Service"]
+    hosts = 144  # the largest cluster benchmarked: an ssh process and three pipes per host
+    assert int(service["LimitNOFILE"]) >= 2 * (DEFAULT_LIMITS.connections + 3 * hosts)
+    assert int(service["TasksMax"]) >= 2 * (DEFAULT_LIMITS.connections + hosts)
+    assert service["MemoryMax"] == "1G"
+    assert "--listen 127.0.0.1:" in service["ExecStart"]
+    # What its comment says of the exporter's own limits is what the code does.
+    text = SERVICE.read_text()
+    assert f"at most {DEFAULT_LIMITS.connections} scrape connections" in text
+    assert f"headers take over {DEFAULT_LIMITS.header_timeout:g} s" in text
+
+
+def test_readme_gives_the_exporters_limits_as_the_code_sets_them() -> None:
+    text = " ".join((ROOT / "README.md").read_text().split())
+    limits = DEFAULT_LIMITS
+    assert f"**The exporter's connections**: at most {limits.connections} at once" in text
+    assert f"arrive within {limits.header_timeout:g} s of the connect" in text
+    assert f"without traffic for {limits.idle_timeout:g} s is closed" in text
+    assert f"the response be sent within {limits.response_timeout:g} s of them" in text
+    assert limits.accept_retry == 0.5 and "accepting pauses for half a second" in text
+    assert f"Scrapers hold at most {limits.connections} connections" in text

@@ -80,16 +80,6 @@ def snapshot(**fields: object) -> ClusterSnapshot:
     return ClusterSnapshot(**base)  # type: ignore[arg-type]
 
 
-def test_every_node_has_one_status_series_with_its_type_and_status() -> None:
-    found = samples(snapshot())
-    status = {k: v for k, v in found.items() if k[0] == "ndb_node_status"}
-    assert len(status) == len(NODES)
-    assert value(found, "ndb_node_status", node_id="3", node_type="NDB", status="NO_CONTACT") == 1
-    assert value(found, "ndb_node_status", node_id="1", node_type="MGM", status="CONNECTED") == 1
-    assert value(found, "ndb_node_status", node_id="50", node_type="API",
-                 status="NO_CONTACT") == 1
-
-
 def test_start_phase_only_for_a_starting_node() -> None:
     found = samples(snapshot())
     phases = {dict(k[1])["node_id"]: v for k, v in found.items() if k[0] == "ndb_node_start_phase"}
@@ -412,13 +402,25 @@ def test_a_stale_source_is_down() -> None:
     assert "ndb_node_status" not in names(snap)
 
 
-def test_label_values_are_exact_data_escaped_by_the_format() -> None:
+def test_label_values_are_escaped_by_the_format_after_the_screen_escaping() -> None:
     hostile = 'x"\\\n\x1b[2J'
     snap = snapshot(nodes=(NodeStatus(7, "NDB", hostile),))
     text = exposition(snap)
-    assert b"\x1b" in text and b'status="x\\"\\\\\\n' in text
+    assert b"\x1b" not in text and b'status="x\\"\\\\\\\\x0a\\\\x1b[2J"' in text
     assert value(samples(snap), "ndb_node_status", node_id="7", node_type="NDB",
-                 status=hostile) == 1
+                 status='x"\\\\x0a\\x1b[2J') == 1
+
+
+def test_the_configuration_source_is_up_while_connected_however_old_its_read() -> None:
+    # It is read at connect and when a node may run a new generation, never per refresh.
+    read = SourceStatus("config", SourceState.CONNECTED, last_ok=NOW - 3600)
+    found = samples(snapshot(sources=(*up("mgm"), read)))
+    assert value(found, "ndbtop_source_up", source="config") == 1
+    assert value(found, "ndbtop_source_age_seconds", source="config") == 3600
+    failed = SourceStatus("config", SourceState.UNAVAILABLE, error="refused",
+                          last_ok=NOW - 3600)
+    found = samples(snapshot(sources=(*up("mgm"), failed)))
+    assert value(found, "ndbtop_source_up", source="config") == 0
 
 
 def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:

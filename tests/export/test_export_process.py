@@ -130,10 +130,11 @@ def test_export_speaks_tls_to_a_management_server_that_requires_it(tmp_path: Pat
         url = lines.wait_for("serving http://127.0.0.1:").split()[3]
         lines.wait_for("mgm connected")
         deadline = time.monotonic() + DEADLINE
-        while b'status="STARTED"' not in (body := fetch(url)[2]):
+        started = b'node_type="NDB",status="STARTED"} 1.0'
+        while started not in (body := fetch(url)[2]):
             assert time.monotonic() < deadline, body
             time.sleep(0.05)
-        assert body.count(b'node_type="NDB",status="STARTED"') == 2
+        assert body.count(started) == 2
         assert "--ndb-mgm-tls" in command and "strict" in command
     finally:
         for p in (proc, sim):

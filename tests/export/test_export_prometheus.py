@@ -16,6 +16,8 @@ import pytest
 from export_helpers import STARTING_NODE, Served
 from prometheus_server import DEADLINE, ROOT, Prometheus
 
+from ndbtop.mgm.status import STATUS_STRINGS
+from ndbtop.mgm.version import version_text
 from ndbtop.model.phases import next_phase, phase_name
 
 
@@ -47,9 +49,21 @@ async def test_prometheus_receives_the_start_phase_of_a_starting_node(
     assert by_node(result) == starting
     assert by_node(result)[str(STARTING_NODE)] >= 2
     assert {r["metric"]["job"] for r in result} == {"ndbtop"}
-    status = await asyncio.to_thread(
-        prom.wait_for, f'ndb_node_status{{node_id="{STARTING_NODE}"}}')
-    assert [r["metric"]["status"] for r in status] == ["STARTING"]
+    every = await asyncio.to_thread(
+        prom.wait_for, f'ndb_node_status{{node_id="{STARTING_NODE}"}}', len(STATUS_STRINGS))
+    assert {r["metric"]["status"]: r["value"][1] for r in every} == {
+        s: "1" if s == "STARTING" else "0" for s in STATUS_STRINGS}
+    # The dashboard's status timeline maps STARTING to 3.
+    dashboard = json.loads((ROOT / "contrib" / "grafana" / "ndb-cluster.json").read_text())
+    timeline = next(p for p in dashboard["panels"] if p["title"] == "Data node status")
+    shown = await asyncio.to_thread(
+        prom.wait_for, timeline["targets"][0]["expr"].replace("$instance", ".+"))
+    assert by_node(shown)[str(STARTING_NODE)] == 3
+    versions = await asyncio.to_thread(
+        prom.wait_for, f'ndb_node_version_info{{node_id="{STARTING_NODE}"}}')
+    assert versions[0]["metric"]["version"] == version_text(cluster.config.ndb_version)
+    single = await asyncio.to_thread(prom.wait_for, "ndb_single_user_mode")
+    assert [r["value"][1] for r in single] == ["0"]
     up = await asyncio.to_thread(prom.wait_for, "ndbtop_source_up", 4)
     got = {r["metric"]["source"]: r["value"][1] for r in up}
     assert {k: got[k] for k in ("mgm", "events", "ndbinfo", "host")} == {
@@ -119,4 +133,5 @@ async def test_the_dashboards_queries_run_on_prometheus(
                 answered.add(panel["title"])
     # Every query is valid PromQL (prom.query checks); those over what this started cluster
     # has at once give answers.
-    assert answered >= {"Data node status", "Data node thread CPU", "Sources"}
+    assert answered >= {"Data node status", "Data node thread CPU", "Sources",
+                        "Node versions", "Single-user mode"}
