@@ -93,7 +93,9 @@ class SimBackups:
         """A ``start backup`` request: (error code or None, backup id)."""
         master = self.cluster.master()
         if master is None:
-            return ec.NO_CONTACT_WITH_DB_NODES, 0
+            # MgmtSrvr::startBackup has no 5030 check: the request finds no started node
+            # to go to and the send fails.
+            return ec.SEND_OR_RECEIVE_FAILED, 0
         if self.current is not None:
             return ec.BACKUP_ALREADY_RUNNING, 0
         bid = backup_id or self.next_id
