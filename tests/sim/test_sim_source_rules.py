@@ -1,5 +1,6 @@
 """The simulated ndb_mgmd where a read of the server's source corrected it (server-rules.md
-§6): ``start backup`` with no started data node, and the commands each version knows.
+§6): ``start backup`` with no started data node, the commands each version knows, and a
+multithreaded node's backup status summed without a carry.
 Every expected reply is written byte for byte from mgm-protocol.md."""
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ import pytest
 from ndbtop.errors import MgmCommandError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.mgm.events.catalogue import EventType
+from ndbtop.mgm.events.decode import decode_event
 from ndbtop.mgm.tls import SERVER_CERT, SERVER_KEY, TlsOptions, server_context
+from ndbtop.model.backups import WORD, Backup, apply_status_report, find_backup
 from ndbtop.model.config_decode import config_from_blob
+from ndbtop.sim.cluster.backups import ROW_BYTES
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import build_scenario
 from ndbtop.sim.scenarios.options import ScenarioOptions
@@ -144,3 +149,44 @@ async def test_the_client_asks_each_simulated_version_as_mgmapi_does(
         assert len(await client.get_status()) > 2
     finally:
         await client.close()
+
+
+async def test_multithreaded_backup_status_loses_the_carry_and_the_client_puts_it_back(
+    start_sim: StartSim, manual_time: Any, make_client: Callable[..., MgmClient]
+) -> None:
+    """Each BACKUP instance (one per LDM) counts its share and ``BackupProxy::
+    sendSUM_EVENT_REP`` adds the low and the high words apart without a carry
+    (server-rules.md §6): a node's 18 GB over four LDM threads steps back by about 2^32
+    as it crosses each multiple of 4 GiB. Folded into the model, every node's figures are
+    what it wrote."""
+    sim = await start_sim("backup", time=manual_time)  # backup 1: 0:22 to about 5:03
+    client = make_client(sim.connectstring)
+    backups: tuple[Backup, ...] = ()
+    previous: dict[int, int] = {}
+    stepped_back: set[int] = set()
+    checked = 0
+    for _ in range(30):
+        manual_time.advance(10.0)
+        sim.sync()
+        current = sim.cluster.backups.current
+        if current is None or current.backup_id != 1 or not current.started:
+            continue
+        now = sim.cluster.now
+        raw = await client.dump_events(EventType.BACKUP_STATUS)
+        events = tuple(decode_event(r, now) for r in raw)
+        for e in events:
+            reported = (e.get("n_bytes_hi") or 0) << 32 | (e.get("n_bytes_lo") or 0)
+            if reported < previous.get(e.source_node, 0):
+                stepped_back.add(e.source_node)
+            previous[e.source_node] = reported
+        backups = apply_status_report(backups, events, now)
+        b = find_backup(backups, 1)
+        assert b is not None
+        for node in b.nodes:
+            assert node.bytes == current.data_written(node.node_id, now)
+            assert node.log_bytes == sim.cluster.backups.log_written(current, now)
+            assert abs(node.records - node.bytes // ROW_BYTES) < 4
+        checked += 1
+    assert checked >= 20
+    assert stepped_back == {2, 3, 4, 5}
+    assert all(n.bytes > 3 * WORD for n in find_backup(backups, 1).nodes)  # type: ignore[union-attr]
