@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ndbtop.cli import main
 from ndbtop.errors import MgmCommandError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import parse_connectstring
@@ -190,3 +191,18 @@ async def test_multithreaded_backup_status_loses_the_carry_and_the_client_puts_i
     assert checked >= 20
     assert stepped_back == {2, 3, 4, 5}
     assert all(n.bytes > 3 * WORD for n in find_backup(backups, 1).nodes)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("option", [["--require-tls"], ["--tls-dir", "certs"]])
+def test_sim_refuses_tls_for_a_version_before_8_3(
+    option: list[str], tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An 8.2 server has no ``start tls`` (nor RequireTls): a simulator asked for TLS at that
+    version could never be reached, so the option is refused in one line, exit 2."""
+    if option[0] == "--tls-dir":
+        option = ["--tls-dir", str(tmp_path / "certs")]
+    assert main(["sim", "--scenario", "threads", "--ndb-version", "8.2.0", "--no-sql",
+                 *option]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"ndbtop: error: {option[0]} needs NDB 8.3.0 or later (start tls came "
+                   "with it); this simulator runs 8.2.0\n")
