@@ -13,9 +13,10 @@ id. The node group of each node comes from the cluster configuration.
 START BACKUP is refused while the cluster is in single-user mode (only the
 single user's API node may use it), while a data node is starting, and while a
 backup runs (the data nodes would answer 1302 "A backup is already running").
-It needs a started data node (otherwise the server answers 5030). ABORT
-BACKUP of an id that is not running is sent anyway, as the server answers
-``Ok`` and nothing happens; the operator is told so, and types the id.
+It needs a started data node: MgmtSrvr::startBackup has no 5030 check, and with
+no started data node to send it to the server answers 5005 (Send to process or
+receive failed.). ABORT BACKUP of an id that is not running is sent anyway, as the
+server answers ``Ok`` and nothing happens; the operator is told so, and types the id.
 """
 
 from __future__ import annotations
@@ -216,6 +217,10 @@ def _groups(data: list[NodeStatus], config: ClusterConfig | None) -> dict[int, l
     return groups
 
 
+SEND_FAILED_5005 = f"5005 {ec.MGM_ERRORS[5005][0]}"
+"""What ``start backup`` answers with no started data node (MgmtSrvr::startBackup)."""
+
+
 def assess_backup(
     action: StartBackup | AbortBackup, nodes: Iterable[NodeStatus], backups: tuple[Backup, ...]
 ) -> Assessment:
@@ -251,7 +256,10 @@ def assess_backup(
             "(1302 A backup is already running)"
         )
     if not any(n.status in ("STARTED", "SINGLE USER MODE") for n in data):
-        blockers.append("no data node is started: there is nothing to back up")
+        blockers.append(
+            "no data node is started: the management server has no node to send the request "
+            f"to and answers {SEND_FAILED_5005}"
+        )
     warnings = []
     down = [n.node_id for n in data if n.status in ("NO_CONTACT", "NOT_STARTED", "UNKNOWN")]
     if down and not blockers:

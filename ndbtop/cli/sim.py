@@ -12,6 +12,8 @@ from pathlib import Path
 from ndbtop.cli.scenario import make_simulator, scenario_list
 from ndbtop.errors import UsageError
 from ndbtop.mgm.tls import SERVER_CERT, SERVER_KEY, server_context
+from ndbtop.mgm.version import split_version
+from ndbtop.sim.mgmd.parser import SINCE
 from ndbtop.sim.tlscerts import make_cluster_certs
 
 
@@ -36,8 +38,13 @@ def _tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    tls = _tls_context(args)
     sim = make_simulator(args, host=args.bind)
+    version = split_version(sim.cluster.config.ndb_version)
+    if version < SINCE["start tls"] and (args.require_tls or args.tls_dir is not None):
+        option = "--require-tls" if args.require_tls else "--tls-dir"
+        raise UsageError(f"{option} needs NDB 8.3.0 or later (start tls came with it); this "
+                         f"simulator runs {'.'.join(map(str, version))}")
+    tls = _tls_context(args)
     mgm_ids = [m.node_id for m in sim.cluster.config.mgm_nodes]
     ports = dict(zip(mgm_ids, args.mgm_port or [], strict=False))
     try:

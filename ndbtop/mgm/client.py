@@ -222,7 +222,7 @@ class MgmClient:
 
     async def get_config_blob(self, from_node: int = 0) -> bytes:
         """The packed cluster configuration, with the command the real client uses for this
-        server (``get config_v2`` from 8.0, ``get config`` before, and after ``Unknown
+        server (``get config_v2`` from 8.0.18, ``get config`` before, and after ``Unknown
         command``); with ``from_node``, the configuration that data node runs. Decode it
         with :func:`ndbtop.model.config_decode.config_from_blob`.
 

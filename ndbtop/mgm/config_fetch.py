@@ -21,8 +21,9 @@ from ndbtop.mgm.wire import Reply
 
 MAX_BODY_CHARS = 48 * 1024 * 1024
 """Longest base64 body accepted (its decoded size is bounded by the packed format's own limit)."""
-V2_SINCE = make_version(8, 0, 0)
-"""First server series that speaks the v2 packed format (and ``get config_v2``)."""
+V2_SINCE = make_version(8, 0, 18)
+"""First server version that speaks the v2 packed format and knows ``get config_v2``
+(``NDB_USE_CONFIG_VERSION_V2_80``, server-rules.md §6)."""
 NODE_TYPE_UNKNOWN = 4294967295
 """``nodetype: -1`` as mgmapi prints it (unsigned)."""
 

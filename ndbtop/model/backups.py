@@ -4,7 +4,8 @@ The master data node reports BackupStarted, BackupCompleted and BackupAborted;
 a start refused by the data nodes is BackupFailedToStart (it has no backup id).
 BackupStatus comes from every data node, only when asked (``REPORT
 BACKUPSTATUS`` is a ``dump events`` request), with what that node has written
-so far. The management server sends ``time=0`` in every event, so times are
+so far; a multithreaded node's figures lose a carry in its own sum, put back here
+(:func:`carried`). The management server sends ``time=0`` in every event, so times are
 when ndbtop received the event; a backup first seen through a status report
 has no start time.
 
@@ -44,6 +45,9 @@ class NodeProgress:
     """Wall time the report was received."""
     bytes_per_s: float | None = None
     """Data and log bytes per second since this node's previous report (None for the first)."""
+    reported: tuple[int, ...] = ()
+    """Records, bytes, log records and log bytes as the node reported them, before the
+    lost carries were put back (see :func:`carried`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +187,35 @@ def _u64(event: Event, lo: str, hi: str) -> int:
     return (event.get(lo) or 0) + ((event.get(hi) or 0) << 32)
 
 
+WORD = 1 << 32
+CARRY_DROP = WORD // 2
+"""A reported count that falls back by more than this (about 2^32 less what was written
+since the node's previous report) lost a carry; one that falls back by less restarted."""
+
+
+def carried(previous: int | None, previous_reported: int | None, reported: int) -> int:
+    """The count a multithreaded data node's ``reported`` BackupStatus value stands for.
+
+    ``BackupProxy::sendSUM_EVENT_REP`` adds up its LDM threads' low words and their high
+    words apart, without a carry (server-rules.md §6): the value reported is below the
+    count by a multiple of 2^32, and steps back by about 2^32 when the low words' sum
+    wraps. Its high word, the sum of the threads' own, never goes back while the count
+    goes on. So, from the node's previous report of the same counter (the count it stood
+    for and the value reported), the count is the least ``reported + j * 2^32`` not below
+    the previous count. A value whose high word went back, or that fell back by less than
+    half of 2^32, is a count that started again (a new backup): taken as reported. The
+    first report of a node has nothing to be corrected from, and is taken as reported.
+    """
+    if previous is None or previous_reported is None:
+        return reported
+    if reported >> 32 < previous_reported >> 32:
+        return reported
+    if 0 < previous_reported - reported <= CARRY_DROP:
+        return reported
+    lost = max(previous - reported, 0)
+    return reported + -(-lost // WORD) * WORD
+
+
 def progress_rate(previous: NodeProgress | None, current: NodeProgress) -> float | None:
     """Bytes (data and log) per second between two reports of the same node and backup."""
     if previous is None or current.at <= previous.at:
@@ -282,15 +315,26 @@ def _status(backups: tuple[Backup, ...], event: Event, backup_id: int, at: float
     if known is not None and not known.running:
         return backups  # a late report of a backup that already ended
     base = known or Backup(backup_id, RUNNING, starting_node=event.get("starting_node"))
+    reported = tuple(_u64(event, f"{name}_lo", f"{name}_hi") for name in _STATUS_COUNTS)
+    previous = base.node(event.source_node)
+    counts = [
+        carried(
+            getattr(previous, field) if previous is not None else None,
+            previous.reported[i] if previous is not None and previous.reported else None,
+            value,
+        )
+        for i, (field, value) in enumerate(zip(_PROGRESS_FIELDS, reported, strict=True))
+    ]
     current = NodeProgress(
         event.source_node,
-        records=_u64(event, "n_records_lo", "n_records_hi"),
-        bytes=_u64(event, "n_bytes_lo", "n_bytes_hi"),
-        log_records=_u64(event, "n_log_records_lo", "n_log_records_hi"),
-        log_bytes=_u64(event, "n_log_bytes_lo", "n_log_bytes_hi"),
+        records=counts[0],
+        bytes=counts[1],
+        log_records=counts[2],
+        log_bytes=counts[3],
         at=at,
+        reported=reported,
     )
-    current = replace(current, bytes_per_s=progress_rate(base.node(event.source_node), current))
+    current = replace(current, bytes_per_s=progress_rate(previous, current))
     nodes = (*tuple(n for n in base.nodes if n.node_id != current.node_id), current)
     return _put(backups, replace(base, nodes=tuple(sorted(nodes, key=lambda n: n.node_id))))
 
@@ -308,6 +352,10 @@ def apply_status_report(backups: tuple[Backup, ...], events: tuple[Event, ...],
             backups = _put(backups, replace(running, state=ENDED_UNSEEN, ended_at=at))
     return backups
 
+
+_STATUS_COUNTS = ("n_records", "n_bytes", "n_log_records", "n_log_bytes")
+"""BackupStatus's counters (each a ``_lo``/``_hi`` pair), in :class:`NodeProgress` order."""
+_PROGRESS_FIELDS = ("records", "bytes", "log_records", "log_bytes")
 
 _BACKUP_TYPES = frozenset(
     {

@@ -266,7 +266,8 @@ def host_threads(hosts: Iterable[HostReport]) -> tuple[ThreadCpu, ...]:
 
     For when ndbinfo cannot be read (no SQL node, as in an initial start): each node's
     threads in kernel tid order, numbered from 0 in that order (not ndbinfo's thr_no),
-    named by the kernel (``comm``), with their OS user and system CPU. A node is taken
+    named by the kernel (``comm``, which is ``ndbmtd`` for every thread of a data node:
+    it never names them), with their OS user and system CPU. A node is taken
     from the first host that runs it.
     """
     seen: set[int] = set()

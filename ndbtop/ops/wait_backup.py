@@ -99,7 +99,9 @@ async def wait_for_backup(
             if address is None:
                 await asyncio.sleep(0.5)
                 continue
-            listener = EventListener(address, LISTEN_LEVELS)
+            # Its own connection runs start tls as the main one does
+            # (ndb_mgm_listen_event_internal): same search path, same --ndb-mgm-tls.
+            listener = EventListener(address, LISTEN_LEVELS, tls=client.tls)
             try:
                 await listener.open()
                 listening.set()

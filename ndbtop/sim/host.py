@@ -140,7 +140,9 @@ class SimHost:
                     node.node_id,
                     "ndbmtd",
                     thread_tid(node.node_id, t.thr_no),
-                    t.name,
+                    # ndbmtd never names its threads (NdbThread_Create keeps the name to
+                    # itself): every one's comm is the process's.
+                    "ndbmtd",
                     node.cpu_user_us[i] / 1e6,
                     node.cpu_sys_us[i] / 1e6,
                 )

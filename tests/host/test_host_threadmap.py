@@ -56,7 +56,8 @@ def test_no_rows_or_no_local_threads() -> None:
 
 
 def test_accepts_thread_samples_and_keeps_them() -> None:
-    sample = ThreadSample(4000, 10, "ndbmtd", 5002, "rep", 1.0, 0.5)
+    # Its comm is the process's, as for every ndbmtd thread: the name comes from ndbinfo.
+    sample = ThreadSample(4000, 10, "ndbmtd", 5002, "ndbmtd", 1.0, 0.5)
     (match,) = match_threads(iter(ROWS), iter([sample]))
     assert match.local is sample
     assert match.ndbinfo.thread_name == "rep"

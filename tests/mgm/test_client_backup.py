@@ -48,7 +48,8 @@ async def test_start_backup_nowait_has_no_id(scripted: Scripted, make_client: Ma
     "result",
     [
         "A backup is already running: Permanent error: Application error",
-        "No contact with database nodes: Permanent error: Application error",
+        # No started data node: MgmtSrvr::startBackup has no 5030 check (server-rules.md §6).
+        "Send to process or receive failed.: Permanent error: Application error",
         "Backup aborted due to node failure: Permanent error: Internal error",
     ],
 )

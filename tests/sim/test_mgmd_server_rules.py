@@ -151,9 +151,11 @@ async def test_a_node_that_does_not_reach_not_started_gives_5025(
     )
 
 
-async def test_restart_all_prints_its_error_without_the_code(
+async def test_restart_all_prints_its_error_with_the_code(
     start_sim: StartSim, manual_time: Any, raw: Raw, until: Any
 ) -> None:
+    """``MgmApiSession::restartAll`` prints ``result: <code>-<text>`` as ``restart`` does
+    (server-rules.md §6; mgm-protocol.md §3.1)."""
     sim = await start_sim(four_node_cluster(), time=manual_time)
     sim.cluster.stuck_stops[5] = "started"
     conn = await raw(sim.mgm_ports[1])
@@ -162,6 +164,6 @@ async def test_restart_all_prints_its_error_without_the_code(
     await until(lambda: sim.mgmds[1].requests > before, what="the request")
     manual_time.advance(12.5)
     await conn.expect(
-        b"restart reply\nresult: Time-out due to node shutdown not starting in time: "
+        b"restart reply\nresult: 5024-Time-out due to node shutdown not starting in time: "
         b"Temporary error: Timeout expired\nrestarted: 4\n\n"
     )

@@ -144,12 +144,16 @@ class StandIn:
     def __init__(self, node_id: int, datadir: Path, angel: bool = False) -> None:
         args = [sys.executable, str(HERE / "standin.py"), str(node_id), str(datadir)]
         args.append("--angel" if angel else f"--ndb-nodeid={node_id}")
+        self.node_id = node_id
         self.proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             start_new_session=True,
         )
         assert self.proc.stdout is not None
-        assert self.proc.stdout.readline().strip() == "ok"
+        ready = self.proc.stdout.readline().split()
+        assert ready[:1] == ["ok"]
+        self.tids = tuple(int(t) for t in ready[1:])
+        """The kernel ids of its two working threads (all its threads' comm is ndbmtd)."""
 
     def send(self, command: str) -> None:
         """Run one command and wait for its ``ok``."""

@@ -1,7 +1,9 @@
 """A stand-in data node process for the SSH tests: real /proc entries, nothing else.
 
-``standin.py NODE_ID DATADIR [--angel]`` names itself ``ndbmtd`` and starts two named
-threads (``ldm``, ``rep``) that burn a little CPU. With ``--angel`` it forks a child with
+``standin.py NODE_ID DATADIR [--angel]`` names itself ``ndbmtd`` and starts two threads
+that burn a little CPU, each named ``ndbmtd`` as every thread of a real ndbmtd is (it never
+names its threads: server-rules.md §6), so they are told apart by thread id only. Once they
+run it prints ``ok`` and their thread ids. With ``--angel`` it forks a child with
 ``--allocated-nodeid`` and ``--angel-pid``, as the real angel does, and only waits for it
 (the child reads stdin). On stdin, ``redo P F`` opens
 ``ndb_<id>_fs/D<8+P>/DBLQH/S<F>.FragLog`` under DATADIR (closing the part's previous file),
@@ -34,8 +36,15 @@ if angel:
     sys.exit(0)
 
 
-def burn(thread_name: str) -> None:
-    name(thread_name, threading.get_native_id())
+tids: list[int] = []
+running = threading.Barrier(3)
+
+
+def burn() -> None:
+    tid = threading.get_native_id()
+    name("ndbmtd", tid)  # a thread library may have named it: ndbmtd's are not
+    tids.append(tid)
+    running.wait()
     x = 0
     while True:
         for _ in range(20000):
@@ -43,10 +52,11 @@ def burn(thread_name: str) -> None:
         threading.Event().wait(0.02)
 
 
-for n in ("ldm", "rep"):
-    threading.Thread(target=burn, args=(n,), daemon=True).start()
+for _ in range(2):
+    threading.Thread(target=burn, daemon=True).start()
+running.wait()
 open_files: dict[int, object] = {}
-print("ok", flush=True)
+print("ok", *tids, flush=True)
 for line in sys.stdin:
     words = line.split()
     if len(words) == 3 and words[0] == "redo":

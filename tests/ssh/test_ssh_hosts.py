@@ -25,7 +25,7 @@ async def _sample_twice(h: SshHost) -> None:
     await h.poll_once()
 
 
-async def test_two_healthy_hosts_give_disks_cpu_and_named_threads(
+async def test_two_healthy_hosts_give_disks_cpu_and_threads_by_id(
     sshd: PrivateSshd, standins: list[StandIn], tmp_path: Path
 ) -> None:
     standins.append(StandIn(2, tmp_path, angel=True))
@@ -40,8 +40,11 @@ async def test_two_healthy_hosts_give_disks_cpu_and_named_threads(
             assert view.cpu is not None and view.cpu.idle is not None
             # The angel's child maps to node 2 through --allocated-nodeid; the angel itself
             # contributes no threads; node 3 through --ndb-nodeid.
-            by_node = {(t.node_id, t.thread_name) for t in view.threads}
-            assert {(2, "ldm"), (2, "rep"), (3, "ldm"), (3, "rep")} <= by_node
+            # Every thread's comm is ndbmtd, as on a real host: they are known by tid.
+            by_node = {(t.node_id, t.tid): t.thread_name for t in view.threads}
+            working = {(s.node_id, tid) for s in standins for tid in s.tids}
+            assert len(working) == 4 and working <= set(by_node)
+            assert {by_node[k] for k in working} == {"ndbmtd"}
             angel_pid = standins[0].proc.pid
             assert all(t.pid != angel_pid for t in view.threads)
             assert h.sample is not None and h.sample.memory is not None

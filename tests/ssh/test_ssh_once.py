@@ -55,9 +55,12 @@ def test_once_json_has_every_host_with_its_nodes_and_threads(
         assert h["interval_s"] == pytest.approx(0.3, abs=0.15)
         assert h["disks"] and {"disk", "w_s", "await_ms", "util_pct"} <= set(h["disks"][0])
         assert h["cpu"] is not None and h["cpu"]["idle"] is not None
-        names = {(t["node_id"], t["thread_name"]) for t in h["threads"]}
-        # Both stand-ins run on this machine: each host sees both, each named by node id.
-        assert {(2, "ldm"), (3, "ldm")} <= names
+        threads = {(t["node_id"], t["tid"]): t["thread_name"] for t in h["threads"]}
+        # Both stand-ins run on this machine: each host sees both, each known by node id,
+        # its threads by tid (every one's comm is ndbmtd, as on a real host).
+        working = {(s.node_id, tid) for s in standins for tid in s.tids}
+        assert len(working) == 4 and working <= set(threads)
+        assert {threads[k] for k in working} == {"ndbmtd"}
         assert "redo_init" not in h
 
 

@@ -7,7 +7,8 @@ transactions that run meanwhile (the backup log). When every node is done,
 the master reports BackupCompleted with the totals. A participant that stops
 aborts the backup (BackupAborted, 1326); ``abort backup`` of the running id
 aborts it too (1321). A second start while one runs is refused with 1302.
-Each node's progress is what ``REPORT BACKUPSTATUS`` returns (BackupStatus).
+Each node's progress is what ``REPORT BACKUPSTATUS`` returns (BackupStatus), summed over
+its LDM threads as BackupProxy sums it: low and high words apart, the carry lost.
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ class SimBackups:
         """A ``start backup`` request: (error code or None, backup id)."""
         master = self.cluster.master()
         if master is None:
-            return ec.NO_CONTACT_WITH_DB_NODES, 0
+            # MgmtSrvr::startBackup has no 5030 check: the request finds no started node
+            # to go to and the send fails.
+            return ec.SEND_OR_RECEIVE_FAILED, 0
         if self.current is not None:
             return ec.BACKUP_ALREADY_RUNNING, 0
         bid = backup_id or self.next_id
@@ -207,8 +210,14 @@ class SimBackups:
         now = self.cluster.now
         data = backup.data_written(node.node_id, now)
         log = self.log_written(backup, now)
-        b, r = _split(data), _split(data // ROW_BYTES)
-        lb, lr = _split(log), _split(log // LOG_RECORD_BYTES)
+        # Each BACKUP instance (one per LDM thread) counts its share; BackupProxy adds
+        # their low words and their high words apart, without a carry.
+        workers = max(sum(1 for t in node.threads if ("BACKUP", t.instance) in t.blocks), 1)
+        data_parts, log_parts = _shares(data, workers), _shares(log, workers)
+        b = _proxy_sum(data_parts)
+        r = _proxy_sum([d // ROW_BYTES for d in data_parts])
+        lb = _proxy_sum(log_parts)
+        lr = _proxy_sum([x // LOG_RECORD_BYTES for x in log_parts])
         return (backup.starting_node, backup.backup_id, *b, *r, *lb, *lr)
 
     def outcome(self, backup_id: int) -> tuple[str, int] | None:
@@ -227,3 +236,16 @@ class SimBackups:
 def _split(value: int) -> tuple[int, int]:
     """(low, high) 32-bit words of a 64-bit count."""
     return value & 0xFFFFFFFF, (value >> 32) & 0xFFFFFFFF
+
+
+def _shares(value: int, workers: int) -> list[int]:
+    """``value`` spread over ``workers`` as evenly as whole numbers go."""
+    return [value // workers + (1 if i < value % workers else 0) for i in range(workers)]
+
+
+def _proxy_sum(counts: list[int]) -> tuple[int, int]:
+    """The (low, high) words ``BackupProxy::sendSUM_EVENT_REP`` reports for the workers'
+    64-bit ``counts``: each word summed as a Uint32, the low words' carry lost."""
+    low = sum(c & 0xFFFFFFFF for c in counts) & 0xFFFFFFFF
+    high = sum(c >> 32 for c in counts) & 0xFFFFFFFF
+    return low, high

@@ -46,8 +46,8 @@ class ControlHandlers(Handlers):
             abort=bool(args.get("abort", 0)),
         )
         count, error = await self._complete(outcome)
-        # Services.cpp restartAll prints the text without the code, unlike restart.
-        result = "Ok" if error is None else error[1]
+        # MgmApiSession::restartAll prints "<code>-<text>" as restart does.
+        result = "Ok" if error is None else f"{error[0]}-{error[1]}"
         return format_block("restart reply", [("result", result), ("restarted", count)])
 
     async def _stop(self, session: Session, args: dict, version: int) -> bytes:

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from ndbtop.mgm.version import split_version
+
 
 class ArgType(Enum):
     """How an argument's value is read."""
@@ -203,8 +205,20 @@ COMMANDS: dict[str, dict[str, ArgSpec]] = {
 }
 """The commands the simulated server knows, with their arguments (Services.cpp)."""
 
-SINCE_8_0 = frozenset({"set clientversion", "get config_v2", "start tls"})
-"""Commands a server of the 7.x series does not have (mgm-protocol.md §8.2)."""
+SINCE: dict[str, tuple[int, int, int]] = {
+    "get config_v2": (8, 0, 18),
+    "set clientversion": (8, 0, 20),
+    "start tls": (8, 3, 0),
+}
+"""The first version whose server knows each command (``NDB_USE_CONFIG_VERSION_V2_80``;
+mgmapi's "support for set version command in 8.0.20"; TLS "added in NDB 8.3.0":
+server-rules.md §6, mgm-protocol.md §8.2). An older one answers ``Unknown command``."""
+
+
+def commands_of(version: int) -> dict[str, dict]:
+    """The commands a server of ``version`` (``make_version``'s number) knows."""
+    v = split_version(version)
+    return {k: spec for k, spec in COMMANDS.items() if v >= SINCE.get(k, (0, 0, 0))}
 
 BOOTSTRAP = frozenset(
     {

@@ -19,18 +19,16 @@ from ndbtop.aio import cancel_and_wait
 from ndbtop.errors import MgmLineTooLong
 from ndbtop.mgm.events.encode import encode_parsable, encode_text
 from ndbtop.mgm.events.filters import FilterRejected, parse_filter
-from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import LineBuffer, format_block
 from ndbtop.sim.eventbus import SimEvent, Subscription
 from ndbtop.sim.mgmd.control import ControlHandlers
 from ndbtop.sim.mgmd.handlers import Session, SimRuntime
 from ndbtop.sim.mgmd.parser import (
     BOOTSTRAP,
-    COMMANDS,
-    SINCE_8_0,
     ParseFailure,
     Request,
     RequestParser,
+    commands_of,
     format_failure,
 )
 from ndbtop.sim.mgmd.queries import QueryHandlers
@@ -105,10 +103,7 @@ class MgmdServer(QueryHandlers, ControlHandlers):
         session = Session(next(self._session_ids), writer)
         self._writers.add(writer)
         lines = LineBuffer()
-        commands = COMMANDS
-        if self.cluster.config.ndb_version < make_version(8, 0, 0):
-            commands = {k: v for k, v in COMMANDS.items() if k not in SINCE_8_0}
-        parser = RequestParser(commands)
+        parser = RequestParser(commands_of(self.cluster.config.ndb_version))
         try:
             while True:
                 timeout = SOCKET_TIMEOUT if (parser.in_request or lines.pending) else None
