@@ -44,8 +44,11 @@ def snapshot() -> ClusterSnapshot:
         (DiskRates("sda", 0.0, 2.0, 0.0, 30.0, wareq_kb=15.0, await_ms=0.4, util_pct=1.5),)),
         error_logs=(ErrorLogEntry(2, "/var/lib/ndb/ndb_2_error.log",
                                   time="Wednesday 25 November 2026 - 10:40:17",
-                                  error_code=2305, meaning="Node lost connection (Arbitration "
-                                  "error)", caused_by="Caused by error 2305: 'Node lost'",
+                                  error_code=2305, meaning="Node lost connection",
+                                  classification="Arbitration error",
+                                  error_data="Arbitrator decided to shutdown this node. "
+                                  "Caused by error 2305: 'Node lost'",
+                                  caused_by="Caused by error 2305: 'Node lost'",
                                   trace_file="ndb_2_trace.log.2_t3"),))
     busy = HostReport("db-b", "ssh", (3,), "ok", last_ok=499.0, view=_view(
         (DiskRates("nvme0n1", 0.0, 50.0, 0.0, 1600.0, wareq_kb=32.0, await_ms=36.5,
@@ -97,10 +100,12 @@ async def test_nodes_view_util_redo_measured_on_the_host_and_the_error_log() -> 
         assert table.get_cell("3", "phase").plain == "2 redo log init"
         # Node 2, lost, is selected first: its error log, read on its host.
         text = screen_text(app)
-        assert ("error log Wednesday 25 November 2026 - 10:40:17  error 2305: Node lost "
-                "connection (Arbitration error)") in text
+        assert "error log /var/lib/ndb/ndb_2_error.log on db-a, newest entry:" in text
+        assert "Time: Wednesday 25 November 2026 - 10:40:17" in text
+        assert "Message: Node lost connection (Arbitration error)" in text
+        assert "Error: 2305" in text
         assert "Caused by error 2305: 'Node lost'" in text
-        assert "trace file ndb_2_trace.log.2_t3 on db-a" in text
+        assert "Trace file name: ndb_2_trace.log.2_t3" in text
         table.move_cursor(row=table.get_row_index("3"))
         await pilot.pause()
         view.show(snapshot(), 501.0)
