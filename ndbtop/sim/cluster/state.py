@@ -57,6 +57,9 @@ class ClusterState:
         self.stuck_stops: dict[int, str] = {}
         """Data nodes that do not obey a STOP_REQ: ``"started"`` (they never leave
         STARTED) or ``"stopping"`` (they never finish shutting down)."""
+        self.slow_stops: dict[int, tuple[float, float]] = {}
+        """Data nodes slow to obey a STOP_REQ: (seconds they stay STARTED first, extra
+        seconds they take to shut down); they end NOT_STARTED or stopped all the same."""
         self.hung_restarts: dict[int, int] = {}
         """Data nodes whose node restarts never finish: node id -> the start phase they
         hang in (see :meth:`fail_restarts`)."""
