@@ -244,14 +244,20 @@ OPTIONS: tuple[Option, ...] = (
            "BACKUPSTATUS) this often (default 10; 0: only at connect)"),
     option("--per-group", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
-           help="restart one node of every node group at a time"),
+           help="restart one node of every node group at a time, together, with -a: their "
+           "transactions are aborted, not drained (the server refuses several nodes in one "
+           "graceful request); asks for a typed phrase"),
     option("--initial", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
            help="initial node restarts (RESTART -i: the nodes rebuild their data)"),
     option("--dry-run", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False, help="show the plan and exit"),
     option("--yes", commands={"rolling-restart"}, group="rolling restart", action="store_true",
-           default=False, help="do not ask: start without confirmation, abort on any problem"),
+           default=False, help="do not ask: start without confirmation, abort on any problem "
+           "(never stands for a typed phrase)"),
+    option("--confirm", commands={"rolling-restart"}, group="rolling restart",
+           metavar="PHRASE", help="the phrase a plan asks to be typed (--per-group: "
+           "'abort transactions'), for scripts"),
     option("--force-degraded", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
            help="go on through a degraded cluster (a node group missing a node, a data node "
@@ -348,8 +354,8 @@ _DESCRIPTIONS = {
              "Exit 0 when reached, 1 on timeout, 3 when the management server cannot be "
              "reached."),
     "rolling-restart": ("restart the data nodes one at a time, guarded",
-                        "Restart the data nodes one at a time (or one per node group), each "
-                        "after its partners are STARTED, waiting for it to be STARTED again. "
+                        "Restart the data nodes one at a time (or one per node group, together "
+                        "with -a), each after its partners are STARTED, waiting for it to be STARTED again. "
                         "Asks on any refusal, timeout or failure (--yes: never asks, aborts). "
                         "Ctrl-C stops at once and exits 130. Everything sent is audited, "
                         "naming the management server."),
