@@ -355,7 +355,8 @@ _DESCRIPTIONS = {
              "reached."),
     "rolling-restart": ("restart the data nodes one at a time, guarded",
                         "Restart the data nodes one at a time (or one per node group, together "
-                        "with -a), each after its partners are STARTED, waiting for it to be STARTED again. "
+                        "with -a), each after its partners are STARTED, waiting for it to be "
+                        "STARTED again. "
                         "Asks on any refusal, timeout or failure (--yes: never asks, aborts). "
                         "Ctrl-C stops at once and exits 130. Everything sent is audited, "
                         "naming the management server."),

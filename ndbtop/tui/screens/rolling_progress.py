@@ -44,7 +44,8 @@ class NodeProgress:
     took: float | None = None
 
 
-DECIDED = {Decision.RETRY: "waiting", Decision.SKIP: "skipped", Decision.ABORT: "failed"}
+DECIDED = {Decision.RETRY: "waiting", Decision.SKIP: "skipped", Decision.ABORT: "failed",
+           Decision.START: "restarting"}
 """The state a problem's nodes take once the problem is answered."""
 
 
