@@ -7,6 +7,7 @@ import re
 from rich.text import Text
 from textual.widgets import Button, Checkbox, Input, RichLog, Static
 
+from ndbtop.mgm.errorcodes import ndb_error_string
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.quit import QuitPrompt
@@ -398,3 +399,30 @@ async def test_ctrl_q_asks_what_q_asks(tui):
         await t.press("escape")
         await t.until(lambda: not isinstance(t.app.screen, QuitPrompt), "escape to stay")
         assert t.app.is_running
+
+
+async def test_a_node_a_failed_restart_wait_left_not_started_says_so_and_starts_with_t(tui):
+    """MgmtSrvr::restartNodes returns 5025 before it sends START_ORD (server-rules.md §6):
+    the reply is shown verbatim, the Nodes view says the node was left NOT_STARTED and how
+    to start it, and ``t`` starts it (guarded and audited)."""
+    async with tui("threads", speed=200) as t:
+        t.sim.cluster.slow_stops[3] = (0.0, 130.0)
+        await select(t, 3)
+        await confirm(t, "r")
+        await t.pilot.click("#go")
+        await closed(t)
+        wait_failed = "5025-" + ndb_error_string(5025)
+        await t.until(lambda: (f"3 RESTART: {wait_failed}", "error") in t.notes,
+                      "the failed wait", timeout=10.0)
+        await t.until(lambda: t.node_status(3) == "NOT_STARTED", "node 3 NOT_STARTED",
+                      timeout=10.0)
+        note = ("Node 3 left NOT_STARTED by a failed restart wait (5025): start it with "
+                "3 START")
+        await t.until_shown(note)
+        await confirm(t, "t")
+        await t.pilot.click("#go")
+        await closed(t)
+        await t.until(lambda: ("3 START: Ok", "information") in t.notes, "the start")
+        assert [(r["event"], r["command"]) for r in t.audit.records()][-2:] == [
+            ("sent", "3 START"), ("reply", "3 START")]
+        await t.until(lambda: note not in t.text(), "the note gone once started")
