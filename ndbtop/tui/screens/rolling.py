@@ -269,9 +269,12 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         start = self.query_one("#start", Button)
         start.disabled = not self._ready()
         # Said in words too: a disabled button differs from an enabled one by colour only.
-        start.label = ("Start" if not start.disabled else "Start (refused)"
-                       if not self._ready(confirmed=True)
-                       else f"Start (type {confirm_phrase(self.plan)})")
+        label = ("Start" if not start.disabled else "Start (refused)"
+                 if not self._ready(confirmed=True)
+                 else f"Start (type {confirm_phrase(self.plan)})")
+        if str(start.label) != label:
+            start.label = label
+            start.refresh(layout=True)
         if self.problem is not None and self.problem.not_started:
             left = " ".join(map(str, self.problem.not_started))
             self.query_one("#start-left", Button).label = f"Start {left}"
