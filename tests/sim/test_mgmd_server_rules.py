@@ -267,3 +267,30 @@ async def test_after_a_failed_wait_the_node_is_left_not_started(
     assert nodes[4].state == "NOT_STARTED"
     await conn.exchange(b"start\nnode: 4\n\n", b"start reply\nresult: Ok\n\n")
     assert nodes[4].state == "STARTING"
+
+
+async def test_abort_restart_of_the_last_started_node_leaves_it_waiting_for_its_cluster(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any, advance: Any
+) -> None:
+    """``2 RESTART -a`` with node 3 down: execSTOP_REQ sends START_ORD at once (no 5028),
+    node group 0 is lost and nodes 4 and 5 shut down (6302). The restarted node begins a
+    system restart that needs a node of every node group: it waits in its start until the
+    others are started again, then the cluster starts together (server-rules.md §6)."""
+    cluster = four_node_cluster()
+    sim = await start_sim(cluster, time=manual_time)
+    nodes = sim.cluster.data_nodes
+    conn = await raw(sim.mgm_ports[1])
+    await conn.send(stop("3"))
+    await until(lambda: nodes[3].state == "SHUTTING_DOWN", what="node 3 stopping")
+    manual_time.advance(3.0)
+    await conn.expect(b"stop reply\nresult: Ok\nstopped: 1\ndisconnect: 0\n\n")
+    await conn.send(restart("2", abort=1))
+    await conn.expect(b"restart reply\nresult: Ok\nrestarted: 1\ndisconnect: 0\n\n")
+    manual_time.advance(600.0)
+    sim.sync()
+    assert {n: nodes[n].state for n in (3, 4, 5)} == dict.fromkeys((3, 4, 5), "NO_CONTACT")
+    assert (nodes[2].state, nodes[2].start_phase) == ("STARTING", 0)
+    sim.cluster.launch((3, 4, 5))
+    await advance(sim, manual_time, lambda: all(n.state == "STARTED" for n in nodes.values()),
+                  step=5.0)
+    assert {n.start_type for n in nodes.values()} == {1}  # a system restart, together

@@ -130,10 +130,11 @@ class NodeControl(NodeStops):
                 return _refuse(ec.UNSUPPORTED_NODE_SHUTDOWN)
             abort = True
         if abort and not several:
-            # execSTOP_REQ kills one node with abort before any node-group check.
+            # execSTOP_REQ kills one node with abort before any node-group check; the
+            # other nodes see it fail (and their group lost) before it comes back.
             node = self.data_nodes[node_ids[0]]
             if node.serving and self._would_crash(node_ids):
-                self.after(0.1, lambda: self._lose_node_group(node))
+                self.after(0.0, lambda: self._lose_node_group(node))
             return node_ids, True
         if not self._would_crash(node_ids):
             return node_ids, abort
