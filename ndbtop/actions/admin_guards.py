@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ndbtop.actions.admin_commands import TOGGLE, EnterSingleUser, ExitSingleUser, SetLogFilter
+from ndbtop.actions.assessment import Assessment
 from ndbtop.actions.commands import SetClusterLogLevel
-from ndbtop.actions.guards import Assessment
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.events.catalogue import Category, Severity
 from ndbtop.mgm.status import NodeStatus

@@ -1,14 +1,11 @@
 """Checking an action against the cluster's live state before it is sent.
 
-The assessment follows the management server's own rules (MgmtSrvr.cpp,
-Services.cpp): a restart is refused in single-user mode even with ``-f`` or
-``-a`` (5063); a restart or stop without ``-f``/``-a`` is refused while any
-data node is STARTING, the targets included (5063); stopping the last started
-node of a node group is refused (5028), and with ``-f`` the server restarts or
-stops every data node instead (restartDB/shutdownDB). What the server will do
-is named exactly; actions whose consequence reaches the whole cluster want a
-phrase naming that consequence typed to confirm, other dangerous ones the node
-id. The node group of each node comes from the cluster configuration.
+The assessment follows the management server's own rules: a restart or stop of
+named data nodes is judged by :mod:`ndbtop.actions.node_guards` (5063, 5031,
+5028, what ``-a`` and ``-f`` really do). What the server will do is named
+exactly; actions whose consequence reaches the whole cluster want a phrase
+naming that consequence typed to confirm, other dangerous ones the node id.
+The node group of each node comes from the cluster configuration.
 
 START BACKUP is refused while the cluster is in single-user mode (only the
 single user's API node may use it), while a data node is starting, and while a
@@ -22,55 +19,45 @@ server answers ``Ok`` and nothing happens; the operator is told so, and types th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ndbtop.actions.admin_commands import EnterSingleUser, ExitSingleUser, SetLogFilter
+from ndbtop.actions.admin_guards import assess_admin
+from ndbtop.actions.assessment import (
+    PHRASE_DELETE_ALL_DATA,
+    PHRASE_LOSE_CLUSTER,
+    PHRASE_RESTART_CLUSTER,
+    PHRASE_STOP_CLUSTER,
+    REFUSED_5028,
+    REFUSED_5031,
+    REFUSED_5063,
+    STARTED_STATES,
+    Assessment,
+    single_user_refusal,
+)
 from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StartNode, StopNode
+from ndbtop.actions.node_guards import assess_node_control, node_groups
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import Backup, running_backup
-from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
+from ndbtop.model.config import ClusterConfig
 from ndbtop.model.summary import in_single_user_mode, single_user_api
 
-STARTED_STATES = ("STARTED", "SINGLE USER MODE")
-
-REFUSED_5063 = f"5063-{ec.MGM_ERRORS[5063][0]}"
-"""The management server's refusal, as its restart reply begins."""
-
-PHRASE_RESTART_CLUSTER = "restart the whole cluster"
-PHRASE_STOP_CLUSTER = "stop the whole cluster"
-PHRASE_DELETE_ALL_DATA = "delete all data"
-
-
-@dataclass(frozen=True, slots=True)
-class Assessment:
-    """What the operator must see before confirming an action."""
-
-    blockers: tuple[str, ...]
-    warnings: tuple[str, ...]
-    danger: bool
-    confirm_text: str | None
-    """What must be typed to confirm (a node id, or a phrase naming the consequence),
-    or None for a plain yes/no."""
-    consequence: str | None = None
-    """What the server will do to the whole cluster (restartDB/shutdownDB), if it will."""
-
-    @property
-    def allowed(self) -> bool:
-        """True when nothing blocks the action."""
-        return not self.blockers
-
-
-def single_user_refusal(nodes: Iterable[NodeStatus]) -> str:
-    """Why every restart is refused now, with the server's own text."""
-    nodes = tuple(nodes)
-    holder = single_user_api(nodes)
-    who = f" (API node {holder} holds it)" if holder is not None else ""
-    return (
-        f"{REFUSED_5063} — the cluster is in single-user mode{who}: the management server "
-        "refuses every restart, even with -f or -a; leave it with EXIT SINGLE USER MODE"
-    )
+__all__ = [
+    "PHRASE_DELETE_ALL_DATA",
+    "PHRASE_LOSE_CLUSTER",
+    "PHRASE_RESTART_CLUSTER",
+    "PHRASE_STOP_CLUSTER",
+    "REFUSED_5028",
+    "REFUSED_5031",
+    "REFUSED_5063",
+    "STARTED_STATES",
+    "Assessment",
+    "assess",
+    "assess_backup",
+    "node_groups",
+    "single_user_refusal",
+]
 
 
 def assess(
@@ -86,9 +73,6 @@ def assess(
     if isinstance(action, SetLogFilter | EnterSingleUser | ExitSingleUser) or (
         isinstance(action, SetClusterLogLevel) and not action.all_nodes
     ):
-        # Imported here: that module builds on this one's Assessment.
-        from ndbtop.actions.admin_guards import assess_admin
-
         return assess_admin(action, nodes)
     if isinstance(action, SetClusterLogLevel):
         return Assessment((), (), False, None)
@@ -116,7 +100,6 @@ def assess(
     if blockers:
         return Assessment(tuple(blockers), (), False, None)
 
-    data = [n for n in nodes if n.type == "NDB"]
     if isinstance(action, StartNode):
         node = by_id[action.node_id]
         if node.status != "NOT_STARTED":
@@ -126,95 +109,7 @@ def assess(
         return Assessment((), tuple(warnings), False, None)
 
     assert isinstance(action, RestartNode | StopNode)
-    restart = isinstance(action, RestartNode)
-    verb = "restart" if restart else "stop"
-    force, abort = action.force, action.abort
-    if restart and in_single_user_mode(data):
-        return Assessment((single_user_refusal(nodes),), (), False, None)
-    starting = [n for n in data if n.status == "STARTING"]
-    if starting and not (force or abort):
-        which = ", ".join(str(n.node_id) for n in starting)
-        blockers.append(
-            f"{REFUSED_5063} — data node {which} is STARTING: the management server refuses "
-            f"a {verb} while any data node starts, this one included, unless -a or -f"
-        )
-        return Assessment(tuple(blockers), tuple(warnings), False, None)
-
-    danger = False
-    consequence: str | None = None
-    phrase: str | None = None
-    for node_id in targets:
-        if by_id[node_id].status == "STARTING":
-            warnings.append(f"node {node_id} is starting: a {verb} abandons its start")
-    for group, members in _groups(data, config).items():
-        started = [m for m in members if m.status in STARTED_STATES]
-        if not (started and all(m.node_id in targets for m in started)):
-            continue
-        danger = True
-        names = ", ".join(str(m.node_id) for m in started)
-        if not force:
-            warnings.append(
-                f"node {names} is the last started node of node group {group}: "
-                "the cluster would go down; the management server refuses (5028) without -f"
-            )
-            continue
-        everyone = " ".join(str(n.node_id) for n in data if n.status != "NO_CONTACT")
-        if restart and action.initial:
-            consequence = (
-                f"the whole cluster restarts initial: every data node ({everyone}) starts "
-                "from an empty file system and all data in the cluster is deleted"
-            )
-            phrase = PHRASE_DELETE_ALL_DATA
-        elif restart:
-            after = " and stays NOT_STARTED (-n)" if action.nostart else ""
-            consequence = (
-                f"the whole cluster restarts: every data node ({everyone}) is stopped"
-                f"{after} (a system restart, not a node restart)"
-            )
-            phrase = PHRASE_RESTART_CLUSTER
-        else:
-            consequence = f"the whole cluster shuts down: every data node ({everyone}) stops"
-            phrase = PHRASE_STOP_CLUSTER
-        warnings.append(
-            f"node {names} is the last started node of node group {group}: with -f "
-            f"the management server does not {verb} it alone: {consequence}"
-        )
-        break
-    if restart:
-        assert isinstance(action, RestartNode)
-        if action.initial and consequence is None:
-            danger = True
-            warnings.append(
-                "-i removes the node's file system: it copies all its data back "
-                "from its node group (an initial node restart)"
-            )
-        if action.nostart and consequence is None:
-            warnings.append("-n leaves the node NOT_STARTED: start it with START afterwards")
-    if abort:
-        danger = True
-        warnings.append("-a stops immediately, without a graceful shutdown")
-    if force and not danger:
-        danger = True
-        warnings.append("-f overrides the management server's safety checks")
-    if phrase is None and (danger or action.dangerous_options):
-        phrase = " ".join(map(str, targets))
-    return Assessment((), tuple(warnings), danger, phrase, consequence)
-
-
-def node_groups(
-    data: Iterable[NodeStatus], config: ClusterConfig | None
-) -> dict[int, list[NodeStatus]]:
-    """Data nodes by node group (configured groups; nodes with no group left out)."""
-    return _groups(list(data), config)
-
-
-def _groups(data: list[NodeStatus], config: ClusterConfig | None) -> dict[int, list[NodeStatus]]:
-    groups: dict[int, list[NodeStatus]] = {}
-    for n in data:
-        group = effective_node_group(n, config)
-        if group is not None and group != NO_NODE_GROUP:
-            groups.setdefault(group, []).append(n)
-    return groups
+    return assess_node_control(action, nodes, config, warnings)
 
 
 SEND_FAILED_5005 = f"5005 {ec.MGM_ERRORS[5005][0]}"

@@ -6,6 +6,8 @@ import argparse
 import asyncio
 import sys
 
+from ndbtop.actions.audit import AuditLog, default_audit_path
+from ndbtop.actions.left_not_started import LeftNotStarted
 from ndbtop.cli.exits import DONE, UNREACHABLE
 from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.history_store import default_history_dir
@@ -52,10 +54,17 @@ async def print_once(hub: Hub, as_json: bool) -> int:
         snapshot = await hub.collect_once()
     finally:
         await hub.stop()
+    # The restarts this user's ndbtop sent are in its audit log (--once takes no
+    # --audit-log: it acts on nothing).
+    notes = LeftNotStarted(AuditLog(default_audit_path())).notes(snapshot.nodes)
     if as_json:
-        sys.stdout.write(json_text(report_json(snapshot), indent=2) + "\n")
+        report = report_json(snapshot)
+        for node in report["nodes"]:
+            if node["node_id"] in notes:
+                node["note"] = notes[node["node_id"]]
+        sys.stdout.write(json_text(report, indent=2) + "\n")
     else:
-        sys.stdout.write(report_text(snapshot))
+        sys.stdout.write(report_text(snapshot, notes))
     sys.stdout.flush()
     failed = [s for s in snapshot.sources if s.state not in ANSWERED and s.name not in SECONDARY]
     for source in failed:

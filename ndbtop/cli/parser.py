@@ -247,7 +247,9 @@ OPTIONS: tuple[Option, ...] = (
            "BACKUPSTATUS) this often (default 10; 0: only at connect)"),
     option("--per-group", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
-           help="restart one node of every node group at a time"),
+           help="restart one node of every node group at a time, together, with -a: their "
+           "transactions are aborted, not drained (the server refuses several nodes in one "
+           "graceful request); asks for a typed phrase"),
     option("--initial", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
            help="initial node restarts (RESTART -i: the nodes rebuild their data)"),
@@ -258,7 +260,7 @@ OPTIONS: tuple[Option, ...] = (
     option("--yes", commands={"rolling-restart", "mgm"}, group="rolling restart",
            action="store_true", default=False, help="do not ask: rolling-restart starts "
            "without confirmation and aborts on any problem; mgm answers yes to a yes/no "
-           "question, never to a typed phrase (--confirm)"),
+           "question; never stands for a typed phrase (--confirm)"),
     option("--force-degraded", commands={"rolling-restart"}, group="rolling restart",
            action="store_true", default=False,
            help="go on through a degraded cluster (a node group missing a node, a data node "
@@ -271,9 +273,11 @@ OPTIONS: tuple[Option, ...] = (
     option("-e", "--execute", commands={"mgm"}, group="mgm", metavar="COMMAND",
            help="run one ndb_mgm command (\"2 RESTART -i\", \"SHOW\") and exit; without it, "
            "a prompt"),
-    option("--confirm", commands={"mgm"}, group="mgm", metavar="PHRASE",
-           help="the phrase a dangerous command asks to be typed (a node id, or the phrase "
-           "naming what happens to the cluster): must match exactly, else refused"),
+    option("--confirm", commands={"mgm", "rolling-restart"}, group="rolling restart",
+           metavar="PHRASE", help="for scripts: the phrase a dangerous command or plan asks to "
+           "be typed (a node id, the phrase naming what happens to the cluster, or "
+           "rolling-restart --per-group's 'abort transactions'): must match exactly, else "
+           "refused"),
     # record, replay, report.
     option("file", commands={"record", "replay"}, group="recording", metavar="FILE",
            help="the recording (FILE.1 ... after rotation by record --max-mb)"),
@@ -366,8 +370,9 @@ _DESCRIPTIONS = {
              "Exit 0 when reached, 1 on timeout, 3 when the management server cannot be "
              "reached."),
     "rolling-restart": ("restart the data nodes one at a time, guarded",
-                        "Restart the data nodes one at a time (or one per node group), each "
-                        "after its partners are STARTED, waiting for it to be STARTED again. "
+                        "Restart the data nodes one at a time (or one per node group, together "
+                        "with -a), each after its partners are STARTED, waiting for it to be "
+                        "STARTED again. "
                         "Asks on any refusal, timeout or failure (--yes: never asks, aborts). "
                         "Ctrl-C stops at once and exits 130. Everything sent is audited, "
                         "naming the management server."),

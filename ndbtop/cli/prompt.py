@@ -26,6 +26,15 @@ async def ask(question: str, choices: str) -> str:
     return answer if answer in choices else ""
 
 
+async def ask_phrase(question: str) -> str:
+    """The whole answer, stripped: a phrase typed to confirm (``""`` without a terminal)."""
+    if not sys.stdin.isatty():
+        return ""
+    sys.stdout.write(question)
+    sys.stdout.flush()
+    return (await read_line(sys.stdin.fileno())).strip()
+
+
 async def read_line(fd: int) -> str:
     """One line from ``fd`` (a terminal in line mode), read when it is ready."""
     loop = asyncio.get_running_loop()

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
-from ndbtop.actions.commands import RestartNode
 from ndbtop.actions.guards import assess
 from ndbtop.actions.target import audit_fields, cluster_target
 from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
-from ndbtop.cli.prompt import ask
+from ndbtop.cli.prompt import ask, ask_phrase
 from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.errors import MgmError, UsageError
 from ndbtop.mgm.client import MgmClient
@@ -27,6 +26,7 @@ from ndbtop.model.config import ClusterConfig
 from ndbtop.model.config_decode import config_from_blob
 from ndbtop.ops.preflight import Verdict, preflight
 from ndbtop.ops.rolling import (
+    ABORTED_NOT_DRAINED,
     Decision,
     Problem,
     Progress,
@@ -127,7 +127,10 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     if not plan.batches and verdict.ok and not plan.notes:
         out.write(f"no data node to restart at {target}\n")
         return 0
-    pace = "one node per node group at a time" if args.per_group else "one node at a time"
+    pace = ("one node per node group at a time, restarted together with -a (abort: "
+            "their transactions are aborted, not drained)" if plan.aborts
+            else "one node per node group at a time" if args.per_group
+            else "one node at a time")
     out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
               f"{len(plan.batches)} step(s), {pace}, waiting for STARTED:\n")
     out.write(plan_steps(context))
@@ -135,10 +138,16 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
         out.write(f"  ({note})\n")
     if plan.batches:
         # What each step's audit record says the operator was told.
-        first = RestartNode(plan.batches[0], initial=plan.initial)
+        first = plan.action(plan.batches[0])
         for warning in assess(first, context.nodes, context.config).warnings:
             out.write(f"  ! {warning}\n")
     out.write(verdict.text() + "\n")
+    if plan.phrase is not None:
+        out.write(f"to confirm, type: {plan.phrase} (scripts: --confirm '{plan.phrase}'; "
+                  "--yes never skips it)\n")
+    elif args.confirm is not None:
+        raise UsageError("--confirm: this plan asks for no typed phrase (only --per-group "
+                         "does)")
     out.flush()
     if not verdict.ok:
         sys.stderr.write(f"ndbtop: rolling restart refused: {verdict.refusal}\n")
@@ -180,12 +189,17 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     async def decide(problem: Problem) -> Decision:
         if args.yes:
             return Decision.ABORT
+        start = (f"s[t]art {' '.join(map(str, problem.not_started))}, "
+                 if problem.not_started else "")
         answer = await ask(f"{problem.kind}: {problem.message}\n[r]etry, [s]kip "
-                           f"{' '.join(map(str, problem.batch))}, [a]bort? ", "rsa")
-        return {"r": Decision.RETRY, "s": Decision.SKIP}.get(answer, Decision.ABORT)
+                           f"{' '.join(map(str, problem.batch))}, {start}[a]bort? ",
+                           "rsta" if start else "rsa")
+        return {"r": Decision.RETRY, "s": Decision.SKIP,
+                "t": Decision.START}.get(answer, Decision.ABORT)
 
     engine = RollingRestart(plan, connectstring, audit, decide=decide, report=report,
-                            node_timeout=args.node_timeout, config=context.config)
+                            node_timeout=args.node_timeout, config=context.config,
+                            confirmed=plan.phrase)
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -193,7 +207,13 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     with contextlib.suppress(NotImplementedError):
         loop.add_signal_handler(signal.SIGINT, task.cancel)
     try:
-        if not args.yes and await ask(question, "yn") != "y":
+        if plan.phrase is not None:
+            refusal = await _typed(args, plan.phrase)
+            if refusal is not None:
+                sys.stderr.write(f"ndbtop: rolling restart not started: {refusal}; "
+                                 "nothing was sent\n")
+                return NOT_MET
+        elif not args.yes and await ask(question, "yn") != "y":
             out.write("not started\n")
             return NOT_MET
         result = await engine.run()
@@ -215,6 +235,18 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
         sys.stderr.write(f"ndbtop: rolling restart aborted at {nodes} ({problem.kind}): "
                          f"{problem.message}\n")
     return DONE if not result.aborted and not result.skipped else NOT_MET
+
+
+async def _typed(args: argparse.Namespace, phrase: str) -> str | None:
+    """Why the plan's phrase was not confirmed (None: it was), from ``--confirm`` or asked:
+    ``--yes`` never stands for it."""
+    if args.confirm is not None:
+        return None if args.confirm == phrase else (
+            f"--confirm {args.confirm[:40]!r} is not the phrase this plan asks for, {phrase!r}")
+    if args.yes or not sys.stdin.isatty():
+        return f"{ABORTED_NOT_DRAINED}: confirm with --confirm '{phrase}' (--yes never skips it)"
+    typed = await ask_phrase(f"{ABORTED_NOT_DRAINED}.\ntype '{phrase}' to start: ")
+    return None if typed == phrase else f"'{phrase}' was not typed"
 
 
 @dataclass

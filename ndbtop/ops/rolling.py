@@ -4,108 +4,58 @@ Before each step the engine asks the management server for the live status
 and never restarts a node whose node-group partner is not STARTED. After a
 restart it waits for the node to be STARTED again. A refusal, a timeout or a
 node that does not come back stops the run and asks what to do (retry, skip
-the node, abort); a timeout names each node that is not back with its last
-state and start phase. The run can be paused, resumed and aborted; every request
-goes through the audited action runner.
+the node, abort; start a node left NOT_STARTED); a timeout names each node that
+is not back with its last state and start phase. The run can be paused, resumed
+and aborted; every request goes through the audited action runner.
+
+One node per node group at a time is an abort restart (``2 4 RESTART -a``): the
+data nodes refuse a graceful request naming several nodes (5031), and while one
+restarted node is STARTING every other graceful request gets 5063, so several
+nodes can only restart together with their transactions aborted rather than
+drained (server-rules.md §6). It is confirmed with its own typed phrase.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.actions.commands import RestartNode
+from ndbtop.actions.commands import StartNode
 from ndbtop.actions.runner import run_action
 from ndbtop.errors import MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
-from ndbtop.model.phases import (
-    INITIAL_NODE_RESTART,
-    NODE_RESTART,
-    StartTimeline,
-    apply_status,
-    phase_text,
+from ndbtop.model.failed_waits import failed_wait
+from ndbtop.model.phases import StartTimeline, apply_status, phase_text
+from ndbtop.ops.rolling_plan import (
+    ABORTED_NOT_DRAINED,
+    PER_GROUP_PHRASE,
+    RollingPlan,
+    configuration_note,
+    plan_rolling,
 )
 
+__all__ = [
+    "ABORTED_NOT_DRAINED",
+    "PER_GROUP_PHRASE",
+    "Decision",
+    "Problem",
+    "Progress",
+    "RollingPlan",
+    "RollingRestart",
+    "RollingResult",
+    "check_batch",
+    "configuration_note",
+    "last_seen",
+    "plan_rolling",
+]
+
 STARTED = ("STARTED",)
-
-
-@dataclass(frozen=True, slots=True)
-class RollingPlan:
-    """Batches of data nodes restarted together, in order."""
-
-    batches: tuple[tuple[int, ...], ...]
-    initial: bool = False
-    notes: tuple[str, ...] = ()
-    """What the operator should know about the order (nodes with no node group last,
-    nodes left out)."""
-    groups: tuple[tuple[int, int], ...] = ()
-    """The node group of each data node as known when planned (a node last seen
-    STARTED keeps the group it had)."""
-
-    @property
-    def start_type(self) -> int:
-        """The kind of start each restarted node goes through (it names their phases)."""
-        return INITIAL_NODE_RESTART if self.initial else NODE_RESTART
-
-    def commands(self) -> tuple[str, ...]:
-        """The ``ndb_mgm`` command of each batch."""
-        return tuple(RestartNode(b, initial=self.initial).ndb_mgm() for b in self.batches)
-
-
-def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
-                 only: Sequence[int] | None = None, initial: bool = False,
-                 config: ClusterConfig | None = None,
-                 skip: Sequence[tuple[int, str]] = ()) -> RollingPlan:
-    """Order the data nodes by node group; one per batch, or one of each group per batch.
-
-    Nodes without a node group hold no data and come last, one by one. Nodes in
-    ``skip`` (node id, why) are left out, and the plan says so.
-    """
-    data = sorted((n for n in nodes if n.type == "NDB"), key=lambda n: n.node_id)
-    known = tuple((n.node_id, g) for n in data
-                  if (g := effective_node_group(n, config)) is not None)
-    if only is not None:
-        wanted = set(only)
-        data = [n for n in data if n.node_id in wanted]
-    left_out = {node_id: why for node_id, why in skip}
-    notes = [f"node {n.node_id} left out: {left_out[n.node_id]}"
-             for n in data if n.node_id in left_out]
-    data = [n for n in data if n.node_id not in left_out]
-    groups: dict[int, list[int]] = {}
-    loose: list[int] = []
-    unknown: list[int] = []
-    for n in data:
-        group = effective_node_group(n, config)
-        if group is None:
-            unknown.append(n.node_id)
-        elif group == NO_NODE_GROUP:
-            loose.append(n.node_id)
-        else:
-            groups.setdefault(group, []).append(n.node_id)
-    ordered = [groups[g] for g in sorted(groups)]
-    batches: list[tuple[int, ...]] = []
-    if per_group:
-        depth = max((len(g) for g in ordered), default=0)
-        for i in range(depth):
-            batch = tuple(g[i] for g in ordered if i < len(g))
-            batches.append(batch)
-    else:
-        batches.extend((node,) for g in ordered for node in g)
-    batches.extend((node,) for node in unknown)
-    batches.extend((node,) for node in loose)
-    if unknown:
-        names = ", ".join(map(str, unknown))
-        notes.append(f"node {names}: node group not known (not STARTED, configuration not read)")
-    if loose:
-        names = ", ".join(map(str, loose))
-        notes.append(f"node {names} in no node group (holds no data): restarted last")
-    return RollingPlan(tuple(batches), initial, tuple(notes), known)
 
 
 class Decision(Enum):
@@ -114,6 +64,8 @@ class Decision(Enum):
     RETRY = "retry"
     SKIP = "skip"
     ABORT = "abort"
+    START = "start"
+    """Start the nodes a failed restart wait left NOT_STARTED (``N START``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +75,8 @@ class Problem:
     batch: tuple[int, ...]
     kind: str
     message: str
+    not_started: tuple[int, ...] = ()
+    """Nodes of the batch that are NOT_STARTED: they can be started (``N START``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +116,11 @@ class RollingRestart:
         poll: float = 1.0,
         settle: float = 0.0,
         config: ClusterConfig | None = None,
+        confirmed: str | None = None,
     ) -> None:
         self.plan = plan
+        self.confirmed = confirmed
+        """What the operator typed to confirm the plan (written with every request)."""
         self.config = config
         self.connectstring = connectstring
         self.audit = audit
@@ -210,14 +167,20 @@ class RollingRestart:
 
     async def _batch(self, client: MgmClient, batch: tuple[int, ...],
                      result: RollingResult) -> Decision | None:
+        start: Problem | None = None
         while True:
             await self._running.wait()
             if self._abort:
                 return Decision.ABORT
-            problem = await self._step(client, batch)
+            if start is not None:
+                problem = await self._start_left(client, start)
+                start = None
+            else:
+                problem = await self._step(client, batch)
             if problem is None:
                 result.done.extend(batch)
                 return None
+            problem = await self._left_not_started(client, problem)
             result.problems.append(problem)
             self.report(Progress(batch, "problem", message=problem.message))
             decision = await self.decide(problem)
@@ -227,6 +190,8 @@ class RollingRestart:
             if decision is Decision.SKIP:
                 result.skipped.extend(batch)
                 return None
+            if decision is Decision.START and problem.not_started:
+                start = problem
 
     async def _step(self, client: MgmClient, batch: tuple[int, ...]) -> Problem | None:
         try:
@@ -237,13 +202,52 @@ class RollingRestart:
         if guard is not None:
             return Problem(batch, "guard", guard)
         before = {n.node_id: n.connect_count for n in nodes if n.node_id in batch}
-        self.report(Progress(batch, "restart", nodes,
-                             RestartNode(batch, initial=self.plan.initial).ndb_mgm()))
-        outcome = await run_action(RestartNode(batch, initial=self.plan.initial),
-                                   self.connectstring, self.audit, config=self.config)
+        action = self.plan.action(batch)
+        self.report(Progress(batch, "restart", nodes, action.ndb_mgm()))
+        outcome = await run_action(action, self.connectstring, self.audit, config=self.config,
+                                   confirmed=self.confirmed)
         if not outcome.ok:
             return Problem(batch, "refused", outcome.reply)
         return await self._wait_started(client, batch, before)
+
+    async def _left_not_started(self, client: MgmClient, problem: Problem) -> Problem:
+        """The problem with the nodes of its batch that are NOT_STARTED, and, after a
+        failed restart wait (5024/5025), that the server left them so."""
+        try:
+            nodes = await client.get_status(["NDB"])
+        except MgmError:
+            return problem
+        mine = [n for n in nodes if n.node_id in problem.batch]
+        left = tuple(n.node_id for n in mine if n.status == "NOT_STARTED")
+        code = failed_wait(problem.message) if problem.kind == "refused" else None
+        message = problem.message
+        if code is not None:
+            coming = [n.node_id for n in mine if n.status not in ("NOT_STARTED", *STARTED)]
+            message += ("; the management server sends the start order only after both of "
+                        "its waits succeed")
+            if left:
+                message += f": node {', '.join(map(str, left))} is left NOT_STARTED"
+            if coming:
+                message += (f"; node {', '.join(map(str, coming))} will be left "
+                            "NOT_STARTED once stopped")
+        if left:
+            starts = ", ".join(StartNode(n).ndb_mgm() for n in left)
+            message += f" (start it with {starts})"
+        return replace(problem, message=message, not_started=left)
+
+    async def _start_left(self, client: MgmClient, problem: Problem) -> Problem | None:
+        """Start the nodes ``problem`` found NOT_STARTED (guarded and audited as ``t``
+        is), then wait for the batch to be STARTED."""
+        for node_id in problem.not_started:
+            action = StartNode(node_id)
+            self.report(Progress(problem.batch, "restart", (), action.ndb_mgm()))
+            outcome = await run_action(action, self.connectstring, self.audit,
+                                       config=self.config)
+            if not outcome.ok:
+                return Problem(problem.batch, "refused", outcome.reply)
+        # Every node of the batch has been through its restart: none must be seen again
+        # leaving STARTED.
+        return await self._wait_started(client, problem.batch, {})
 
     async def _wait_started(self, client: MgmClient, batch: tuple[int, ...],
                             connects_before: dict[int, int]) -> Problem | None:
@@ -344,19 +348,3 @@ def check_batch(batch: tuple[int, ...], nodes: Sequence[NodeStatus],
                 return (f"node {partner.node_id}, partner of node {node_id} in node group "
                         f"{group}, is {partner.status}")
     return None
-
-
-def configuration_note(plan: RollingPlan, config: ClusterConfig | None,
-                       pending: Mapping[int, bool | None]) -> str | None:
-    """Which nodes of the plan the restart brings onto the current configuration, or None
-    when the configuration or the nodes' running generations are not known."""
-    if config is None:
-        return None
-    planned = [n for batch in plan.batches for n in batch]
-    if any(pending.get(n) is None for n in planned):
-        return None
-    behind = sorted(n for n in planned if pending.get(n))
-    if not behind:
-        return f"every node already runs configuration generation {config.generation}"
-    return (f"brings node {', '.join(map(str, behind))} onto configuration generation "
-            f"{config.generation} (still running an older one)")

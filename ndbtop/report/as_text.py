@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from ndbtop.model.config import NO_NODE_GROUP
@@ -63,8 +64,9 @@ def _links_text(snap: ClusterSnapshot) -> list[str]:
     ]
 
 
-def report_text(snap: ClusterSnapshot) -> str:
-    """The snapshot as sections of plain tables."""
+def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = None) -> str:
+    """The snapshot as sections of plain tables; ``node_notes`` are said under the nodes
+    (a node a failed restart wait left NOT_STARTED)."""
     s = summarize(snap.nodes, snap.config)
     when = dt.datetime.fromtimestamp(snap.wall).strftime("%Y-%m-%d %H:%M:%S")
     where = snap.mgm_address or "(no management server)"
@@ -99,6 +101,8 @@ def report_text(snap: ClusterSnapshot) -> str:
             ("id", "type", "status", "phase", "group", "version", "address"), rows, right=(0,)
         )
     )
+    for node_id, note in sorted((node_notes or {}).items()):
+        lines.append(f"  node {node_id} {note}")
     for t in snap.timelines:
         if t.redo is not None and t.active and reports_off(snap, t.node_id):
             lines.append(f"  node {t.node_id} redo log init: {t.redo.total_mb} MB to create, "

@@ -460,13 +460,18 @@ async def test_simulated_refusals_reach_the_caller(
 ) -> None:
     sim = await start_sim("threads", time=manual_time)
     client = make_client(sim.connectstring)
+    # Both nodes of the group with -a: the master's node-group check refuses (5028);
+    # without -a several nodes are refused before it (5031, server-rules.md §6).
     with pytest.raises(MgmCommandError) as info:
-        await client.restart_nodes([2, 3])
+        await client.restart_nodes([2, 3], abort=True)
     assert (info.value.code, info.value.result, info.value.node_ids) == (
         5028,
         "5028-" + CRASH,
         (2, 3),
     )
+    with pytest.raises(MgmCommandError) as info:
+        await client.restart_nodes([2, 3])
+    assert (info.value.code, info.value.result) == (5031, "5031-" + ec.ndb_error_string(5031))
     with pytest.raises(MgmCommandError) as info:
         await client.restart_nodes([99])
     assert info.value.code == ec.WRONG_PROCESS_TYPE

@@ -69,10 +69,13 @@ def test_restarting_one_node_of_a_complete_group_needs_no_typed_confirmation() -
     assert a.allowed and not a.danger and a.confirm_text is None
 
 
-def test_last_started_node_of_a_group_is_dangerous_and_refused_without_force() -> None:
+def test_last_started_node_of_a_group_is_refused_with_5028_without_force() -> None:
     a = assess(RestartNode((2,)), nodes(n3="NO_CONTACT"))
-    assert a.danger and a.confirm_text == "2"
-    assert any("5028" in w and "last started node of node group 0" in w for w in a.warnings)
+    assert not a.allowed and a.danger
+    assert a.blockers[0].startswith(
+        "5028-Node shutdown would cause system crash — node 2 is the last started node of "
+        "node group 0"
+    )
     forced = assess(RestartNode((2,), force=True), nodes(n3="NO_CONTACT"))
     assert forced.consequence is not None
     assert forced.consequence.startswith("the whole cluster restarts: every data node (2 4 5)")
@@ -139,7 +142,7 @@ def test_node_groups_come_from_the_configuration_not_from_absent_nodes() -> None
     a = assess(RestartNode((2,)), live, CONFIG)
     assert not a.danger and a.confirm_text is None
     b = assess(RestartNode((4,)), live, CONFIG)
-    assert b.danger and any("last started node of node group 1" in w for w in b.warnings)
+    assert b.danger and "last started node of node group 1" in b.blockers[0]
 
 
 def test_unknown_is_a_connected_node_in_an_unmapped_state() -> None:

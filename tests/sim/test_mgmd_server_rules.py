@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.config import simple_config
 from ndbtop.sim.runtime import Simulator
@@ -167,3 +169,130 @@ async def test_restart_all_prints_its_error_with_the_code(
         b"restart reply\nresult: 5024-Time-out due to node shutdown not starting in time: "
         b"Temporary error: Timeout expired\nrestarted: 4\n\n"
     )
+
+
+def stop(node: str, *, force: int = 0, abort: int = 0) -> bytes:
+    return f"stop v2\nnode: {node}\nabort: {abort}\nforce: {force}\n\n".encode()
+
+
+REFUSED_5031 = (
+    b"restart reply\nresult: 5031-Unsupported multi node shutdown. Abort option required.: "
+    b"Permanent error: Application error\nrestarted: 0\ndisconnect: 0\n\n"
+)
+
+
+async def test_several_nodes_without_abort_are_refused_with_5031(
+    start_sim: StartSim, manual_time: Any, raw: Raw
+) -> None:
+    """server-rules.md §6: sendSTOP_REQ sets StopReq::setStopNodes for more than one node
+    and Ndbcntr::execSTOP_REQ answers UnsupportedNodeShutdown unless abort is set; the
+    restart reply carries the code, the stop reply the text alone (mgm-protocol.md §3.1)."""
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    conn = await raw(sim.mgm_ports[1])
+    await conn.exchange(restart("2 4"), REFUSED_5031)
+    await conn.exchange(
+        stop("2 4"),
+        b"stop reply\nresult: Unsupported multi node shutdown. Abort option required.: "
+        b"Permanent error: Application error\nstopped: 0\ndisconnect: 0\n\n",
+    )
+    assert {n.state for n in sim.cluster.data_nodes.values()} == {"STARTED"}
+
+
+async def test_several_nodes_forced_are_retried_as_an_abort(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any
+) -> None:
+    """MgmApiSession::restart (Services.cpp): 5031 with several nodes and force is retried
+    once with ``abort = 1``: both nodes are killed at once, with no graceful stop levels."""
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    nodes = sim.cluster.data_nodes
+    conn = await raw(sim.mgm_ports[1])
+    await conn.send(restart("2 4", force=1))
+    await until(lambda: nodes[2].state != "STARTED" and nodes[4].state != "STARTED",
+                what="nodes 2 and 4 killed")
+    manual_time.advance(0.1)
+    await conn.expect(b"restart reply\nresult: Ok\nrestarted: 2\ndisconnect: 0\n\n")
+    # Node groups 0 and 1 each kept a started node: nothing else went down.
+    assert (nodes[3].state, nodes[5].state) == ("STARTED", "STARTED")
+    assert (nodes[2].state, nodes[4].state) == ("STARTING", "STARTING")
+
+
+async def test_abort_of_the_last_started_node_of_a_group_takes_the_cluster_down(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any
+) -> None:
+    """Ndbcntr::execSTOP_REQ: ``abort && !stopnodes`` sends START_ORD at once, before any
+    node-group check (no 5028): node group 0 is lost and every other data node shuts down
+    with exit 6302 "All nodes in a node group are unavailable" (server-rules.md §6)."""
+    cluster = four_node_cluster()
+    sim = await start_sim(cluster, time=manual_time)
+    nodes = sim.cluster.data_nodes
+    conn = await raw(sim.mgm_ports[1])
+    await conn.send(stop("3"))
+    await until(lambda: nodes[3].state == "SHUTTING_DOWN", what="node 3 stopping")
+    manual_time.advance(3.0)
+    await conn.expect(b"stop reply\nresult: Ok\nstopped: 1\ndisconnect: 0\n\n")
+    await conn.send(stop("2", abort=1))
+    await conn.expect(b"stop reply\nresult: Ok\nstopped: 1\ndisconnect: 0\n\n")
+    manual_time.advance(0.5)
+    sim.sync()
+    assert {n.state for n in nodes.values()} == {"NO_CONTACT"}
+    forced = {e.source: e.words for e in cluster.bus.history if e.type == 59}
+    # NDBStopForced: action, signum, error, sphase, extra.
+    assert forced == {4: (0, 0, 6302, 255, 0), 5: (0, 0, 6302, 255, 0)}
+
+
+@pytest.mark.parametrize(("slow", "wait", "reply"), [
+    ((20.0, 0.0), 12.5,
+     b"restart reply\nresult: 5024-Time-out due to node shutdown not starting in time: "
+     b"Temporary error: Timeout expired\nrestarted: 1\ndisconnect: 0\n\n"),
+    ((0.0, 200.0), 121.0,
+     b"restart reply\nresult: 5025-Time-out due to node shutdown not completing in time: "
+     b"Temporary error: Timeout expired\nrestarted: 1\ndisconnect: 0\n\n"),
+])
+async def test_after_a_failed_wait_the_node_is_left_not_started(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any, advance: Any,
+    slow: tuple[float, float], wait: float, reply: bytes,
+) -> None:
+    """MgmtSrvr::restartNodes returns 5024/5025 before it sends START_ORD (server-rules.md
+    §6): a node that stops late reaches NOT_STARTED and stays there until ``N START``."""
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    nodes = sim.cluster.data_nodes
+    sim.cluster.slow_stops[4] = slow
+    conn = await raw(sim.mgm_ports[1])
+    before = sim.mgmds[1].requests
+    await conn.send(restart("4"))
+    await until(lambda: sim.mgmds[1].requests > before, what="the request")
+    manual_time.advance(wait)
+    await conn.expect(reply)
+    await advance(sim, manual_time, lambda: nodes[4].state == "NOT_STARTED", step=5.0)
+    manual_time.advance(600.0)
+    sim.sync()
+    assert nodes[4].state == "NOT_STARTED"
+    await conn.exchange(b"start\nnode: 4\n\n", b"start reply\nresult: Ok\n\n")
+    assert nodes[4].state == "STARTING"
+
+
+async def test_abort_restart_of_the_last_started_node_leaves_it_waiting_for_its_cluster(
+    start_sim: StartSim, manual_time: Any, raw: Raw, until: Any, advance: Any
+) -> None:
+    """``2 RESTART -a`` with node 3 down: execSTOP_REQ sends START_ORD at once (no 5028),
+    node group 0 is lost and nodes 4 and 5 shut down (6302). The restarted node begins a
+    system restart that needs a node of every node group: it waits in its start until the
+    others are started again, then the cluster starts together (server-rules.md §6)."""
+    cluster = four_node_cluster()
+    sim = await start_sim(cluster, time=manual_time)
+    nodes = sim.cluster.data_nodes
+    conn = await raw(sim.mgm_ports[1])
+    await conn.send(stop("3"))
+    await until(lambda: nodes[3].state == "SHUTTING_DOWN", what="node 3 stopping")
+    manual_time.advance(3.0)
+    await conn.expect(b"stop reply\nresult: Ok\nstopped: 1\ndisconnect: 0\n\n")
+    await conn.send(restart("2", abort=1))
+    await conn.expect(b"restart reply\nresult: Ok\nrestarted: 1\ndisconnect: 0\n\n")
+    manual_time.advance(600.0)
+    sim.sync()
+    assert {n: nodes[n].state for n in (3, 4, 5)} == dict.fromkeys((3, 4, 5), "NO_CONTACT")
+    assert (nodes[2].state, nodes[2].start_phase) == ("STARTING", 0)
+    sim.cluster.launch((3, 4, 5))
+    await advance(sim, manual_time, lambda: all(n.state == "STARTED" for n in nodes.values()),
+                  step=5.0)
+    assert {n.start_type for n in nodes.values()} == {1}  # a system restart, together

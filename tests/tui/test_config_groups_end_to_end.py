@@ -138,8 +138,9 @@ async def test_guards_name_node_4_as_the_last_of_group_1(server: str) -> None:
         await client.close()
     stop4 = assess(StopNode((4,)), nodes, config)
     assert stop4.danger
-    assert any("last started node of node group 1" in w for w in stop4.warnings)
+    assert "last started node of node group 1" in stop4.blockers[0]
     restart2 = assess(RestartNode((2,)), nodes, config)
+    assert restart2.allowed
     assert not any("last started node" in w for w in restart2.warnings)
 
 

@@ -247,3 +247,44 @@ async def test_checkbox_state_shows_without_colour(tui):
         await t.pilot.click("#per-group")
         await t.until(lambda: box.value, "the box checked")
         await t.until_shown("▐X▌ one per node group")
+
+
+def four_nodes():
+    """Data nodes 2, 3 (node group 0) and 4, 5 (node group 1), started."""
+    from ndbtop.sim.cluster import SimCluster
+    from ndbtop.sim.config import simple_config
+
+    config = simple_config(
+        "four", ((2, "10.0.0.2", 0), (3, "10.0.0.3", 0), (4, "10.0.0.4", 1), (5, "10.0.0.5", 1)),
+        api=((7, None),), max_exec_threads=4, fragment_log_file_size_mb=16,
+        no_of_fragment_log_files=4,
+    )
+    cluster = SimCluster(config)
+    cluster.boot_started()
+    return cluster
+
+
+async def test_one_per_node_group_is_an_abort_restart_started_by_its_phrase(tui):
+    """server-rules.md §6: several nodes in one graceful request get 5031, so one node per
+    node group is ``2 4 RESTART -a``: the dialog says the transactions are aborted and wants
+    its phrase typed; the run completes against the simulator's 5031 and 5063."""
+    async with tui(four_nodes(), speed=50) as t:
+        t.app.rolling_poll = 0.05
+        screen = await open_rolling(t)
+        await t.pilot.click("#per-group")
+        await t.until_shown("one node per node group at a time, together with -a: their")
+        assert "transactions are aborted, not drained" in t.text()
+        assert screen.plan.batches == ((2, 4), (3, 5))
+        assert re.match(r"1\.\s+2\s+0\s+2 4 RESTART -a\s+waiting$", row(t, 2))
+        assert "1. restart node v2⏎node: 2 4⏎abort: 1⏎" in t.text()
+        start = screen.query_one("#start", Button)
+        assert start.disabled and str(start.label) == "Start (type abort transactions)"
+        await t.pilot.click("#confirm")
+        await t.press(*["space" if c == " " else c for c in "abort transactions"])
+        await t.until(lambda: not start.disabled, "the phrase to enable Start")
+        await t.pilot.click("#start")
+        await t.until(lambda: screen.result is not None, "the run to end", RUN_WAIT)
+        assert sorted(screen.result.done) == [2, 3, 4, 5] and not screen.result.problems
+        assert sent(t) == ["2 4 RESTART -a", "3 5 RESTART -a"]
+        records = [r for r in t.audit.records() if r["event"] == "sent"]
+        assert {r["confirmed_with"] for r in records} == {"abort transactions"}

@@ -1,14 +1,19 @@
 """Requests from management clients, as the management server rules on them.
 
-A restart or stop is refused while a data node is starting (5063) unless
-forced or aborted, stopping the last started node of a node group is refused
-(5028) unless forced, and a forced one takes every data node down.
+Read in MgmtSrvr::restartNodes/stopNodes/sendSTOP_REQ, MgmApiSession::restart/stop and
+Ndbcntr::execSTOP_REQ (server-rules.md §2, §3, §6): a restart is refused in single-user
+mode (5063) even forced; a restart or stop is refused while a data node is starting
+(5063) unless forced or aborted; several nodes without abort are refused (5031), and
+with force retried once as an abort; one node with abort is killed at once, with no
+node-group check (on the last started node of a group every data node then shuts down);
+otherwise losing the last started node of a node group is refused (5028) unless forced,
+and a forced one takes every data node down.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.sim.cluster.datanode import NOT_STARTED, SINGLE_USER, STARTED, STARTING, SimDataNode
@@ -29,6 +34,9 @@ class ControlOutcome:
     done: Callable[[], bool] | None = None
     left_started: Callable[[], bool] | None = None
     """For a restart: every target has left STARTED (the server's first wait, 12 s)."""
+    start: Callable[[], None] | None = None
+    """For a restart the server completes: the START_ORD it sends to every target once
+    both of its waits succeeded (never after 5024 or 5025)."""
 
     @property
     def ok(self) -> bool:
@@ -74,17 +82,24 @@ class NodeControl(NodeStops):
         nostart: bool = False,
         abort: bool = False,
         force: bool = False,
+        server_waits: bool = False,
     ) -> ControlOutcome:
-        """``restart node v2``."""
+        """``restart node v2``.
+
+        With ``server_waits`` the caller plays MgmtSrvr::restartNodes: the nodes stop to
+        NOT_STARTED (the STOP_REQ always carries nostart) and the caller sends the
+        outcome's ``start`` once its waits succeeded. Without it the nodes start again
+        by themselves (a restart as a scenario orders it).
+        """
         if any(n.state == SINGLE_USER for n in self.data_nodes.values()):
             return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
         chosen = self._targets(node_ids, abort=abort, force=force)
         if isinstance(chosen, ControlOutcome):
             return chosen
-        targets, every_node = chosen
-        # Services.cpp: restartDB(nostart, initialstart, abort=false), every data node.
-        abort = abort and not every_node
-        return self._shutdown(targets, restart=True, nostart=nostart, initial=initial, abort=abort)
+        targets, abort = chosen
+        outcome = self._shutdown(targets, restart=True, nostart=nostart or server_waits,
+                                 initial=initial, abort=abort)
+        return self._with_start(outcome, server_waits and not nostart)
 
     def stop_nodes(
         self, node_ids: tuple[int, ...], *, abort: bool = False, force: bool = False
@@ -93,30 +108,50 @@ class NodeControl(NodeStops):
         chosen = self._targets(node_ids, abort=abort, force=force)
         if isinstance(chosen, ControlOutcome):
             return chosen
-        return self._shutdown(chosen[0], restart=False, nostart=False, initial=False, abort=abort)
+        targets, abort = chosen
+        return self._shutdown(targets, restart=False, nostart=False, initial=False, abort=abort)
 
     def _targets(
         self, node_ids: tuple[int, ...], *, abort: bool, force: bool
     ) -> ControlOutcome | tuple[tuple[int, ...], bool]:
-        """The data nodes a restart or stop acts on, and whether that is every one (forced
-        past 5028); or the refusal."""
+        """The data nodes a restart or stop acts on (every one when forced past 5028:
+        restartDB/shutdownDB, without abort) and whether they are aborted; or the
+        refusal."""
         if self._busy() and not (force or abort):
             return _refuse(ec.OPERATION_NOT_ALLOWED_START_STOP)
         refusal = self._check_targets(node_ids)
         if refusal is not None:
             return refusal
+        several = len(set(node_ids)) > 1
+        if several and not abort:
+            # execSTOP_REQ: UnsupportedNodeShutdown; Services.cpp retries it with abort
+            # when forced.
+            if not force:
+                return _refuse(ec.UNSUPPORTED_NODE_SHUTDOWN)
+            abort = True
+        if abort and not several:
+            # execSTOP_REQ kills one node with abort before any node-group check; the
+            # other nodes see it fail (and their group lost) before it comes back.
+            node = self.data_nodes[node_ids[0]]
+            if node.serving and self._would_crash(node_ids):
+                self.after(0.0, lambda: self._lose_node_group(node))
+            return node_ids, True
         if not self._would_crash(node_ids):
-            return node_ids, False
+            return node_ids, abort
         if not force:
             return _refuse(ec.NODE_SHUTDOWN_WOULD_CAUSE_SYSTEM_CRASH)
-        return tuple(n.node_id for n in self.data_nodes.values() if n.alive), True
+        return tuple(n.node_id for n in self.data_nodes.values() if n.alive), False
 
     def restart_all(
-        self, *, initial: bool = False, nostart: bool = False, abort: bool = False
+        self, *, initial: bool = False, nostart: bool = False, abort: bool = False,
+        server_waits: bool = False,
     ) -> ControlOutcome:
-        """``restart all``: every connected data node (a system restart follows)."""
+        """``restart all``: every connected data node (a system restart follows); with
+        ``server_waits`` the caller sends the START_ORD, as for :meth:`restart_nodes`."""
         targets = tuple(n.node_id for n in self.data_nodes.values() if n.alive)
-        return self._shutdown(targets, restart=True, nostart=nostart, initial=initial, abort=abort)
+        outcome = self._shutdown(targets, restart=True, nostart=nostart or server_waits,
+                                 initial=initial, abort=abort)
+        return self._with_start(outcome, server_waits and not nostart)
 
     def stop_all(self, *, abort: bool = False) -> ControlOutcome:
         """``stop all`` with ``stop: db``."""
@@ -139,6 +174,18 @@ class NodeControl(NodeStops):
             return all(self.data_nodes[t].state != STARTED for t in targets)
 
         return ControlOutcome(None, targets, done, left_started if restart else None)
+
+    def _with_start(self, outcome: ControlOutcome, start: bool) -> ControlOutcome:
+        """The outcome with the START_ORD the server sends after its waits, if it will."""
+        if not start:
+            return outcome
+        targets = outcome.nodes
+
+        def start_all() -> None:
+            for t in targets:
+                self.start_node(t)
+
+        return replace(outcome, start=start_all)
 
     def start_node(self, node_id: int) -> ControlOutcome:
         """``start``: a node left NOT_STARTED begins its start."""

@@ -130,12 +130,23 @@ class NodeStarts(ClusterState):
         if node.state != NOT_STARTED:
             return
         node.start_type = self._start_type(node)
-        node.plan = self._plan(node.start_type, node.node_id)
         node.state = STARTING
         node.start_phase = 0
         node.step = 0
         node.start_began = node.step_started = node.phase_started = self.now
         node.redo_init_started = None
+        if node.start_type == SYSTEM_RESTART and self._group_missing():
+            # A system restart needs a node of every node group: the node waits for the
+            # others to connect (as after a node group was lost).
+            node.plan = ()
+            self._notify()
+            return
+        node.plan = self._plan(node.start_type, node.node_id)
+        waiting = [n for n in self.data_nodes.values()
+                   if n is not node and n.state == STARTING and not n.plan]
+        for other in waiting:
+            other.state = NOT_STARTED
+            self._begin_start(other)
         if node.start_type in (NODE_RESTART, INITIAL_NODE_RESTART):
             report = node.restart_report
             if report is None or report.finished is not None:
@@ -144,6 +155,14 @@ class NodeStarts(ClusterState):
         self.emit(10, node.node_id, cfg.ndb_version, cfg.ndb_version)
         self._enter_step(node)
         self._notify()
+
+    def _group_missing(self) -> bool:
+        """True when some node group has no data node connected."""
+        alive: dict[int, bool] = {}
+        for n in self.data_nodes.values():
+            if n.node_group is not None:
+                alive[n.node_group] = alive.get(n.node_group, False) or n.alive
+        return not all(alive.values())
 
     def _enter_step(self, node: SimDataNode) -> None:
         step = node.plan[node.step]

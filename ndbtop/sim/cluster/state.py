@@ -61,6 +61,9 @@ class ClusterState:
         """The ``ndb_<id>_error.log`` each data node's simulated host holds."""
         self.full_data_dirs: set[int] = set()
         """Data nodes whose DataDir's file system is full."""
+        self.slow_stops: dict[int, tuple[float, float]] = {}
+        """Data nodes slow to obey a STOP_REQ: (seconds they stay STARTED first, extra
+        seconds they take to shut down); they end NOT_STARTED or stopped all the same."""
         self.hung_restarts: dict[int, int] = {}
         """Data nodes whose node restarts never finish: node id -> the start phase they
         hang in (see :meth:`fail_restarts`)."""

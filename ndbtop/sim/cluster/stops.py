@@ -3,11 +3,21 @@ that follows when one was asked for."""
 
 from __future__ import annotations
 
-from ndbtop.sim.cluster.datanode import NO_CONTACT, SHUTTING_DOWN, RestartReport, SimDataNode
+from ndbtop.sim.cluster.datanode import (
+    NO_CONTACT,
+    NOT_STARTED,
+    SHUTTING_DOWN,
+    STARTED,
+    RestartReport,
+    SimDataNode,
+)
 from ndbtop.sim.cluster.starts import NodeStarts
 from ndbtop.sim.startplan import RS_NODE_FAILED, RS_NODE_FAILURE_COMPLETED
 
 SHUTDOWN_LEVEL_SECONDS = 0.6
+NODE_GROUP_LOST = 6302
+"""NDBD_EXIT_... "All nodes in a node group are unavailable": the exit of every data node
+once a node group has no started node left."""
 
 
 class NodeStops(NodeStarts):
@@ -23,6 +33,23 @@ class NodeStops(NodeStarts):
         stuck = self.stuck_stops.get(node.node_id)
         if stuck == "started":
             return
+        late, slow = self.slow_stops.get(node.node_id, (0.0, 0.0))
+        if late > 0 and node.state == STARTED:
+            generation = node.generation
+
+            def begin() -> None:
+                if node.generation == generation and node.state == STARTED:
+                    self._shut_down(node, restart=restart, nostart=nostart, initial=initial,
+                                    abort=abort, slow=slow)
+
+            self.after(late, begin)
+            return
+        self._shut_down(node, restart=restart, nostart=nostart, initial=initial, abort=abort,
+                        slow=slow)
+
+    def _shut_down(self, node: SimDataNode, *, restart: bool, nostart: bool, initial: bool,
+                   abort: bool, slow: float) -> None:
+        stuck = self.stuck_stops.get(node.node_id)
         node.generation += 1
         generation = node.generation
         was_serving = node.serving
@@ -33,6 +60,7 @@ class NodeStops(NodeStarts):
         if was_serving and any(n.serving for n in self.data_nodes.values() if n is not node):
             node.restart_report = RestartReport(status=RS_NODE_FAILED, began=self.now)
         step = 0.0 if abort else SHUTDOWN_LEVEL_SECONDS
+        step += slow / 4
         for level in (2, 3, 4):
             self.after(step * (level - 1), lambda lv=level: self._stop_level(node, generation, lv))
         if stuck != "stopping":
@@ -80,4 +108,23 @@ class NodeStops(NodeStarts):
                 self.after(1.0, lambda: self._begin_start(node))
         if not any(n.alive for n in self.data_nodes.values()):
             self.api_connected.clear()
+        self._notify()
+
+    def _lose_node_group(self, killed: SimDataNode) -> None:
+        """A node group has no started node left: every other data node of the cluster
+        shuts down (NDBStopForced, exit 6302), as a real cluster does."""
+        for other in self.data_nodes.values():
+            if other is killed or other.state in (NO_CONTACT, NOT_STARTED):
+                continue
+            other.generation += 1
+            self.emit(59, other.node_id, 0, 0, NODE_GROUP_LOST, 255, 0)
+            other.state = NO_CONTACT
+            other.stop_level = 0
+            other.start_phase = 0
+            other.dynamic_id = 0
+            other.process_started = None
+            other.started_at = None
+            other.stops += 1
+            self.emit(1, self.mgmd_id, other.node_id)
+        self.api_connected.clear()
         self._notify()

@@ -29,6 +29,7 @@ class ControlHandlers(Handlers):
             nostart=bool(args.get("nostart", 0)),
             abort=bool(args.get("abort", 0)),
             force=bool(args.get("force", 0)),
+            server_waits=True,
         )
         count, error = await self._complete(outcome)
         fields: list[tuple[str, object]] = [
@@ -44,6 +45,7 @@ class ControlHandlers(Handlers):
             initial=bool(args.get("initialstart", 0)),
             nostart=bool(args.get("nostart", 0)),
             abort=bool(args.get("abort", 0)),
+            server_waits=True,
         )
         count, error = await self._complete(outcome)
         # MgmApiSession::restartAll prints "<code>-<text>" as restart does.
@@ -134,7 +136,9 @@ class ControlHandlers(Handlers):
 
         A restart waits 12 s for the nodes to leave STARTED (else 5024), then
         up to 120 s for them to reach NOT_STARTED (else 5025); the count of
-        nodes stopped stands in both cases. A stop waits for the nodes to stop.
+        nodes stopped stands in both cases. Only when both waits succeed does it
+        send START_ORD: after 5024 or 5025 the nodes are left NOT_STARTED. A stop
+        waits for the nodes to stop.
         """
         if outcome.error is not None:
             return 0, outcome.error
@@ -147,6 +151,8 @@ class ControlHandlers(Handlers):
             if outcome.done is not None and not await wait(outcome.done, NOT_STARTED_WAIT):
                 code = ec.WAIT_FOR_NDBD_SHUTDOWN_FAILED
                 return count, (code, ec.ndb_error_string(code))
+            if outcome.start is not None:
+                outcome.start()
         elif outcome.done is not None:
             await wait(outcome.done, STOP_WAIT)
         return count, None

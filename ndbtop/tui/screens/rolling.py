@@ -5,7 +5,9 @@ exact request it sends, and sends nothing until Start. The run is
 :class:`~ndbtop.ops.rolling.RollingRestart` in a worker on its own management
 connection, written to the app's audit log; the screen follows it through the
 engine's progress reports and a timer. A problem stops the run and asks, as
-``ndbtop rolling-restart`` does: retry, skip the node, or abort.
+``ndbtop rolling-restart`` does: retry, skip the node, or abort, and start the
+nodes a failed restart wait left NOT_STARTED. One node per node group is an abort
+restart, confirmed with its own typed phrase.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ from ndbtop.ops.rolling import (
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.screens.rolling_plan import (
     EXPLAINED,
+    INITIAL_CONFIRM,
+    confirm_phrase,
+    mode_text,
     plan_notes_text,
     preflight_text,
     requests_text,
@@ -60,8 +65,7 @@ from ndbtop.tui.screens.rolling_progress import (
 from ndbtop.tui.screens.rolling_prompts import AbortPrompt, problem_text
 from ndbtop.tui.widgets.checkbox import MarkedCheckbox
 
-INITIAL_CONFIRM = "initial"
-"""What to type to start a rolling restart with ``-i`` (every node rebuilds from its partners)."""
+__all__ = ["INITIAL_CONFIRM", "RollingRestartScreen"]
 
 
 class RollingRestartScreen(ModalScreen[RollingResult | None]):
@@ -74,6 +78,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         Binding("a", "abort", "Abort"),
         Binding("r", "decide('retry')", "Retry"),
         Binding("s", "decide('skip')", "Skip"),
+        Binding("t", "decide('start')", "Start node"),
     ]
 
     DEFAULT_CSS = """
@@ -165,7 +170,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         with Vertical(id="box"):
             yield Plain(id="title")
             with Horizontal(id="options"):
-                yield MarkedCheckbox("one per node group", id="per-group", compact=True)
+                yield MarkedCheckbox("one per node group (-a)", id="per-group", compact=True)
                 yield MarkedCheckbox("-i initial", id="initial", compact=True)
                 yield MarkedCheckbox("force degraded", id="force-degraded", compact=True)
             with VerticalScroll(id="body"):
@@ -175,8 +180,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                 yield Plain(Text(EXPLAINED, style="dim"), id="explained")
             yield Plain(id="problem")
             yield Plain(id="status")
-            yield Input(placeholder=f"type {INITIAL_CONFIRM} to confirm -i: every node rebuilds "
-                        "its data from its partners", id="confirm", compact=True)
+            yield Input(id="confirm", compact=True)
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="primary", compact=True)
                 yield Button("Start", id="start", variant="error", compact=True)
@@ -184,6 +188,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                 yield Button("Abort", id="abort", variant="error", compact=True)
                 yield Button("Retry", id="retry", variant="primary", compact=True)
                 yield Button("Skip", id="skip", compact=True)
+                yield Button("Start node", id="start-left", compact=True)
                 yield Button("Abort", id="problem-abort", variant="error", compact=True)
                 yield Button("Close", id="close", variant="primary", compact=True)
 
@@ -198,7 +203,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
     def _draw(self) -> None:
         now = time.monotonic()
         count = len(self.plan.batches)
-        mode = "one node per node group at a time" if self.per_group else "one node at a time"
+        mode = mode_text(self.plan, self.per_group)
         initial = ", initial (-i)" if self.initial else ""
         title = (
             f"Rolling restart: {len(self.rows)} data node(s) in {count} step(s), {mode}{initial}"
@@ -218,7 +223,15 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             problem.update(problem_text(self.problem))
         self.query_one("#status", Static).update(self._status_text(now))
         confirm = self.query_one("#confirm", Input)
-        confirm.display = self.engine is None and self.initial
+        phrase = confirm_phrase(self.plan)
+        confirm.display = self.engine is None and phrase is not None
+        if phrase is not None:
+            what = []
+            if self.initial:
+                what.append("-i: every node rebuilds its data from its partners")
+            if self.plan.aborts:
+                what.append("-a: the transactions on the nodes of a step are aborted")
+            confirm.placeholder = f"type {phrase} to confirm ({'; '.join(what)})"
         box = self.query_one("#box")
         box.set_class(self.running, "-running")
         box.set_class(self.problem is not None, "-problem")
@@ -247,6 +260,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             "abort": self.running and self.problem is None,
             "retry": self.problem is not None,
             "skip": self.problem is not None,
+            "start-left": self.problem is not None and bool(self.problem.not_started),
             "problem-abort": self.problem is not None,
             "close": self.finished,
         }
@@ -255,19 +269,27 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         start = self.query_one("#start", Button)
         start.disabled = not self._ready()
         # Said in words too: a disabled button differs from an enabled one by colour only.
-        start.label = ("Start" if not start.disabled else "Start (refused)"
-                       if not self._ready(confirmed=True) else f"Start (type {INITIAL_CONFIRM})")
+        label = ("Start" if not start.disabled else "Start (refused)"
+                 if not self._ready(confirmed=True)
+                 else f"Start (type {confirm_phrase(self.plan)})")
+        if str(start.label) != label:
+            start.label = label
+            start.refresh(layout=True)
+        if self.problem is not None and self.problem.not_started:
+            left = " ".join(map(str, self.problem.not_started))
+            self.query_one("#start-left", Button).label = f"Start {left}"
         if self.engine is not None:
             self.query_one("#pause", Button).label = "Resume" if self.engine.paused else "Pause"
 
     def _ready(self, *, confirmed: bool = False) -> bool:
-        """Whether Start may go (``confirmed``: as if -i were confirmed)."""
+        """Whether Start may go (``confirmed``: as if the phrase were typed)."""
         if (not self.plan.batches or not self.verdict.ok
                 or stale_blocker(self.live()) is not None):
             return False
-        if not self.initial or confirmed:
+        phrase = confirm_phrase(self.plan)
+        if phrase is None or confirmed:
             return True
-        return self.query_one("#confirm", Input).value.strip() == INITIAL_CONFIRM
+        return self.query_one("#confirm", Input).value.strip() == phrase
 
     # Options and buttons
 
@@ -300,6 +322,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             "abort": self.action_abort,
             "retry": lambda: self.action_decide("retry"),
             "skip": lambda: self.action_decide("skip"),
+            "start-left": lambda: self.action_decide("start"),
             "problem-abort": lambda: self.action_decide("abort"),
         }
         action = actions.get(event.button.id or "")
@@ -336,6 +359,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             node_timeout=self.node_timeout,
             poll=self.poll,
             config=self.live().config,
+            confirmed=confirm_phrase(self.plan),
         )
         self._started_at = time.monotonic()
         self.run_worker(self._run(self.engine), group="rolling", exclusive=True)
@@ -392,7 +416,10 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         return decision
 
     def action_decide(self, choice: str) -> None:
-        """Answer the problem: ``retry``, ``skip`` or ``abort``."""
+        """Answer the problem: ``retry``, ``skip``, ``abort``, or ``start`` the nodes left
+        NOT_STARTED."""
+        if choice == "start" and (self.problem is None or not self.problem.not_started):
+            return
         if self._decision is not None and not self._decision.done():
             self._decision.set_result(Decision(choice))
 

@@ -8,12 +8,31 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ndbtop.actions.commands import RestartNode, wire_text
+from ndbtop.actions.commands import wire_text
 from ndbtop.model.config import pending_restarts
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict
 from ndbtop.ops.rolling import RollingPlan, check_batch, configuration_note
+
+INITIAL_CONFIRM = "initial"
+"""What to type to start a rolling restart with ``-i`` (every node rebuilds from its partners)."""
+
+
+def confirm_phrase(plan: RollingPlan) -> str | None:
+    """What must be typed before Start: ``initial`` for -i, the plan's own phrase for
+    abort restarts of one node per node group, both joined by ``and``; None for neither."""
+    parts = [p for p in (INITIAL_CONFIRM if plan.initial else None, plan.phrase) if p]
+    return " and ".join(parts) or None
+
+
+def mode_text(plan: RollingPlan, per_group: bool) -> str:
+    """How the plan restarts the nodes, for the dialog's title."""
+    if plan.aborts:
+        return ("one node per node group at a time, together with -a: their transactions "
+                "are aborted, not drained")
+    return "one node per node group at a time" if per_group else "one node at a time"
+
 
 EXPLAINED = (
     "Nothing is sent until you start (S or the Start button). Each step waits for its "
@@ -26,7 +45,7 @@ def requests_text(plan: RollingPlan) -> Text:
     """The request each step sends, line ends shown as ``⏎``."""
     text = Text("each step sends to the management server (⏎ = end of line):\n", style="dim")
     for step, batch in enumerate(plan.batches, 1):
-        wire = wire_text(RestartNode(batch, initial=plan.initial))
+        wire = wire_text(plan.action(batch))
         text.append(f"{step}. ", style="dim")
         text.append("⏎".join(wire.split("\n")) + "\n", style="cyan")
     return text

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from rich.table import Table
 from rich.text import Text
 
-from ndbtop.actions.commands import RestartNode
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.phases import StartTimeline
@@ -44,7 +43,8 @@ class NodeProgress:
     took: float | None = None
 
 
-DECIDED = {Decision.RETRY: "waiting", Decision.SKIP: "skipped", Decision.ABORT: "failed"}
+DECIDED = {Decision.RETRY: "waiting", Decision.SKIP: "skipped", Decision.ABORT: "failed",
+           Decision.START: "restarting"}
 """The state a problem's nodes take once the problem is answered."""
 
 
@@ -105,7 +105,7 @@ def steps_table(
     table.add_column("ndb_mgm>")
     table.add_column("progress")
     for step, batch in enumerate(plan.batches, 1):
-        command = RestartNode(batch, initial=plan.initial).ndb_mgm()
+        command = plan.action(batch).ndb_mgm()
         for i, node_id in enumerate(batch):
             row = rows[node_id]
             group = (

@@ -58,8 +58,11 @@ class AbortPrompt(ModalScreen[bool]):
 
 
 def problem_text(problem: Problem) -> Text:
-    """What went wrong, and the choices: retry, skip the batch's nodes, or abort."""
+    """What went wrong, and the choices: retry, skip the batch's nodes, start the nodes
+    left NOT_STARTED, or abort."""
     nodes = " ".join(map(str, problem.batch))
     text = Text(f"{problem.kind}: {problem.message}\n", style="bold red")
-    text.append(f"[r]etry, [s]kip {nodes}, [a]bort?", style="bold")
+    start = (f"s[t]art {' '.join(map(str, problem.not_started))}, "
+             if problem.not_started else "")
+    text.append(f"[r]etry, [s]kip {nodes}, {start}[a]bort?", style="bold")
     return text

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 
+from ndbtop.actions.left_not_started import LeftNotStarted
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import effective_node_group
 from ndbtop.model.config_facts import measured_redo, reports_off
@@ -101,6 +102,7 @@ class NodesView(View):
         """The summary's line breaks, and whether a line may wrap, as last shown."""
         self._rows_from: tuple[object, ...] = ()
         """What the table's rows were last worked out from."""
+        self._failed_waits: LeftNotStarted | None = None
 
     def compose(self) -> ComposeResult:
         yield Plain(id="summary")
@@ -306,6 +308,7 @@ class NodesView(View):
         facts = [
             line
             for line in (
+                self._left_not_started(node),
                 error_log_text(snap, node_id),
                 memory_line(snap, node_id) if running else None,
                 activity_line(snap, node_id) if running else None,
@@ -326,6 +329,19 @@ class NodesView(View):
         for part in parts:
             grid.add_row(part)
         return grid
+
+    def _left_not_started(self, node: NodeStatus | None) -> Text | None:
+        """That a failed restart wait left the node NOT_STARTED, when ndbtop's audit log
+        holds that restart."""
+        if node is None or node.status != "NOT_STARTED":
+            return None
+        if self._failed_waits is None:
+            audit = getattr(self.app, "audit", None)
+            if audit is None:
+                return None
+            self._failed_waits = LeftNotStarted(audit)
+        note = self._failed_waits.notes((node,)).get(node.node_id)
+        return Text(f"Node {node.node_id} {note}", style="bold yellow") if note else None
 
     def copy_text(self) -> str | None:
         snap = self.snapshot
