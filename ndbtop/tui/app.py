@@ -42,6 +42,7 @@ from ndbtop.tui.views.base import View
 from ndbtop.tui.views.config import ConfigView
 from ndbtop.tui.views.disk import DiskView
 from ndbtop.tui.views.events import EventsView
+from ndbtop.tui.views.findings import FindingsView
 from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.views.restarts import RestartsView
 from ndbtop.tui.views.threads import ThreadsView
@@ -59,6 +60,7 @@ VIEWS: tuple[tuple[str, type[View]], ...] = (
     ("restarts", RestartsView),
     ("backups", BackupsView),
     ("config", ConfigView),
+    ("findings", FindingsView),
 )
 """The views in their tabs, in the order of their number keys."""
 

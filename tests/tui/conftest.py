@@ -37,7 +37,7 @@ from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
-from ndbtop.tui.app import NdbtopApp
+from ndbtop.tui.app import VIEWS, NdbtopApp
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.source import SnapshotSource
 from ndbtop.tui.widgets.keyed_table import KeyedTable
@@ -51,10 +51,7 @@ WAIT = 10.0
 INTERVAL = 0.25
 """Refresh interval of the live tests (real seconds)."""
 
-VIEW_KEYS = {
-    "1": "nodes", "2": "threads", "3": "disk", "4": "events", "5": "restarts", "6": "backups",
-    "7": "config",
-}
+VIEW_KEYS = {str(key): name for key, (name, _) in enumerate(VIEWS, start=1)}
 
 
 async def _yield_to_the_loop(min_sleep: float = 0.0, max_sleep: float = 0.0) -> None:

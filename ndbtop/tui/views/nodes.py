@@ -20,6 +20,7 @@ from ndbtop.tui.format import seconds, status_text
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.down_node import down_node_line, error_log_text
+from ndbtop.tui.views.findings import findings_line
 from ndbtop.tui.views.node_cells import (
     address_cell,
     group_text,
@@ -180,6 +181,10 @@ class NodesView(View):
         if links is not None:
             line.append("\n")
             line.append_text(links)
+        found = findings_line(snap)
+        if found is not None:
+            line.append("\n")
+            line.append_text(found)
         for n in snap.data_nodes():
             down = down_node_line(snap, n.node_id)
             if down is not None:

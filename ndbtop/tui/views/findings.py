@@ -1,0 +1,96 @@
+"""Findings: what is wrong or about to go wrong, with its evidence, threshold and advice.
+
+Every finding carries a text marker for its severity (``CRIT``, ``WARN``, ``info``), so it
+reads the same without colour.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rich.text import Text
+
+from ndbtop.model.findings import Finding, FindingSeverity
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.views.base import PanelsView
+
+MARKERS = {
+    FindingSeverity.CRITICAL: ("CRIT", "bold red"),
+    FindingSeverity.WARNING: ("WARN", "bold yellow"),
+    FindingSeverity.INFO: ("info", "cyan"),
+}
+"""The marker and style of each severity."""
+
+
+def counts_text(findings: tuple[Finding, ...]) -> str:
+    """``1 critical, 2 warnings, 1 info``."""
+    out = []
+    for severity, word in ((FindingSeverity.CRITICAL, "critical"),
+                           (FindingSeverity.WARNING, "warning"), (FindingSeverity.INFO, "info")):
+        n = sum(1 for f in findings if f.severity is severity)
+        if n:
+            out.append(f"{n} {word}" + ("s" if n > 1 and word == "warning" else ""))
+    return ", ".join(out)
+
+
+def findings_line(snap: ClusterSnapshot) -> Text | None:
+    """The Nodes view's line under the summary: the count by severity and the most severe
+    finding in words; None when there is none."""
+    found = snap.findings
+    if not found:
+        return None
+    first = found[0]
+    marker, style = MARKERS[first.severity]
+    line = Text(f"{marker} ", style=style)
+    line.append(f"{counts_text(found)}: ", style="bold")
+    line.append(f"{first.id}: {first.summary}")
+    return line
+
+
+def _since(f: Finding, now: float) -> str:
+    if f.since is None:
+        return ""
+    at = dt.datetime.fromtimestamp(f.since).strftime("%H:%M:%S")
+    return f" · since {at} ({max(now - f.since, 0.0):,.0f} s)"
+
+
+def finding_text(f: Finding, now: float) -> Text:
+    """One finding: marker, id and summary, then its evidence, threshold and advice."""
+    marker, style = MARKERS[f.severity]
+    text = Text(f"{marker} ", style=style)
+    text.append(f.id, style="bold")
+    text.append(f"  {f.summary}")
+    text.append(_since(f, now), style="dim")
+    for e in f.evidence:
+        age = "" if e.age_s is None else f", {e.age_s:.0f} s old"
+        text.append(f"\n     evidence  {e.what} = {e.value}")
+        text.append(f"  ({e.source}{age})", style="dim")
+    text.append(f"\n     threshold {f.threshold.describe()}")
+    if f.threshold.reference:
+        text.append(f"  [{f.threshold.reference}]", style="dim")
+    text.append(f"\n     advice    {f.advice}")
+    return text
+
+
+class FindingsView(PanelsView):
+    """Every finding, the most severe first."""
+
+    title = "Findings"
+    panels = ("findings_head", "findings_list")
+
+    def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
+        found = snap.findings
+        wanted = self.filter_text.lower()
+        shown = tuple(f for f in found if not wanted or wanted in f.id
+                      or wanted in f.summary.lower())
+        head = Text("Findings", style="bold")
+        head.append(f": {counts_text(found) or 'none'}"
+                    + (f" ({len(shown)} match the filter)" if wanted else ""))
+        head.append("\nJudged by the server's own thresholds where it has them (naming the "
+                    "parameter), else ndbtop's, said as such; a finding clears 30 s after "
+                    "its condition.", style="dim")
+        self.put("#findings_head", head)
+        body = Text("\n\n").join(finding_text(f, now) for f in shown) if shown else Text(
+            "Nothing found: every rule's condition is false, or its data is missing (the "
+            "ndbinfo rules need a SQL node).", style="dim")
+        self.put("#findings_list", body)

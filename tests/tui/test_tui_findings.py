@@ -1,0 +1,32 @@
+"""The findings on screen: a line under the Nodes view's summary and the Findings view (8),
+each severity with a text marker that reads without colour."""
+
+from __future__ import annotations
+
+from ndbtop.findings import Evidence, Finding, Severity, Threshold
+from ndbtop.tui.views.findings import finding_text, findings_line
+from tests.findings.test_rules_server_words import snap
+
+
+async def test_the_hot_thread_is_named_under_the_summary_and_in_the_view(tui) -> None:
+    async with tui("threads") as t:
+        await t.until_shown("WARN 1 warning: thread_saturated: node 2 ldm thread 3 at ")
+        await t.view("8")
+        await t.until_shown("WARN thread_saturated  node 2 ldm thread 3 at")
+        text = " ".join(t.text().split())
+        assert "threshold 90% with peers under 50%: ndbtop's judgement" in text
+        assert "advice one LDM thread doing the work of all" in text
+        assert "evidence thread 3 (ldm) =" in text and "(ndbinfo.cpustat," in text
+
+
+def test_every_severity_has_its_marker_in_plain_text() -> None:
+    for severity, marker in ((Severity.CRITICAL, "CRIT"), (Severity.WARNING, "WARN"),
+                             (Severity.INFO, "info")):
+        f = Finding("memory_high", severity, "node 2 Data memory 99% used",
+                    (Evidence("Data memory used", "99%", "ndbinfo.memoryusage", 1.0),),
+                    Threshold("99%", "server", "DataMemory", "11.7 GiB"), "raise DataMemory",
+                    nodes=(2,), since=1_700_000_000.0)
+        assert finding_text(f, 1_700_000_030.0).plain.startswith(f"{marker} memory_high  ")
+        line = findings_line(snap(findings=(f,)))
+        assert line is not None and line.plain.startswith(f"{marker} ")
+    assert findings_line(snap()) is None
