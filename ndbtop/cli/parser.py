@@ -18,6 +18,7 @@ from ndbtop.cli.clashes import refuse_clashes
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
+from ndbtop.textnum import is_digits
 
 DEFAULT_LISTEN_HOST = "127.0.0.1"
 DEFAULT_LISTEN_PORT = 11186
@@ -70,7 +71,7 @@ _positive = number(0, 7 * DAY, above=True)
 
 
 def _port(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
+    if not is_digits(text) or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"invalid port {text!r} (0-65535)")
     return int(text)
 
@@ -80,7 +81,7 @@ def _node_list(text: str) -> tuple[int, ...]:
     for part in text.replace(" ", ",").split(","):
         if not part:
             continue
-        if not (part.isascii() and part.isdigit()) or not 1 <= int(part) <= 255:
+        if not is_digits(part) or not 1 <= int(part) <= 255:
             raise argparse.ArgumentTypeError(f"invalid node id {part!r} (1-255)")
         ids.append(int(part))
     if not ids:
@@ -96,7 +97,7 @@ def _node_id(text: str) -> int:
 
 
 def _start_phase(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or int(text) not in START_PHASES:
+    if not is_digits(text) or int(text) not in START_PHASES:
         phases = ", ".join(map(str, START_PHASES))
         raise argparse.ArgumentTypeError(f"invalid start phase {text!r} ({phases})")
     return int(text)
@@ -126,7 +127,7 @@ def _host_list(text: str) -> tuple[str, ...]:
             raise argparse.ArgumentTypeError(str(exc)) from None
     return hosts
 def _report_frequency(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+    if not is_digits(text, 6):
         raise argparse.ArgumentTypeError(f"invalid report frequency {text[:20]!r} (seconds, "
                                          "0 or more)")
     return int(text)

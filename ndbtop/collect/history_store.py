@@ -9,6 +9,7 @@ from pathlib import Path
 from ndbtop.errors import NdbtopError
 from ndbtop.files import read_limited, state_dir, write_private
 from ndbtop.model.history import PastStart
+from ndbtop.textnum import dumps
 
 KEEP = 50
 """Starts kept per cluster."""
@@ -56,5 +57,5 @@ class HistoryStore:
             for p in history
         ]
         with contextlib.suppress(OSError):
-            write_private(self.path, json.dumps(records).encode())
+            write_private(self.path, dumps(records).encode())
         return history

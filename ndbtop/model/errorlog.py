@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 from ndbtop.model.hosts import ErrorLogEntry
+from ndbtop.textnum import int_or_none
 
-_OFFSET = re.compile(r"Current byte-offset of file-pointer is:\s*(\d+)")
+_OFFSET = re.compile(r"Current byte-offset of file-pointer is:[ \t]*([^\s]+)")
 _EOM = "***EOM***"
 
 
@@ -46,8 +47,8 @@ def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
         return ErrorLogEntry(node_id, path, problem="no entry in the error log")
     m = _OFFSET.search(text[:200])
     newest = entries[-1]
-    if m is not None:
-        offset = int(m.group(1))
+    offset = int_or_none(m.group(1)) if m is not None else None
+    if offset is not None:
         before = [e for e in entries if e[0] <= offset]
         if before and offset > 69:
             newest = before[-1]
@@ -57,6 +58,7 @@ def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
         if sep and key.strip() and key.strip() not in fields:
             fields[key.strip()] = value.strip()
     code = fields.get("Error", "")
+    error_code = int_or_none(code, 0, 1 << 32)
     data = fields.get("Error data", "")
     caused = None
     at = data.find("Caused by error")
@@ -67,8 +69,19 @@ def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
         path=path,
         time=_field(fields["Time"]) if "Time" in fields else None,
         status=_field(fields["Status"]) if "Status" in fields else None,
-        error_code=int(code) if code.isdigit() else None,
+        error_code=error_code,
+        error_text=code if code and error_code is None else None,
         meaning=_field(fields["Message"]) if "Message" in fields else None,
         caused_by=caused,
         trace_file=_field(fields["Trace file name"]) if "Trace file name" in fields else None,
     )
+
+
+def error_shown(entry: ErrorLogEntry) -> str:
+    """The entry's error code as shown: the number, ``?`` when there is none, or the
+    field as written, marked, when it is not a number."""
+    if entry.error_code is not None:
+        return str(entry.error_code)
+    if entry.error_text is not None:
+        return f"{entry.error_text} (not a number)"
+    return "?"

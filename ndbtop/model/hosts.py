@@ -67,7 +67,9 @@ class RedoSize:
 class ErrorLogEntry:
     """The newest entry of a data node's ``ndb_<id>_error.log``, read on its host.
 
-    ``problem`` says why there is no entry (file missing, host unreachable).
+    ``problem`` says why there is no entry (file missing, host unreachable);
+    ``error_text`` is the ``Error:`` field as written when it is not a number (the entry
+    is shown with it marked).
     """
 
     node_id: int
@@ -79,6 +81,7 @@ class ErrorLogEntry:
     caused_by: str | None = None
     trace_file: str | None = None
     problem: str | None = None
+    error_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

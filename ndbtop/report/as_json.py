@@ -280,6 +280,7 @@ def error_log_json(e: ErrorLogEntry) -> dict[str, Any]:
         "time": e.time,
         "status": e.status,
         "error_code": e.error_code,
+        "error_text": e.error_text,
         "meaning": e.meaning,
         "caused_by": e.caused_by,
         "trace_file": e.trace_file,

@@ -7,6 +7,7 @@ from typing import Any
 
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
+from ndbtop.model.errorlog import error_shown
 from ndbtop.model.hosts import ErrorLogEntry
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
@@ -267,7 +268,7 @@ def error_log_line(e: ErrorLogEntry) -> str:
     """One line for the newest error-log entry of a failed node."""
     if e.problem:
         return f"{e.path}: {e.problem}"
-    parts = [e.time or "?", f"error {_opt(e.error_code)}: {e.meaning or '?'}"]
+    parts = [e.time or "?", f"error {error_shown(e)}: {e.meaning or '?'}"]
     if e.caused_by:
         parts.append(e.caused_by)
     if e.trace_file:

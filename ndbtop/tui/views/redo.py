@@ -20,6 +20,7 @@ from ndbtop.model.config_facts import (
     no_reports_notice,
     no_reports_reason,
 )
+from ndbtop.model.errorlog import error_shown
 from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, RedoProgress
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -134,7 +135,7 @@ def error_log_text(snap: ClusterSnapshot, node_id: int) -> Text | None:
         line.append(f"{entry.path}: {entry.problem}", style="dim")
         return line
     line.append(entry.time or "?")
-    line.append(f"  error {entry.error_code if entry.error_code is not None else '?'}: ",
+    line.append(f"  error {error_shown(entry)}: ",
                 style="bold red")
     line.append(entry.meaning or "?")
     if entry.caused_by:
