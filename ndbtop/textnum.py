@@ -94,6 +94,19 @@ def finite(value: float, low: float = -MAX_FLOAT, high: float = MAX_FLOAT,
     return value
 
 
+def json_number(value: object, low: float = -MAX_FLOAT, high: float = MAX_FLOAT,
+                what: str = "a number") -> float:
+    """A number decoded from JSON (an int or a float, not a bool), finite and in
+    ``low..high``; raises :class:`NumberError`."""
+    if type(value) is int:
+        if not low <= value <= high:
+            raise NumberError(f"{what} is out of range ({low:g} to {high:g})")
+        return float(value)
+    if type(value) is not float:
+        raise NumberError(f"{what} holds {type(value).__name__}")
+    return finite(value, low, high, what)
+
+
 def parse_float(text: str, low: float = -MAX_FLOAT, high: float = MAX_FLOAT,
                 what: str = "a number") -> float:
     """``text`` (blanks around it ignored) as a finite float in ``low..high``.

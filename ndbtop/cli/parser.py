@@ -7,6 +7,7 @@ Each option is declared once in :data:`OPTIONS` with the commands that take it;
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -18,7 +19,7 @@ from ndbtop.cli.clashes import refuse_clashes
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
-from ndbtop.textnum import is_digits
+from ndbtop.textnum import MAX_WHOLE, NumberError, is_digits, parse_float, parse_int
 
 DEFAULT_LISTEN_HOST = "127.0.0.1"
 DEFAULT_LISTEN_PORT = 11186
@@ -49,12 +50,14 @@ def number(
 
     def parse(text: str) -> float:
         try:
-            value: float = int(text) if integer else float(text)
-        except ValueError:
+            value: float = (parse_int(text, -MAX_WHOLE, MAX_WHOLE) if integer
+                            else float(parse_float(text, -math.inf, math.inf)))
+        except NumberError:
+            with contextlib.suppress(ValueError):
+                if not math.isfinite(float(text)):
+                    raise argparse.ArgumentTypeError(f"not a finite number: {text!r}") from None
             kind = "a whole number" if integer else "a number"
             raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
         if above and value <= low and low == 0:
             raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
         if value < low or (above and value <= low) or value > high:
