@@ -14,7 +14,6 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -40,7 +39,7 @@ from ndbtop.ops.rolling import (
     RollingResult,
     plan_rolling,
 )
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.screens.rolling_plan import (
     EXPLAINED,
     plan_notes_text,

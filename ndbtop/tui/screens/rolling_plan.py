@@ -6,14 +6,13 @@ the management server and whether the live state lets the first step go.
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from ndbtop.actions.commands import RestartNode, wire_text
 from ndbtop.model.config import pending_restarts
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict
 from ndbtop.ops.rolling import RollingPlan, check_batch, configuration_note
+from ndbtop.tui.safe import Text
 
 EXPLAINED = (
     "Nothing is sent until you start (S or the Start button). Each step waits for its "
