@@ -117,10 +117,10 @@ def test_strings_are_kept_exactly_control_characters_included() -> None:
     # The JSON keeps the exact string; the screen and the text reports escape it.
     sections = [
         _data_default(INT | 185, 0), DEFAULT_API, DEFAULT_MGM, DEFAULT_TCP, DEFAULT_SHM, SYSTEM,
-        [9, 2, 1, INT | 3, 2, STR | 5, 5, chars(b"\x1b[2J\x07"), 0],
+        [9, 2, 1, INT | 3, 2, STR | 5, 5, chars(b"\x1b\x07\r["), 0],
     ]
     config = decode_config(blob(sections, (1, 0, 0, 0)))
-    assert config.data_node(2).host == "\x1b[2J\x07"
+    assert config.data_node(2).host == "\x1b\x07\r["
 
 
 def _reason(data: bytes) -> str:
