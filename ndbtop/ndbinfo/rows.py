@@ -74,9 +74,10 @@ def to_pct(value: object) -> float | None:
     """A percentage as float; None for NULL or a value that is not a finite number (text is
     read by :mod:`ndbtop.textnum`)."""
     kind = type(value)
-    if kind is int or kind is float or kind is Decimal:
-        number = float(value)  # type: ignore[arg-type]
-        return number if -MAX_FLOAT <= number <= MAX_FLOAT else None
+    if kind is float or kind is int or (kind is Decimal and value.is_finite()):  # type: ignore[attr-defined]
+        return float(value) if -MAX_FLOAT <= value <= MAX_FLOAT else None  # type: ignore[arg-type, operator]
+    if kind is Decimal:
+        return None
     if isinstance(value, bytes):
         value = value.decode("latin-1")
     return float_or_none(value) if isinstance(value, str) else None
