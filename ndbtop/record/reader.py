@@ -277,11 +277,12 @@ class Recording:
                         self._event_counts.append(len(self._events))
                     elif kind == "event":
                         self._events.append((_time(record["e"]["received_at"]), line))
-                except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
                     start = self._member_spans[member][0] - self._file_offset(member)
                     shown = sanitise(str(self._member_files[member]))
+                    why = f": {exc}" if isinstance(exc, NumberError) else ""
                     self.damage = (f"{shown} is damaged at record {number + 1} of the gzip "
-                                   f"member at byte {start}")
+                                   f"member at byte {start}{why}")
                     return
             # Lines are read again only when a snapshot of this member is asked for.
             self._cache.clear()
