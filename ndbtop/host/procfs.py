@@ -33,7 +33,7 @@ from ndbtop.host.samples import (
     RedoFiles,
     ThreadSample,
 )
-from ndbtop.textnum import NumberError, int_or_none, is_digits, parse_float, parse_int
+from ndbtop.textnum import MAX_TIME, NumberError, int_or_none, is_digits, parse_float, parse_int
 
 ARG_SEPARATOR = "\x1e"
 """What the script puts between command-line arguments (``/proc/<pid>/cmdline`` NULs)."""
@@ -186,7 +186,7 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
             cpu = cpu if cpu is not None else parse_cpu(line, clk_tck)
         elif section == "uptime":
             with contextlib.suppress(IndexError, NumberError):
-                uptime = parse_float(line.split()[0], 0.0)
+                uptime = parse_float(line.split()[0], 0.0, MAX_TIME)
         elif section == "mem":
             mem_lines.append(line)
     live = [p for p in procs if p.tasks]

@@ -43,7 +43,7 @@ INT_HIGH = MAX_WHOLE
 
 def to_int(value: object, default: int = 0) -> int:
     """An integer from whatever the server sent; ``default`` for NULL, non-numbers and
-    numbers beyond 64 bits. Text is read by :mod:`ndbtop.textnum` (ASCII digits, with a
+    numbers beyond :data:`INT_HIGH`. Text is read by :mod:`ndbtop.textnum` (ASCII digits, with a
     fraction for a ``SUM()`` sent as text)."""
     kind = type(value)
     if kind is int:

@@ -47,7 +47,7 @@ def parse_numbers(texts: Sequence[str], make: Callable[..., T]) -> tuple[T, ...]
     as the ``parse_*`` function of ``make`` gives them from :func:`split_fields`: a row
     with too few columns left out, the rest sorted by their first two values.
 
-    A row of ASCII whole numbers of at most 20 digits is read with ``int()``, which gives
+    A row of ASCII whole numbers of at most 19 digits is read with ``int()``, which gives
     what :func:`~ndbtop.ndbinfo.rows.to_int` gives for such a row; a row with any other
     part (an empty one for NULL) is read part by part with ``to_int``.
     """

@@ -91,12 +91,10 @@ TIMES = frozenset({"taken_at", "wall", "read_at", "last_ok", "retry_at", "receiv
 
 
 def is_number(value: Any, low: float = -MAX_FLOAT, high: float = MAX_FLOAT) -> bool:
-    """Whether ``value`` is a number a recording may hold: a whole number within
-    ``MAX_WHOLE``, or a finite float within ``low..high`` (NaN is within no range)."""
+    """Whether ``value`` is a number a recording may hold where a float belongs: an int
+    or a finite float within ``low..high`` (NaN is within no range)."""
     kind = type(value)
-    if kind is int:
-        return -MAX_WHOLE <= value <= MAX_WHOLE  # type: ignore[no-any-return]
-    return kind is float and low <= value <= high  # type: ignore[no-any-return]
+    return (kind is float or kind is int) and low <= value <= high  # type: ignore[no-any-return]
 
 
 def encode(value: Any) -> Any:
@@ -181,7 +179,7 @@ def _check(hint: Any, time: bool = False) -> Callable[[Any], bool]:
         return lambda v: v is None
     if hint is float:
         if time:
-            return lambda v: is_number(v, 0.0, MAX_TIME) and 0 <= v <= MAX_TIME
+            return lambda v: is_number(v, 0.0, MAX_TIME)
         return is_number
     if hint is int:
         return lambda v: type(v) is int and -MAX_WHOLE <= v <= MAX_WHOLE

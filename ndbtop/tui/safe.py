@@ -2,8 +2,8 @@
 
 Two things close it at the boundary, wherever a view puts text:
 
-- :class:`Text` is the only Text the live view makes (``tests/tui`` checks that no
-  other module imports Rich's): it escapes control and bidi characters before Rich
+- :class:`Text` is the only Text the live view makes (``tests/hostile/test_text_boundary.py``
+  checks that no other module imports Rich's): it escapes control and bidi characters before Rich
   sees them (Rich's own Text deletes BEL, BS, VT, FF and CR, so they could not be
   shown escaped after it).
 - Every widget that shows text from a server or a file takes it through :func:`safe`:
