@@ -162,3 +162,51 @@ def test_a_recording_with_numbers_changed_decodes_only_bounded_numbers(
     for number in _numbers(source.snapshot()):
         assert is_number(number) or (type(number) is int and abs(number) <= MAX_WHOLE), number
         assert not isinstance(number, float) or abs(number) <= MAX_FLOAT
+
+
+async def test_a_recording_with_nan_in_a_series_replays_to_the_point_before_it(
+    tmp_path: Path, caps_disk: list[Capture], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A remote uptime of nan once made every rate NaN, and the recorder wrote them as the
+    bare NaN Python's JSON writes: such a recording replays up to that record, the Disk
+    view draws, and ``replay --check`` names the record and why."""
+    path = tmp_path / "nan.ndbrec"
+    recorder = Recorder(path, source="test")
+    for cap in caps_disk:
+        recorder.write(cap.snapshot)
+    recorder.close()
+    lines = gzip.decompress(path.read_bytes()).split(b"\n")
+    (at,) = [i for i, line in enumerate(lines) if b'"k":"delta"' in line]
+    start = lines[at].index(b'"h":[["') + len(b'"h":[["')
+    first = NUMBER_IN_JSON.search(lines[at].decode(), start)
+    assert first is not None
+    lines[at] = lines[at][: first.start()] + b"NaN" + lines[at][first.end():]
+    path.write_bytes(gzip.compress(b"\n".join(lines)))
+    assert main(["replay", "--check", str(path)]) == NOT_MET
+    err = capsys.readouterr().err
+    assert f"damaged at record {at + 1} of the gzip member at byte 0: NaN is not a JSON " \
+        "number: read 1 snapshots before it" in err
+    recording = read_recording(path)
+    source = ReplaySource(recording, real=lambda: 0.0)
+
+    async def start() -> ReplaySource:
+        return source
+
+    app = NdbtopApp(start, replay=True, audit=AuditLog(tmp_path / "audit.log"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("3")
+        app.tick()
+        await pilot.pause()
+        assert "Host disks" in screen_text(app)
+    assert app.crash is None
+
+
+@pytest.fixture(scope="module")
+def caps_disk() -> list[Capture]:
+    """Two moments of S1 whose host readings hold series."""
+
+    async def take() -> list[Capture]:
+        return [await capture(CaptureSpec("initial-start", at, samples=2, interval=0.25))
+                for at in (300.0, 600.0)]
+
+    return asyncio.run(take())
