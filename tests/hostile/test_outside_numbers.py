@@ -35,6 +35,7 @@ from ndbtop.report.render import report_json
 from ndbtop.sanitise import json_text
 from ndbtop.textnum import (
     MAX_FLOAT,
+    MAX_TIME,
     U64,
     NumberError,
     dumps,
@@ -173,6 +174,18 @@ def test_remote_proc_text_with_hostile_numbers(uptime: str, number: str) -> None
     (thread,) = sample.threads
     assert thread.node_id is None and thread.pid == 4001
     assert [r.write_bytes for r in sample.redo] == [None]
+
+
+@settings(max_examples=200, deadline=None)
+@given(OUTSIDE_TEXT, OUTSIDE_TEXT)
+def test_remote_proc_text_of_any_numbers_gives_a_bounded_sample(uptime: str, number: str) -> None:
+    if "\n" in uptime + number or "\r" in uptime + number:
+        return
+    sample = parse_sample(_sample(uptime.split(" ")[0] or "x", number), M, 100)
+    assert math.isfinite(sample.monotonic) and 0 <= sample.monotonic <= MAX_TIME
+    for disk in sample.disks:
+        assert all(0 <= v <= U64 * 512 for v in (disk.reads, disk.writes, disk.read_bytes))
+    assert all(math.isfinite(t.user_s) and t.user_s >= 0 for t in sample.threads)
 
 
 @pytest.mark.parametrize("value", ["²", "٣", HUGE, "0", "-3", "nan", "1_0"])
