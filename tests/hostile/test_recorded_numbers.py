@@ -25,7 +25,7 @@ from ndbtop.demo.capture import Capture, CaptureSpec, capture
 from ndbtop.model.backups import Backup
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import is_number
-from ndbtop.record.reader import read_recording
+from ndbtop.record.reader import Recording, read_recording
 from ndbtop.record.recorder import Recorder
 from ndbtop.record.replay import ReplaySource
 from ndbtop.textnum import MAX_FLOAT, MAX_WHOLE
@@ -64,6 +64,16 @@ def _recording(tmp_path: Path, cap: Capture, ended_at: str) -> Path:
     return path
 
 
+def replay_app(recording: Recording, directory: Path) -> tuple[NdbtopApp, ReplaySource]:
+    """The live view replaying ``recording`` (its clock still), and its source."""
+    source = ReplaySource(recording, real=lambda: 0.0)
+
+    async def start() -> ReplaySource:
+        return source
+
+    return NdbtopApp(start, replay=True, audit=AuditLog(directory / "audit.log")), source
+
+
 @pytest.mark.parametrize("ended_at", ["1e308", "NaN", "Infinity", "-1", "1e12", "1" * 400])
 def test_replay_check_refuses_a_backup_that_ended_out_of_range(
     tmp_path: Path, cap: Capture, ended_at: str, capsys: pytest.CaptureFixture[str]
@@ -92,12 +102,7 @@ async def test_the_backup_view_of_such_a_recording(
     tmp_path: Path, cap: Capture, ended_at: str
 ) -> None:
     recording = read_recording(_recording(tmp_path, cap, ended_at))
-    source = ReplaySource(recording, real=lambda: 0.0)
-
-    async def start() -> ReplaySource:
-        return source
-
-    app = NdbtopApp(start, replay=True, audit=AuditLog(tmp_path / "audit.log"))
+    app, source = replay_app(recording, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         for key in "61234576":
             await pilot.press(key)
@@ -186,13 +191,7 @@ async def test_a_recording_with_nan_in_a_series_replays_to_the_point_before_it(
     err = capsys.readouterr().err
     assert f"damaged at record {at + 1} of the gzip member at byte 0: NaN is not a JSON " \
         "number: read 1 snapshots before it" in err
-    recording = read_recording(path)
-    source = ReplaySource(recording, real=lambda: 0.0)
-
-    async def start() -> ReplaySource:
-        return source
-
-    app = NdbtopApp(start, replay=True, audit=AuditLog(tmp_path / "audit.log"))
+    app, _ = replay_app(read_recording(path), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("3")
         app.tick()

@@ -32,7 +32,6 @@ from ndbtop.demo.capture import Capture, CaptureSpec, capture
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.reader import read_recording
 from ndbtop.record.recorder import Recorder
-from ndbtop.record.replay import ReplaySource
 from ndbtop.tui.app import VIEWS, NdbtopApp
 from ndbtop.tui.safe import Text, safe
 from ndbtop.tui.screen_text import screen_text
@@ -40,6 +39,7 @@ from ndbtop.tui.source import FrozenSource
 from ndbtop.tui.views.config import fits
 from tests.hostile.conftest import assert_inert
 from tests.hostile.test_properties import cycling, hostile
+from tests.hostile.test_recorded_numbers import replay_app
 
 TUI = Path(ndbtop.tui.__file__).parent
 DELETED_BY_RICH = ("\x07", "\x08", "\x0b", "\x0c", "\r")
@@ -183,12 +183,7 @@ async def test_replay_of_a_recording_with_bracketed_hosts(
         recorder.write(hostile(cap.snapshot, cycling([*FINDINGS, *CONTROLS])))
     recorder.close()
     recording = read_recording(path)
-    source = ReplaySource(recording, real=lambda: 0.0)
-
-    async def start() -> ReplaySource:
-        return source
-
-    app = NdbtopApp(start, replay=True, audit=AuditLog(tmp_path / "audit.log"))
+    app, source = replay_app(recording, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(len(recording)):
             await _views(app, pilot, _no_control_deleted)
