@@ -7,6 +7,8 @@ line prints before exiting with the status its class calls for (``ndbtop.cli.exi
 
 from __future__ import annotations
 
+from ndbtop.textnum import is_digits
+
 
 class NdbtopError(Exception):
     """Base class of every error ndbtop reports to a user as one line."""
@@ -93,6 +95,6 @@ class SqlError(NdbtopError):
 
 def _leading_code(result: str) -> int | None:
     head, sep, _ = result.partition("-")
-    if sep and head.isdigit():
+    if sep and is_digits(head, 9):
         return int(head)
     return None

@@ -15,9 +15,10 @@ applies it to everything it prints (:class:`SafeStream`).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TextIO
+
+from ndbtop.textnum import dumps
 
 _OTHERS = (
     "\x7f-\x9f"  # DEL, C1
@@ -77,5 +78,7 @@ class SafeStream:
 
 def json_text(value: object, **kwargs: object) -> str:
     """``value`` as JSON made only of printable ASCII: every string kept exactly, every
-    control character (DEL included) and non-ASCII character written as an escape."""
-    return json.dumps(value, ensure_ascii=True, **kwargs).replace("\x7f", "\\u007f")  # type: ignore[arg-type]
+    control character (DEL included) and non-ASCII character written as an escape; a
+    float that is not finite is null, with the reason under ``not_finite``
+    (:func:`ndbtop.textnum.dumps`)."""
+    return dumps(value, ensure_ascii=True, **kwargs).replace("\x7f", "\\u007f")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ndbtop.errors import FileError
 from ndbtop.files import open_append, state_dir
+from ndbtop.textnum import dumps
 
 
 def default_audit_path() -> Path:
@@ -37,7 +38,7 @@ class AuditLog:
             "host": socket.gethostname(),
             **record,
         }
-        data = (json.dumps(line, sort_keys=False) + "\n").encode()
+        data = (dumps(line, sort_keys=False) + "\n").encode()
         try:
             fd = open_append(self.path)
             try:

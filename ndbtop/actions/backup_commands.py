@@ -15,13 +15,14 @@ from dataclasses import dataclass
 
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.replies import backup_request_args
+from ndbtop.textnum import is_digits
 
 MAX_BACKUP_ID = 0xFFFFFFFF - 1
 """Backup ids run 1 .. MAX_BACKUPS - 1 (``MAX_BACKUPS`` is 0xFFFFFFFF)."""
 
 WAIT_WORDS = {0: "NOWAIT", 1: "WAIT STARTED", 2: "WAIT COMPLETED"}
 
-_LEADING_DIGITS = re.compile(r"\d+")
+_LEADING_DIGITS = re.compile(r"[0-9]{1,20}")
 
 
 class BackupCommandError(NdbtopError):
@@ -135,7 +136,7 @@ def parse_start_backup(text: str) -> StartBackup:
 def parse_backup_id(text: str) -> int:
     """The id of ``ABORT BACKUP id`` (or ``wait --backup-completed``), 1..4294967294."""
     t = text.strip()
-    if not t.isascii() or not t.isdigit():
+    if not is_digits(t):
         raise BackupCommandError("Invalid arguments: expected <BackupId>")
     value = int(t)
     if not 0 < value <= MAX_BACKUP_ID:

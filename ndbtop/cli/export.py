@@ -23,6 +23,7 @@ from ndbtop.export.http import is_loopback
 from ndbtop.export.server import MetricsServer, SnapshotCollector
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceStatus
+from ndbtop.textnum import is_digits
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -34,7 +35,7 @@ def parse_listen(text: str) -> tuple[str, int]:
         host = host[1:-1]
     elif ":" in host:
         raise UsageError(f"--listen {text!r}: write an IPv6 address in brackets ([::1]:PORT)")
-    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
+    if not is_digits(port) or not 0 <= int(port) <= 65535:
         raise UsageError(f"--listen {text!r}: invalid port {port!r} (0-65535)")
     return host or "", int(port)
 

@@ -7,6 +7,7 @@ Each option is declared once in :data:`OPTIONS` with the commands that take it;
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from ndbtop.cli.clashes import refuse_clashes
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
+from ndbtop.textnum import MAX_WHOLE, NumberError, is_digits, parse_float, parse_int
 
 DEFAULT_LISTEN_HOST = "127.0.0.1"
 DEFAULT_LISTEN_PORT = 11186
@@ -48,12 +50,14 @@ def number(
 
     def parse(text: str) -> float:
         try:
-            value: float = int(text) if integer else float(text)
-        except ValueError:
+            value: float = (parse_int(text, -MAX_WHOLE, MAX_WHOLE) if integer
+                            else float(parse_float(text, -math.inf, math.inf)))
+        except NumberError:
+            with contextlib.suppress(ValueError):
+                if not math.isfinite(float(text)):
+                    raise argparse.ArgumentTypeError(f"not a finite number: {text!r}") from None
             kind = "a whole number" if integer else "a number"
             raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
         if above and value <= low and low == 0:
             raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
         if value < low or (above and value <= low) or value > high:
@@ -70,7 +74,7 @@ _positive = number(0, 7 * DAY, above=True)
 
 
 def _port(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
+    if not is_digits(text) or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"invalid port {text!r} (0-65535)")
     return int(text)
 
@@ -80,7 +84,7 @@ def _node_list(text: str) -> tuple[int, ...]:
     for part in text.replace(" ", ",").split(","):
         if not part:
             continue
-        if not (part.isascii() and part.isdigit()) or not 1 <= int(part) <= 255:
+        if not is_digits(part) or not 1 <= int(part) <= 255:
             raise argparse.ArgumentTypeError(f"invalid node id {part!r} (1-255)")
         ids.append(int(part))
     if not ids:
@@ -96,7 +100,7 @@ def _node_id(text: str) -> int:
 
 
 def _start_phase(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or int(text) not in START_PHASES:
+    if not is_digits(text) or int(text) not in START_PHASES:
         phases = ", ".join(map(str, START_PHASES))
         raise argparse.ArgumentTypeError(f"invalid start phase {text!r} ({phases})")
     return int(text)
@@ -126,7 +130,7 @@ def _host_list(text: str) -> tuple[str, ...]:
             raise argparse.ArgumentTypeError(str(exc)) from None
     return hosts
 def _report_frequency(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+    if not is_digits(text, 6):
         raise argparse.ArgumentTypeError(f"invalid report frequency {text[:20]!r} (seconds, "
                                          "0 or more)")
     return int(text)

@@ -9,6 +9,7 @@ from pathlib import Path
 from ndbtop.errors import NdbtopError
 from ndbtop.files import read_limited, state_dir, write_private
 from ndbtop.model.history import PastStart
+from ndbtop.textnum import MAX_TIME, dumps, json_number
 
 KEEP = 50
 """Starts kept per cluster."""
@@ -33,9 +34,10 @@ class HistoryStore:
                 PastStart(
                     d["node_id"],
                     d["start_type"],
-                    d["finished_at"],
-                    tuple((int(p), float(s)) for p, s in d["phases"]),
-                    d["total_s"],
+                    json_number(d["finished_at"], 0.0, MAX_TIME),
+                    tuple((int(json_number(p, 0, 255)), json_number(s, 0.0, MAX_TIME))
+                          for p, s in d["phases"]),
+                    json_number(d["total_s"], 0.0, MAX_TIME),
                 )
                 for d in data
             )
@@ -56,5 +58,5 @@ class HistoryStore:
             for p in history
         ]
         with contextlib.suppress(OSError):
-            write_private(self.path, json.dumps(records).encode())
+            write_private(self.path, dumps(records).encode())
         return history

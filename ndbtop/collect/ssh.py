@@ -23,6 +23,7 @@ from ndbtop.host.samples import DiskFree, HostSample, RedoFiles
 from ndbtop.host.view import HostView, host_view
 from ndbtop.model.hosts import smoothed_rate
 from ndbtop.model.sources import SourceState
+from ndbtop.textnum import int_or_none
 
 READ_LIMIT = 8 * 1024 * 1024
 """Largest answer accepted from the loop (a sample or a file)."""
@@ -154,7 +155,7 @@ class SshHost:
                             "no /proc/diskstats to read")
         if kind != "hello":
             raise HostError("unexpected greeting from the sampling loop")
-        self._clk_tck = int(arg) if arg.isdigit() and int(arg) > 0 else 100
+        self._clk_tck = int_or_none(arg, 1, 1_000_000) or 100
 
     async def _wait_exit(self) -> None:
         proc = self._proc

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ndbtop.textnum import is_digits
+
 VIRTUAL_PREFIXES = ("loop", "ram", "zram")
 """Name prefixes of memory-backed block devices."""
 
@@ -30,10 +32,10 @@ def partition_parent(name: str, disks: Iterable[str]) -> str | None:
         if disk == name or not name.startswith(disk):
             continue
         rest = name[len(disk) :]
-        if disk[-1:].isdigit():
-            if rest.startswith("p") and rest[1:].isdigit():
+        if is_digits(disk[-1:]):
+            if rest.startswith("p") and is_digits(rest[1:]):
                 return disk
-        elif rest.isdigit():
+        elif is_digits(rest):
             return disk
     return None
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import psutil
 
 from ndbtop.host.samples import ThreadSample
+from ndbtop.textnum import int_or_none
 
 DATA_NODE_NAMES = frozenset({"ndbmtd", "ndbd"})
 """Executable names of NDB data node processes."""
@@ -87,8 +88,7 @@ def _short_c_values(cmdline: Sequence[str]) -> list[str]:
 
 
 def _positive_int(text: str) -> int | None:
-    text = text.strip()
-    return int(text) if text.isdigit() and int(text) > 0 else None
+    return int_or_none(text, 1)
 
 
 def _connectstring_nodeid(text: str) -> int | None:

@@ -35,11 +35,12 @@ from ndbtop.host.samples import (
     RedoFiles,
     ThreadSample,
 )
+from ndbtop.textnum import MAX_TIME, NumberError, int_or_none, is_digits, parse_float, parse_int
 
 ARG_SEPARATOR = "\x1e"
 """What the script puts between command-line arguments (``/proc/<pid>/cmdline`` NULs)."""
 
-_FRAGLOG = re.compile(r"/ndb_(\d+)_fs/D(\d+)/DBLQH/S(\d+)\.FragLog$")
+_FRAGLOG = re.compile(r"/ndb_([0-9]{1,5})_fs/D([0-9]{1,5})/DBLQH/S([0-9]{1,9})\.FragLog$")
 _CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest",
                "guest_nice")
 
@@ -58,12 +59,12 @@ def parse_diskstats(lines: Iterable[str]) -> tuple[DiskCounters, ...]:
         try:
             out.append(
                 DiskCounters(
-                    f[2], int(f[3]), int(f[7]), int(f[5]) * SECTOR_SIZE,
-                    int(f[9]) * SECTOR_SIZE, int(f[6]), int(f[10]), int(f[12]), int(f[4]),
-                    int(f[8]),
+                    f[2], parse_int(f[3]), parse_int(f[7]), parse_int(f[5]) * SECTOR_SIZE,
+                    parse_int(f[9]) * SECTOR_SIZE, parse_int(f[6]), parse_int(f[10]),
+                    parse_int(f[12]), parse_int(f[4]), parse_int(f[8]),
                 )
             )
-        except ValueError:
+        except NumberError:
             continue
     return tuple(out)
 
@@ -74,8 +75,8 @@ def parse_cpu(line: str, clk_tck: int) -> CpuTimes | None:
     if not f or f[0] != "cpu":
         return None
     try:
-        ticks = [int(v) for v in f[1:11]]
-    except ValueError:
+        ticks = [parse_int(v) for v in f[1:11]]
+    except NumberError:
         return None
     ticks += [0] * (10 - len(ticks))
     return CpuTimes(**{k: v / clk_tck for k, v in zip(_CPU_FIELDS, ticks, strict=True)})
@@ -87,8 +88,9 @@ def parse_meminfo(lines: Iterable[str]) -> MemInfo:
     for line in lines:
         key, _, rest = line.partition(":")
         f = rest.split()
-        if key in ("MemTotal", "MemAvailable") and f and f[0].isdigit():
-            values[key] = int(f[0]) * 1024
+        kb = int_or_none(f[0]) if f else None
+        if key in ("MemTotal", "MemAvailable") and kb is not None:
+            values[key] = kb * 1024
     return MemInfo(values.get("MemTotal"), values.get("MemAvailable"))
 
 
@@ -104,12 +106,13 @@ def parse_task_stat(line: str) -> tuple[int, str, int, int, int] | None:
         return None
     rest = line[close_at + 2 :].split(None, 13)
     tid = line[:open_at]
-    if len(rest) < 13 or not tid.isdigit():
+    if len(rest) < 13 or not is_digits(tid):
         return None
     try:
         comm = line[open_at + 2 : close_at]
-        return int(tid), comm, int(rest[1]), int(rest[11]), int(rest[12])
-    except ValueError:
+        return (parse_int(tid), comm, parse_int(rest[1]), parse_int(rest[11]),
+                parse_int(rest[12]))
+    except NumberError:
         return None
 
 
@@ -118,7 +121,7 @@ def fraglog_open(line: str) -> tuple[int, int, int] | None:
     m = _FRAGLOG.search(line)
     if m is None:
         return None
-    node_id, directory, file_no = (int(g) for g in m.groups())
+    node_id, directory, file_no = (parse_int(g) for g in m.groups())
     if directory < 8:
         return None
     return node_id, directory - 8, file_no
@@ -139,15 +142,14 @@ class _Proc:
     def add(self, line: str) -> None:
         if line.startswith("C "):
             self.cmdline = tuple(a for a in line[2:].split(ARG_SEPARATOR) if a)
-        elif line[:1].isdigit():
+        elif is_digits(line[:1]):
             task = parse_task_stat(line)
             if task is not None:
                 self.tasks.append(task)
                 if task[0] == self.pid:
                     self.name, self.ppid = task[1], task[2]
         elif line.startswith("write_bytes:"):
-            value = line[12:].strip()
-            self.write_bytes = int(value) if value.isdigit() else None
+            self.write_bytes = int_or_none(line[12:])
         elif "FragLog" in line:
             opened = fraglog_open(line)
             if opened is not None:
@@ -172,7 +174,8 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
             kind, _, arg = line[len(marker) :].partition(" ")
             section = kind
             if kind == "proc":
-                proc = _Proc(int(arg)) if arg.isdigit() else None
+                pid = int_or_none(arg, 1, 1 << 32)
+                proc = None if pid is None else _Proc(pid)
                 if proc is not None:
                     procs.append(proc)
             continue
@@ -184,8 +187,8 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
         elif section == "stat":
             cpu = cpu if cpu is not None else parse_cpu(line, clk_tck)
         elif section == "uptime":
-            with contextlib.suppress(IndexError, ValueError):
-                uptime = float(line.split()[0])
+            with contextlib.suppress(IndexError, NumberError):
+                uptime = parse_float(line.split()[0], 0.0, MAX_TIME)
         elif section == "mem":
             mem_lines.append(line)
     live = [p for p in procs if p.tasks]

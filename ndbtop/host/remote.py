@@ -26,6 +26,8 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ndbtop.textnum import int_or_none
+
 SCRIPT = (
     'IFS= read -r t || exit 0; '
     'if [ ! -r /proc/diskstats ]; then echo "@$t nolinux $(uname -s 2>/dev/null)"; exit 0; fi; '
@@ -99,8 +101,9 @@ class SshOptions:
         """The ``ConnectTimeout`` in effect: the user's ``-o`` if given, else the default."""
         for opt in self.options:
             key, _, value = opt.replace("=", " ", 1).partition(" ")
-            if key.strip().lower() == "connecttimeout" and value.strip().isdigit():
-                return float(value.strip())
+            seconds = int_or_none(value, 0, 86_400)
+            if key.strip().lower() == "connecttimeout" and seconds is not None:
+                return float(seconds)
         return float(DEFAULT_CONNECT_TIMEOUT)
 
 

@@ -18,6 +18,7 @@ from ndbtop.mgm.packed_config import ConfigFormatError
 from ndbtop.mgm.session import MgmSession
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import Reply
+from ndbtop.textnum import is_digits
 
 MAX_BODY_CHARS = 48 * 1024 * 1024
 """Longest base64 body accepted (its decoded size is bounded by the packed format's own limit)."""
@@ -95,7 +96,7 @@ def _content_length(session: MgmSession, reply: Reply) -> int:
             raise ConfigUnavailable(f"configuration unavailable: {key} is "
                                     f"{(value or 'missing')[:60]!r}, not {expected}")
     text = reply.get("Content-Length")
-    if text is None or not (text.isascii() and text.isdigit()) or len(text) > 12:
+    if text is None or not is_digits(text, 12):
         session.close()
         raise ConfigUnavailable(f"configuration unavailable: Content-Length {text!r}")
     length = int(text)

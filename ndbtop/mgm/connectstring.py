@@ -22,6 +22,7 @@ from pathlib import Path
 from ndbtop.errors import ConnectStringError
 from ndbtop.files import read_limited
 from ndbtop.mgm.tls import TlsOptions
+from ndbtop.textnum import is_digits
 
 DEFAULT_PORT = 1186
 DEFAULT_CONNECTSTRING = "localhost:1186"
@@ -90,7 +91,7 @@ def split_host_port(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, i
 
 
 def _port(text: str, whole: str) -> int:
-    if not (text.isascii() and text.isdigit()):
+    if not is_digits(text):
         raise ConnectStringError(f"invalid port {text!r} in {whole!r}")
     port = int(text)
     if not 1 <= port <= 65535:
@@ -112,7 +113,7 @@ def parse_connectstring(text: str, *, _depth: int = 0) -> ConnectString:
         low = tok.lower()
         if low.startswith("nodeid="):
             value = tok[7:].strip()
-            if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= 255:
+            if not is_digits(value) or not 1 <= int(value) <= 255:
                 raise ConnectStringError(f"invalid nodeid {value!r} (expected 1-255)")
             nodeid = int(value)
         elif low.startswith("bind-address="):

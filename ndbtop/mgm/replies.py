@@ -11,6 +11,7 @@ from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.session import MgmSession
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import EventStreamParser, RawEvent, Reply
+from ndbtop.textnum import is_digits
 
 CLUSTER_LOGLEVEL_NAMES = tuple(c.loglevel_name for c in Category)
 """``get cluster loglevel`` names, in the order of categories 250..262."""
@@ -53,7 +54,7 @@ def parse_version(reply: Reply) -> ServerVersion:
     vid = reply.get("id")
     return ServerVersion(
         id=int(vid)
-        if vid and vid.isascii() and vid.isdigit()
+        if vid and is_digits(vid, 10)
         else make_version(major, minor, build),
         major=major,
         minor=minor,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ndbtop.errors import MgmProtocolError
 from ndbtop.mgm.version import version_text
 from ndbtop.mgm.wire import Reply, format_block, parse_int
+from ndbtop.textnum import is_digits
 
 NODE_TYPES = ("NDB", "MGM", "API")
 """Node types as the wire names them, in the order ``get status`` groups them."""
@@ -67,7 +68,7 @@ _KNOWN = frozenset(FIELDS)
 
 
 def _node_id(number: str, key: str) -> int:
-    if not (0 < len(number) <= 5 and number.isascii() and number.isdigit()):
+    if not is_digits(number, 5):
         raise MgmProtocolError(f"unexpected line in node status: {key[:60]!r}")
     node_id = int(number)
     if node_id == 0:

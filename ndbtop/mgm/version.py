@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 
+from ndbtop.textnum import is_digits
+
 
 def make_version(major: int, minor: int, build: int) -> int:
     """Encode a version as NDB does (``NDB_MAKE_VERSION``)."""
@@ -29,7 +31,7 @@ def parse_version_text(text: str) -> int:
     """Encode ``"8.4.3"`` (or ``"ndb-8.4.3"``); ``ValueError`` for anything else."""
     t = text.strip().removeprefix("ndb-")
     parts = t.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+    if len(parts) != 3 or not all(is_digits(p, 3) for p in parts):
         raise ValueError(f"not a version: {text!r}")
     major, minor, build = (int(p) for p in parts)
     if not all(0 <= p <= 255 for p in (major, minor, build)):

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from itertools import repeat, starmap
 
 from ndbtop.errors import MgmLineTooLong, MgmProtocolError
+from ndbtop.textnum import U64, NumberError
+from ndbtop.textnum import parse_int as parse_number
 
 MAX_LINE_CHARS = 510
 """Longest line (without its ``\\n``) the server's parser accepts."""
@@ -183,17 +185,15 @@ class AuthFailureReply:
 AnyReply = Reply | ParserErrorReply | AuthFailureReply
 
 
-_INT = re.compile(r"-?\d{1,20}")
+_INT = re.compile(r"-?[0-9]{1,20}")
 
 
 def parse_int(text: str, what: str = "value") -> int:
     """Parse a ``%d``/``%u`` printed integer; a protocol error for anything else."""
-    t = text.strip()
-    if t.isascii() and t.isdigit() and len(t) <= 20:
-        return int(t)
-    if not _INT.fullmatch(t):
-        raise MgmProtocolError(f"expected a number for {what}, got {text[:40]!r}")
-    return int(t)
+    try:
+        return parse_number(text, -(1 << 63), U64)
+    except NumberError:
+        raise MgmProtocolError(f"expected a number for {what}, got {text[:40]!r}") from None
 
 
 def split_field(line: str, separators: str = ":") -> tuple[str, str]:

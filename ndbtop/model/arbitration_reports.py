@@ -85,27 +85,27 @@ def _text_patterns() -> tuple[tuple[re.Pattern[str], bool, int | None], ...]:
     """(pattern, result, code) for every text; code None: the text names the error."""
     ticket = r"\[ticket=[0-9a-f]{16}\]"
     out: list[tuple[re.Pattern[str], bool, int | None]] = [
-        (re.compile(r"President restarts arbitration thread \[state=(?P<state>\d+)\]"),
+        (re.compile(r"President restarts arbitration thread \[state=(?P<state>[0-9]{1,20})\]"),
          False, ArbitCode.THREAD_START),
-        (re.compile(rf"Prepare arbitrator node (?P<node>\d+) {ticket}"),
+        (re.compile(rf"Prepare arbitrator node (?P<node>[0-9]{{1,20}}) {ticket}"),
          False, ArbitCode.PREP_PART2),
-        (re.compile(rf"Receive arbitrator node (?P<node>\d+) {ticket}"),
+        (re.compile(rf"Receive arbitrator node (?P<node>[0-9]{{1,20}}) {ticket}"),
          False, ArbitCode.PREP_ATRUN),
-        (re.compile(rf"Started arbitrator node (?P<node>\d+) {ticket}"),
+        (re.compile(rf"Started arbitrator node (?P<node>[0-9]{{1,20}}) {ticket}"),
          False, ArbitCode.API_START),
-        (re.compile(r"Lost arbitrator node (?P<node>\d+) - process failure "
-                    r"\[state=(?P<state>\d+)\]"), False, ArbitCode.API_FAIL),
-        (re.compile(r"Lost arbitrator node (?P<node>\d+) - process exit "
-                    r"\[state=(?P<state>\d+)\]"), False, ArbitCode.API_EXIT),
-        (re.compile(r"Lost arbitrator node (?P<node>\d+) - (?P<error>.+) "
-                    r"\[state=(?P<state>\d+)\]"), False, None),
-        (re.compile(r"Arbitration won - positive reply from node (?P<node>\d+)"),
+        (re.compile(r"Lost arbitrator node (?P<node>[0-9]{1,20}) - process failure "
+                    r"\[state=(?P<state>[0-9]{1,20})\]"), False, ArbitCode.API_FAIL),
+        (re.compile(r"Lost arbitrator node (?P<node>[0-9]{1,20}) - process exit "
+                    r"\[state=(?P<state>[0-9]{1,20})\]"), False, ArbitCode.API_EXIT),
+        (re.compile(r"Lost arbitrator node (?P<node>[0-9]{1,20}) - (?P<error>.+) "
+                    r"\[state=(?P<state>[0-9]{1,20})\]"), False, None),
+        (re.compile(r"Arbitration won - positive reply from node (?P<node>[0-9]{1,20})"),
          True, ArbitCode.WIN_CHOOSE),
-        (re.compile(r"Arbitration lost - negative reply from node (?P<node>\d+)"),
+        (re.compile(r"Arbitration lost - negative reply from node (?P<node>[0-9]{1,20})"),
          True, ArbitCode.LOSE_CHOOSE),
         (re.compile(r"Continuing after wait for external arbitration, nodes: .*"),
          True, ArbitCode.WIN_WAIT_EXTERNAL),
-        (re.compile(r"Arbitration failure - (?P<error>.+) \[state=(?P<state>\d+)\]"),
+        (re.compile(r"Arbitration failure - (?P<error>.+) \[state=(?P<state>[0-9]{1,20})\]"),
          True, None),
     ]
     # The fixed texts, as the server prints them.
@@ -121,7 +121,7 @@ _ERROR_CODES = {
     for code in (ArbitCode.ERR_TICKET, ArbitCode.ERR_TOOMANY, ArbitCode.ERR_STATE,
                  ArbitCode.ERR_TIMEOUT)
 }
-_UNKNOWN_ERROR = re.compile(r"unknown error \[code=(\d+)\]")
+_UNKNOWN_ERROR = re.compile(r"unknown error \[code=([0-9]{1,20})\]")
 
 
 def _from_text(event: Event) -> ArbitReport | None:

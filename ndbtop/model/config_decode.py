@@ -9,8 +9,6 @@ mgmapi_config_parameters.h and are scoped by section type.
 
 from __future__ import annotations
 
-import re
-
 from ndbtop.mgm.config_fetch import ConfigUnavailable
 from ndbtop.mgm.packed_config import (
     API_NODE,
@@ -71,12 +69,10 @@ DATA_PARAMETERS: dict[str, tuple[int, Value]] = {
 NODE_TYPES = {DATA_NODE: "NDB", API_NODE: "API", MGM_NODE: "MGM"}
 """Section type to the node type names ``get status`` uses."""
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def _text(value: Value) -> str:
-    """A string parameter made safe to show: control characters (escapes) become ``?``."""
-    return _CONTROL.sub("?", value) if isinstance(value, str) else str(value)
+    """A string parameter exactly as the server holds it (``--json`` keeps it; what shows
+    it escapes it, :mod:`ndbtop.sanitise`)."""
+    return value if isinstance(value, str) else str(value)
 
 
 def decode_config(blob: bytes) -> ClusterConfig:

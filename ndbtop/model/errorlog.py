@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from ndbtop.model.hosts import ErrorLogEntry
+from ndbtop.textnum import int_or_none
 
 HEADER_LENGTH = 69
 _OFFSET = re.compile(r"Current byte-offset of file-pointer is:\s*([0-9]{1,12})")
@@ -86,6 +87,14 @@ def _message(text: str) -> tuple[str, str | None]:
     return text, None
 
 
+RAW_SHOWN = 40
+"""Characters of an unreadable field kept to show it (a file can hold anything)."""
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= RAW_SHOWN else text[:RAW_SHOWN] + "…"
+
+
 def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
     """The newest entry of the error log ``text`` (``problem`` set when there is none).
 
@@ -97,8 +106,8 @@ def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
         return ErrorLogEntry(node_id, path, problem="no entry in the error log")
     m = _OFFSET.search(text[:200])
     newest = entries[-1]
-    if m is not None:
-        offset = int(m.group(1))
+    offset = int_or_none(m.group(1)) if m is not None else None
+    if offset is not None:
         before = [e for e in entries if e[0] <= offset]
         if before and offset > HEADER_LENGTH:
             newest = before[-1]
@@ -152,5 +161,6 @@ def parse_error_log(text: str, node_id: int, path: str) -> ErrorLogEntry:
         trace_path=trace_path or None,
         trace_threads=trace_threads,
         unreadable=tuple(unreadable),
-        raw_error=fields.get("Error") if "Error" in unreadable else None,
+        raw_error=_bounded(fields["Error"]) if "Error" in unreadable else None,
     )
+

@@ -101,7 +101,7 @@ class ErrorLogEntry:
         if self.problem:
             return f"{self.path}: {self.problem}"
         code = (str(self.error_code) if self.error_code is not None
-                else f"{self.raw_error or '?'} (unreadable)")
+                else f"{self.raw_error} (unreadable)" if "Error" in self.unreadable else "?")
         meaning = self.meaning or "?"
         if self.classification:
             meaning += f" ({self.classification})"

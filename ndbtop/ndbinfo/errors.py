@@ -25,7 +25,7 @@ _USER_HOST = re.compile(r"user '([^']*)'@'([^']*)'")
 _PASSWORD_USED = re.compile(r"using password: (YES|NO)")
 _TABLE_IN_MESSAGE = re.compile(r"[Tt]able '([^'.]+)\.([^']+)'")
 _COLUMN = re.compile(r"Unknown column '([^']+)'")
-_NDB_ERROR = re.compile(r"Got error (-?\d+) '([^']*)' from (\w+)")
+_NDB_ERROR = re.compile(r"Got error (-?[0-9]{1,20}) '([^']*)' from (\w+)")
 
 
 class SqlConnectError(SqlError):

@@ -30,6 +30,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.ndbinfo.errors import ClusterNotConnected
 from ndbtop.ndbinfo.options import MysqlOptions, options_summary
+from ndbtop.textnum import is_digits
 
 AUTO = "auto"
 PROBE_EVERY = 10.0
@@ -56,7 +57,7 @@ def parse_host_list(text: str) -> tuple[tuple[str, int | None], ...]:
             host, port_text = item.split(":")
         port: int | None = None
         if port_text:
-            if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) < 65536:
+            if not is_digits(port_text) or not 0 < int(port_text) < 65536:
                 raise UsageError(f"--mysql-host {item!r}: invalid port {port_text!r}")
             port = int(port_text)
         if not host:

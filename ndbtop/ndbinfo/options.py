@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ndbtop.errors import UsageError
 from ndbtop.files import UnfitFile, read_limited
+from ndbtop.textnum import float_or_none, int_or_none
 
 DEFAULT_PORT = 3306
 DEFAULT_CONNECT_TIMEOUT = 3.0
@@ -340,21 +341,15 @@ def _option_name(name: str) -> str:
 
 def _port(setting: _Setting) -> int:
     text, origin = setting
-    try:
-        port = int(str(text).strip())
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
+    port = int_or_none(str(text), 0, 65535)
+    if port is None:
         raise UsageError(f"port {text!r} ({origin}) is not a TCP port number")
     return port or DEFAULT_PORT
 
 
 def _seconds(setting: _Setting) -> float:
     text, origin = setting
-    try:
-        seconds = float(str(text).strip())
-    except ValueError:
-        seconds = -1.0
-    if not 0 < seconds <= 31536000:
+    seconds = float_or_none(str(text), 0.0, 31536000.0)
+    if not seconds:
         raise UsageError(f"connect-timeout {text!r} ({origin}) is not a number of seconds")
     return seconds

@@ -353,7 +353,7 @@ def plan_for(version: int | None) -> QueryPlan:
     return QueryPlan(version, thread_cpu, DISK_PAGE_BUFFER, layout, tuple(slow), tuple(unsupported))
 
 
-_NDB_VERSION_TEXT = re.compile(r"ndb-(\d+)\.(\d+)\.(\d+)")
+_NDB_VERSION_TEXT = re.compile(r"ndb-([0-9]{1,20})\.([0-9]{1,20})\.([0-9]{1,20})")
 
 
 def parse_node_version(text: str) -> int | None:

@@ -9,9 +9,10 @@ Each ``parse_*`` function takes the rows of the matching query of
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from operator import itemgetter
 
 from ndbtop.model.ndbinfo import (
@@ -26,6 +27,7 @@ from ndbtop.model.ndbinfo import (
     RestartInfo,
     ThreadCpu,
 )
+from ndbtop.textnum import MAX_FLOAT, MAX_WHOLE, float_or_none, int_or_none
 
 Row = Sequence[object]
 _LOG_TYPE_ORDER = {"REDO": 0, "DD-UNDO": 1, "BACKUP-DATA": 2, "BACKUP-LOG": 3}
@@ -34,46 +36,51 @@ ThreadKey = tuple[int, int]
 """``(node_id, thr_no)``."""
 
 
+INT_HIGH = MAX_WHOLE
+"""The largest integer taken from a row (and ``-INT_HIGH`` the smallest): a ``SUM()`` of a
+``BIGINT UNSIGNED`` column is a ``DECIMAL(41,0)``."""
+
+
 def to_int(value: object, default: int = 0) -> int:
-    """An integer from whatever the server sent; ``default`` for NULL or non-numbers."""
+    """An integer from whatever the server sent; ``default`` for NULL, non-numbers and
+    numbers beyond :data:`INT_HIGH`. Text is read by :mod:`ndbtop.textnum` (ASCII digits, with a
+    fraction for a ``SUM()`` sent as text)."""
     kind = type(value)
     if kind is int:
-        return value  # type: ignore[return-value]
-    if kind is str:
-        try:
-            return int(value)  # type: ignore[call-overload]
-        except ValueError:
-            pass
-    elif kind is Decimal:
-        return int(value)  # type: ignore[call-overload]
-    if value is None:
-        return default
+        return value if -INT_HIGH <= value <= INT_HIGH else default  # type: ignore[operator, return-value]
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, int):
-        return value
     if isinstance(value, bytes):
         value = value.decode("latin-1")
-    try:
-        return int(Decimal(str(value).strip()))
-    except (InvalidOperation, ValueError, OverflowError):
-        return default
+    if isinstance(value, str):
+        number = int_or_none(value, -INT_HIGH, INT_HIGH)
+        if number is not None:
+            return number
+        if float_or_none(value) is None:
+            return default
+        value = Decimal(value.strip())
+    if isinstance(value, Decimal):
+        if not value.is_finite() or not -INT_HIGH <= value <= INT_HIGH:
+            return default
+        return int(value)
+    if isinstance(value, int):
+        return value if -INT_HIGH <= value <= INT_HIGH else default
+    if isinstance(value, float) and math.isfinite(value) and -INT_HIGH <= value <= INT_HIGH:
+        return int(value)
+    return default
 
 
 def to_pct(value: object) -> float | None:
-    """A percentage as float; None for NULL or a value that is not a number."""
+    """A percentage as float; None for NULL or a value that is not a finite number (text is
+    read by :mod:`ndbtop.textnum`)."""
     kind = type(value)
-    if kind is int or kind is float:
-        return float(value)  # type: ignore[arg-type]
-    if value is None:
+    if kind is float or kind is int or (kind is Decimal and value.is_finite()):  # type: ignore[attr-defined]
+        return float(value) if -MAX_FLOAT <= value <= MAX_FLOAT else None  # type: ignore[arg-type, operator]
+    if kind is Decimal:
         return None
     if isinstance(value, bytes):
         value = value.decode("latin-1")
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if number == number else None
+    return float_or_none(value) if isinstance(value, str) else None
 
 
 def to_text(value: object) -> str:
@@ -248,6 +255,8 @@ def thread_layout(
 
 _PERCENTS = {str(i): float(i) for i in range(101)}
 """The text of every whole percentage, and its value: cpustat's figures are whole numbers."""
+_IDS = {str(i): i for i in range(1024)}
+"""The text of every node id and thread number, and its value."""
 _BY_THREAD = itemgetter(0, 1)
 """A :class:`ThreadCpu`'s ``(node_id, thr_no)``."""
 _new_thread = tuple.__new__
@@ -262,7 +271,7 @@ def _thread_from_cpustat(text: str, layout: Mapping[ThreadKey, ThreadLayout]) ->
     node_text, thr_text, user, system, exec_, spin, send, full = parts[:8]
     percent = _PERCENTS
     try:
-        key = (int(node_text), int(thr_text))
+        key = (_IDS[node_text], _IDS[thr_text])
         pcts = (percent[user], percent[system], percent[exec_], percent[spin],
                 percent[send], percent[full])
     except (KeyError, ValueError):

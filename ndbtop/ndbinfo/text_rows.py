@@ -12,12 +12,17 @@ value, an empty column as NULL.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any, TypeVar
 
 from ndbtop.ndbinfo.queries import FIELD_SEPARATOR
 from ndbtop.ndbinfo.rows import to_int
+
+_WHOLE_NUMBERS = re.compile(f"-?[0-9]{{1,19}}(?:{re.escape(FIELD_SEPARATOR)}-?[0-9]{{1,19}})*",
+                            re.ASCII)
+"""A row of whole numbers each of 64 bits at most (19 digits), nothing else."""
 
 T = TypeVar("T")
 
@@ -42,9 +47,9 @@ def parse_numbers(texts: Sequence[str], make: Callable[..., T]) -> tuple[T, ...]
     as the ``parse_*`` function of ``make`` gives them from :func:`split_fields`: a row
     with too few columns left out, the rest sorted by their first two values.
 
-    A part is read with ``int()``, which is what :func:`~ndbtop.ndbinfo.rows.to_int`
-    does with a ``str`` where ``int()`` can read it; a row with any other part (an empty
-    one for NULL) is read part by part with ``to_int``.
+    A row of ASCII whole numbers of at most 19 digits is read with ``int()``, which gives
+    what :func:`~ndbtop.ndbinfo.rows.to_int` gives for such a row; a row with any other
+    part (an empty one for NULL) is read part by part with ``to_int``.
     """
     names = [f.name for f in dataclasses.fields(make)]  # type: ignore[arg-type]
     fields = len(names)
@@ -54,9 +59,12 @@ def parse_numbers(texts: Sequence[str], make: Callable[..., T]) -> tuple[T, ...]
         parts = text.split(FIELD_SEPARATOR, cuts)
         if len(parts) < fields:
             continue
-        try:
-            out.append(make(*map(int, parts)))
-        except ValueError:
-            out.append(make(*map(to_int, parts)))
+        if _WHOLE_NUMBERS.fullmatch(text) is not None:
+            try:
+                out.append(make(*map(int, parts)))
+                continue
+            except ValueError:  # more parts than fields: the last holds a separator
+                pass
+        out.append(make(*map(to_int, parts)))
     out.sort(key=attrgetter(*names[:2]))
     return tuple(out)

@@ -5,6 +5,11 @@ tagged with their class name, enums are tagged with theirs; every other
 sequence comes back as a tuple (snapshots hold only tuples), a frozenset as a
 frozenset. Only the classes registered here can be decoded: a recording is
 data, never a way to build arbitrary objects.
+
+A recording is untrusted: every field must hold the type it declares, and numbers
+the ranges of :mod:`ndbtop.textnum` (whole numbers within ``MAX_WHOLE``, floats
+finite within ``MAX_FLOAT``, times, the fields in :data:`TIMES`, within 0 and
+``MAX_TIME``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics
+from ndbtop.textnum import MAX_FLOAT, MAX_TIME, MAX_WHOLE
 
 _CLASSES: dict[str, type] = {
     cls.__name__: cls
@@ -85,6 +91,17 @@ _NAMED_TUPLES: frozenset[type] = frozenset({ni.ThreadCpu})
 _CLASSES.update({cls.__name__: cls for cls in _NAMED_TUPLES})
 _ENUMS: dict[str, type[Enum]] = {e.__name__: e for e in (SourceState, Category, Severity,
                                                           FindingSeverity)}
+TIMES = frozenset({"taken_at", "wall", "read_at", "last_ok", "retry_at", "received_at",
+                   "began_at", "current_since", "finished_at", "at", "counters_at",
+                   "started_at", "ended_at", "monotonic"})
+"""The fields that hold a time (wall or monotonic): shown as dates and clocks."""
+
+
+def is_number(value: Any, low: float = -MAX_FLOAT, high: float = MAX_FLOAT) -> bool:
+    """Whether ``value`` is a number a recording may hold where a float belongs: an int
+    or a finite float within ``low..high`` (NaN is within no range)."""
+    kind = type(value)
+    return (kind is float or kind is int) and low <= value <= high  # type: ignore[no-any-return]
 
 
 def encode(value: Any) -> Any:
@@ -133,7 +150,9 @@ def decode(value: Any) -> Any:
         checks = _checks(cls)
         for name, item in fields.items():
             if not checks.get(name, _any)(item):
-                raise ValueError(f"{cls.__name__}.{name} holds {type(item).__name__}")
+                shown = (repr(item) if type(item) in (int, float) and len(repr(item)) < 30
+                         else type(item).__name__)
+                raise ValueError(f"{cls.__name__}.{name} holds {shown}")
         return cls(**fields)
     return value
 
@@ -143,14 +162,15 @@ def _checks(cls: type) -> dict[str, Callable[[Any], bool]]:
     """Per field of ``cls``, whether a decoded value is of the type the field declares:
     a recording is untrusted, and a number where text belongs (or the reverse) must not
     reach the views."""
-    return {name: _check(hint) for name, hint in typing.get_type_hints(cls).items()}
+    return {name: _check(hint, name in TIMES)
+            for name, hint in typing.get_type_hints(cls).items()}
 
 
 def _any(value: Any) -> bool:
     return True
 
 
-def _check(hint: Any) -> Callable[[Any], bool]:
+def _check(hint: Any, time: bool = False) -> Callable[[Any], bool]:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if hint is Any:
@@ -158,16 +178,18 @@ def _check(hint: Any) -> Callable[[Any], bool]:
     if origin is typing.Union or origin is types.UnionType:
         others = [a for a in args if a is not type(None)]
         if len(others) == 1 and len(args) == 2:
-            one = _check(others[0])
+            one = _check(others[0], time)
             return lambda v: v is None or one(v)
-        checks = [_check(a) for a in args]
+        checks = [_check(a, time) for a in args]
         return lambda v: any(c(v) for c in checks)
     if hint is type(None):
         return lambda v: v is None
     if hint is float:
-        return lambda v: type(v) is float or type(v) is int
+        if time:
+            return lambda v: is_number(v, 0.0, MAX_TIME)
+        return is_number
     if hint is int:
-        return lambda v: type(v) is int
+        return lambda v: type(v) is int and -MAX_WHOLE <= v <= MAX_WHOLE
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             item = _check(args[0])

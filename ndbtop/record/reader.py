@@ -24,9 +24,32 @@ from ndbtop.errors import FileError
 from ndbtop.files import read_limited
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.record.codec import decode
+from ndbtop.record.codec import decode, is_number
 from ndbtop.record.delta import apply
 from ndbtop.sanitise import sanitise
+from ndbtop.textnum import MAX_TIME, NumberError, dumps, is_digits, json_number
+
+
+def _not_json(constant: str) -> object:
+    raise NumberError(f"{constant} is not a JSON number")
+
+
+def loads(line: bytes) -> Any:
+    """One record of a recording: JSON as RFC 8259 has it (never ``NaN`` or ``Infinity``,
+    which Python's reader would take)."""
+    return json.loads(line, parse_constant=_not_json)
+
+
+def _time(value: object) -> float:
+    """A record's time: a number between 0 and ``MAX_TIME``; a ValueError otherwise."""
+    return json_number(value, 0.0, MAX_TIME, "a time")
+
+
+def _points(values: Any) -> Any:
+    """A series' new points: numbers (as a recording holds them) or None (gaps)."""
+    if type(values) is not list or not all(v is None or is_number(v) for v in values):
+        raise NumberError("a series holds other than numbers")
+    return values
 
 EVENTS_KEPT = 2000
 SERIES_KEPT = 120
@@ -49,7 +72,7 @@ def segments(path: Path) -> list[Path]:
     (``FILE.2``) is played alone.
     """
     _, dot, suffix = path.name.rpartition(".")
-    if dot and suffix.isdigit():
+    if dot and is_digits(suffix):
         return [path]
     older = []
     i = 1
@@ -134,7 +157,7 @@ def _damage_offset(data: memoryview) -> int:
     bad = 0
     for line in text.split(b"\n")[:-1]:
         try:
-            json.loads(line)
+            loads(line)
         except ValueError:
             break
         bad += len(line) + 1
@@ -239,26 +262,27 @@ class Recording:
             for number, line in enumerate(self._member_lines(member)):
                 # A damaged record ends the recording.
                 try:
-                    record = json.loads(line)
+                    record = loads(line)
                     kind = record.get("k")
                     if kind == "header":
                         self.header = record
                     elif kind in ("snap", "delta"):
                         if kind == "delta" and not self._snaps:
                             return
-                        wall = float(record["w"] if "w" in record else record["s"]["wall"])
+                        wall = _time(record["w"] if "w" in record else record["s"]["wall"])
                         if kind == "snap":
                             self._keys.append(len(self._snaps))
                         self._snaps.append((member, number))
                         self._snap_walls.append(wall)
                         self._event_counts.append(len(self._events))
                     elif kind == "event":
-                        self._events.append((float(record["e"]["received_at"]), line))
-                except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+                        self._events.append((_time(record["e"]["received_at"]), line))
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
                     start = self._member_spans[member][0] - self._file_offset(member)
                     shown = sanitise(str(self._member_files[member]))
+                    why = f": {exc}" if isinstance(exc, NumberError) else ""
                     self.damage = (f"{shown} is damaged at record {number + 1} of the gzip "
-                                   f"member at byte {start}")
+                                   f"member at byte {start}{why}")
                     return
             # Lines are read again only when a snapshot of this member is asked for.
             self._cache.clear()
@@ -290,7 +314,7 @@ class Recording:
 
     def _record(self, index: int) -> dict[str, Any]:
         member, number = self._snaps[index]
-        record: dict[str, Any] = json.loads(self._member_lines(member)[number])
+        record: dict[str, Any] = loads(self._member_lines(member)[number])
         return record
 
     def __len__(self) -> int:
@@ -324,7 +348,7 @@ class Recording:
         snap: ClusterSnapshot = decode(cursor.body)
         count = self._event_counts[index]
         events = tuple(
-            decode(json.loads(line)["e"])
+            decode(loads(line)["e"])
             for _, line in self._events[max(count - EVENTS_KEPT, 0) : count]
         )
         history = tuple((key, tuple(ring)) for key, ring in cursor.rings.items())
@@ -350,7 +374,7 @@ class Recording:
                 ring = rings.get(series)
                 if ring is None:
                     ring = rings[series] = deque(maxlen=SERIES_KEPT)
-                ring.extend(values)
+                ring.extend(_points(values))
         cursor.index, cursor.body = index, body
         self._cursor = cursor
         return cursor
@@ -359,7 +383,7 @@ class Recording:
         """A recording of its own (gzip) from the key frame snapshot ``index`` is rebuilt
         from to the end: the header, then every record from there on."""
         member, number = self._snaps[self.key_frame(index)]
-        lines = [json.dumps(self.header, separators=(",", ":")).encode()]
+        lines = [dumps(self.header, separators=(",", ":")).encode()]
         lines += self._member_lines(member)[number:]
         for later in range(member + 1, len(self._member_spans)):
             lines += self._member_lines(later)
@@ -368,7 +392,7 @@ class Recording:
 
     def events(self) -> tuple[Event, ...]:
         """Every recorded event."""
-        return tuple(decode(json.loads(line)["e"]) for _, line in self._events)
+        return tuple(decode(loads(line)["e"]) for _, line in self._events)
 
 
 def read_recording(path: Path) -> Recording:

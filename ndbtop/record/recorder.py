@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import json
 import os
 import time
 import zlib
@@ -31,6 +30,7 @@ from ndbtop.files import create_private, state_subdir
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import encode
 from ndbtop.record.delta import SAME, diff
+from ndbtop.textnum import dumps
 
 FORMAT = 2
 """1: every snapshot whole, with the last value of every series in it; 2: key frames and
@@ -90,7 +90,7 @@ class Recorder:
 
     def _line(self, record: dict[str, object]) -> None:
         assert self._gz is not None
-        self._gz.write(json.dumps(record, separators=(",", ":")).encode() + b"\n")
+        self._gz.write(dumps(record, separators=(",", ":")).encode() + b"\n")
 
     def write(self, snap: ClusterSnapshot) -> None:
         """Record a snapshot and the events it brought since the previous one.

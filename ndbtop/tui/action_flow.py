@@ -12,8 +12,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-
 from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.actions.commands import (
     Action,
@@ -27,6 +25,7 @@ from ndbtop.errors import NdbtopError
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.backups import running_backup
 from ndbtop.ops.rolling import RollingResult
+from ndbtop.tui.safe import Text
 from ndbtop.tui.screens.backup_prompt import BackupPrompt
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.mgm_prompt import MgmPrompt, verb_of

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.text import Text
-
 from ndbtop.model.freshness import freshness
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import duration
+from ndbtop.tui.safe import Text
 
 STATUS_STYLE = {
     "STARTED": "bold green",

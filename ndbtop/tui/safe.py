@@ -1,12 +1,19 @@
 """What the live view shows, made safe: never markup, never a control sequence.
 
-Every widget that shows text from a server or a file takes it through :func:`safe`:
-the tables (:class:`~ndbtop.tui.widgets.keyed_table.KeyedTable`), the text panels
-(:class:`Plain`), the event log (:class:`PlainLog`) and the notifications
-(``NdbtopApp.notify``). A string is taken as plain text, never as Rich or Textual
-markup, and every control or bidi character is shown escaped
-(:func:`ndbtop.sanitise.sanitise`; panels keep their line feeds). Styles ndbtop
-gives its own text are kept.
+Two things close it at the boundary, wherever a view puts text:
+
+- :class:`Text` is the only Text the live view makes (``tests/hostile/test_text_boundary.py``
+  checks that no other module imports Rich's): it escapes control and bidi characters before Rich
+  sees them (Rich's own Text deletes BEL, BS, VT, FF and CR, so they could not be
+  shown escaped after it).
+- Every widget that shows text from a server or a file takes it through :func:`safe`:
+  the tables (:class:`~ndbtop.tui.widgets.keyed_table.KeyedTable`), the text panels
+  (:class:`Plain`), the event log (:class:`PlainLog`) and the notifications
+  (``NdbtopApp.notify``). A string becomes a :class:`Text`, never Rich or Textual
+  markup, every control or bidi character shown escaped
+  (:func:`ndbtop.sanitise.sanitise`; panels keep their line feeds). A table is
+  measured only once it is safe (:func:`safe`), so no string in it is read as markup
+  even to know its width. Styles ndbtop gives its own text are kept.
 """
 
 from __future__ import annotations
@@ -14,18 +21,41 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rich import text as rich_text
 from rich.console import Group, RenderableType
-from rich.markup import escape
 from rich.padding import Padding
 from rich.panel import Panel
+from rich.style import Style
 from rich.table import Table
-from rich.text import Text
 from textual.widgets import RichLog, Static
 
 from ndbtop.sanitise import UNSAFE_IN_LINES, sanitise, sanitise_lines
 
 
-def safe_text(text: Text, unsafe: re.Pattern[str] = UNSAFE_IN_LINES) -> Text:
+class Text(rich_text.Text):
+    """Rich's Text, with every string it is made of or given shown escaped
+    (:func:`ndbtop.sanitise.sanitise_lines`) before Rich would delete or pass a control
+    character; line feeds and tabs stay (ndbtop lays out its own text with them)."""
+
+    __slots__ = ()
+
+    def __init__(self, text: str = "", *args: Any, **kwargs: Any) -> None:
+        super().__init__(sanitise_lines(text), *args, **kwargs)
+
+    def append(self, text: str | rich_text.Text, style: str | Style | None = None) -> Text:
+        """Append ``text`` (a string escaped first)."""
+        if isinstance(text, str):
+            text = sanitise_lines(text)
+        super().append(text, style)
+        return self
+
+
+AnyText = rich_text.Text
+"""Rich's Text, for ``isinstance``: a copy or a slice Rich makes of a :class:`Text` is one
+of Rich's, and a Text from elsewhere is walked by :func:`safe` all the same."""
+
+
+def safe_text(text: rich_text.Text, unsafe: re.Pattern[str] = UNSAFE_IN_LINES) -> rich_text.Text:
     """``text`` with its control characters escaped, its styles kept.
 
     Line feeds and tabs are kept unless ``unsafe`` is :data:`ndbtop.sanitise.UNSAFE`
@@ -54,16 +84,17 @@ def safe(renderable: Any) -> Any:
     drawn by ndbtop itself (bars, sparklines) and passed as it is.
     """
     if isinstance(renderable, str):
-        return Text(sanitise_lines(renderable))
-    if isinstance(renderable, Text):
+        return Text(renderable)
+    if isinstance(renderable, rich_text.Text):
         return safe_text(renderable)
     if isinstance(renderable, Table):
         for column in renderable.columns:
             column.header = _in_table(column.header)
             column.footer = _in_table(column.footer)
             column._cells[:] = [_in_table(cell) for cell in column._cells]
-        renderable.title = _in_table(renderable.title)
-        renderable.caption = _in_table(renderable.caption)
+        renderable.title = _in_table(renderable.title, renderable.title_style or "table.title")
+        renderable.caption = _in_table(renderable.caption,
+                                       renderable.caption_style or "table.caption")
         return renderable
     if isinstance(renderable, Group):
         renderable._renderables = tuple(safe(r) for r in renderable._renderables)
@@ -80,11 +111,11 @@ def safe(renderable: Any) -> Any:
     return renderable
 
 
-def _in_table(renderable: Any) -> Any:
-    # A table styles its strings itself (titles, headers): they stay strings, with any
-    # markup in them escaped.
+def _in_table(renderable: Any, style: str | Style | None = None) -> Any:
+    # A table styles a title or caption given as a string itself: as Text it takes
+    # that style here.
     if isinstance(renderable, str):
-        return escape(sanitise_lines(renderable))
+        return Text(renderable, style=style or "")
     return safe(renderable)
 
 

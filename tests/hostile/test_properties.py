@@ -39,7 +39,7 @@ from ndbtop.record.replay import DAMAGE, ReplaySource
 from ndbtop.report.bundle import Bundle, event_lines
 from ndbtop.report.render import report_json, report_text
 from ndbtop.sanitise import SafeStream, json_text, sanitise
-from ndbtop.tui.app import NdbtopApp
+from ndbtop.tui.app import VIEWS, NdbtopApp
 from ndbtop.tui.safe import safe
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.source import FrozenSource
@@ -51,6 +51,8 @@ HOSTILE_TEXT = st.one_of(
     st.text(max_size=40),
     st.text(st.characters(max_codepoint=0x3000), max_size=20).map(lambda s: s + "\x1b[31m"),
 )
+VIEW_KEYS = "".join(str(i + 1) for i in range(len(VIEWS)))
+"""The keys of every view, Config and Backup included."""
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 """A snapshot holds hundreds of strings: shrinking one that failed takes too long to be
 worth it (the failure names the field)."""
@@ -138,7 +140,7 @@ async def _show(snaps: list[ClusterSnapshot], cap: Capture, directory: Any) -> N
     async with app.run_test(size=(120, 40)) as pilot:
         for snap in snaps:
             source._snapshot = snap
-            for key in "12345":
+            for key in VIEW_KEYS:
                 await pilot.press(key)
                 app.tick()
                 await pilot.pause()

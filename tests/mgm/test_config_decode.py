@@ -113,13 +113,14 @@ def test_unknown_keys_are_skipped() -> None:
     assert decode_config(blob(sections, (1, 0, 0, 0))).data_node(2).node_group == 0
 
 
-def test_strings_have_their_control_characters_replaced() -> None:
+def test_strings_are_kept_exactly_control_characters_included() -> None:
+    # The JSON keeps the exact string; the screen and the text reports escape it.
     sections = [
         _data_default(INT | 185, 0), DEFAULT_API, DEFAULT_MGM, DEFAULT_TCP, DEFAULT_SHM, SYSTEM,
-        [9, 2, 1, INT | 3, 2, STR | 5, 5, chars(b"\x1b[2J"), 0],
+        [9, 2, 1, INT | 3, 2, STR | 5, 5, chars(b"\x1b\x07\r["), 0],
     ]
     config = decode_config(blob(sections, (1, 0, 0, 0)))
-    assert config.data_node(2).host == "?[2J"
+    assert config.data_node(2).host == "\x1b\x07\r["
 
 
 def _reason(data: bytes) -> str:

@@ -39,8 +39,8 @@ TEXT_LINE_NAME = "Text"
 TEXT_LINE_TYPE = -1
 """``Event.type`` of a text-mode line (``NDB_LE_ILLEGAL_TYPE``): the line carries no type."""
 
-_NUMBER = re.compile(r"[+-]?\d{1,20}")
-_TEXT_LINE = re.compile(r"Node (\d{1,10}): (.*)", re.DOTALL)
+_NUMBER = re.compile(r"[+-]?[0-9]{1,20}")
+_TEXT_LINE = re.compile(r"Node ([0-9]{1,10}): (.*)", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,8 @@ def c_atoi(text: str) -> int:
     start = i
     while i < len(text) and "0" <= text[i] <= "9":
         i += 1
-    value = sign * int(text[start:i]) if i > start else 0
+    # strtol saturates: more digits than a long holds give its bound.
+    value = sign * (int(text[start:i]) if i - start <= 20 else _LONG_MAX + 1) if i > start else 0
     value = max(_LONG_MIN, min(_LONG_MAX, value))
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value & 0x80000000 else value

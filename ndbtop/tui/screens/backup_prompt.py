@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -10,7 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ndbtop.actions.backup_commands import BackupCommandError, StartBackup, parse_start_backup
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 
 HINT = (
     "START BACKUP [id] [NOWAIT | WAIT STARTED | WAIT COMPLETED] [SNAPSHOTSTART | SNAPSHOTEND]\n"

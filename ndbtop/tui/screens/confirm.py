@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -25,7 +24,7 @@ from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import status_text
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.widgets.checkbox import MarkedCheckbox
 
 # Short labels: the four fit on one row of the 90-column box; what each option does

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.table import Table
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 
 NOTES = (
     "Phase timers count the phase in progress; get status reports the last completed phase.",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from rich.text import Text
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, TabbedContent
@@ -20,6 +19,7 @@ from ndbtop.model.sources import SourceState
 from ndbtop.record.replay import ReplaySource
 from ndbtop.report.render import report_text
 from ndbtop.sanitise import sanitise_lines
+from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.widgets.header import StatusHeader

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -19,7 +18,7 @@ from textual.widgets import Input, Static
 
 from ndbtop.actions.commands import Action
 from ndbtop.actions.mgm_language import Change, MgmUsageError, bind, parse
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 
 HINT = (
     "An ndb_mgm command: N RESTART [-n] [-i] [-a] [-f], N STOP [-a] [-f], N START, "

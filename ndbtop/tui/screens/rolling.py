@@ -16,7 +16,6 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -42,7 +41,7 @@ from ndbtop.ops.rolling import (
     RollingResult,
     plan_rolling,
 )
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.screens.rolling_plan import (
     EXPLAINED,
     INITIAL_CONFIRM,

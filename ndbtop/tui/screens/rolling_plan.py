@@ -6,14 +6,13 @@ the management server and whether the live state lets the first step go.
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from ndbtop.actions.commands import wire_text
 from ndbtop.model.config import pending_restarts
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict
 from ndbtop.ops.rolling import RollingPlan, check_batch, configuration_note
+from ndbtop.tui.safe import Text
 
 INITIAL_CONFIRM = "initial"
 """What to type to start a rolling restart with ``-i`` (every node rebuilds from its partners)."""

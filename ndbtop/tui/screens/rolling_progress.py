@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rich.table import Table
-from rich.text import Text
 
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP
@@ -18,6 +17,7 @@ from ndbtop.model.phases import StartTimeline
 from ndbtop.ops.rolling import Decision, Progress, RollingPlan, RollingResult
 from ndbtop.ops.wait import describe
 from ndbtop.tui.format import status_text
+from ndbtop.tui.safe import Text
 
 _STYLES = {
     "waiting": "dim",

@@ -6,7 +6,6 @@ skip the node, or abort. Aborting a running restart is confirmed first.
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -14,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from ndbtop.ops.rolling import Problem
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 
 
 class AbortPrompt(ModalScreen[bool]):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 
 from rich.table import Table
-from rich.text import Text
 from textual.widgets import Static
 
 from ndbtop.model.backups import ABORTED, COMPLETED, RUNNING, Backup, running_backup
@@ -13,6 +12,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.backups import backup_label
 from ndbtop.report.tables import human_bytes
 from ndbtop.tui.format import number, rate_bytes, seconds
+from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 
 STATE_STYLE = {

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import AnyText, Plain
 
 
 class View(Vertical):
@@ -79,7 +78,7 @@ class View(Vertical):
         at every refresh of a large cluster.
         """
         shown = self._put_cache.get(selector)
-        if isinstance(content, Text) and isinstance(shown, Text) and content == shown:
+        if isinstance(content, AnyText) and isinstance(shown, AnyText) and content == shown:
             return
         if isinstance(content, str) and content == shown:
             return

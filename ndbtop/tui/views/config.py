@@ -7,7 +7,6 @@ import io
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
-from rich.text import Text
 from textual import events
 
 from ndbtop.model.config import (
@@ -17,6 +16,7 @@ from ndbtop.model.config import (
     pending_restarts,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.safe import Text, safe
 from ndbtop.tui.views.base import PanelsView
 
 
@@ -114,10 +114,14 @@ def config_tables(config: ClusterConfig, pending: dict[int, bool | None],
 
 
 def fits(grid: Table, width: int) -> bool:
-    """Whether every table of the grid shows whole in ``width`` columns."""
+    """Whether every table of the grid shows whole in ``width`` columns.
+
+    The grid is measured as it is shown, made safe (:func:`~ndbtop.tui.safe.safe`): a
+    DataDir or a HostName is text, never markup, even to know its width.
+    """
     console = Console(file=io.StringIO(), width=10_000)
     return all(Measurement.get(console, console.options, table).maximum <= width
-               for row in grid.columns[0].cells if isinstance(table := row, Table))
+               for row in safe(grid).columns[0].cells if isinstance(table := row, Table))
 
 
 class ConfigView(PanelsView):

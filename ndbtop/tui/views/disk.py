@@ -3,14 +3,13 @@ node its writes and page buffer."""
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 
 from ndbtop.host.rates import DiskRates
 from ndbtop.model.hosts import HostReport
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, number, pct, rate_bytes, sparkline, stale_mark
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 

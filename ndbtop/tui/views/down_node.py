@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rich.text import Text
-
 from ndbtop.model.hosts import ErrorLogEntry, NodeOnHost
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.safe import Text
 
 
 def _found(snap: ClusterSnapshot, node_id: int) -> tuple[str, ErrorLogEntry | None,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import RichLog, Static
 
@@ -26,7 +25,7 @@ from ndbtop.model.arbitration import (
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import number
-from ndbtop.tui.safe import Plain, PlainLog
+from ndbtop.tui.safe import Plain, PlainLog, Text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rich.text import Text
-
 from ndbtop.model.findings import Finding, FindingSeverity
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 
 MARKERS = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.text import Text
+from ndbtop.tui.safe import Text
 
 _HEAT = " ▁▂▃▄▅▆▇█"
 

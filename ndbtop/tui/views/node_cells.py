@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, not_connected_text
 from ndbtop.model.derive import ActivityRate
@@ -19,6 +17,7 @@ from ndbtop.model.phases import (
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import ClusterSummary
 from ndbtop.tui.format import seconds
+from ndbtop.tui.safe import Text
 from ndbtop.tui.views.node_facts import (
     memory_style,
     per_second,

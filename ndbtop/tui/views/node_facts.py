@@ -3,13 +3,12 @@ and the cluster-wide figures and warnings of its summary line."""
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from ndbtop.model.derive import ActivityRate
 from ndbtop.model.links import NodeLinkState, id_ranges, node_link_state, troubled_links
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import human_bytes
 from ndbtop.tui.format import rate_bytes, seconds
+from ndbtop.tui.safe import Text
 
 MEMORY_WARN_PCT = 80.0
 """Memory use shown in yellow from here."""

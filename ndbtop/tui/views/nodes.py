@@ -6,7 +6,6 @@ import operator
 
 from rich.cells import cell_len
 from rich.table import Table
-from rich.text import Text
 from textual.app import ComposeResult
 
 from ndbtop.actions.left_not_started import LeftNotStarted
@@ -17,7 +16,7 @@ from ndbtop.model.freshness import freshness
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.tui.format import seconds, status_text
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import AnyText, Plain, Text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.down_node import down_node_line, error_log_text
 from ndbtop.tui.views.findings import findings_line
@@ -327,7 +326,7 @@ class NodesView(View):
         t = snap.timeline(node_id)
         # During a start its phases come first; otherwise what the node is doing now.
         parts = [timeline, *facts] if t is not None and t.active else [*facts, timeline]
-        if isinstance(timeline, Text):
+        if isinstance(timeline, AnyText):
             # One Text: unchanged from the last refresh, it is not drawn again.
             return Text("\n").join(parts)
         grid = Table.grid()

@@ -11,8 +11,6 @@ depends on a start phase number: which phase creates the files depends on the re
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from ndbtop.model.config_facts import (
     configured_redo_mb,
     host_redo_wins,
@@ -24,6 +22,7 @@ from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, RedoProgress
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, number, seconds
+from ndbtop.tui.safe import Text
 
 MIB = 1024 * 1024
 LAST_REDO_PHASE = 4

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from rich.table import Table
-from rich.text import Text
 
 from ndbtop.model.ndbinfo import RestartInfo
 from ndbtop.model.phases import START_TYPE_SHORT, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, seconds
+from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 
 SHORT = {

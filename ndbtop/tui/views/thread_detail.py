@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
-
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.series import SeriesSet
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import bar, spark_chars, split_bar
+from ndbtop.tui.safe import Text
 
 TREND_WIDTH = 12
 """Seconds of CPU history in a thread's sparkline (the column has this width from the

@@ -16,7 +16,6 @@ from operator import attrgetter
 from typing import Any
 
 from rich.cells import cell_len
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
@@ -26,7 +25,7 @@ from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 from ndbtop.tui.format import stale_mark
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.heat import _HEAT_LOOKS, fit, heat_char, heat_looks, heat_text
 from ndbtop.tui.views.thread_detail import BAR_WIDTH, OS_BAR_WIDTH, TREND_WIDTH, DetailRows

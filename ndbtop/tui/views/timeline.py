@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 
 from rich.table import Table
-from rich.text import Text
 
 from ndbtop.model.history import compare_with_last_time
 from ndbtop.model.phases import (
@@ -14,6 +13,7 @@ from ndbtop.model.phases import (
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import seconds
+from ndbtop.tui.safe import Text
 from ndbtop.tui.views.node_cells import last_time_cell, slower_warning
 from ndbtop.tui.views.redo import redo_lines
 

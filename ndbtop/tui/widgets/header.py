@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -12,7 +11,7 @@ from textual.containers import Vertical
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.summary import single_user_text, summarize
-from ndbtop.tui.safe import Plain
+from ndbtop.tui.safe import Plain, Text
 
 _LABELS = {"mgm": "mgm", "config": "config", "events": "events", "ndbinfo": "ndbinfo",
            "host": "host"}

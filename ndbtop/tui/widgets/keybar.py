@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
+
+from ndbtop.tui.safe import Text
 
 PINNED = frozenset({"question_mark", "q"})
 """Keys the bar always shows, however narrow: help and quit."""

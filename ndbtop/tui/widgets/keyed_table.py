@@ -20,7 +20,6 @@ from typing import Any
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.coordinate import Coordinate
 from textual.geometry import Region, Size
@@ -29,7 +28,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from ndbtop.sanitise import UNSAFE, sanitise
-from ndbtop.tui.safe import safe_text
+from ndbtop.tui.safe import AnyText, Text, safe_text
 from ndbtop.tui.widgets.row_paint import MARKUP, Paint, joined, text_cell, without_meta
 
 LineKey = tuple[object, ...]
@@ -365,7 +364,7 @@ def shown_cell(cell: object) -> object:
     if isinstance(cell, str):
         cell = sanitise(cell)
         return cell if MARKUP.isdisjoint(cell) else Text(cell)
-    if isinstance(cell, Text):
+    if isinstance(cell, AnyText):
         return safe_text(cell, UNSAFE)
     return cell
 
@@ -373,12 +372,12 @@ def shown_cell(cell: object) -> object:
 def cell_width(cell: object) -> int:
     """Columns a cell's value takes on screen; ``cell`` is as :func:`shown_cell` made it
     (a string then holds no markup character: it is never parsed as markup)."""
-    if isinstance(cell, Text):
+    if isinstance(cell, AnyText):
         return cell.cell_len
     return cell_len(str(cell)) if cell is not None else 0
 
 
 def _same(a: object, b: object) -> bool:
-    if isinstance(a, Text) and isinstance(b, Text):
+    if isinstance(a, AnyText) and isinstance(b, AnyText):
         return a.plain == b.plain and a.style == b.style and a.spans == b.spans
     return a == b

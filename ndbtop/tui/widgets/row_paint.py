@@ -14,9 +14,10 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets._data_table import default_cell_formatter
+
+from ndbtop.tui.safe import AnyText, Text
 
 _NULL = Style.null()
 MARKUP = frozenset("[:\n\t")
@@ -110,7 +111,7 @@ def text_cell(
         return [Segment(" " * pad + text + " " * max(fill, 0), pre_style + post_style)]
     cell = _EMPTY if value is None else default_cell_formatter(value, False, 1) or _EMPTY
     if (
-        not isinstance(cell, Text)
+        not isinstance(cell, AnyText)
         or cell.justify not in (None, "default", "left")
         or cell.overflow == "ellipsis"
         or "\n" in cell.plain
