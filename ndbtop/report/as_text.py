@@ -249,6 +249,9 @@ def _host_text(snap: ClusterSnapshot) -> list[str]:
             continue
         disks = h.view.disks if h.view else ()
         out += ["", f"{title}, disks (iostat -x):", _disk_table(disks)]
+        if h.view is not None and h.view.hidden_disks:
+            out.append(f"  {h.view.hidden_disks} more block devices not shown "
+                       f"(at most {len(disks)} a host)")
         for r in h.redo_init:
             out.append(
                 f"  node {r.node_id} redo log initialisation (measured on the host): files "
