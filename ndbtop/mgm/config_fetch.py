@@ -15,7 +15,7 @@ import binascii
 
 from ndbtop.errors import MgmError, MgmParserError, MgmProtocolError
 from ndbtop.mgm.packed_config import ConfigFormatError
-from ndbtop.mgm.session import MgmSession
+from ndbtop.mgm.session import Deadline, MgmSession
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import Reply
 
@@ -67,8 +67,8 @@ async def fetch_config(session: MgmSession, command: str, client_version: int,
     base64 (the session stays usable), :class:`MgmParserError` when the server
     does not know the command, or a transport error.
     """
-    reply = await session.request(command, config_args(command, client_version, from_node),
-                                  timeout)
+    end = Deadline(timeout)  # the reply and its body: one exchange
+    reply = await session.request(command, config_args(command, client_version, from_node), end)
     if reply.header != "get config reply":
         session.close()
         raise MgmProtocolError(f"expected 'get config reply', got {reply.header[:60]!r}")
@@ -77,7 +77,7 @@ async def fetch_config(session: MgmSession, command: str, client_version: int,
         raise ConfigUnavailable(f"management server refused the configuration: "
                                 f"{(result or 'no result')[:200]}")
     length = _content_length(session, reply)
-    body = await session.read_counted(length + 1, timeout)
+    body = await session.read_counted(length + 1, end)
     try:
         return decode_body(body)
     except ConfigFormatError as exc:
