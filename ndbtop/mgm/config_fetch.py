@@ -14,13 +14,14 @@ import base64
 import binascii
 
 from ndbtop.errors import MgmError, MgmParserError, MgmProtocolError
-from ndbtop.mgm.packed_config import ConfigFormatError
+from ndbtop.mgm.packed_config import MAX_CONFIG_BYTES, ConfigFormatError
 from ndbtop.mgm.session import Deadline, MgmSession
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import Reply
 
-MAX_BODY_CHARS = 48 * 1024 * 1024
-"""Longest base64 body accepted (its decoded size is bounded by the packed format's own limit)."""
+MAX_BODY_CHARS = MAX_CONFIG_BYTES * 3 // 2
+"""Longest base64 body accepted: the largest configuration accepted, in base64 (4/3 of it)
+with its line breaks."""
 V2_SINCE = make_version(8, 0, 0)
 """First server series that speaks the v2 packed format (and ``get config_v2``)."""
 NODE_TYPE_UNKNOWN = 4294967295
