@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ndbtop.elide import elide_lines
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
@@ -63,7 +64,8 @@ def _links_text(snap: ClusterSnapshot) -> list[str]:
 
 
 def report_text(snap: ClusterSnapshot) -> str:
-    """The snapshot as sections of plain tables."""
+    """The snapshot as sections of plain tables (every line at most
+    :data:`~ndbtop.elide.MAX_LINE_CHARS` characters)."""
     s = summarize(snap.nodes, snap.config)
     when = dt.datetime.fromtimestamp(snap.wall).strftime("%Y-%m-%d %H:%M:%S")
     where = snap.mgm_address or "(no management server)"
@@ -123,7 +125,7 @@ def report_text(snap: ClusterSnapshot) -> str:
     lines += backups_text(snap)
     lines += _ndbinfo_text(snap)
     lines += _host_text(snap)
-    return "\n".join(lines) + "\n"
+    return elide_lines("\n".join(lines)) + "\n"
 
 
 def _ndbinfo_text(snap: ClusterSnapshot) -> list[str]:
