@@ -13,7 +13,10 @@ from ndbtop.host.rates import (
     disk_rates,
     thread_rates,
 )
-from ndbtop.host.samples import DiskCounters, HostSample
+from ndbtop.host.samples import DiskCounters, HostSample, ThreadSample
+
+MAX_THREADS = 4096
+"""Most data node threads shown for one host (a data node runs at most a few hundred)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +69,21 @@ def host_view(prev: HostSample | None, cur: HostSample) -> HostView:
     cpu = None
     if elapsed and prev is not None and prev.cpu is not None and cur.cpu is not None:
         cpu = cpu_percent(prev.cpu, cur.cpu)
-    prev_threads = {(t.pid, t.tid): t for t in prev.threads} if prev is not None and elapsed else {}
-    threads = tuple(thread_rates(prev_threads.get((t.pid, t.tid)), t, elapsed) for t in cur.threads)
+    prev_threads = _threads_of(prev) if prev is not None and elapsed else {}
+    threads = tuple(thread_rates(prev_threads.get(key), t, elapsed)
+                    for key, t in _threads_of(cur).items())
     hidden = len(devices) - len(counters)
     return HostView(cur.monotonic, elapsed, disks, cpu, threads, counters, hidden)
+
+
+def _threads_of(sample: HostSample) -> dict[tuple[int, int], ThreadSample]:
+    """The sample's threads by (pid, tid), each once (its first line), at most MAX_THREADS."""
+    out: dict[tuple[int, int], ThreadSample] = {}
+    for t in sample.threads:
+        if len(out) == MAX_THREADS:
+            break
+        out.setdefault((t.pid, t.tid), t)
+    return out
 
 
 def _first_of_each(disks: tuple[DiskCounters, ...]) -> dict[str, DiskCounters]:

@@ -1,14 +1,18 @@
-"""Block devices from a host: bounded in number and filtered in linear time.
+"""A host's block devices and data node threads: bounded in number, each once, and
+processed in linear time.
 
 Input as ``/proc/diskstats`` gives it (Documentation/admin-guide/iostats.rst: major,
-minor, name, then the counters), through the remote host's parser.
+minor, name, then the counters) and as ``/proc/<pid>/task/<tid>/stat`` gives a thread
+(proc(5)), through the remote host's parser.
 """
 
 from __future__ import annotations
 
 from ndbtop.host.devices import MAX_DEVICES, block_devices
 from ndbtop.host.procfs import parse_sample
-from ndbtop.host.view import host_view
+from ndbtop.host.samples import ThreadSample
+from ndbtop.host.threadmap import NdbinfoThread, match_threads
+from ndbtop.host.view import MAX_THREADS, host_view
 from tests.bounds.conftest import GROWTH_LIMIT, growth
 
 MARKER = "@t0k "
@@ -30,17 +34,17 @@ def disks_and_partitions(n: int) -> list[str]:
     return out
 
 
-def test_thirty_thousand_devices_take_linear_time_and_a_bounded_view() -> None:
+def test_diskstats_doubled_takes_twice_the_time_not_four_times() -> None:
     def run(names: list[str]) -> None:
         prev = parse_sample(diskstats(names, 0), MARKER, 100)
         cur = parse_sample(diskstats(names, 5), MARKER, 100)
         host_view(prev, cur)
 
-    assert growth(disks_and_partitions, run, 15_000) < GROWTH_LIMIT
+    assert growth(disks_and_partitions, run, 6_000) < GROWTH_LIMIT
 
 
 def test_the_filter_alone_is_linear() -> None:
-    assert growth(disks_and_partitions, lambda names: block_devices(names), 50_000) < GROWTH_LIMIT
+    assert growth(disks_and_partitions, block_devices, 100_000, runs=5) < GROWTH_LIMIT
 
 
 def test_a_host_shows_at_most_max_devices_and_counts_the_rest() -> None:
@@ -65,3 +69,38 @@ def test_a_device_listed_twice_is_one_device() -> None:
 def test_unicode_digits_make_no_partition() -> None:
     # str.isdigit() takes "²"; the kernel numbers partitions in ASCII.
     assert block_devices(["sda", "sda²", "md0", "md0p٣"]) == ("sda", "sda²", "md0", "md0p٣")
+
+
+def ndbmtd(threads: list[int], ticks: int = 0) -> list[str]:
+    """A data node process 4242 (``ndbmtd --ndb-nodeid=2``) with a stat line per thread id
+    (proc(5): tid (comm) state ppid ... utime stime)."""
+    lines = [f"{MARKER}proc 4242", "C ndbmtd\x1e--ndb-nodeid=2"]
+    rest = " ".join(["0"] * 9)
+    lines += [f"{tid} (ldm) S 1 {rest} {ticks} {ticks} 0" for tid in threads]
+    return lines
+
+
+def test_threads_listed_twice_count_once_and_are_bounded() -> None:
+    tids = [4242, *range(5000, 5000 + MAX_THREADS + 100)] + [5000] * 1000
+    prev = parse_sample(diskstats(["sda"], 0) + ndbmtd(tids, 0), MARKER, 100)
+    cur = parse_sample(diskstats(["sda"], 5) + ndbmtd(tids, 50), MARKER, 100)
+    view = host_view(prev, cur)
+    assert len(view.threads) == MAX_THREADS
+    assert len({(t.pid, t.tid) for t in view.threads}) == MAX_THREADS
+    assert view.threads[1].cpu_pct == 20.0  # 100 ticks over 5 s: one line, not 1,001
+
+
+def test_thread_matching_is_linear_whatever_repeats() -> None:
+    def make(n: int) -> tuple[list[NdbinfoThread], list[ThreadSample]]:
+        # Every ndbinfo row and every local thread carries the same tid: the worst case.
+        rows = [NdbinfoThread(2 + i % 2, i, "ldm", os_tid=777) for i in range(n)]
+        local = [ThreadSample(1, 2, "ndbmtd", 777, "ldm", 0.0, 0.0) for _ in range(n)]
+        return rows, local
+
+    def run(data: tuple[list[NdbinfoThread], list[ThreadSample]]) -> None:
+        match_threads(*data)
+
+    assert growth(make, run, 20_000) < GROWTH_LIMIT
+    rows, local = make(4)
+    assert match_threads(rows, local) == ()  # several rows carry it: no match
+    assert len(match_threads(rows[:1], local)) == 4
