@@ -30,9 +30,11 @@ from ndbtop.errors import SqlError
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
+from ndbtop.ndbinfo.deadline import Watchdog
 from ndbtop.ndbinfo.errors import (
     SqlConnectionLost,
     SqlTableError,
+    SqlTimeout,
     map_error,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
@@ -157,14 +159,36 @@ class NdbinfoCollector(Statements):
         return self._conn is not None
 
     def connect(self) -> None:
-        """Open the connection, find the version and read every panel once."""
+        """Open the connection, find the version and read every panel once, all within the
+        connect timeout and twice the read timeout (:mod:`ndbtop.ndbinfo.deadline`)."""
         self.close()
         self._reset()
         self._account = None
+        o = self.options
         try:
-            self._conn = pymysql.connect(**self._connect_arguments())
+            # Made first and connected after, so that its socket can be shut down.
+            conn = pymysql.connect(defer_connect=True, **self._connect_arguments())
         except Exception as exc:
             raise map_error(exc, self._context(None)) from None
+        budget = o.connect_timeout + 2 * o.read_timeout
+        with Watchdog(budget, lambda: conn) as watchdog:
+            try:
+                try:
+                    conn.connect()
+                except Exception as exc:
+                    raise map_error(exc, self._context(None)) from None
+                self._conn = conn
+                self._connect_reads()
+            except SqlError:
+                self.close()
+                with contextlib.suppress(Exception):
+                    conn.close()
+                if watchdog.fired:
+                    raise SqlTimeout(f"the SQL node at {o.target} did not complete the "
+                                     f"connection within {budget:g} s") from None
+                raise
+
+    def _connect_reads(self) -> None:
         try:
             tally = Tally()
             self._account = self._current_user(tally)
@@ -183,7 +207,19 @@ class NdbinfoCollector(Statements):
             raise
 
     def sample(self) -> NdbinfoSample:
-        """One refresh: at most :data:`MAX_QUERIES_PER_SAMPLE` statements."""
+        """One refresh: at most :data:`MAX_QUERIES_PER_SAMPLE` statements, all within twice
+        the read timeout."""
+        budget = 2 * self.options.read_timeout
+        with Watchdog(budget, lambda: self._conn) as watchdog:
+            try:
+                return self._sample_now()
+            except SqlError:
+                if watchdog.fired:
+                    raise SqlTimeout(f"the SQL node at {self.options.target} did not complete "
+                                     f"a refresh within {budget:g} s") from None
+                raise
+
+    def _sample_now(self) -> NdbinfoSample:
         if self._conn is None:
             raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
         tally = Tally()
