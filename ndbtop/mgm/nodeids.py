@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
 
 MIN_NODE_ID = 1
 MAX_NODE_ID = 255
@@ -28,3 +29,21 @@ def node_id_problem(value: int, data_nodes: Collection[int] | None = None) -> st
     if data_nodes is not None and value not in data_nodes:
         return f"node {value} is not a configured data node"
     return None
+
+
+def known_nodes(rows: Any, dropped: set[int]) -> Any:
+    """``rows`` (a tuple of rows with a ``node_id``, or of tuples that start with one) less
+    those whose node id NDB cannot have, whose ids are added to ``dropped``; anything else
+    is returned as it is."""
+    if not isinstance(rows, tuple):
+        return rows
+    kept = []
+    for row in rows:
+        node_id = getattr(row, "node_id", None)
+        if node_id is None and isinstance(row, tuple) and row:
+            node_id = row[0]
+        if isinstance(node_id, int) and not isinstance(node_id, bool) and not is_node_id(node_id):
+            dropped.add(node_id)
+        else:
+            kept.append(row)
+    return rows if len(kept) == len(rows) else tuple(kept)

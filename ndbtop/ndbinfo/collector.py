@@ -27,6 +27,7 @@ from typing import Any
 import pymysql
 
 from ndbtop.errors import SqlError
+from ndbtop.mgm.nodeids import MAX_NODE_ID, MIN_NODE_ID, known_nodes
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
@@ -362,11 +363,16 @@ class NdbinfoCollector(Statements):
         return self._cpustat_join(cpu_rows, self._layout)
 
     def _sample(self, taken_at: float, tally: Tally) -> NdbinfoSample:
-        panels = self._panels
+        dropped: set[int] = set()
+        panels = {name: known_nodes(rows, dropped) for name, rows in self._panels.items()}
         order = {name: i for i, name in enumerate(PANELS)}
         unavailable = sorted(
             self._unavailable.items(), key=lambda item: (order.get(item[0], len(order)), item[0])
         )
+        if dropped:
+            ids = ", ".join(map(str, sorted(dropped)[:5]))
+            unavailable.append(("rows out of range", f"node ids {ids} are not node ids "
+                                f"({MIN_NODE_ID}-{MAX_NODE_ID}): left out"))
         return NdbinfoSample(
             taken_at=taken_at,
             ndb_version=self._version,
@@ -387,3 +393,4 @@ class NdbinfoCollector(Statements):
             queries=tally.queries,
             rows=tally.rows,
         )
+

@@ -4,12 +4,14 @@ Events as the management server writes them in parsable form (mgm-protocol.md §
 ``log event reply``, ``type``, ``time=0``, ``source_nodeid``, body values printed with
 ``%d``) and as a ``dump events`` reply carries them (§7.2). A node id is 1-255
 (``MAX_NODES`` 256, node 0 is none); a backup's 64-bit counters are a low and a high word
-(§5.4, BACKUP), so a high word printed negative is a count beyond 2^63.
+(§5.4, BACKUP), so a high word printed negative is a count beyond 2^63. ndbinfo rows
+(ndbinfo.md: every table starts with ``node_id``) pass the same node-id check.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -21,6 +23,11 @@ from ndbtop.mgm.events.catalogue import CATALOGUE, EventType
 from ndbtop.mgm.events.decode import decode_event, decode_text_line, is_data_node_event
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import apply_backup_event, apply_status_report
+from ndbtop.ndbinfo.collector import NdbinfoCollector
+from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.sim.ndbinfo_rows import SimNdbinfo
+from ndbtop.sim.scenarios import build_scenario
+from ndbtop.sim.sqlnode import start_sql_node
 from tests.bounds.conftest import GROWTH_LIMIT, growth
 from tests.hostile.conftest import mgm_script, node_fields
 
@@ -143,3 +150,32 @@ async def test_wait_backup_completed_ignores_node_300_node_0_and_negative_counte
     assert "TiB" not in out and "completed" not in out
     assert err.startswith("ndbtop: timed out after 2 s waiting for backup 7: backup 7 was not "
                           "seen")
+
+
+class OutOfRangeNdbinfo(SimNdbinfo):
+    """The simulated SQL node, every row of every table also sent again as node 300 and
+    as node 1000 (ndbinfo's tables start with ``node_id``)."""
+
+    def rows(self, table: str) -> Sequence[Sequence[object]]:
+        rows = list(super().rows(table))
+        if table.startswith(("nodes", "ndb$nodes", "diskpagebuffer", "ndb$diskpagebuffer")):
+            rows += [(bad, *row[1:]) for bad in (300, 1000) for row in rows]
+        return rows
+
+
+async def test_ndbinfo_rows_of_node_300_and_1000_are_left_out_and_named() -> None:
+    cluster = build_scenario("threads")
+    cluster.advance(10)
+    server = await start_sql_node(OutOfRangeNdbinfo(cluster), port=0)
+    try:
+        collector = NdbinfoCollector(MysqlOptions(host="127.0.0.1", port=server.port,
+                                                  user="root"))
+        await asyncio.to_thread(collector.connect)
+        sample = await asyncio.to_thread(collector.sample)
+        collector.close()
+    finally:
+        await server.close()
+    assert {n.node_id for n in sample.nodes} == {2, 3}
+    assert {b.node_id for b in sample.disk_page_buffer} == {2, 3}
+    assert dict(sample.unavailable)["rows out of range"] == (
+        "node ids 300, 1000 are not node ids (1-255): left out")
