@@ -5,7 +5,7 @@ Events as the management server writes them in parsable form (mgm-protocol.md §
 ``%d``) and as a ``dump events`` reply carries them (§7.2). A node id is 1-255
 (``MAX_NODES`` 256, node 0 is none); a backup's 64-bit counters are a low and a high word
 (§5.4, BACKUP), so a high word printed negative is a count beyond 2^63. ndbinfo rows
-(ndbinfo.md: every table starts with ``node_id``) pass the same node-id check.
+(`nodes` and `diskpagebuffer` start with ``node_id``, ndbinfo.md) pass the same node-id check.
 """
 
 from __future__ import annotations
@@ -153,8 +153,8 @@ async def test_wait_backup_completed_ignores_node_300_node_0_and_negative_counte
 
 
 class OutOfRangeNdbinfo(SimNdbinfo):
-    """The simulated SQL node, every row of every table also sent again as node 300 and
-    as node 1000 (ndbinfo's tables start with ``node_id``)."""
+    """The simulated SQL node, every row of ``nodes`` and ``diskpagebuffer`` also sent
+    again as node 300 and as node 1000."""
 
     def rows(self, table: str) -> Sequence[Sequence[object]]:
         rows = list(super().rows(table))
