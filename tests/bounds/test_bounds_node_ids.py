@@ -129,6 +129,19 @@ def test_a_status_report_repeating_nodes_is_processed_in_linear_time() -> None:
     assert backup.node(2) is not None and backup.node(2).records == 2_701  # its last report
 
 
+def test_backup_status_events_one_at_a_time_take_linear_time() -> None:
+    # The live stream: each BackupStatus applied as it comes, from every node id and more.
+    def make(n: int) -> list[Any]:
+        return [decode_event(status_event(1 + i % 300, value=i), float(i)) for i in range(n)]
+
+    def run(events: list[Any]) -> None:
+        backups: tuple[Any, ...] = ()
+        for event in events:
+            backups = apply_backup_event(backups, event)
+
+    assert growth(make, run, 1_500) < GROWTH_LIMIT
+
+
 async def test_wait_backup_completed_ignores_node_300_node_0_and_negative_counters(
     scripted: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
