@@ -19,12 +19,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndbtop.cli import main
+from ndbtop.collect.hub import Hub
+from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.mgm.events.catalogue import CATALOGUE, EventType
 from ndbtop.mgm.events.decode import decode_event, decode_text_line, is_data_node_event
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import apply_backup_event, apply_status_report
+from ndbtop.model.clock import RealClock
 from ndbtop.ndbinfo.collector import NdbinfoCollector
 from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.sim.config import simple_config
+from ndbtop.sim.config_blob import config_reply, pack_v2
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 from ndbtop.sim.scenarios import build_scenario
 from ndbtop.sim.sqlnode import start_sql_node
@@ -192,3 +197,31 @@ async def test_ndbinfo_rows_of_node_300_and_1000_are_left_out_and_named() -> Non
     assert {b.node_id for b in sample.disk_page_buffer} == {2, 3}
     assert dict(sample.unavailable)["rows out of range"] == (
         "node ids 300, 1000 are not node ids (1-255): left out")
+
+
+async def test_the_live_view_leaves_out_a_data_node_event_from_a_node_not_configured_as_one(
+    scripted: Any, until: Any
+) -> None:
+    config = simple_config("c", ((2, "10.0.0.2", 0), (3, "10.0.0.3", 0)), api=((50, None),))
+    blocks = (b"log event reply\ntype=13\ntime=0\nsource_nodeid=50\nphase=4\nstarttype=0\n\n"
+              b"log event reply\ntype=13\ntime=0\nsource_nodeid=2\nphase=4\nstarttype=0\n\n")
+    server: Any = None
+
+    async def listen(writer: asyncio.StreamWriter) -> None:
+        # Sent once the configuration was asked for, so that it is known when they come.
+        await until(lambda: "get config_v2" in server.commands, what="the configuration")
+        writer.write(b"listen event\nresult: 0\n\n" + blocks)
+
+    server = await scripted(mgm_script({2: node_fields(2), 3: node_fields(3)}, extra=[
+        ("get config_v2", config_reply(pack_v2(config))), ("listen event", listen)]))
+    hub = Hub(parse_connectstring(server.connectstring), RealClock(), 0.1, events=True)
+    await hub.start()
+    try:
+        await until(lambda: hub.snapshot().events_total >= 1
+                    and hub.snapshot().source("events").unavailable, what="the events")
+        snap = hub.snapshot()
+    finally:
+        await hub.stop()
+    assert [e.source_node for e in snap.events] == [2]
+    assert dict(snap.source("events").unavailable) == {"events refused": (
+        "StartPhaseCompleted (type 13) from node 50 is not a configured data node: left out")}
