@@ -69,7 +69,7 @@ class EventSource:
         self.health = Health(self.name)
         self.listening_levels: dict[int, int] | None = None
         self.unavailable: tuple[tuple[str, str], ...] = ()
-        """Events left out, with why (:func:`ndbtop.mgm.events.decode.refusal`)."""
+        """Events left out, with why (:func:`ndbtop.mgm.events.admit.refusal`)."""
 
     @property
     def status(self) -> SourceStatus:

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from ndbtop.cli import main
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.mgm.events.admit import is_data_node_event
 from ndbtop.mgm.events.catalogue import CATALOGUE, EventType
-from ndbtop.mgm.events.decode import decode_event, decode_text_line, is_data_node_event
+from ndbtop.mgm.events.decode import decode_event, decode_text_line
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import apply_backup_event, apply_status_report
 from ndbtop.model.clock import RealClock

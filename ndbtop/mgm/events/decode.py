@@ -10,11 +10,9 @@ The signal words are rebuilt from the body: word ``i`` comes from the key that
 prints word ``i``; a word no key prints (FIND_NEIGHBOURS word 2, for example)
 is 0, so texts that need such words differ from the server's own cluster log.
 
-Every event passes one check here, wherever it is then used (:func:`refusal`): its
-source is a node id (1-255) and, for an event only a data node raises, a configured
-data node when the configuration is given; the fields that name a node hold a node id
-or 0; a 64-bit counter (low and high word) is not negative. An event that fails is
-``refused`` (and ``malformed``: its figures are not data) and consumers leave it out.
+Every event passes one check here, wherever it is then used
+(:func:`ndbtop.mgm.events.admit.refusal`): an event that fails is ``refused`` (and
+``malformed``: its figures are not data) and consumers leave it out.
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
+from ndbtop.mgm.events.admit import refusal
 from ndbtop.mgm.events.catalogue import (
     CATALOGUE,
     START_TYPE_NAMES,
@@ -34,7 +33,7 @@ from ndbtop.mgm.events.catalogue import (
     StartType,
 )
 from ndbtop.mgm.events.text import MASK32, event_text, ref_to_node, to_int32, unknown_text
-from ndbtop.mgm.nodeids import MAX_NODE_ID, node_id_problem
+from ndbtop.mgm.nodeids import node_id_problem
 from ndbtop.mgm.wire import RawEvent
 
 UNKNOWN_NAME = "Unknown"
@@ -74,7 +73,8 @@ class Event:
     malformed: bool
     received_at: float
     refused: str | None = None
-    """Why the event is left out (see :func:`refusal`); such an event is also malformed."""
+    """Why the event is left out (:func:`~ndbtop.mgm.events.admit.refusal`); such an event
+    is also malformed."""
 
     def get(self, name: str, default: int | None = None) -> int | None:
         """The value of field ``name`` (a 32-bit word), or ``default``."""
@@ -198,70 +198,6 @@ def decode_event(
         )
     why = refusal(event, data_nodes)
     return event if why is None else replace(event, malformed=True, refused=why)
-
-
-DATA_NODE_CATEGORIES = frozenset({Category.STARTUP, Category.CHECKPOINT, Category.STATISTICS})
-"""Categories whose every event is raised by a data node (NDBCNTR, DBDIH, DBLQH, DBTC...)."""
-DATA_NODE_TYPES = frozenset(
-    {
-        EventType.BACKUP_STARTED,
-        EventType.BACKUP_FAILED_TO_START,
-        EventType.BACKUP_COMPLETED,
-        EventType.BACKUP_ABORTED,
-        EventType.BACKUP_STATUS,
-    }
-)
-"""Other types only a data node raises (the Restore events come from ndb_restore, an API
-node)."""
-
-NODE_FIELDS = frozenset(
-    {"node", "failed_node", "dest_node", "to_node", "from_node", "arbit_node", "starting_node"}
-)
-"""Body keys whose value is a node id (or 0, no node)."""
-
-COUNTERS_64: Mapping[int, tuple[tuple[str, str], ...]] = MappingProxyType(
-    {
-        EventType.BACKUP_COMPLETED: (
-            ("n_bytes", "n_bytes_hi"),
-            ("n_records", "n_records_hi"),
-            ("n_log_bytes", "n_log_bytes_hi"),
-            ("n_log_records", "n_log_records_hi"),
-        ),
-        EventType.BACKUP_STATUS: (
-            ("n_bytes_lo", "n_bytes_hi"),
-            ("n_records_lo", "n_records_hi"),
-            ("n_log_bytes_lo", "n_log_bytes_hi"),
-            ("n_log_records_lo", "n_log_records_hi"),
-        ),
-    }
-)
-"""The 64-bit counters of each type, as (low word, high word) keys."""
-
-
-def is_data_node_event(event_type: int) -> bool:
-    """Whether only a data node raises events of ``event_type``."""
-    spec = CATALOGUE.get(event_type)
-    return event_type in DATA_NODE_TYPES or (
-        spec is not None and spec.category in DATA_NODE_CATEGORIES
-    )
-
-
-def refusal(event: Event, data_nodes: Collection[int] | None = None) -> str | None:
-    """Why ``event`` must be left out, or None (see the module doc)."""
-    what = f"{event.name} (type {event.type})"
-    limit = data_nodes if is_data_node_event(event.type) else None
-    problem = node_id_problem(event.source_node, limit)
-    if problem is not None:
-        return f"{what} from {problem}"
-    for key, value in event.fields:
-        if key in NODE_FIELDS and value > MAX_NODE_ID:
-            return f"{what} from node {event.source_node}: {key} {value} is not a node id"
-    for low, high in COUNTERS_64.get(event.type, ()):
-        hi = event.get(high)
-        if hi is not None and hi >= 1 << 31:
-            value = to_int32(hi) * (1 << 32) + (event.get(low) or 0)
-            return f"{what} from node {event.source_node}: counter {low} is {value}, negative"
-    return None
 
 
 def _decode(raw: RawEvent, received_at: float) -> Event:
