@@ -132,6 +132,8 @@ class NdbinfoCollector(Statements):
         # The first sample of a connection reads the threads, wanted or not.
         self._threads_skipped = THREADS_UNWANTED_EVERY
         self._panels: dict[str, tuple[Any, ...]] = {}
+        # Per panel: the rows read, those of node ids NDB can have, and the other ids.
+        self._checked: dict[str, tuple[Any, Any, frozenset[int]]] = {}
         self._read_at: dict[str, float] = {}
         self._unavailable: dict[str, str] = {}
         self._names: dict[r.ThreadKey, str] = {}
@@ -364,7 +366,16 @@ class NdbinfoCollector(Statements):
 
     def _sample(self, taken_at: float, tally: Tally) -> NdbinfoSample:
         dropped: set[int] = set()
-        panels = {name: known_nodes(rows, dropped) for name, rows in self._panels.items()}
+        panels = {}
+        for name, rows in self._panels.items():
+            # Checked once per read: a panel not read again stays the very same tuple.
+            checked = self._checked.get(name)
+            if checked is None or checked[0] is not rows:
+                bad: set[int] = set()
+                checked = (rows, known_nodes(rows, bad), frozenset(bad))
+                self._checked[name] = checked
+            panels[name] = checked[1]
+            dropped |= checked[2]
         order = {name: i for i, name in enumerate(PANELS)}
         unavailable = sorted(
             self._unavailable.items(), key=lambda item: (order.get(item[0], len(order)), item[0])
