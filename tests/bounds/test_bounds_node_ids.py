@@ -110,6 +110,22 @@ def test_a_negative_64_bit_counter_is_refused(high: str) -> None:
     assert apply_backup_event((), event) == ()
 
 
+@settings(max_examples=100, deadline=None)
+@given(high=st.integers(-(2**31), 2**32 - 1), low=st.integers(-(2**31), 2**32 - 1),
+       node=st.integers(0, 70000))
+def test_counters_and_node_fields_as_the_server_prints_them(high: int, low: int,
+                                                            node: int) -> None:
+    # Words come as %d or %u (§5.2); a high word of 2^31 or more is a negative count.
+    body = [("starting_node", str(node)), ("backup_id", "7")]
+    body += [(k, str(high) if k.endswith("_hi") else str(low)) for k in STATUS_KEYS]
+    event = decode_event(RawEvent(EventType.BACKUP_STATUS, 0, 2, tuple(body)), 1.0)
+    negative = (high & 0xFFFFFFFF) >= 2**31
+    assert (event.refused is None) == (not negative and node <= 255)
+    if event.refused is None and node:  # starting_node 0: "Backup not started"
+        (backup,) = apply_status_report((), (event,), 1.0)
+        assert backup.nodes[0].bytes == (low & 0xFFFFFFFF) + ((high & 0xFFFFFFFF) << 32)
+
+
 def test_a_low_word_printed_negative_is_a_big_count_not_a_refusal() -> None:
     # %d prints 4294967295 as -1 (§5.2): with a high word of 0 it is 4 GiB - 1 bytes.
     body = [("starting_node", "1"), ("backup_id", "7"), ("start_gci", "1"), ("stop_gci", "2")]
