@@ -38,6 +38,7 @@ from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, Sta
 from ndbtop.errors import UsageError
 from ndbtop.mgm.events.catalogue import MAX_LOGLEVEL, Category, Severity
 from ndbtop.mgm.status import MAX_NODE_ID
+from ndbtop.textnum import is_digits
 
 USAGE = (
     "SHOW | ALL STATUS | N STATUS | N [N ...] RESTART [-n] [-i] [-a] [-f] | "
@@ -130,7 +131,7 @@ def parse(line: str) -> Command | None:
     words = text.split()
     upper = [w.upper() for w in words]
     first = upper[0]
-    if "DUMP" in upper[:2] or (first.isdigit() and "DUMP" in upper):
+    if "DUMP" in upper[:2] or (is_digits(first) and "DUMP" in upper):
         raise MgmUsageError(NO_DUMP, usage=False)
     if first == "SHOW":
         if len(words) > 1:
@@ -156,7 +157,7 @@ def parse(line: str) -> Command | None:
         return _after_ids((), upper[1:], words)
     ids: list[int] = []
     for word in words:
-        if not (word.isascii() and word.isdigit()):
+        if not is_digits(word):
             break
         ids.append(_node_id(word))
     if not ids or len(ids) == len(words):
@@ -178,7 +179,7 @@ def _abort_backup(rest: list[str]) -> Action:
 
 
 def _enter_id(rest: list[str]) -> int:
-    if len(rest) != 1 or not (rest[0].isascii() and rest[0].isdigit()):
+    if len(rest) != 1 or not is_digits(rest[0]):
         raise MgmUsageError("Invalid arguments: expected <NodeId>")
     return _node_id(rest[0])
 
@@ -254,10 +255,10 @@ def _clusterlog_levels(ids: tuple[int, ...], specs: list[str]) -> Change:
         name, level_text = parts[0].strip().upper(), parts[1].strip()
         category = CATEGORY_WORDS.get(name)
         if category is None:
-            if not (name.isascii() and name.isdigit() and int(name) in set(Category)):
+            if not (is_digits(name) and int(name) in set(Category)):
                 raise MgmUsageError(f'Unknown category: "{name}"')
             category = Category(int(name))
-        if not (level_text.isascii() and level_text.isdigit()) or int(level_text) > MAX_LOGLEVEL:
+        if not is_digits(level_text) or int(level_text) > MAX_LOGLEVEL:
             raise MgmUsageError(f"Invalid level: {level_text} (0-{MAX_LOGLEVEL})")
         actions.append(SetClusterLogLevel(ids, int(category), int(level_text),
                                           all_nodes=not ids))

@@ -6,7 +6,10 @@ when there is a sign of a new generation: a data node that runs a newer one
 (``ndbinfo.nodes.config_generation``), or a data node process that connected
 again (a restart, which is how nodes take a new configuration; a management
 server that is not the one reloaded receives the new generation without any
-session of ours noticing). Never on every refresh.
+session of ours noticing). Never on every refresh: a connect count or a generation
+asks for a read once it has held still for one refresh, so a node that keeps
+reconnecting (or a server whose counts keep moving) causes one read when it settles,
+not one per refresh; several reasons before the read are one read.
 
 A configuration that cannot be read leaves the last one decoded in place and
 says why in the source's status.
@@ -48,7 +51,11 @@ class ConfigSource:
         self._wanted = asyncio.Event()
         self._sessions = 0
         self._connects: dict[int, int] = {}
+        self._moved: set[int] = set()
+        """Data nodes whose connect count changed and has not yet held still."""
         self._asked_generation = 0
+        self._seen_generation = 0
+        self._last_sample: NdbinfoSample | None = None
 
     @property
     def status(self) -> SourceStatus:
@@ -84,14 +91,22 @@ class ConfigSource:
                 continue
             before = connects.get(n.node_id)
             connects[n.node_id] = n.connect_count
-            if before is not None and n.connect_count != before:
+            if before is None:
+                continue
+            if n.connect_count != before:
+                self._moved.add(n.node_id)
+            elif n.node_id in self._moved:
+                self._moved.discard(n.node_id)
                 self.request(f"node {n.node_id} connected again")
         known = self.config.generation if self.config is not None else 0
-        if sample is not None and self.config is not None:
+        if sample is not None and self.config is not None and sample is not self._last_sample:
+            self._last_sample = sample
             newest = max((n.config_generation for n in sample.nodes), default=0)
             if newest > known and newest > self._asked_generation:
-                self._asked_generation = newest
-                self.request(f"node runs generation {newest}")
+                if newest == self._seen_generation:
+                    self._asked_generation = newest
+                    self.request(f"node runs generation {newest}")
+                self._seen_generation = newest
 
     async def attempt(self) -> float | None:
         """Read once; returns the delay before retrying, or None after a good read."""

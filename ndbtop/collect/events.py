@@ -20,7 +20,7 @@ at 11 are thousands per checkpoint).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from ndbtop.collect.health import Health
 from ndbtop.errors import MgmError
@@ -28,7 +28,6 @@ from ndbtop.mgm.connectstring import MgmAddress
 from ndbtop.mgm.events.catalogue import CLUSTER_LOG_DEFAULT_LEVELS, Category
 from ndbtop.mgm.events.decode import Event, decode_event, decode_text_line
 from ndbtop.mgm.listener import EventListener
-from ndbtop.mgm.status import MAX_NODE_ID
 from ndbtop.mgm.tls import TlsOptions
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
@@ -69,8 +68,11 @@ class EventSource:
         on_event: Callable[[Event], None],
         on_update: Callable[[], None],
         tls: TlsOptions | None = None,
+        data_nodes: Callable[[], Collection[int] | None] = lambda: None,
     ) -> None:
         self.address = address
+        self.data_nodes = data_nodes
+        """The configured data nodes, when the configuration is known."""
         self.tls = tls
         self.levels = levels
         self.clock = clock
@@ -79,7 +81,7 @@ class EventSource:
         self.health = Health(self.name)
         self.listening_levels: dict[int, int] | None = None
         self.unavailable: tuple[tuple[str, str], ...] = ()
-        """Events left out, with why (a source node beyond the protocol's range)."""
+        """Events left out, with why (:func:`ndbtop.mgm.events.admit.refusal`)."""
 
     @property
     def status(self) -> SourceStatus:
@@ -110,11 +112,9 @@ class EventSource:
 
                 async for item in listener.items(stop=alive):
                     event = self._decode(item)
-                    if not 0 <= event.source_node <= MAX_NODE_ID:
-                        # Not a node NDB can have: never shown or counted.
-                        self.unavailable = (("events out of range", f"an event from node "
-                                             f"{event.source_node} (beyond {MAX_NODE_ID}) "
-                                             "left out"),)
+                    if event.refused is not None:
+                        # Not from a node that can send it: never shown or counted.
+                        self.unavailable = (("events refused", f"{event.refused}: left out"),)
                         continue
                     self.on_event(event)
             except MgmError as exc:
@@ -128,5 +128,5 @@ class EventSource:
     def _decode(self, item: RawEvent | object) -> Event:
         at = self.clock.wall()
         if isinstance(item, RawEvent):
-            return decode_event(item, at)
+            return decode_event(item, at, self.data_nodes())
         return decode_text_line(getattr(item, "line", str(item)), at)

@@ -97,6 +97,7 @@ class Hub:
         )
         self.mgm.after_status = self.backup_reporter.poll
         self.config = ConfigSource(self.mgm.client, self._on_config)
+        self._data_node_ids: tuple[ClusterConfig, frozenset[int]] | None = None
         self.events: EventSource | None = None
         if events:
             self.events = EventSource(
@@ -106,6 +107,7 @@ class Hub:
                 self._on_event,
                 self._changed,
                 tls=connectstring.tls,
+                data_nodes=self.configured_data_nodes,
             )
         self.sql: SqlSource | None = None
         if ndbinfo is not None:
@@ -204,7 +206,8 @@ class Hub:
 
     def _on_backup_report(self, raw: tuple[RawEvent, ...]) -> None:
         at = self.clock.wall()
-        events = tuple(decode_event(r, at) for r in raw)
+        data_nodes = self.configured_data_nodes()
+        events = tuple(decode_event(r, at, data_nodes) for r in raw)
         self._backups = apply_status_report(self._backups, events, at)
         # The report runs inside the management source's poll, whose end announces it.
         self._cached = None
@@ -218,6 +221,15 @@ class Hub:
                 self._series.record(f"disk.util.{d.name}", d.util_pct)
                 self._series.record(f"disk.await.{d.name}", d.await_ms)
         self._changed()
+
+    def configured_data_nodes(self) -> frozenset[int] | None:
+        """The data node ids of the configuration last read (None before one is read)."""
+        config = self.config.config
+        if config is None:
+            return None
+        if self._data_node_ids is None or self._data_node_ids[0] is not config:
+            self._data_node_ids = (config, frozenset(d.node_id for d in config.data_nodes))
+        return self._data_node_ids[1]
 
     def cluster_config(self) -> ClusterConfig | None:
         """The cluster configuration last read (hosts, DataDir, redo log size), if any."""

@@ -28,18 +28,18 @@ ELECTING_FOR_S = 30.0
 """How long the president may be choosing an arbitrator before it is a finding: a
 management server's restart makes it choose for a few seconds."""
 
-_SAVE_LAG = re.compile(r"GCP Monitor:\s*GCP_SAVE lag\s+(\d{1,9})\s+seconds\s*"
-                       r"\((?:max lag:\s*(\d{1,9})\s*s?|no max lag)\)")
-_COMMIT_LAG = re.compile(r"GCP Monitor:\s*GCP_COMMIT lag\s+(\d{1,9})\s+seconds\s*"
-                         r"\((?:max lag:\s*(\d{1,9})\s*s?|no max lag)\)")
+_SAVE_LAG = re.compile(r"GCP Monitor:\s*GCP_SAVE lag\s+([0-9]{1,9})\s+seconds\s*"
+                       r"\((?:max lag:\s*([0-9]{1,9})\s*s?|no max lag)\)")
+_COMMIT_LAG = re.compile(r"GCP Monitor:\s*GCP_COMMIT lag\s+([0-9]{1,9})\s+seconds\s*"
+                         r"\((?:max lag:\s*([0-9]{1,9})\s*s?|no max lag)\)")
 _COMPUTED = re.compile(r"GCP Monitor:\s*Computed max (GCP_SAVE|GCP_COMMIT) lag to\s+"
-                       r"(\d{1,9})\s+seconds")
-_GCP_STOP = re.compile(r"Detected GCP stop\(\d{1,4}\)\.\.\.sending kill to (.*)")
-_LCP_WATCHDOG = re.compile(r"LCP Frag watchdog\s*:\s*No progress for\s+(\d{1,9})\s+s,\s*"
-                           r"MaxWaitTime\s+(\d{1,9})\s+s")
+                       r"([0-9]{1,9})\s+seconds")
+_GCP_STOP = re.compile(r"Detected GCP stop\([0-9]{1,4}\)\.\.\.sending kill to (.*)")
+_LCP_WATCHDOG = re.compile(r"LCP Frag watchdog\s*:\s*No progress for\s+([0-9]{1,9})\s+s,\s*"
+                           r"MaxWaitTime\s+([0-9]{1,9})\s+s")
 _LCP_KILL = "Waited too long with LCP not progressing"
-_FAILURE_HANDLING = re.compile(r"Failure handling of (node|api)\s+(\d{1,3}) has not "
-                               r"completed in\s+(\d{1,9})\s+seconds")
+_FAILURE_HANDLING = re.compile(r"Failure handling of (node|api)\s+([0-9]{1,3}) has not "
+                               r"completed in\s+([0-9]{1,9})\s+seconds")
 
 
 def _recent(snap: ClusterSnapshot, kinds: Sequence[int], within: float = RECENT_S

@@ -56,17 +56,22 @@ def match_threads(
     """Pairs of (ndbinfo thread, local thread) with the same tid, in local thread order.
 
     A local thread with a node id only matches a row of that node; one without a node id
-    matches only if exactly one row carries its tid.
+    matches only if exactly one row carries its tid. Linear in both, whatever repeats.
     """
-    by_tid: dict[int, list[NdbinfoThread]] = {}
+    # Per tid and per (tid, node): the one row that has it, or None when several have.
+    by_tid: dict[int, NdbinfoThread | None] = {}
+    by_node: dict[tuple[int, int], NdbinfoThread | None] = {}
     for row in ndbinfo_rows:
         if row.os_tid:
-            by_tid.setdefault(row.os_tid, []).append(row)
+            by_tid[row.os_tid] = None if row.os_tid in by_tid else row
+            key = (row.os_tid, row.node_id)
+            by_node[key] = None if key in by_node else row
     matches: list[ThreadMatch[T]] = []
     for local in local_threads:
-        candidates = by_tid.get(local.tid, [])
         if local.node_id is not None:
-            candidates = [r for r in candidates if r.node_id == local.node_id]
-        if len(candidates) == 1:
-            matches.append(ThreadMatch(candidates[0], local))
+            found = by_node.get((local.tid, local.node_id))
+        else:
+            found = by_tid.get(local.tid)
+        if found is not None:
+            matches.append(ThreadMatch(found, local))
     return tuple(matches)

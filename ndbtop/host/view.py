@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ndbtop.host.devices import block_devices
+from ndbtop.host.devices import MAX_DEVICES, block_devices
 from ndbtop.host.rates import (
     CpuPercent,
     DiskRates,
@@ -13,7 +13,10 @@ from ndbtop.host.rates import (
     disk_rates,
     thread_rates,
 )
-from ndbtop.host.samples import DiskCounters, HostSample
+from ndbtop.host.samples import DiskCounters, HostSample, ThreadSample
+
+MAX_THREADS = 4096
+"""Most data node threads shown for one host (a data node runs at most a few hundred)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +28,8 @@ class HostView:
     (:func:`ndbtop.host.devices.block_devices`); ``threads`` is empty on a host
     without local data node processes. ``disk_counters`` are the raw counters of the same
     devices in the current sample (what a time-series database takes rates of itself).
+    ``hidden_disks`` counts the block devices left out beyond
+    :data:`~ndbtop.host.devices.MAX_DEVICES`.
     """
 
     monotonic: float
@@ -33,6 +38,7 @@ class HostView:
     cpu: CpuPercent | None
     threads: tuple[ThreadRates, ...]
     disk_counters: tuple[DiskCounters, ...] = ()
+    hidden_disks: int = 0
 
     @property
     def node_ids(self) -> tuple[int, ...]:
@@ -54,15 +60,34 @@ def host_view(prev: HostSample | None, cur: HostSample) -> HostView:
         elapsed = cur.monotonic - prev.monotonic
         if elapsed <= 0:
             elapsed = None
-    prev_disks = {d.name: d for d in prev.disks} if prev is not None and elapsed else {}
-    shown = set(block_devices(d.name for d in cur.disks))
-    disks = tuple(
-        disk_rates(prev_disks.get(d.name), d, elapsed) for d in cur.disks if d.name in shown
-    )
+    prev_disks = _first_of_each(prev.disks) if prev is not None and elapsed else {}
+    # A name listed twice is one device: its first line counts.
+    current = _first_of_each(cur.disks)
+    devices = block_devices(current, limit=None)
+    counters = tuple(current[name] for name in devices[:MAX_DEVICES])
+    disks = tuple(disk_rates(prev_disks.get(d.name), d, elapsed) for d in counters)
     cpu = None
     if elapsed and prev is not None and prev.cpu is not None and cur.cpu is not None:
         cpu = cpu_percent(prev.cpu, cur.cpu)
-    prev_threads = {(t.pid, t.tid): t for t in prev.threads} if prev is not None and elapsed else {}
-    threads = tuple(thread_rates(prev_threads.get((t.pid, t.tid)), t, elapsed) for t in cur.threads)
-    counters = tuple(d for d in cur.disks if d.name in shown)
-    return HostView(cur.monotonic, elapsed, disks, cpu, threads, counters)
+    prev_threads = _threads_of(prev) if prev is not None and elapsed else {}
+    threads = tuple(thread_rates(prev_threads.get(key), t, elapsed)
+                    for key, t in _threads_of(cur).items())
+    hidden = len(devices) - len(counters)
+    return HostView(cur.monotonic, elapsed, disks, cpu, threads, counters, hidden)
+
+
+def _threads_of(sample: HostSample) -> dict[tuple[int, int], ThreadSample]:
+    """The sample's threads by (pid, tid), each once (its first line), at most MAX_THREADS."""
+    out: dict[tuple[int, int], ThreadSample] = {}
+    for t in sample.threads:
+        if len(out) == MAX_THREADS:
+            break
+        out.setdefault((t.pid, t.tid), t)
+    return out
+
+
+def _first_of_each(disks: tuple[DiskCounters, ...]) -> dict[str, DiskCounters]:
+    out: dict[str, DiskCounters] = {}
+    for d in disks:
+        out.setdefault(d.name, d)
+    return out

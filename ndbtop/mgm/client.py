@@ -37,7 +37,7 @@ from ndbtop.mgm.replies import (
     parse_version,
     read_event_blocks,
 )
-from ndbtop.mgm.session import MgmSession, open_first
+from ndbtop.mgm.session import Deadline, MgmSession, open_first
 from ndbtop.mgm.starttls import negotiate_tls
 from ndbtop.mgm.status import NodeStatus, StatusCache, parse_status_reply
 from ndbtop.mgm.tls import TlsOptions
@@ -109,11 +109,13 @@ class MgmClient:
         session = await open_first(self.connectstring.addresses, self.connect_timeout)
         unavailable: dict[str, str] = {}
         version: ServerVersion | None = None
+        # The handshake's requests share one deadline: the session is usable in that time.
+        end = Deadline(self.timeout)
         try:
             # A reply ndbtop cannot read (another version, a fork) loses what it tells,
             # not the session: it was read whole, the session is still in step.
             try:
-                version = parse_version(await session.request("get version", [], self.timeout))
+                version = parse_version(await session.request("get version", [], end))
             except (MgmProtocolError, MgmCommandError) as exc:
                 if session.closed:
                     raise
@@ -125,13 +127,13 @@ class MgmClient:
                 reply = await session.request(
                     "set clientversion",
                     [("major", major), ("minor", minor), ("build", build)],
-                    self.timeout,
+                    end,
                 )
                 try:
                     expect_ok(reply, "set clientversion reply", "set clientversion")
                 except (MgmProtocolError, MgmCommandError) as exc:
                     unavailable["client version"] = str(exc)
-            self.cleartext_reason = await negotiate_tls(session, version, self.tls, self.timeout)
+            self.cleartext_reason = await negotiate_tls(session, version, self.tls, end)
         except BaseException:
             await session.aclose()
             raise
@@ -367,16 +369,23 @@ class MgmClient:
     async def dump_events(
         self, event_type: int, node_ids: Sequence[int] | None = None
     ) -> tuple[RawEvent, ...]:
-        """``dump events`` (``REPORT MEMORY`` is type 50): the event blocks the nodes report."""
+        """``dump events`` (``REPORT MEMORY`` is type 50): the event blocks the nodes report,
+        the reply and every block within the call's timeout."""
         args: list[tuple[str, str | int]] = [("type", event_type)]
         if node_ids:
             args.append(("nodes", ",".join(str(n) for n in node_ids)))
         async with self._lock:
             session = await self._ensure_session()
-            reply = await session.request("dump events", args, self.timeout)
+            # The reply and its event blocks are one exchange: one deadline for both.
+            end = Deadline(self.timeout)
+            reply = await session.request("dump events", args, end)
             expect_ok(reply, "dump events reply", "dump events", tuple(node_ids or ()))
-            count = reply.require_int("events")
-            return await read_event_blocks(session, count, self.timeout)
+            try:
+                count = reply.require_int("events")
+            except MgmProtocolError:
+                session.close()
+                raise
+            return await read_event_blocks(session, count, end)
 
 
 __all__ = [

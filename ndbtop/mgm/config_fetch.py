@@ -14,14 +14,15 @@ import base64
 import binascii
 
 from ndbtop.errors import MgmError, MgmParserError, MgmProtocolError
-from ndbtop.mgm.packed_config import ConfigFormatError
-from ndbtop.mgm.session import MgmSession
+from ndbtop.mgm.packed_config import MAX_CONFIG_BYTES, ConfigFormatError
+from ndbtop.mgm.session import Deadline, MgmSession
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import Reply
 from ndbtop.textnum import is_digits
 
-MAX_BODY_CHARS = 48 * 1024 * 1024
-"""Longest base64 body accepted (its decoded size is bounded by the packed format's own limit)."""
+MAX_BODY_CHARS = MAX_CONFIG_BYTES * 3 // 2
+"""Longest base64 body accepted: the largest configuration accepted, in base64 (4/3 of it)
+with its line breaks."""
 V2_SINCE = make_version(8, 0, 18)
 """First server version that speaks the v2 packed format and knows ``get config_v2``
 (``NDB_USE_CONFIG_VERSION_V2_80``, server-rules.md §6)."""
@@ -69,8 +70,8 @@ async def fetch_config(session: MgmSession, command: str, client_version: int,
     base64 (the session stays usable), :class:`MgmParserError` when the server
     does not know the command, or a transport error.
     """
-    reply = await session.request(command, config_args(command, client_version, from_node),
-                                  timeout)
+    end = Deadline(timeout)  # the reply and its body: one exchange
+    reply = await session.request(command, config_args(command, client_version, from_node), end)
     if reply.header != "get config reply":
         session.close()
         raise MgmProtocolError(f"expected 'get config reply', got {reply.header[:60]!r}")
@@ -79,7 +80,7 @@ async def fetch_config(session: MgmSession, command: str, client_version: int,
         raise ConfigUnavailable(f"management server refused the configuration: "
                                 f"{(result or 'no result')[:200]}")
     length = _content_length(session, reply)
-    body = await session.read_counted(length + 1, timeout)
+    body = await session.read_counted(length + 1, end)
     try:
         return decode_body(body)
     except ConfigFormatError as exc:

@@ -32,8 +32,9 @@ MAGIC_V1 = b"NDBCONFV"
 FORMAT_VERSION = 2
 DEFAULT_SECTIONS = 5
 HEADER_WORDS = 2 + 7
-MAX_CONFIG_BYTES = 32 * 1024 * 1024
-"""Largest blob accepted (a 255-node configuration with every connection is about 1 MB)."""
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+"""Largest blob accepted: a 255-node configuration with every connection is about 1 MB,
+and a configuration is read again after every reconnect."""
 
 DATA_NODE, API_NODE, MGM_NODE, TCP, SHM, SYSTEM = 1, 2, 3, 4, 5, 6
 SECTION_NAMES = {DATA_NODE: "data node", API_NODE: "API", MGM_NODE: "management",

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ndbtop.errors import MgmCommandError, MgmProtocolError
+from ndbtop.errors import MgmCommandError, MgmProtocolError, MgmTimeout
 from ndbtop.mgm.events.catalogue import Category
-from ndbtop.mgm.session import MgmSession
+from ndbtop.mgm.nodeids import MAX_NODE_ID
+from ndbtop.mgm.session import Deadline, MgmSession, deadline
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import EventStreamParser, RawEvent, Reply
 from ndbtop.textnum import is_digits
@@ -115,14 +116,34 @@ def backup_request_args(
     return args
 
 
+MAX_DUMP_EVENTS = 2 * MAX_NODE_ID
+"""Most event blocks a ``dump events`` reply may announce: MemoryUsage, the largest, is two
+reports a node (mgm-protocol.md §7.2)."""
+
+
 async def read_event_blocks(
-    session: MgmSession, count: int, timeout: float
+    session: MgmSession, count: int, timeout: float | Deadline
 ) -> tuple[RawEvent, ...]:
-    """The ``count`` event blocks that follow a ``dump events`` reply."""
+    """The ``count`` event blocks that follow a ``dump events`` reply, all within ``timeout``
+    (the exchange's deadline: a server trickling lines cannot hold it longer)."""
+    if not 0 <= count <= MAX_DUMP_EVENTS:
+        session.close()
+        raise MgmProtocolError(f"dump events reply announces {count} events "
+                               f"(at most {MAX_DUMP_EVENTS}: two a node)")
+    end = deadline(timeout)
     parser = EventStreamParser()
     events: list[RawEvent] = []
     while len(events) < count:
-        item = parser.feed(await session.read_line(timeout))
+        try:
+            line = await session.read_line(end)
+        except MgmTimeout:
+            raise MgmTimeout(f"{session.address}: dump events reply not complete within "
+                             f"{end.seconds:g} s ({len(events)} of {count} events)") from None
+        try:
+            item = parser.feed(line)
+        except MgmProtocolError:
+            session.close()
+            raise
         if isinstance(item, RawEvent):
             events.append(item)
         elif item is not None:

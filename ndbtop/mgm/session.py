@@ -4,6 +4,10 @@ A session is owned by one task at a time (callers serialise with a lock). Any
 failure that leaves the byte stream in an unknown state (timeout, closed
 socket, malformed reply, or a parser error whose leftover lines the server is
 still answering) closes the session; the caller decides whether to reconnect.
+
+A timeout bounds a whole exchange, never one line: a server that sends one line a
+second holds a request no longer than one that sends nothing. An exchange of several
+steps (a reply then a body or event blocks) passes one :class:`Deadline` to each.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import contextlib
 import os
 import socket
 import ssl
+import time
 from collections import deque
 from pathlib import Path
 
@@ -38,6 +43,26 @@ from ndbtop.mgm.wire import (
 )
 
 READ_CHUNK = 65536
+
+
+class Deadline:
+    """The end of one exchange with a server, shared by every read and write of it."""
+
+    __slots__ = ("end", "seconds")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        """The exchange's whole time, as error messages name it."""
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        """Seconds left (0 once past)."""
+        return max(self.end - time.monotonic(), 0.0)
+
+
+def deadline(timeout: float | Deadline) -> Deadline:
+    """``timeout`` as a deadline from now, or the deadline given."""
+    return timeout if isinstance(timeout, Deadline) else Deadline(timeout)
 
 
 class MgmSession:
@@ -89,13 +114,13 @@ class MgmSession:
         """True once the session can no longer be used."""
         return self._closed
 
-    async def send(self, data: bytes, timeout: float) -> None:
+    async def send(self, data: bytes, timeout: float | Deadline) -> None:
         """Write bytes and wait until they are handed to the kernel."""
         if self._closed:
             raise MgmDisconnected(f"{self.address}: session closed")
         try:
             self._writer.write(data)
-            await asyncio.wait_for(self._writer.drain(), timeout)
+            await asyncio.wait_for(self._writer.drain(), deadline(timeout).left())
         except asyncio.TimeoutError:
             self.close()
             raise MgmTimeout(f"{self.address}: timed out sending a request") from None
@@ -107,18 +132,17 @@ class MgmSession:
             self.close()
             raise MgmDisconnected(f"{self.address}: {exc.strerror or exc}") from None
 
-    async def read_line(self, timeout: float) -> str:
+    async def read_line(self, timeout: float | Deadline) -> str:
         """The next line from the server; closes the session on any failure."""
         if not self._pending:
-            await self._fill(timeout)
+            await self._fill(deadline(timeout))
         return self._pending.popleft()
 
-    async def _fill(self, timeout: float) -> None:
+    async def _fill(self, end: Deadline) -> None:
         """Read until at least one complete line is pending."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        timeout = end.seconds
         while not self._pending:
-            remaining = deadline - loop.time()
+            remaining = end.left()
             if remaining <= 0:
                 self.close()
                 raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s")
@@ -145,16 +169,17 @@ class MgmSession:
                 raise
 
     async def request(
-        self, command: str, args: list[tuple[str, str | int]], timeout: float
+        self, command: str, args: list[tuple[str, str | int]], timeout: float | Deadline
     ) -> Reply:
-        """Send one request and read its reply block.
+        """Send one request and read its reply block, both within ``timeout``.
 
         Raises :class:`MgmParserError` (session closed: the server is now
         answering the leftover lines), :class:`MgmAuthError` (session kept),
         or a transport/protocol error (session closed).
         """
-        await self.send(encode_request(command, args), timeout)
-        reply = await self.read_reply(timeout)
+        end = deadline(timeout)
+        await self.send(encode_request(command, args), end)
+        reply = await self.read_reply(end)
         if isinstance(reply, ParserErrorReply):
             self.close()
             raise MgmParserError(reply.message, reply.token)
@@ -162,19 +187,16 @@ class MgmSession:
             raise MgmAuthError(reply.reason)
         return reply
 
-    async def read_reply(self, timeout: float) -> Reply | ParserErrorReply | AuthFailureReply:
-        """Read lines until one reply block is complete."""
+    async def read_reply(
+        self, timeout: float | Deadline
+    ) -> Reply | ParserErrorReply | AuthFailureReply:
+        """Read lines until one reply block is complete (all of it within ``timeout``)."""
         parser = ReplyParser(self._bodies)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        end = deadline(timeout)
         pending = self._pending
         while True:
             if not pending:
-                try:
-                    await self._fill(max(deadline - loop.time(), 0.0))
-                except MgmTimeout:
-                    # Name the call's timeout, not what was left of it for the last line.
-                    raise MgmTimeout(f"{self.address}: no reply within {timeout:g} s") from None
+                await self._fill(end)
             # Every line already received is parsed without returning to the event loop.
             try:
                 reply = parser.feed_from(pending)
@@ -212,24 +234,23 @@ class MgmSession:
             raise MgmTlsError(f"{self.address}: TLS handshake failed: {exc}") from None
         self.tls = True
 
-    async def read_counted(self, nbytes: int, timeout: float) -> bytes:
+    async def read_counted(self, nbytes: int, timeout: float | Deadline) -> bytes:
         """Read whole lines until they hold ``nbytes`` bytes, line ends included.
 
         For a body sent after a reply block (``get config``); lines that would
         run past ``nbytes`` are a protocol error and close the session.
         """
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        end = deadline(timeout)
         pending = self._pending
         parts: list[str] = []
         count = 0
         while count < nbytes:
             if not pending:
                 try:
-                    await self._fill(max(deadline - loop.time(), 0.0))
+                    await self._fill(end)
                 except MgmTimeout:
                     raise MgmTimeout(f"{self.address}: body not complete within "
-                                     f"{timeout:g} s") from None
+                                     f"{end.seconds:g} s") from None
             line = pending.popleft()
             parts.append(line)
             count += len(line.encode()) + 1

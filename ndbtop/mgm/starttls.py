@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ndbtop.errors import MgmDisconnected, MgmTlsError
 from ndbtop.mgm.replies import ServerVersion, expect_header, expect_ok
-from ndbtop.mgm.session import MgmSession
+from ndbtop.mgm.session import Deadline, MgmSession, deadline
 from ndbtop.mgm.tls import TlsOptions, client_setup
 
 TLS_SINCE = (8, 3, 0)
@@ -12,7 +12,8 @@ TLS_SINCE = (8, 3, 0)
 
 
 async def negotiate_tls(
-    session: MgmSession, version: ServerVersion | None, options: TlsOptions, timeout: float
+    session: MgmSession, version: ServerVersion | None, options: TlsOptions,
+    timeout: float | Deadline,
 ) -> str:
     """Upgrade ``session`` to TLS as ``ndb_mgm_connect_tls`` does.
 
@@ -31,15 +32,16 @@ async def negotiate_tls(
         elif not session.tls_capable:
             reason = "TLS to the management server needs Python 3.11 or later"
         else:
-            reply = await session.request("start tls", [], timeout)
+            end = deadline(timeout)  # the request, the handshake and the check: one exchange
+            reply = await session.request("start tls", [], end)
             expect_header(reply, "start tls reply")
             result = reply.get("result") or ""
             if result == "Ok":
-                await session.start_tls(setup.context, timeout, setup.cert_file)
+                await session.start_tls(setup.context, max(end.left(), 0.001), setup.cert_file)
                 # With TLS 1.3 the server's verdict on our certificate arrives with
                 # the first reply: ask for one now, so it is named here.
                 try:
-                    reply = await session.request("check connection", [], timeout)
+                    reply = await session.request("check connection", [], end)
                 except MgmDisconnected:
                     # Our own certificate was checked for expiry before: a server that
                     # hangs up now did not accept its CA (an alert, when it sends one,

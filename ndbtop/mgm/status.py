@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ndbtop.errors import MgmProtocolError
+from ndbtop.mgm.nodeids import MAX_NODE_ID, is_node_id
 from ndbtop.mgm.version import version_text
 from ndbtop.mgm.wire import Reply, format_block, parse_int
 from ndbtop.textnum import is_digits
@@ -124,8 +125,6 @@ StatusCache = dict[int, tuple[dict[str, str], "NodeStatus"]]
 """The fields and the decoded status of each node in the previous reply of a session."""
 
 
-MAX_NODE_ID = 255
-"""The highest node id NDB has (``MAX_NODES`` - 1)."""
 
 
 def parse_status_reply(
@@ -166,7 +165,7 @@ def parse_status_reply(
         raise MgmProtocolError(
             f"node status announced {expected} nodes and described {len(values)}"
         )
-    for node_id in [n for n in values if n > MAX_NODE_ID]:
+    for node_id in [n for n in values if not is_node_id(n)]:
         del values[node_id]
         if dropped is not None:
             dropped.append(f"node id {node_id} is beyond {MAX_NODE_ID}")

@@ -49,6 +49,12 @@ _UNSPLIT = re.compile(r"^(?::|[^:\n]*$)", re.MULTILINE)
 PING = "<PING>"
 EVENT_HEADER = "log event reply"
 
+MAX_EVENT_LINES = 64
+"""Most lines in one event block (the widest event has a dozen body lines besides its
+three head lines)."""
+MAX_REPLY_LINES = 16384
+"""Most lines in one reply block (``get status`` of 255 nodes has about 2,800)."""
+
 
 def encode_request(command: str, args: Iterable[tuple[str, str | int]] = ()) -> bytes:
     """Encode one request: the command line, one line per argument, an empty line.
@@ -253,6 +259,8 @@ class ReplyParser:
             # arrives, as when lines are fed one by one.
             end = _index(lines, "")
             body = list(starmap(lines.popleft, repeat((), len(lines) if end < 0 else end)))
+            if len(body) + len(self._body) + len(self._fields) > MAX_REPLY_LINES:
+                raise MgmProtocolError(f"reply of more than {MAX_REPLY_LINES} lines")
             if end < 0 and _UNSPLIT.search("\n".join(body)) is None:
                 self._body.extend(body)
                 continue
@@ -310,6 +318,8 @@ class ReplyParser:
             self._fields = []
             return None
         if line != "":
+            if len(self._fields) >= MAX_REPLY_LINES:
+                raise MgmProtocolError(f"reply of more than {MAX_REPLY_LINES} lines")
             self._fields.append(split_field(line))
             return None
         header, fields = self._header, tuple(self._fields)
@@ -397,6 +407,8 @@ class EventStreamParser:
                 return None
             return TextEventLine(line)
         if line != "":
+            if len(self._body) >= MAX_EVENT_LINES:
+                raise MgmProtocolError(f"event block of more than {MAX_EVENT_LINES} lines")
             key, value = _split_event_field(line)
             self._body.append((key, value))
             return None

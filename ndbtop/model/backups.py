@@ -342,11 +342,21 @@ def _status(backups: tuple[Backup, ...], event: Event, backup_id: int, at: float
 def apply_status_report(backups: tuple[Backup, ...], events: tuple[Event, ...],
                         at: float) -> tuple[Backup, ...]:
     """The backups after one ``REPORT BACKUPSTATUS`` answer (one BackupStatus per data
-    node). When no node reports a backup, one still marked running has ended unseen."""
+    node). When no node reports a backup, one still marked running has ended unseen.
+
+    A node reported twice in one answer counts once, by its last report: the answer is
+    one moment, and the work stays linear in its length whatever it repeats.
+    """
+    reports: dict[int, Event] = {}
     for event in events:
+        if event.type == EventType.BACKUP_STATUS and not event.malformed:
+            reports.pop(event.source_node, None)
+            reports[event.source_node] = event
+        else:
+            backups = apply_backup_event(backups, event)
+    for event in reports.values():
         backups = apply_backup_event(backups, event)
-    reports = [e for e in events if e.type == EventType.BACKUP_STATUS and not e.malformed]
-    if reports and not any(e.get("starting_node") for e in reports):
+    if reports and not any(e.get("starting_node") for e in reports.values()):
         running = running_backup(backups)
         if running is not None:
             backups = _put(backups, replace(running, state=ENDED_UNSEEN, ended_at=at))

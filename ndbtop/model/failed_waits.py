@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ndbtop.mgm import errorcodes as ec
+from ndbtop.textnum import is_digits
 
 FAILED_WAITS = (ec.WAIT_FOR_NDBD_TO_START_SHUTDOWN_FAILED, ec.WAIT_FOR_NDBD_SHUTDOWN_FAILED)
 
@@ -17,7 +18,7 @@ FAILED_WAITS = (ec.WAIT_FOR_NDBD_TO_START_SHUTDOWN_FAILED, ec.WAIT_FOR_NDBD_SHUT
 def failed_wait(reply: str) -> int | None:
     """5024 or 5025 when a restart reply's result (``5025-Time-out ...``) is a failed wait."""
     code, dash, _ = reply.partition("-")
-    if dash and code.strip().isdigit() and int(code) in FAILED_WAITS:
+    if dash and is_digits(code.strip(), 4) and int(code) in FAILED_WAITS:
         return int(code)
     return None
 
@@ -36,8 +37,8 @@ def left_by_failed_waits(records: Iterable[Mapping[str, object]]) -> dict[int, i
         if record.get("event") != "reply":
             continue
         words = str(record.get("command", "")).split()
-        ids = [int(w) for w in words if w.isdigit()]
-        verb = next((w for w in words if not w.isdigit()), "")
+        ids = [int(w) for w in words if is_digits(w, 3)]
+        verb = next((w for w in words if not is_digits(w, 3)), "")
         if verb not in ("RESTART", "START", "STOP"):
             continue
         code = failed_wait(str(record.get("reply", ""))) if verb == "RESTART" else None

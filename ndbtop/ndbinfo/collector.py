@@ -27,12 +27,15 @@ from typing import Any
 import pymysql
 
 from ndbtop.errors import SqlError
+from ndbtop.mgm.nodeids import MAX_NODE_ID, MIN_NODE_ID, known_nodes
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
+from ndbtop.ndbinfo.deadline import Watchdog
 from ndbtop.ndbinfo.errors import (
     SqlConnectionLost,
     SqlTableError,
+    SqlTimeout,
     map_error,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
@@ -129,6 +132,8 @@ class NdbinfoCollector(Statements):
         # The first sample of a connection reads the threads, wanted or not.
         self._threads_skipped = THREADS_UNWANTED_EVERY
         self._panels: dict[str, tuple[Any, ...]] = {}
+        # Per panel: the rows read, those of node ids NDB can have, and the other ids.
+        self._checked: dict[str, tuple[Any, Any, frozenset[int]]] = {}
         self._read_at: dict[str, float] = {}
         self._unavailable: dict[str, str] = {}
         self._names: dict[r.ThreadKey, str] = {}
@@ -157,14 +162,36 @@ class NdbinfoCollector(Statements):
         return self._conn is not None
 
     def connect(self) -> None:
-        """Open the connection, find the version and read every panel once."""
+        """Open the connection, find the version and read every panel once, all within the
+        connect timeout and twice the read timeout (:mod:`ndbtop.ndbinfo.deadline`)."""
         self.close()
         self._reset()
         self._account = None
+        o = self.options
         try:
-            self._conn = pymysql.connect(**self._connect_arguments())
+            # Made first and connected after, so that its socket can be shut down.
+            conn = pymysql.connect(defer_connect=True, **self._connect_arguments())
         except Exception as exc:
             raise map_error(exc, self._context(None)) from None
+        budget = o.connect_timeout + 2 * o.read_timeout
+        with Watchdog(budget, lambda: conn) as watchdog:
+            try:
+                try:
+                    conn.connect()
+                except Exception as exc:
+                    raise map_error(exc, self._context(None)) from None
+                self._conn = conn
+                self._connect_reads()
+            except SqlError:
+                self.close()
+                with contextlib.suppress(Exception):
+                    conn.close()
+                if watchdog.fired:
+                    raise SqlTimeout(f"the SQL node at {o.target} did not complete the "
+                                     f"connection within {budget:g} s") from None
+                raise
+
+    def _connect_reads(self) -> None:
         try:
             tally = Tally()
             self._account = self._current_user(tally)
@@ -183,7 +210,19 @@ class NdbinfoCollector(Statements):
             raise
 
     def sample(self) -> NdbinfoSample:
-        """One refresh: at most :data:`MAX_QUERIES_PER_SAMPLE` statements."""
+        """One refresh: at most :data:`MAX_QUERIES_PER_SAMPLE` statements, all within twice
+        the read timeout."""
+        budget = 2 * self.options.read_timeout
+        with Watchdog(budget, lambda: self._conn) as watchdog:
+            try:
+                return self._sample_now()
+            except SqlError:
+                if watchdog.fired:
+                    raise SqlTimeout(f"the SQL node at {self.options.target} did not complete "
+                                     f"a refresh within {budget:g} s") from None
+                raise
+
+    def _sample_now(self) -> NdbinfoSample:
         if self._conn is None:
             raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
         tally = Tally()
@@ -326,11 +365,25 @@ class NdbinfoCollector(Statements):
         return self._cpustat_join(cpu_rows, self._layout)
 
     def _sample(self, taken_at: float, tally: Tally) -> NdbinfoSample:
-        panels = self._panels
+        dropped: set[int] = set()
+        panels = {}
+        for name, rows in self._panels.items():
+            # Checked once per read: a panel not read again stays the very same tuple.
+            checked = self._checked.get(name)
+            if checked is None or checked[0] is not rows:
+                bad: set[int] = set()
+                checked = (rows, known_nodes(rows, bad), frozenset(bad))
+                self._checked[name] = checked
+            panels[name] = checked[1]
+            dropped |= checked[2]
         order = {name: i for i, name in enumerate(PANELS)}
         unavailable = sorted(
             self._unavailable.items(), key=lambda item: (order.get(item[0], len(order)), item[0])
         )
+        if dropped:
+            ids = ", ".join(map(str, sorted(dropped)[:5]))
+            unavailable.append(("rows out of range", f"node ids {ids} are not node ids "
+                                f"({MIN_NODE_ID}-{MAX_NODE_ID}): left out"))
         return NdbinfoSample(
             taken_at=taken_at,
             ndb_version=self._version,
@@ -351,3 +404,4 @@ class NdbinfoCollector(Statements):
             queries=tally.queries,
             rows=tally.rows,
         )
+

@@ -109,7 +109,11 @@ async def wait_for(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     try:
-        statuses = await client.get_status(["NDB"])
+        try:
+            statuses = await asyncio.wait_for(client.get_status(["NDB"]), timeout)
+        except asyncio.TimeoutError:
+            raise MgmConnectError(f"no answer from the management server within "
+                                  f"{timeout:g} s") from None
         wanted = _choose(statuses, nodes)
         seen: dict[int, tuple[str, int]] = {}
         timelines: dict[int, StartTimeline] = {}
@@ -134,8 +138,13 @@ async def wait_for(
                 return WaitResult(False, missing, last_error)
             await asyncio.sleep(min(interval, remaining))
             try:
-                statuses = await client.get_status(["NDB"])
+                # The timeout is a promise: the request ends with it.
+                statuses = await asyncio.wait_for(client.get_status(["NDB"]),
+                                                  max(deadline - loop.time(), 0.001))
                 last_error = None
+            except asyncio.TimeoutError:
+                await client.close()
+                last_error = f"no answer from the management server within {timeout:g} s"
             except MgmError as exc:
                 last_error = str(exc)
                 if loop.time() >= deadline:

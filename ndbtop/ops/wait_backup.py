@@ -6,7 +6,8 @@ nodes for their backup status (``REPORT BACKUPSTATUS``) at the start and every
 ``report_every`` seconds, printing the progress. The management server keeps
 no history of backups: a backup that ended before the wait began is never
 seen to complete, and the wait times out naming what the data nodes report.
-A lost connection is retried until the timeout.
+A lost connection is retried until the timeout. The timeout is a promise: no request
+runs past it, whatever the server sends or withholds.
 """
 
 from __future__ import annotations
@@ -122,9 +123,15 @@ async def wait_for_backup(
             shown = current
             on_change(current)
 
+    def left() -> float:
+        return max(deadline - loop.time(), 0.001)
+
     try:
         try:
-            await client.connect()
+            await asyncio.wait_for(client.connect(), left())
+        except asyncio.TimeoutError:
+            raise MgmConnectError(f"no answer from the management server within "
+                                  f"{timeout:g} s") from None
         except MgmError as exc:
             raise MgmConnectError(str(exc)) from None
         listener_task = asyncio.create_task(listen())
@@ -162,7 +169,8 @@ async def wait_for_backup(
             if now >= next_report:
                 next_report = now + report_every
                 try:
-                    raw = await client.dump_events(EventType.BACKUP_STATUS)
+                    raw = await asyncio.wait_for(client.dump_events(EventType.BACKUP_STATUS),
+                                                 left())
                     at = clock.wall()
                     seen(apply_status_report(backups, tuple(decode_event(r, at) for r in raw), at))
                     reported = True
@@ -171,6 +179,9 @@ async def wait_for_backup(
                     last_error = exc.result
                 except MgmError as exc:
                     last_error = str(exc)
+                    await client.close()
+                except asyncio.TimeoutError:
+                    last_error = f"no status report within {timeout:g} s"
                     await client.close()
                 continue
             try:

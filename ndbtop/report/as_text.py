@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
+from ndbtop.elide import elide_lines
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
@@ -65,8 +66,9 @@ def _links_text(snap: ClusterSnapshot) -> list[str]:
 
 
 def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = None) -> str:
-    """The snapshot as sections of plain tables; ``node_notes`` are said under the nodes
-    (a node a failed restart wait left NOT_STARTED)."""
+    """The snapshot as sections of plain tables (every line at most
+    :data:`~ndbtop.elide.MAX_LINE_CHARS` characters); ``node_notes`` are said under the
+    nodes (a node a failed restart wait left NOT_STARTED)."""
     s = summarize(snap.nodes, snap.config)
     when = dt.datetime.fromtimestamp(snap.wall).strftime("%Y-%m-%d %H:%M:%S")
     where = snap.mgm_address or "(no management server)"
@@ -130,7 +132,7 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     lines += backups_text(snap)
     lines += _ndbinfo_text(snap)
     lines += _host_text(snap)
-    return "\n".join(lines) + "\n"
+    return elide_lines("\n".join(lines)) + "\n"
 
 
 def _ndbinfo_text(snap: ClusterSnapshot) -> list[str]:
@@ -256,6 +258,9 @@ def _host_text(snap: ClusterSnapshot) -> list[str]:
             continue
         disks = h.view.disks if h.view else ()
         out += ["", f"{title}, disks (iostat -x):", _disk_table(disks)]
+        if h.view is not None and h.view.hidden_disks:
+            out.append(f"  {h.view.hidden_disks} more block devices not shown "
+                       f"(at most {len(disks)} a host)")
         for r in h.redo_init:
             out.append(
                 f"  node {r.node_id} redo log initialisation (measured on the host): files "

@@ -109,7 +109,9 @@ async def _listen(hub: Hub, seconds: float, clock: Clock) -> tuple[list[Event], 
         # The server pings every 500 ms, so the stop check runs often enough to end on time.
         async for item in listener.items(stop=lambda: loop.time() >= deadline):
             if isinstance(item, RawEvent):
-                events.append(decode_event(item, clock.wall()))
+                event = decode_event(item, clock.wall(), hub.configured_data_nodes())
+                if event.refused is None:
+                    events.append(event)
     except MgmError as exc:
         return events, str(exc)
     finally:
@@ -127,12 +129,12 @@ async def _logging(client: MgmClient) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def _memory(client: MgmClient, clock: Clock) -> str:
+async def _memory(client: MgmClient, clock: Clock, data_nodes: frozenset[int] | None) -> str:
     raw = await client.dump_events(MEMORY_REPORT)
     out = ["REPORT MEMORY (dump events type 50):"]
     for r in raw:
-        e = decode_event(r, clock.wall())
-        out.append(f"  Node {e.source_node}: {e.text}")
+        e = decode_event(r, clock.wall(), data_nodes)
+        out.append(f"  left out: {e.refused}" if e.refused else f"  Node {e.source_node}: {e.text}")
     return "\n".join(out) + "\n"
 
 
@@ -187,7 +189,8 @@ async def collect_bundle(
     client = hub.mgm.client
     for name, job, note in (
         ("cluster-log-levels.txt", _logging(client), "cluster-log levels and severity filter"),
-        ("memory.txt", _memory(client, clock), "every data node's memory report"),
+        ("memory.txt", _memory(client, clock, hub.configured_data_nodes()),
+         "every data node's memory report"),
     ):
         try:
             bundle.add(name, await job, note)

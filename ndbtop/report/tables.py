@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ndbtop.elide import MAX_CELL_CHARS, elide
 from ndbtop.sanitise import sanitise
 
 
 def format_table(
     headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()
 ) -> str:
-    """Columns padded to their widest cell; columns listed in ``right`` align right."""
+    """Columns padded to their widest cell; columns listed in ``right`` align right.
+
+    A cell holds at most :data:`~ndbtop.elide.MAX_CELL_CHARS` characters (``…`` marks
+    the cut), so one long value cannot widen every row.
+    """
     cells = [[_cell(v) for v in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in cells:
@@ -26,7 +31,9 @@ def _cell(value: object) -> str:
         return "-"
     if isinstance(value, float):
         return f"{value:.1f}"
-    return sanitise(str(value))
+    text = str(value)
+    # Cut before escaping (a long value costs nothing more), and after (escapes widen it).
+    return elide(sanitise(text[: MAX_CELL_CHARS + 1]), MAX_CELL_CHARS)
 
 
 def _line(values: Sequence[str], widths: Sequence[int], right: Sequence[int]) -> str:

@@ -107,14 +107,21 @@ def test_a_node_that_connects_again_or_runs_a_newer_generation_asks_for_a_read()
     source.observe([status(2, 1), status(3, 1)], None)
     assert not source.pending
     source.observe([status(2, 2), status(3, 1)], None)
+    assert not source.pending  # read once the count held still for a refresh
+    source.observe([status(2, 2), status(3, 1)], None)
     assert source.pending and source.reason == "node 2 connected again"
     source._wanted.clear()
     from ndbtop.model.config import ClusterConfig
     source.config = ClusterConfig(4, "c", 2, (), ())
-    sample = NdbinfoSample(taken_at=1.0, ndb_version=None, nodes=(
-        NdbinfoNode(2, 10, "STARTED", 0, 5), NdbinfoNode(3, 10, "STARTED", 0, 4)))
-    source.observe([status(2, 2), status(3, 1)], sample)
+
+    def sample(taken_at: float) -> NdbinfoSample:
+        return NdbinfoSample(taken_at=taken_at, ndb_version=None, nodes=(
+            NdbinfoNode(2, 10, "STARTED", 0, 5), NdbinfoNode(3, 10, "STARTED", 0, 4)))
+
+    source.observe([status(2, 2), status(3, 1)], sample(1.0))
+    assert not source.pending
+    source.observe([status(2, 2), status(3, 1)], sample(2.0))
     assert source.pending and source.reason == "node runs generation 5"
     source._wanted.clear()
-    source.observe([status(2, 2), status(3, 1)], sample)
+    source.observe([status(2, 2), status(3, 1)], sample(3.0))
     assert not source.pending

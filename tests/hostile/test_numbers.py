@@ -82,4 +82,5 @@ async def test_an_event_from_a_node_beyond_255_is_left_out_with_a_reason(
         await hub.stop()
     assert [e.source_node for e in snap.events] == [1]
     assert dict(snap.source("events").unavailable) == {
-        "events out of range": "an event from node 99999 (beyond 255) left out"}
+        "events refused": "Disconnected (type 1) from node 99999 is not a node id (1-255): "
+                          "left out"}

@@ -13,6 +13,7 @@ import pymysql
 import pytest
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, MariaDbServer
 
+from ndbtop.mgm.nodeids import known_nodes
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
@@ -91,7 +92,8 @@ def typed_panels(port: int, user: str, password: str) -> dict[str, tuple[Any, ..
             out = {}
             for panel, (sql, parse) in TYPED.items():
                 cursor.execute(sql)
-                out[panel] = parse(list(cursor.fetchall()))
+                # As a sample holds them: a NULL node id reads as 0, no node, left out.
+                out[panel] = known_nodes(parse(list(cursor.fetchall())), set())
             return out
     finally:
         conn.close()

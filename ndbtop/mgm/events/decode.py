@@ -9,15 +9,20 @@ body, and a missing key or a value that is not a number marks the event
 The signal words are rebuilt from the body: word ``i`` comes from the key that
 prints word ``i``; a word no key prints (FIND_NEIGHBOURS word 2, for example)
 is 0, so texts that need such words differ from the server's own cluster log.
+
+Every event passes one check here, wherever it is then used
+(:func:`ndbtop.mgm.events.admit.refusal`): an event that fails is ``refused`` (and
+``malformed``: its figures are not data) and consumers leave it out.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
+from ndbtop.mgm.events.admit import refusal
 from ndbtop.mgm.events.catalogue import (
     CATALOGUE,
     START_TYPE_NAMES,
@@ -28,6 +33,7 @@ from ndbtop.mgm.events.catalogue import (
     StartType,
 )
 from ndbtop.mgm.events.text import MASK32, event_text, ref_to_node, to_int32, unknown_text
+from ndbtop.mgm.nodeids import node_id_problem
 from ndbtop.mgm.wire import RawEvent
 
 UNKNOWN_NAME = "Unknown"
@@ -66,6 +72,9 @@ class Event:
     known: bool
     malformed: bool
     received_at: float
+    refused: str | None = None
+    """Why the event is left out (:func:`~ndbtop.mgm.events.admit.refusal`); such an event
+    is also malformed."""
 
     def get(self, name: str, default: int | None = None) -> int | None:
         """The value of field ``name`` (a 32-bit word), or ``default``."""
@@ -162,12 +171,18 @@ def _decode_keyed(
     return tuple(fields), words, malformed
 
 
-def decode_event(raw: RawEvent, received_at: float) -> Event:
-    """Decode one parsable event block; never raises."""
+def decode_event(
+    raw: RawEvent, received_at: float, data_nodes: Collection[int] | None = None
+) -> Event:
+    """Decode one parsable event block; never raises.
+
+    ``data_nodes``: the configured data nodes, when the configuration is known (an event
+    only a data node raises must come from one of them).
+    """
     try:
-        return _decode(raw, received_at)
+        event = _decode(raw, received_at)
     except Exception:  # a last guard: a feed of events must survive any input
-        return Event(
+        event = Event(
             type=raw.type,
             name=UNKNOWN_NAME,
             category=None,
@@ -181,6 +196,8 @@ def decode_event(raw: RawEvent, received_at: float) -> Event:
             malformed=True,
             received_at=received_at,
         )
+    why = refusal(event, data_nodes)
+    return event if why is None else replace(event, malformed=True, refused=why)
 
 
 def _decode(raw: RawEvent, received_at: float) -> Event:
@@ -236,10 +253,12 @@ def decode_text_line(line: str, received_at: float) -> Event:
 
     The line carries no type, so the event is unknown (type
     :data:`TEXT_LINE_TYPE`) and keeps the text; a line of another form keeps the
-    whole line as text, source node 0, and is marked malformed.
+    whole line as text, source node 0, and is marked malformed. A line from a node
+    id beyond 1-255 is refused.
     """
     m = _TEXT_LINE.fullmatch(line)
     source, text, malformed = (int(m.group(1)), m.group(2), False) if m else (0, line, True)
+    problem = node_id_problem(source) if m else None
     return Event(
         type=TEXT_LINE_TYPE,
         name=TEXT_LINE_NAME,
@@ -251,8 +270,9 @@ def decode_text_line(line: str, received_at: float) -> Event:
         words=(),
         text=text,
         known=False,
-        malformed=malformed,
+        malformed=malformed or problem is not None,
         received_at=received_at,
+        refused=None if problem is None else f"a text line from {problem}",
     )
 
 
