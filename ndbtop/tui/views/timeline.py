@@ -22,8 +22,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
                    compact: bool = False) -> Table | Text:
     """The phases of a node's current or last start, with durations and redo progress.
 
-    ``compact`` (a short terminal, while the start runs): the phase in progress, its
-    warning and the redo progress come first, and the phases done that were not slow
+    ``compact`` (a short terminal, while the start runs): the redo progress, the phase in
+    progress and its warning come first, and the phases done that were not slow
     follow on one line, so what matters is not cut off at the panel's foot.
 
     While the start runs, each phase that a remembered start of the same kind went
@@ -110,10 +110,13 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
         table.add_column(style="dim")
     for cells in rows:
         table.add_row(*(cells if notes else cells[:-1]))
-    parts: list[Text | Table] = [title, table]
+    redo = redo_lines(snap, node_id, compact)
+    # On a short terminal the redo progress (its rate and ETA) comes before the phases.
+    parts: list[Text | Table] = [title, *redo, table] if compact else [title, table]
     if warning is not None:
         parts.append(warning)
-    parts.extend(redo_lines(snap, node_id))
+    if not compact:
+        parts.extend(redo)
     if folded:
         parts.append(Text("done: " + " · ".join(folded), style="dim"))
     grid = Table.grid()
