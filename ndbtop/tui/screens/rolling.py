@@ -59,6 +59,7 @@ from ndbtop.tui.screens.rolling_progress import (
 )
 from ndbtop.tui.screens.rolling_prompts import AbortPrompt, problem_text
 from ndbtop.tui.widgets.checkbox import MarkedCheckbox
+from ndbtop.tui.widgets.typed_confirm import TypedConfirm
 
 INITIAL_CONFIRM = "initial"
 """What to type to start a rolling restart with ``-i`` (every node rebuilds from its partners)."""
@@ -175,8 +176,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                 yield Plain(Text(EXPLAINED, style="dim"), id="explained")
             yield Plain(id="problem")
             yield Plain(id="status")
-            yield Input(placeholder=f"type {INITIAL_CONFIRM} to confirm -i: every node rebuilds "
-                        "its data from its partners", id="confirm", compact=True)
+            yield TypedConfirm(placeholder=f"type {INITIAL_CONFIRM} to confirm -i: every node "
+                               "rebuilds its data from its partners", id="confirm", button="start")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="primary", compact=True)
                 yield Button("Start", id="start", variant="error", compact=True)
