@@ -307,6 +307,13 @@ class NdbtopApp(App[int]):
             )
         return self.hub.snapshot()
 
+    def show_recording(self, name: str | None) -> None:
+        """The header shows that ``name`` is recorded (None: nothing is); the per-thread CPU
+        is read at every refresh while recording; draw now."""
+        self.live.want_threads()
+        self.live.header.recording = name
+        self.tick()
+
     def tick(self) -> None:
         """Render the newest snapshot (or only the header while paused)."""
         # The timer can fire once more while the app closes and its widgets are gone.
