@@ -22,8 +22,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
                    compact: bool = False) -> Table | Text:
     """The phases of a node's current or last start, with durations and redo progress.
 
-    ``compact`` (a short terminal, while the start runs): the redo progress, the phase in
-    progress and its warning come first, and the phases done that were not slow
+    ``compact`` (a short terminal, while the start runs): the phase in progress, the redo
+    progress and the phase's warning come first, and the phases done that were not slow
     follow on one line, so what matters is not cut off at the panel's foot.
 
     While the start runs, each phase that a remembered start of the same kind went
@@ -111,8 +111,11 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     for cells in rows:
         table.add_row(*(cells if notes else cells[:-1]))
     redo = redo_lines(snap, node_id, compact)
-    # On a short terminal the redo progress (its rate and ETA) comes before the phases.
-    parts: list[Text | Table] = [title, *redo, table] if compact else [title, table]
+    parts: list[Text | Table] = [title, table]
+    # On a short terminal the redo progress (its rate and ETA) comes right after the phase
+    # in progress, before any warning.
+    if compact:
+        parts.extend(redo)
     if warning is not None:
         parts.append(warning)
     if not compact:
