@@ -24,7 +24,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
 
     ``compact`` (a short terminal, while the start runs): the phase in progress, the redo
     progress and the phase's warning come first, and the phases done that were not slow
-    follow on one line, so what matters is not cut off at the panel's foot.
+    follow on one line (as do those no slower than last time), so what matters is not cut
+    off at the panel's foot.
 
     While the start runs, each phase that a remembered start of the same kind went
     through (``snap.past_starts``, :func:`compare_with_last_time`) shows how long it
@@ -63,7 +64,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     for r in t.completed:
         typical = typical_seconds(r.phase, t.kind, redo_mb, t.redo_phase)
         slow = typical is not None and r.seconds > 2 * typical
-        if compact and not slow and versus.get(r.phase) is None:
+        last = versus.get(r.phase)
+        if compact and not slow and (last is None or not last.slower):
             folded.append(f"{r.phase} {t.name_of(r.phase)} "
                           f"{'' if r.exact else '≈'}{seconds(r.seconds)}")
             continue
