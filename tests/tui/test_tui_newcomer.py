@@ -130,6 +130,7 @@ async def test_the_typed_confirmation_is_framed_and_enter_confirms_once_it_match
         await t.until(lambda: checkbox.value and box.display, "-a ticked")
         assert isinstance(box, TypedConfirm)
         assert box.styles.border_top[0] != "" and box.region.height == 3, "a visible frame"
+        await t.until_shown("Restart (type to confirm)")  # the button's whole label
         await t.pilot.click("#confirm")
         await t.press("2", "enter")
         await t.pilot.pause()

@@ -209,8 +209,12 @@ class ConfirmAction(ModalScreen[Action | None]):
         go = self.query_one("#go", Button)
         go.disabled = not ready
         # Said in words too: a disabled button differs from an enabled one by colour only.
-        go.label = (self.verb if ready else f"{self.verb} (refused)" if not a.allowed
-                    else f"{self.verb} (type to confirm)")
+        label = (self.verb if ready else f"{self.verb} (refused)" if not a.allowed
+                 else f"{self.verb} (type to confirm)")
+        if str(go.label) != label:
+            go.label = label
+            # The button is as wide as its label: a longer one needs the room laid out.
+            go.refresh(layout=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Cancel, or run the action if it is ready."""
