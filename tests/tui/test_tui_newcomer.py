@@ -101,6 +101,14 @@ def test_a_long_address_is_cut_in_the_cell_and_whole_in_the_detail_panel() -> No
     assert len(cell) == HOST_WIDTH and cell.endswith("…") and host.startswith(cell[:-1])
     line = address_line(node, snap)
     assert line is not None and line.plain == f"Node 7: address {host}"
+    # Cut once escaped: the escapes take their room on screen; the detail keeps every one.
+    node = NodeStatus(node_id=7, type="NDB", status="STARTED", address="10.0.0.7\x07\x1b[2J")
+    cell = address_cell(node, snap)
+    assert cell == "10.0.0.7\\x07\\x1b[2J" and len(cell) <= HOST_WIDTH
+    node = dataclasses.replace(node, address="10.0.0.7" + "\x07" * 8)
+    assert address_cell(node, snap) == "10.0.0.7" + "\\x07" * 3 + "\\x0…"
+    line = address_line(node, snap)
+    assert line is not None and line.plain == "Node 7: address 10.0.0.7" + "\\x07" * 8
 
 
 # 80x24
