@@ -197,7 +197,8 @@ async def test_the_abort_dialog_says_why_when_the_backup_ends_meanwhile(tui_on) 
     async with tui_on(source) as t:
         await t.press("A")
         await t.until(lambda: isinstance(t.app.screen, ConfirmAction), "the abort dialog")
-        await t.pilot.click("#confirm")
+        # The id is typed into the field from the start (digits are view keys elsewhere).
+        await t.until(lambda: t.app.focused is confirm_box(t), "the field focused")
         await t.press(str(running.backup_id))
         await t.until(lambda: not go(t).disabled, "the id typed")
         done = dataclasses.replace(running, state=COMPLETED, ended_at=running.started_at + 200)

@@ -2,7 +2,8 @@
 
 It shows the exact command (as typed in ``ndb_mgm`` and as sent on the wire),
 re-checks the node's live state twice a second while open, focuses Cancel,
-and wants the node id typed when the action is dangerous.
+and wants the node id typed when the action is dangerous (Enter in the field
+confirms once it matches).
 """
 
 from __future__ import annotations
@@ -97,9 +98,16 @@ class ConfirmAction(ModalScreen[Action | None]):
                 yield Button(self.verb, id="go", variant="error", compact=True)
 
     def on_mount(self) -> None:
-        """Draw, focus Cancel, and re-check the live state twice a second."""
+        """Draw, focus Cancel (or the field, when the action is confirmed by typing from the
+        start: what is typed goes there, not to the keys under the dialog), and re-check
+        the live state twice a second."""
+        # The action button is as wide as its longest label from the start: its label
+        # changes as the text is typed, and it neither gets cut nor moves under the pointer.
+        longest = max(len(f"{self.verb} (type to confirm)"), len(f"{self.verb} (refused)"))
+        self.query_one("#go", Button).styles.min_width = longest + 2
         self._refresh()
-        self.query_one("#cancel", Button).focus()
+        field = self.query_one("#confirm", TypedConfirm)
+        (field if field.display else self.query_one("#cancel", Button)).focus()
         self.set_interval(0.5, self._refresh)
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
@@ -209,12 +217,8 @@ class ConfirmAction(ModalScreen[Action | None]):
         go = self.query_one("#go", Button)
         go.disabled = not ready
         # Said in words too: a disabled button differs from an enabled one by colour only.
-        label = (self.verb if ready else f"{self.verb} (refused)" if not a.allowed
-                 else f"{self.verb} (type to confirm)")
-        if str(go.label) != label:
-            go.label = label
-            # The button is as wide as its label: a longer one needs the room laid out.
-            go.refresh(layout=True)
+        go.label = (self.verb if ready else f"{self.verb} (refused)" if not a.allowed
+                    else f"{self.verb} (type to confirm)")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Cancel, or run the action if it is ready."""
