@@ -154,6 +154,23 @@ async def test_the_typed_confirmation_is_framed_and_enter_confirms_once_it_match
             "3 RESTART -a"]
 
 
+async def test_the_rolling_restarts_typed_confirmation_is_framed_and_its_button_whole(
+        tui) -> None:
+    from test_tui_rolling import open_rolling
+
+    async with tui("threads") as t:
+        screen = await open_rolling(t)
+        await t.pilot.click("#initial")
+        field = screen.query_one("#confirm", TypedConfirm)
+        await t.until(lambda: field.display, "the field for -i")
+        assert field.styles.border_top[0] != "" and field.region.height == 3
+        await t.until_shown("Start (type initial)")
+        await t.pilot.click("#confirm")
+        await t.press("i", "n", "enter")
+        await t.pilot.pause()
+        assert screen.engine is None, "Enter sends nothing before the word is typed"
+
+
 # --read-only
 
 

@@ -190,6 +190,9 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
 
     def on_mount(self) -> None:
         """Draw the plan, focus Cancel, and keep the times and live checks current."""
+        # Start is as wide as its longest label: it is neither cut nor moved as -i is typed.
+        self.query_one("#start", Button).styles.min_width = len(
+            f"Start (type {INITIAL_CONFIRM})") + 2
         self._draw()
         self.query_one("#cancel", Button).focus()
         self.set_interval(0.5, self._draw)
