@@ -5,16 +5,23 @@ port the kernel picks, with as many sshd processes as needed (one listens on at 
 addresses), and writes an ssh_config (``.config``) that reaches them with the run's key
 and checks their host key. ``connected()`` tells which addresses have a session open,
 as sshd sees it.
+
+Run alone (``python bench/sshd.py --hosts 2``), it serves that many addresses until
+Ctrl-C and prints the ssh_config with which ``ndbtop demo --ssh`` reads them.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import getpass
 import ipaddress
 import os
+import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -130,3 +137,42 @@ class Sshds:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve ``--hosts`` loopback addresses until Ctrl-C (or SIGTERM)."""
+    parser = argparse.ArgumentParser(
+        prog="bench/sshd.py",
+        description="Private sshds on loopback addresses (127.0.2.1, 127.0.2.2, ...) with keys "
+        "made for the run, until Ctrl-C; prints the ssh_config that reaches them, for "
+        "ndbtop demo --data-node-hosts ... --ssh --ssh-config FILE. Needs openssh-server "
+        "(/usr/sbin/sshd).",
+    )
+    parser.add_argument("--hosts", type=int, default=2, metavar="N",
+                        help="serve 127.0.2.1 ... 127.0.2.N (1-254; default 2)")
+    args = parser.parse_args(argv)
+    if not 0 < args.hosts < 255:
+        parser.error(f"--hosts {args.hosts}: 1 to 254 addresses")
+    hosts = loopback_hosts(args.hosts)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with tempfile.TemporaryDirectory(prefix="ndbtop-sshd-") as tmp:
+        sshds = Sshds(hosts, Path(tmp))
+        try:
+            config = sshds.start()
+        except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+            print(f"bench/sshd.py: cannot start sshd: {exc}", file=sys.stderr)
+            return 1
+        try:
+            print(f"sshd serves {', '.join(hosts)} on port {sshds.port}; Ctrl-C stops it")
+            print(f"ndbtop demo --data-node-hosts {','.join(hosts)} --ssh --ssh-config {config}",
+                  flush=True)
+            with contextlib.suppress(KeyboardInterrupt):
+                while True:
+                    time.sleep(3600)
+        finally:
+            sshds.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -75,3 +75,39 @@ def test_no_circle_between_packages() -> None:
 def test_the_terminal_ui_does_not_start_things() -> None:
     """cli starts things (simulators, sources) and hands them to tui, which renders."""
     assert "cli" not in package_imports()["tui"]
+
+
+def module_imports(package: str) -> dict[str, set[str]]:
+    """For each module of ``package`` (``ndbtop.tui``), the modules of it that it imports:
+    every import counts, those only for type checking too (a circle all the same)."""
+    base = ROOT.joinpath(*package.split(".")[1:])
+    graph: dict[str, set[str]] = {}
+    for path in base.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        module = ".".join(("ndbtop", *(parts[:-1] if parts[-1] == "__init__" else parts)))
+        graph.setdefault(module, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            graph[module] |= {n for n in names if n.startswith(package + ".") and n != module}
+    return graph
+
+
+def test_module_graph_reads_type_checking_imports() -> None:
+    graph = module_imports("ndbtop.tui")
+    assert "ndbtop.tui.source" in graph["ndbtop.tui.hosts"], "an import under TYPE_CHECKING"
+    assert "ndbtop.tui.action_flow" in graph["ndbtop.tui.app"]
+
+
+def test_no_circle_between_the_terminal_uis_modules() -> None:
+    """The app imports its screens, its action flow and its recorder; they take what they
+    need of it as a protocol (``tui/hosts.py``) and never import it."""
+    graph = module_imports("ndbtop.tui")
+    found = cycle(graph)
+    assert found is None, " -> ".join(found or ())
+    for module in ("ndbtop.tui.action_flow", "ndbtop.tui.recording", "ndbtop.tui.screens.main",
+                   "ndbtop.tui.screens.live", "ndbtop.tui.screens.replay"):
+        assert "ndbtop.tui.app" not in graph[module], module

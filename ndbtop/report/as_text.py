@@ -17,7 +17,7 @@ from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
 from ndbtop.report.findings import findings_text
-from ndbtop.report.tables import duration, format_table, human_bytes
+from ndbtop.report.tables import duration, format_table, human_bytes, per_second
 
 
 def _activity_text(snap: ClusterSnapshot) -> list[str]:
@@ -30,8 +30,9 @@ def _activity_text(snap: ClusterSnapshot) -> list[str]:
         format_table(
             ("node", "tx", "aborts", "key reads", "key writes", "scans", "LDM ops"),
             [
-                (a.node_id, a.transactions_per_s, a.aborts_per_s, a.reads_per_s,
-                 a.writes_per_s, a.scans_per_s, a.operations_per_s)
+                (a.node_id, *map(per_second, (
+                    a.transactions_per_s, a.aborts_per_s, a.reads_per_s, a.writes_per_s,
+                    a.scans_per_s, a.operations_per_s)))
                 for a in rates
             ],
             right=(0, 1, 2, 3, 4, 5, 6),

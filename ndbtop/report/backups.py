@@ -38,7 +38,7 @@ def backup_rows(snap: ClusterSnapshot) -> list[tuple[object, ...]]:
                 b.state,
                 started,
                 duration(took) if took is not None else "-",
-                b.written_records,
+                f"{b.written_records:,}" if b.written_records is not None else "-",
                 human_bytes(b.written_bytes) if b.written_bytes is not None else "-",
                 human_bytes(rate) + "/s" if rate is not None else "-",
                 b.error_text or "",

@@ -31,6 +31,7 @@ from ndbtop.mgm.listener import EventListener
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
 from ndbtop.record.reader import read_recording
+from ndbtop.report.audit_tail import cluster_targets, this_cluster
 from ndbtop.report.findings import findings_text
 from ndbtop.report.render import error_log_json, error_log_line, report_json, report_text
 from ndbtop.sanitise import json_text, sanitise, sanitise_lines
@@ -220,12 +221,16 @@ async def collect_bundle(
         except Exception as exc:
             bundle.add("recording-tail.txt", f"not collected: {exc}\n", str(recording))
     if audit_log is not None and audit_log.exists():
-        tail = read_limited(audit_log, AUDIT_LIMIT, "audit log").decode(
+        targets = cluster_targets(hub.connectstring, snap)
+        tail, left = this_cluster(read_limited(audit_log, AUDIT_LIMIT, "audit log").decode(
             "utf-8", errors="replace"
-        ).splitlines()[-500:]
+        ).splitlines(), targets)
+        tail = tail[-500:]
         bundle.add(
             "audit-log.jsonl",
-            "\n".join(tail) + "\n",
-            "the last actions ndbtop sent from this machine",
+            "".join(f"{line}\n" for line in tail),
+            f"the last actions ndbtop sent from this machine to this cluster "
+            f"({', '.join(sorted(targets))})"
+            + (f"; {left} record(s) of other clusters or naming none left out" if left else ""),
         )
     return bundle

@@ -56,6 +56,11 @@ def human_bytes(n: float | None) -> str:
     return f"{value:.1f} TiB"
 
 
+def per_second(value: float | None) -> str:
+    """A rate of things (transactions, reads) as the live view shows it: ``10,002``."""
+    return "-" if value is None else f"{value:,.0f}"
+
+
 def duration(seconds: float | None) -> str:
     """``38m47s``, ``1h02m``, ``12s``."""
     if seconds is None:

@@ -10,7 +10,6 @@ notification and the next refresh.
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
 
 from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.actions.commands import (
@@ -25,6 +24,7 @@ from ndbtop.errors import NdbtopError
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.backups import running_backup
 from ndbtop.ops.rolling import RollingResult
+from ndbtop.tui.hosts import FlowHost
 from ndbtop.tui.safe import Text
 from ndbtop.tui.screens.backup_prompt import BackupPrompt
 from ndbtop.tui.screens.confirm import ConfirmAction
@@ -32,9 +32,6 @@ from ndbtop.tui.screens.mgm_prompt import MgmPrompt, verb_of
 from ndbtop.tui.screens.quit import QuitPrompt
 from ndbtop.tui.screens.rolling import RollingRestartScreen
 from ndbtop.tui.views.events import EventsView
-
-if TYPE_CHECKING:
-    from ndbtop.tui.app import NdbtopApp
 
 EXPECT_BACKUP_FOR = 30.0
 """Seconds during which a backup started from here is looked for at every refresh."""
@@ -52,7 +49,7 @@ def note(when: float, text: str, style: str) -> Text:
 class ActionFlow:
     """The actions of one live view, and what they left in force (a raised log level)."""
 
-    def __init__(self, app: NdbtopApp) -> None:
+    def __init__(self, app: FlowHost) -> None:
         self.app = app
         self.statistics_raised_from: int | None = None
         """The STATISTICS level ndbtop replaced with 15, while it is in force."""

@@ -33,7 +33,7 @@ from ndbtop.tui.action_flow import ActionFlow
 from ndbtop.tui.gc_pacing import GcPacing
 from ndbtop.tui.recording import Recording
 from ndbtop.tui.screens.help import HelpScreen
-from ndbtop.tui.screens.live import LiveScreen
+from ndbtop.tui.screens.live import LiveScreen, ReadOnlyScreen
 from ndbtop.tui.screens.main import MainScreen
 from ndbtop.tui.screens.replay import LIVE_ONLY, REFUSED, ReplayScreen
 from ndbtop.tui.source import SnapshotSource
@@ -84,6 +84,8 @@ class NdbtopApp(App[int]):
         Binding("minus", "interval(-1)", "Faster", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit_app", "Quit"),
+        # Ctrl-C quits as in htop, k9s and top (asking where q asks), even from a field.
+        Binding("ctrl+c", "quit_app", show=False, priority=True),
     ]
     """The keys of every screen under the dialogs; each screen adds its own."""
     HELP = (
@@ -104,7 +106,7 @@ class NdbtopApp(App[int]):
         ("s", "change the sort order of the view"),
         ("y", "copy the selected row, or the whole report, to the clipboard (OSC 52)"),
         ("?", "this help"),
-        ("q", "quit"),
+        ("q / ctrl+c", "quit"),
     )
     REPLAY_HELP = (
         ("space / p", "play or pause the recording"),
@@ -198,7 +200,9 @@ class NdbtopApp(App[int]):
 
     def get_default_screen(self) -> Screen[None]:
         """The views, with the keys of a live cluster or of a recording."""
-        return ReplayScreen() if self.replaying else LiveScreen()
+        if self.replaying:
+            return ReplayScreen()
+        return ReadOnlyScreen() if self.read_only else LiveScreen()
 
     def compose(self) -> ComposeResult:
         live = self.live
@@ -306,6 +310,13 @@ class NdbtopApp(App[int]):
             )
         return self.hub.snapshot()
 
+    def show_recording(self, name: str | None) -> None:
+        """The header shows that ``name`` is recorded (None: nothing is); the per-thread CPU
+        is read at every refresh while recording; draw now."""
+        self.live.want_threads()
+        self.live.header.recording = name
+        self.tick()
+
     def tick(self) -> None:
         """Render the newest snapshot (or only the header while paused)."""
         # The timer can fire once more while the app closes and its widgets are gone.
@@ -346,7 +357,9 @@ class NdbtopApp(App[int]):
     def help_keys(self) -> tuple[tuple[str, str], ...]:
         """The keys the help lists: in replay its own keys and none that act or record."""
         if not self.replaying:
-            return self.HELP
+            if not self.read_only:
+                return self.HELP
+            return tuple((k, f"(read-only) {d}" if k in LIVE_ONLY else d) for k, d in self.HELP)
         # p pauses the live view but plays a replay; R records the live view.
         hidden = {*LIVE_ONLY, "p", "R"}
         return self.REPLAY_HELP + tuple(k for k in self.HELP if k[0] not in hidden)
@@ -356,7 +369,7 @@ class NdbtopApp(App[int]):
         self.push_screen(HelpScreen(self.help_keys()))
 
     async def action_quit(self) -> None:
-        """Ctrl-Q: the same questions as ``q``."""
+        """Ctrl-Q: the same questions as ``q`` (and Ctrl-C)."""
         await self.action_quit_app()
 
     async def action_quit_app(self) -> None:

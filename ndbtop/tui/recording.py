@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.background import BackgroundRecorder
 from ndbtop.record.recorder import Recorder, default_recording_path
-
-if TYPE_CHECKING:
-    from ndbtop.tui.app import NdbtopApp
+from ndbtop.tui.hosts import RecordingHost
 
 
 class Recording:
     """Starts, feeds and stops the recordings of one live view."""
 
-    def __init__(self, app: NdbtopApp) -> None:
+    def __init__(self, app: RecordingHost) -> None:
         self.app = app
         self.recorder: BackgroundRecorder | None = None
         """The flight recorder while ``R`` records, else None."""
@@ -40,13 +37,11 @@ class Recording:
             app.notify(f"cannot record to {path}: {exc.strerror}", severity="error", timeout=10)
             return
         self.recorder = BackgroundRecorder(recorder, on_error=self._failed)
-        app.live.want_threads()
         self.paths.append(path)
-        app.live.header.recording = path.name
         app.notify(f"recording to {path} (R stops)", timeout=4)
         # The file holds a snapshot at once: a recording without any cannot be replayed.
         self.write(app.hub.snapshot())
-        app.tick()
+        app.show_recording(path.name)
 
     def write(self, snap: ClusterSnapshot) -> None:
         """Record ``snap`` (while recording)."""
@@ -66,17 +61,15 @@ class Recording:
         if recorder is None:
             return
         self.recorder = None
-        self.app.live.want_threads()
         try:
             await recorder.close()
         except OSError:
             quiet = True
-        self.app.live.header.recording = None
         if not quiet:
             self.app.notify(
                 f"recorded {recorder.snapshots} snapshots to {recorder.path}", timeout=6
             )
-        self.app.tick()
+        self.app.show_recording(None)
 
     async def close(self) -> None:
         """Close the recording as the view ends (nowhere left to report a failure)."""

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gzip
+import json
 import tarfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
+from ndbtop.actions.audit import AuditLog
+from ndbtop.actions.target import audit_fields
 from ndbtop.cli import main
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.demo.hub import demo_hub
@@ -245,8 +248,13 @@ async def test_bundle_has_every_part_and_no_password(
     start_sim: StartSim, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim = await start_sim("threads", speed=50)
-    audit = tmp_path / "audit.log"
-    audit.write_text('{"event": "reply", "command": "2 RESTART", "reply": "Ok"}\n')
+    audit = AuditLog(tmp_path / "audit.log")
+    # As the action runner writes them (actions/runner.py): this cluster's, another's.
+    audit.write(event="reply", **audit_fields(sim.connectstring, 1), command="2 RESTART",
+                ok=True, reply="Ok")
+    audit.write(event="reply", **audit_fields("10.9.9.9:1186", 3), command="5 STOP",
+                ok=True, reply="Ok")
+    audit = audit.path
     bundle = tmp_path / "b.tar.gz"
     code = await asyncio.to_thread(
         main,
@@ -285,6 +293,13 @@ async def test_bundle_has_every_part_and_no_password(
         "events.txt",
         "audit-log.jsonl",
     } <= names
+    with tarfile.open(bundle) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("/audit-log.jsonl"))
+        audited = tar.extractfile(member).read().decode()  # type: ignore[union-attr]
+        manifest = next(m for m in tar.getmembers() if m.name.endswith("/MANIFEST.txt"))
+        listed = tar.extractfile(manifest).read().decode()  # type: ignore[union-attr]
+    assert [json.loads(line)["command"] for line in audited.splitlines()] == ["2 RESTART"]
+    assert "1 record(s) of other clusters or naming none left out" in listed
     assert b"Data usage is" in blob and b"statistics" in blob
     # Without a SQL node no ndbinfo rule concludes anything: the threads scenario's hot
     # thread needs cpustat.

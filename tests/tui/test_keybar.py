@@ -69,7 +69,7 @@ async def test_help_and_quit_stay_on_a_narrow_terminal(tui_on) -> None:
         async with tui_on(_frozen(), size=(width, 24)) as t:
             line = await t.footer()
             assert len(line) <= width
-            assert " ? Help  q Quit" in line, line
+            assert " / Filter  ? Help  q Quit" in line, line
             assert line.startswith(" r Restart  L Stats log")
             await t.pilot.click(KeyBar, offset=(line.index("? Help") + 1, 0))
             await t.until(lambda: isinstance(t.app.screen, HelpScreen), "the help")

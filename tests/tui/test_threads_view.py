@@ -10,9 +10,9 @@ from textual.pilot import Pilot
 
 from ndbtop.model.ndbinfo import NdbinfoSample, ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.views.threads import (
     _HEAT_LOOKS,
-    RANK_HOLD,
     TREND_WIDTH,
     ThreadsView,
     heat_char,
@@ -78,36 +78,63 @@ def test_heat_looks_match_heat_char_at_every_step() -> None:
     assert [_HEAT_LOOKS[i] for i in heat_looks(values)] == [heat_char(v) for v in values]
 
 
-async def test_the_cpu_order_ignores_a_point_of_wobble() -> None:
+async def test_sorted_by_cpu_the_figures_read_in_order() -> None:
+    """The reported screen: "sorted by cpu" showing 96, 14, 9, 10, 9. The rows follow the
+    figures shown at every refresh, however little they moved."""
     app = ThreadsApp()
     async with app.run_test(size=(120, 40)) as pilot:
         view = app.query_one(ThreadsView)
-        view.show(snapshot({1: [6.0, 5.0, 20.0]}), 0.0)
-        await pilot.pause()
-        assert order(view) == ["2", "0", "1"]
-        view.show(snapshot({1: [5.0, 6.0, 20.0]}, at=1.0), 1.0)
-        await pilot.pause()
-        assert order(view) == ["2", "0", "1"], "a point up or down: the rows stay"
         detail = view.query_one("#detail", KeyedTable)
-        assert detail.get_cell("1", "cpu").plain == "6%", "the figures shown are current"
-        view.show(snapshot({1: [5.0, 8.0, 20.0]}, at=2.0), 2.0)
+        view.show(snapshot({1: [14.0, 96.0, 9.0, 9.0, 9.0]}), 0.0)
         await pilot.pause()
-        assert order(view) == ["2", "1", "0"], "two points more: thread 1 moves up"
+        assert order(view) == ["1", "0", "2", "3", "4"]
+        view.show(snapshot({1: [14.0, 96.0, 9.0, 10.0, 9.0]}, at=1.0), 1.0)
+        await pilot.pause()
+        shown = [detail.get_cell(key, "cpu").plain for key in order(view)]
+        assert shown == ["96%", "14%", "10%", "9%", "9%"]
+        view.show(snapshot({1: [14.0, 96.0, 9.4, 8.6, 9.0]}, at=2.0), 2.0)
+        await pilot.pause()
+        shown = [detail.get_cell(key, "cpu").plain for key in order(view)]
+        assert shown == ["96%", "14%", "9%", "9%", "9%"]
 
 
-async def test_a_point_of_difference_that_lasts_orders_the_threads_in_the_end() -> None:
+async def test_threads_with_equal_figures_keep_their_places() -> None:
     app = ThreadsApp()
     async with app.run_test(size=(120, 40)) as pilot:
         view = app.query_one(ThreadsView)
-        view.show(snapshot({1: [6.0, 5.0, 20.0]}), 0.0)
-        await pilot.pause()
-        for second in range(1, RANK_HOLD):
-            view.show(snapshot({1: [5.0, 6.0, 20.0]}, at=second), second)
-            await pilot.pause()
-            assert order(view) == ["2", "0", "1"], "not yet"
-        view.show(snapshot({1: [5.0, 6.0, 20.0]}, at=RANK_HOLD), RANK_HOLD)
+        view.show(snapshot({1: [5.0, 6.0, 20.0]}), 0.0)
         await pilot.pause()
         assert order(view) == ["2", "1", "0"]
+        # Thread 0 comes level with thread 1: shown equal, they do not swap.
+        view.show(snapshot({1: [6.2, 5.9, 20.0]}, at=1.0), 1.0)
+        await pilot.pause()
+        assert order(view) == ["2", "1", "0"]
+        view.show(snapshot({1: [7.0, 5.9, 20.0]}, at=2.0), 2.0)
+        await pilot.pause()
+        assert order(view) == ["2", "0", "1"]
+
+
+async def test_the_sorted_column_carries_the_order_in_its_header() -> None:
+    app = ThreadsApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(ThreadsView)
+        detail = view.query_one("#detail", KeyedTable)
+        view.show(snapshot({1: [5.0, 6.0, 20.0]}), 0.0)
+        await pilot.pause()
+
+        def labels() -> list[str]:
+            return [str(c.label) for c in detail.ordered_columns[:3]]
+
+        assert labels() == ["thr", "name", "cpu▼"]
+        assert "cpu▼" in screen_text(app)
+        for mode, expected in (("thread", ["thr▲", "name", "cpu"]),
+                               ("name", ["thr", "name▲", "cpu"]),
+                               ("cpu", ["thr", "name", "cpu▼"])):
+            assert view.next_sort() == mode
+            view.redraw(0.0)
+            await pilot.pause()
+            assert labels() == expected
+        assert "cpu▼" in screen_text(app)
 
 
 async def test_a_node_that_looks_the_same_keeps_its_grid_row() -> None:
@@ -196,17 +223,18 @@ async def test_detail_rows_out_of_sight_are_brought_up_to_date_when_scrolled_to(
         view.show(snapshot({1: [30.0] + [6.0] * 39}), 0.0)
         await pilot.pause()
         assert 3 < detail.size.height - 1 < 40, "the detail scrolls"
-        view.show(snapshot({1: [40.0] + [6.0] * 38 + [7.0]}, at=1.0), 1.0)
+        # Thread 39 drops a point: it stays last, out of sight.
+        view.show(snapshot({1: [40.0] + [6.0] * 38 + [5.0]}, at=1.0), 1.0)
         await pilot.pause()
         assert detail.get_cell("0", "cpu").plain == "40%", "in sight: up to date"
         assert detail.get_cell("39", "cpu").plain == "6%", "out of sight: left"
         detail.scroll_end(animate=False)
-        assert await settled(pilot, lambda: detail.get_cell("39", "cpu").plain == "7%")
+        assert await settled(pilot, lambda: detail.get_cell("39", "cpu").plain == "5%")
         # A thread that climbs into sight is drawn with its new figures.
-        view.show(snapshot({1: [40.0] + [6.0] * 37 + [30.0, 7.0]}, at=2.0), 2.0)
+        view.show(snapshot({1: [40.0] + [6.0] * 37 + [30.0, 5.0]}, at=2.0), 2.0)
         detail.scroll_home(animate=False)
         await pilot.pause()
-        view.show(snapshot({1: [40.0] + [6.0] * 37 + [31.0, 7.0]}, at=3.0), 3.0)
+        view.show(snapshot({1: [40.0] + [6.0] * 37 + [31.0, 5.0]}, at=3.0), 3.0)
         await pilot.pause()
         assert detail.row_keys_in_order()[:2] == ["0", "38"]
         assert detail.get_cell("38", "cpu").plain == "31%"

@@ -37,7 +37,9 @@ async def confirm(t, key: str) -> ConfirmAction:
     await t.until(
         lambda: (
             isinstance(t.app.screen, ConfirmAction)
-            and t.app.focused is t.app.screen.query_one("#cancel", Button)
+            # Cancel, or the field when the action is to be confirmed by typing from the start.
+            and t.app.focused in (t.app.screen.query_one("#cancel", Button),
+                                  t.app.screen.query_one("#confirm", Input))
         ),
         f"the confirmation of {key}",
     )

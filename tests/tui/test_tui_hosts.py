@@ -111,7 +111,7 @@ async def test_nodes_view_util_redo_measured_on_the_host_and_the_error_log() -> 
         view.show(snapshot(), 501.0)
         await pilot.pause()
         text = screen_text(app)
-        assert ("files 37/64 · written 10/32 MB · 1.0 MB/s · ETA 22s  (measured on the host)"
+        assert ("written 10/32 MB · 1.0 MB/s · ETA 22s · files 37/64  (measured on the host)"
                 in text)
         assert "host db-b nvme0n1 w/s 50.0 · wareq 32.0 kB · await 36.5 ms · %util 100%" in text
 

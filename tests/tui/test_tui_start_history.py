@@ -7,6 +7,7 @@ frozen source, with remembered starts added to the snapshot by hand.
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -95,3 +96,21 @@ async def test_without_a_comparable_start_nothing_is_added(
     text = await detail(snap, s2_phase5, tmp_path, screen)
     assert re.search(r"▶ 5  copy data, wait LCP +5m\d\ds so far", text)
     assert "last time" not in text
+
+
+def test_on_a_short_terminal_phases_no_slower_than_last_time_fold_into_one_line(
+    s2_phase5: Capture,
+) -> None:
+    from rich.console import Console
+
+    from ndbtop.tui.views.timeline import timeline_panel
+
+    snap = replace(s2_phase5.snapshot, past_starts=(past(3, NODE_RESTART, 200.0),))
+    console = Console(width=80, record=True, color_system=None, file=io.StringIO())
+    console.print(timeline_panel(snap, 3, snap.wall, compact=True))
+    lines = console.export_text().splitlines()
+    assert lines[0].startswith("Node 3 · node restart")
+    assert re.match(r"▶ 5  copy data, wait LCP +5m\d\ds so far +last time 3m20s", lines[1])
+    done = " ".join(lines[next(i for i, x in enumerate(lines) if x.startswith("done: ")):])
+    assert "1 connect, heartbeats 0s" in done and "4 find redo end 0s" in done
+    assert not any(re.match(r" +4  find redo end", line) for line in lines)

@@ -2,7 +2,8 @@
 
 It shows the exact command (as typed in ``ndb_mgm`` and as sent on the wire),
 re-checks the node's live state twice a second while open, focuses Cancel,
-and wants the node id typed when the action is dangerous.
+and wants the node id typed when the action is dangerous (Enter in the field
+confirms once it matches).
 """
 
 from __future__ import annotations
@@ -16,16 +17,19 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
 
+from ndbtop.actions.backup_commands import AbortBackup
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StopNode, wire_text
 from ndbtop.actions.guards import Assessment, assess
 from ndbtop.actions.target import cluster_target, generation_of
 from ndbtop.mgm.events.catalogue import Category
+from ndbtop.model.backups import find_backup, running_backup
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import status_text
 from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.widgets.checkbox import MarkedCheckbox
+from ndbtop.tui.widgets.typed_confirm import TypedConfirm
 
 # Short labels: the four fit on one row of the 90-column box; what each option does
 # appears among the warnings once it is ticked.
@@ -68,6 +72,10 @@ class ConfirmAction(ModalScreen[Action | None]):
         self.assessment: Assessment = assess(action, snap.nodes, snap.config, snap.backups)
         self.confirmed: str | None = None
         """What the operator typed to confirm, once they did."""
+        self._ended: str | None = None
+        """Why the backup this dialog would abort is over, once it ended while open."""
+        self._aborting_running = isinstance(action, AbortBackup) and _running(
+            snap, action.backup_id)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="box"):
@@ -83,15 +91,22 @@ class ConfirmAction(ModalScreen[Action | None]):
                         )
             yield Plain(id="command")
             yield Plain(id="warnings")
-            yield Input(placeholder="", id="confirm", compact=True)
+            yield TypedConfirm(placeholder="", id="confirm", button="go")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="primary", compact=True)
                 yield Button(self.verb, id="go", variant="error", compact=True)
 
     def on_mount(self) -> None:
-        """Draw, focus Cancel, and re-check the live state twice a second."""
+        """Draw, focus Cancel (or the field, when the action is confirmed by typing from the
+        start: what is typed goes there, not to the keys under the dialog), and re-check
+        the live state twice a second."""
+        # The action button is as wide as its longest label from the start: its label
+        # changes as the text is typed, and it neither gets cut nor moves under the pointer.
+        longest = max(len(f"{self.verb} (type to confirm)"), len(f"{self.verb} (refused)"))
+        self.query_one("#go", Button).styles.min_width = longest + 2
         self._refresh()
-        self.query_one("#cancel", Button).focus()
+        field = self.query_one("#confirm", TypedConfirm)
+        (field if field.display else self.query_one("#cancel", Button)).focus()
         self.set_interval(0.5, self._refresh)
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
@@ -111,6 +126,10 @@ class ConfirmAction(ModalScreen[Action | None]):
         if stale is not None:
             self.assessment = replace(self.assessment,
                                       blockers=(stale, *self.assessment.blockers))
+        self._backup_ended(snap)
+        if self._ended is not None:
+            self.assessment = replace(self.assessment,
+                                      blockers=(self._ended, *self.assessment.blockers))
         a = self.assessment
         targets = " ".join(map(str, getattr(self.action, "node_ids", ())))
         if isinstance(self.action, SetClusterLogLevel):
@@ -177,6 +196,19 @@ class ConfirmAction(ModalScreen[Action | None]):
             confirm.placeholder = f"type {a.confirm_text} to confirm"
         self._update_button()
 
+    def _backup_ended(self, snap: ClusterSnapshot) -> None:
+        # The backup to abort ended while the dialog was open (typing its id, say): the
+        # dialog says so and sends nothing, and a notification says it too.
+        action = self.action
+        if (not isinstance(action, AbortBackup) or not self._aborting_running
+                or self._ended is not None or _running(snap, action.backup_id)):
+            return
+        ended = find_backup(snap.backups, action.backup_id)
+        how = ended.state if ended is not None else "ended"
+        self._ended = (f"backup {action.backup_id} {how} while this dialog was open: "
+                       "there is nothing left to abort")
+        self.app.notify(self._ended, severity="warning", timeout=10)
+
     def _update_button(self) -> None:
         a = self.assessment
         typed = self.query_one("#confirm", Input).value.strip()
@@ -202,3 +234,9 @@ class ConfirmAction(ModalScreen[Action | None]):
     def action_cancel(self) -> None:
         """Escape cancels."""
         self.dismiss(None)
+
+
+def _running(snap: ClusterSnapshot, backup_id: int) -> bool:
+    """Whether ``backup_id`` is the backup in progress."""
+    running = running_backup(snap.backups)
+    return running is not None and running.backup_id == backup_id

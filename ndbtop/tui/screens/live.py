@@ -1,7 +1,8 @@
 """The live view's screen: the views, and the keys that act on the cluster or record it.
 
 The action keys hand over to :class:`~ndbtop.tui.action_flow.ActionFlow`, the one
-way an action reaches the cluster; ``R`` to the app's flight recorder.
+way an action reaches the cluster; ``R`` to the app's flight recorder. With
+``--read-only`` the action keys are answered with why nothing happens.
 """
 
 from __future__ import annotations
@@ -48,3 +49,19 @@ class LiveScreen(MainScreen):
     async def action_record(self) -> None:
         """Start recording every refresh's snapshot to a new file, or stop."""
         await self.ndbtop.recording.toggle()
+
+
+ACTION_KEYS = tuple(b.key for b in LiveScreen.BINDINGS
+                    if isinstance(b, Binding) and b.action.startswith("act("))
+"""The keys that act on the cluster."""
+READ_ONLY = "read-only: actions are disabled (--read-only, or read_only in [ndbtop])"
+
+
+class ReadOnlyScreen(LiveScreen):
+    """The live view with ``--read-only``: the action keys say that nothing is sent."""
+
+    BINDINGS = [Binding(",".join(ACTION_KEYS), "read_only", show=False)]
+
+    def action_read_only(self) -> None:
+        """An action key: say why nothing happens."""
+        self.app.notify(READ_ONLY, severity="warning", timeout=4)

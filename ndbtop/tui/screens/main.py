@@ -8,7 +8,7 @@ and :class:`~ndbtop.tui.screens.replay.ReplayScreen` add the keys of their own.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from textual.binding import Binding
 from textual.screen import Screen
@@ -19,13 +19,11 @@ from ndbtop.model.sources import SourceState
 from ndbtop.record.replay import ReplaySource
 from ndbtop.report.render import report_text
 from ndbtop.sanitise import sanitise_lines
+from ndbtop.tui.hosts import ViewsHost
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.widgets.header import StatusHeader
-
-if TYPE_CHECKING:
-    from ndbtop.tui.app import NdbtopApp
 
 VIEW_KEYS = [
     Binding("slash", "filter", "Filter"),
@@ -51,9 +49,9 @@ class MainScreen(Screen[None]):
         """The SQL node ndbinfo was last read from (with several)."""
 
     @property
-    def ndbtop(self) -> NdbtopApp:
-        """The app, with its sources and settings."""
-        return cast("NdbtopApp", self.app)
+    def ndbtop(self) -> ViewsHost:
+        """The app, with its sources and settings (what this screen uses of it)."""
+        return cast(ViewsHost, self.app)
 
     @property
     def current_view(self) -> View:

@@ -63,6 +63,7 @@ from ndbtop.tui.screens.rolling_progress import (
 )
 from ndbtop.tui.screens.rolling_prompts import AbortPrompt, problem_text
 from ndbtop.tui.widgets.checkbox import MarkedCheckbox
+from ndbtop.tui.widgets.typed_confirm import TypedConfirm
 
 __all__ = ["INITIAL_CONFIRM", "RollingRestartScreen"]
 
@@ -179,7 +180,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
                 yield Plain(Text(EXPLAINED, style="dim"), id="explained")
             yield Plain(id="problem")
             yield Plain(id="status")
-            yield Input(id="confirm", compact=True)
+            yield TypedConfirm(placeholder=f"type {INITIAL_CONFIRM} to confirm -i: every node "
+                               "rebuilds its data from its partners", id="confirm", button="start")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="primary", compact=True)
                 yield Button("Start", id="start", variant="error", compact=True)
@@ -193,6 +195,9 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
 
     def on_mount(self) -> None:
         """Draw the plan, focus Cancel, and keep the times and live checks current."""
+        # Start is as wide as its longest label: it is neither cut nor moved as -i is typed.
+        self.query_one("#start", Button).styles.min_width = len(
+            f"Start (type {INITIAL_CONFIRM})") + 2
         self._draw()
         self.query_one("#cancel", Button).focus()
         self.set_interval(0.5, self._draw)

@@ -11,7 +11,7 @@ from ndbtop.model.backups import ABORTED, COMPLETED, RUNNING, Backup, running_ba
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.backups import backup_label
 from ndbtop.report.tables import human_bytes
-from ndbtop.tui.format import number, rate_bytes, seconds
+from ndbtop.tui.format import number, seconds
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 
@@ -28,6 +28,11 @@ def _clock(epoch: float | None) -> str:
 
 def _size(value: int | None) -> str:
     return "-" if value is None else human_bytes(value)
+
+
+def rate_bytes(value: float | None) -> str:
+    """``2.6 GiB/s``: a backup's rate in the binary units of its sizes (and of ``--once``)."""
+    return "-" if value is None else human_bytes(value) + "/s"
 
 
 def running_panel(b: Backup, snap: ClusterSnapshot, now: float, every: float | None) -> Table:

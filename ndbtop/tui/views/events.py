@@ -9,8 +9,10 @@ the log says where arbitration stands while it is not settled.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Collection
 
+from rich.console import Console
 from textual.app import ComposeResult
 from textual.widgets import RichLog, Static
 
@@ -25,7 +27,7 @@ from ndbtop.model.arbitration import (
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import number
-from ndbtop.tui.safe import Plain, PlainLog, Text
+from ndbtop.tui.safe import Plain, PlainLog, Text, safe_text
 from ndbtop.tui.views.base import View
 from ndbtop.tui.widgets.keyed_table import KeyedTable
 
@@ -58,7 +60,16 @@ _CONCERN_STYLE = {
     Concern.WARNING: "yellow",
     Concern.ALARM: "bold red",
 }
+_CONSOLE = Console(width=10_000, color_system=None)
+"""Only for measuring and wrapping text (never writes)."""
 _UNSETTLED = (ArbitrationPhase.ELECTING, ArbitrationPhase.PARTITIONED, ArbitrationPhase.FAILED)
+
+
+EVENT_INDENT = 40
+"""Columns before an event's text (time, node, category, severity): where its wrapped
+lines start."""
+NOTE_INDENT = 19
+"""Columns before the text of a line of ndbtop's own (time, ``ndbtop``)."""
 
 
 def event_line(e: Event, management_nodes: Collection[int] = ()) -> Text:
@@ -81,6 +92,22 @@ def event_line(e: Event, management_nodes: Collection[int] = ()) -> Text:
     if meaning is not None:
         line.append(f"  ({meaning.summary})", style=_CONCERN_STYLE[meaning.concern])
     return line
+
+
+def hanging(line: Text, indent: int, width: int) -> Text:
+    """``line`` wrapped to ``width`` columns, its wrapped lines starting under its text
+    (``indent`` columns in) rather than at the left edge."""
+    if indent <= 0 or line.cell_len <= width or width <= indent + 10:
+        return line
+    head, body = line[:indent], line[indent:]
+    rows = body.wrap(_CONSOLE, width - indent)
+    out = head.copy()
+    for i, row in enumerate(rows):
+        if i:
+            out.append("\n" + " " * indent)
+        out.append_text(row)
+    out.no_wrap = True
+    return out
 
 
 def arbitration_line(
@@ -111,14 +138,17 @@ class EventsView(View):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._shown = 0
-        self._notes: list[tuple[float, Text]] = []
+        self._notes: list[tuple[float, Text, float]] = []
+        """ndbtop's own lines: when (wall clock), the line, and when it came (monotonic)."""
+        self._notes_written = 0
+        """How many of the notes are in the log."""
         self._filter_shown = ""
         self.banner_text: Text | None = None
         self.arbitration = ArbitrationStatus(ArbitrationPhase.UNKNOWN)
         """Where arbitration stands after the events seen so far."""
         self._folded = 0
         self._mgmds_down: set[int] = set()
-        self._pending: list[Text] = []
+        self._pending: list[tuple[Text, int]] = []
         """Management servers seen not connected during the current election."""
 
     def compose(self) -> ComposeResult:
@@ -138,12 +168,13 @@ class EventsView(View):
         self.query_one("#log", RichLog).anchor()
 
     def add_note(self, when: float, text: Text) -> None:
-        """A line that is not a cluster event (an action and the server's reply)."""
-        self._notes.append((when, text))
-        if self.is_mounted and self.matches(text.plain):
-            self._write(text)
+        """A line that is not a cluster event (an action and the server's reply).
 
-    def _write(self, line: Text) -> None:
+        It joins the log with the next snapshot, in time order with the events: the
+        events received before it are in that snapshot, not yet in the log."""
+        self._notes.append((when, text, time.monotonic()))
+
+    def _write(self, line: Text, indent: int = 0) -> None:
         """Add a line to the log at its width, keeping the user's place.
 
         A hidden log (another view in front) has no width yet: its lines wait for it,
@@ -151,10 +182,12 @@ class EventsView(View):
         where they read; the log follows new lines only when it was at its end.
         """
         log = self.query_one("#log", RichLog)
-        if log.scrollable_content_region.width <= 0:
-            self._pending.append(line)
+        width = log.scrollable_content_region.width
+        if width <= 0:
+            self._pending.append((line, indent))
             return
-        log.write(line, scroll_end=log.scroll_y >= log.max_scroll_y)
+        log.write(hanging(safe_text(line), indent, width),
+                  scroll_end=log.scroll_y >= log.max_scroll_y)
 
     def on_resize(self) -> None:
         """Shown again (or resized): write the lines that waited for a width."""
@@ -163,8 +196,8 @@ class EventsView(View):
     def _flush(self) -> None:
         if self._pending and self.query_one("#log", RichLog).scrollable_content_region.width > 0:
             pending, self._pending = self._pending, []
-            for line in pending:
-                self._write(line)
+            for line, indent in pending:
+                self._write(line, indent)
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         banner = self.query_one("#banner", Static)
@@ -179,12 +212,11 @@ class EventsView(View):
             self._pending.clear()
             self._filter_shown = self.filter_text
             self._shown = max(snap.events_total - len(snap.events), 0)
-            for _, note in self._notes:
-                if self.matches(note.plain):
-                    self._write(note)
+            self._notes_written = 0
         new = snap.events_total - self._shown
+        lines: list[tuple[float, int, int, Text, int]] = []
         if new > 0:
-            for e in snap.events[-min(new, len(snap.events)) :]:
+            for i, e in enumerate(snap.events[-min(new, len(snap.events)) :]):
                 meaning = interpret(e, mgmds)
                 if self.matches(
                     e.text,
@@ -193,8 +225,20 @@ class EventsView(View):
                     e.category.name if e.category is not None else "",
                     meaning.summary if meaning is not None else "",
                 ):
-                    self._write(event_line(e, mgmds))
+                    lines.append((e.received_at, 0, i, event_line(e, mgmds), EVENT_INDENT))
             self._shown = snap.events_total
+        # ndbtop's own lines once a snapshot taken after them is shown, among the events
+        # by time: an action's line never comes before an event that happened earlier.
+        due = self._notes_written
+        while due < len(self._notes) and (self._notes[due][0] <= snap.wall
+                                          or self._notes[due][2] < snap.taken_at):
+            when, note, _ = self._notes[due]
+            if self.matches(note.plain):
+                lines.append((when, 1, due, note, NOTE_INDENT))
+            due += 1
+        self._notes_written = due
+        for _, _, _, line, indent in sorted(lines, key=lambda item: item[:3]):
+            self._write(line, indent)
         self._render_stats(snap)
 
     def _render_arbitration(self, snap: ClusterSnapshot, now: float) -> None:

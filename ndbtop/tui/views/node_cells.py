@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
+
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, not_connected_text
 from ndbtop.model.derive import ActivityRate
@@ -16,6 +18,7 @@ from ndbtop.model.phases import (
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import ClusterSummary
+from ndbtop.sanitise import sanitise
 from ndbtop.tui.format import seconds
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.node_facts import (
@@ -23,13 +26,44 @@ from ndbtop.tui.views.node_facts import (
     per_second,
 )
 
+HOST_WIDTH = 24
+"""Columns of the host cell: a longer address is cut with ``…`` (the detail panel has it
+whole), so that the figures after it stay on an 80- or 120-column screen."""
+
 
 def address_cell(node: NodeStatus, snap: ClusterSnapshot) -> str:
-    """The node's address; for a data or management node that is not connected, where it
-    may connect from, as ``ndb_mgm show`` says it (an API slot just says free slot)."""
+    """The node's address; for a data or management node that is not connected, the host
+    it may connect from (``from HOST``; the detail panel says it as ``ndb_mgm show`` does);
+    an API slot just says free slot. At most :data:`HOST_WIDTH` columns."""
+    # Cut once made safe: an escaped control character takes the room it is shown in.
     if node.connected or node.type == "API" or snap.config is None:
-        return node.address
-    return not_connected_text(node.node_id, snap.config)
+        return elide(sanitise(node.address), HOST_WIDTH)
+    section = snap.config.node(node.node_id)
+    if section is None:
+        return "not connected"
+    return elide(sanitise(f"from {section.host or 'any host'}"), HOST_WIDTH)
+
+
+def address_line(node: NodeStatus | None, snap: ClusterSnapshot) -> Text | None:
+    """The detail panel's line for an address the host cell cannot show whole: where a node
+    that is not connected may connect from, or a long address."""
+    if node is None:
+        return None
+    # Made safe before it becomes Text: Rich drops some control characters on the way in.
+    if not (node.connected or node.type == "API" or snap.config is None):
+        where = sanitise(not_connected_text(node.node_id, snap.config))
+        return Text(f"Node {node.node_id}: {where}", style="yellow")
+    address = sanitise(node.address)
+    if cell_len(address) > HOST_WIDTH:
+        return Text(f"Node {node.node_id}: address {address}")
+    return None
+
+
+def elide(text: str, width: int) -> str:
+    """``text`` cut to ``width`` columns, ending in ``…`` when cut."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, width - 1) + "…"
 
 
 def group_text(group: int | None) -> str:

@@ -22,6 +22,7 @@ from ndbtop.tui.views.down_node import down_node_line, error_log_text
 from ndbtop.tui.views.findings import findings_line
 from ndbtop.tui.views.node_cells import (
     address_cell,
+    address_line,
     group_text,
     groups_text,
     memory_cell,
@@ -273,6 +274,10 @@ class NodesView(View):
             for node_id in [k for k in drawn if k not in present]:
                 del drawn[node_id]
         table = self.query_one("#nodes", KeyedTable)
+        # The sorted column's header carries an arrow (text: it shows without colour).
+        for column in self.sort_modes:
+            label = dict(COLUMNS)[column]
+            table.set_label(column, f"{label}▲" if column == self.sort_mode else label)
         by_id = {n.node_id: n for n in snap.nodes}
         table.sync(rows, order=self._order(by_id))
 
@@ -313,6 +318,7 @@ class NodesView(View):
             line
             for line in (
                 self._left_not_started(node),
+                address_line(node, snap),
                 error_log_text(snap, node_id),
                 memory_line(snap, node_id) if running else None,
                 activity_line(snap, node_id) if running else None,

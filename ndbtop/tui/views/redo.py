@@ -30,8 +30,18 @@ LAST_REDO_PHASE = 4
 hint about missing progress reports is not given after it."""
 
 
-def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
-    """The redo-initialisation lines of a node's start panel (empty when not initialising)."""
+BAR_WIDTH = 24
+COMPACT_BAR_WIDTH = 14
+"""The progress bar on a short terminal: with it the figures up to the ETA fit 80 columns."""
+
+
+def redo_lines(snap: ClusterSnapshot, node_id: int, compact: bool = False) -> list[Text]:
+    """The redo-initialisation lines of a node's start panel (empty when not initialising).
+
+    Each line gives the amount, the rate and the time left first, then the files, so that
+    a line that wraps on a narrow screen keeps them on its first row; ``compact`` (a short
+    terminal) narrows the bar."""
+    width = COMPACT_BAR_WIDTH if compact else BAR_WIDTH
     t = snap.timeline(node_id)
     host = snap.host_of(node_id)
     measured = measured_redo(snap, node_id)
@@ -41,10 +51,10 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     # A silent node's events move only when an LDM instance completes: they are not
     # progress, so they are not shown as such (the files completed are, below).
     if (shown := host_redo_wins(snap, node_id)) is not None:
-        lines.append(measured_line(shown))
+        lines.append(measured_line(shown, width))
     elif (t is not None and t.redo is not None and (t.active or t.redo.completed)
             and reason is None):
-        lines.append(events_line(snap, node_id, t.redo))
+        lines.append(events_line(snap, node_id, t.redo, width))
     if reason is not None and measured is None and (host is None or host.via != "ssh"):
         notice = Text(f"⚠ {no_reports_notice(reason)}", style="yellow")
         total = configured_redo_mb(snap, node_id)
@@ -67,38 +77,39 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     return lines
 
 
-def events_line(snap: ClusterSnapshot, node_id: int, r: RedoProgress) -> Text:
+def events_line(snap: ClusterSnapshot, node_id: int, r: RedoProgress,
+                width: int = BAR_WIDTH) -> Text:
     """The redo-log initialisation as the node's LogFileInitStatus events report it."""
     cfg = snap.config.data_node(node_id) if snap.config is not None else None
     line = Text("redo log init ")
     if cfg is not None and cfg.redo_init_full:
         # With FULL the events' "MB done" counts files (redo-init.md §6): files only.
         frac = r.files_done / r.total_files if r.total_files else 0.0
-        line.append_text(bar(frac * 100, 24, warn=101, crit=101))
+        line.append_text(bar(frac * 100, width, warn=101, crit=101))
         line.append(f" files {r.files_done}/{r.total_files} of {r.total_mb:,} MB (FULL)")
     else:
-        line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
+        line.append_text(bar(r.fraction * 100, width, warn=101, crit=101))
         speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
         line.append(
-            f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
-            f"{speed} · ETA {seconds(r.eta_s)}"
+            f" {r.mb_done:,}/{r.total_mb:,} MB · {speed} · ETA {seconds(r.eta_s)} · "
+            f"files {r.files_done}/{r.total_files}"
         )
     line.append("  (events)", style="dim")
     return line
 
 
-def measured_line(m: RedoMeasure) -> Text:
+def measured_line(m: RedoMeasure, width: int = BAR_WIDTH) -> Text:
     """The redo-log initialisation as measured on the node's host over SSH."""
     line = Text("redo log init ")
     frac = m.fraction
-    line.append_text(bar(None if frac is None else frac * 100, 24, warn=101, crit=101))
+    line.append_text(bar(None if frac is None else frac * 100, width, warn=101, crit=101))
     files = f"{m.files_done if m.files_done is not None else '?'}/" \
             f"{m.files_total if m.files_total is not None else '?'}"
     done = "?" if m.bytes_written is None else f"{m.bytes_written / MIB:,.0f}"
     total = "?" if m.bytes_expected is None else f"{m.bytes_expected / MIB:,.0f}"
     rate = "?" if not m.rate_bytes_per_s else f"{m.rate_bytes_per_s / MIB:.1f}"
-    line.append(f" files {files} · written {done}/{total} MB · {rate} MB/s · "
-                f"ETA {seconds(m.eta_s)}")
+    line.append(f" written {done}/{total} MB · {rate} MB/s · ETA {seconds(m.eta_s)} · "
+                f"files {files}")
     line.append("  (measured on the host)", style="dim")
     return line
 

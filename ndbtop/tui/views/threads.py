@@ -3,7 +3,7 @@
 A large cluster has some 1,500 threads whose figures move a little at every refresh. The
 view keeps its work and what reaches the terminal small: a row whose figures look the same
 as at the last refresh keeps its very cells (the table skips it), rows out of sight are
-worked out when they come into sight, the by-CPU order ignores a point of wobble, the trend
+worked out when they come into sight, threads whose figures are equal keep their places, the trend
 column has its full width from the start, and colour is used where it tells something
 (every change of colour costs an escape sequence).
 """
@@ -50,13 +50,8 @@ DETAIL_COLUMNS = (
 )
 NO_SQL = frozenset({SourceState.DISABLED, SourceState.RETRYING, SourceState.UNAVAILABLE})
 """States of the ndbinfo source in which the threads read on the hosts are shown instead."""
-RANK_STEP = 2.0
-"""CPU points a thread must move before it changes places in the by-CPU order at once:
-figures that wobble by a point between refreshes would otherwise swap rows at every
-refresh."""
-RANK_HOLD = 5
-"""Refreshes in a row a smaller move must last before the thread changes places all the
-same (so that no two threads stay in the wrong order for good)."""
+SORTED_LABELS = {"cpu": ("cpu", "cpu▼"), "thread": ("thr", "thr▲"), "name": ("name", "name▲")}
+"""Each sort order's column, and its header while the detail is sorted by it."""
 
 
 class ThreadsView(View):
@@ -84,9 +79,9 @@ class ThreadsView(View):
         """Each node's threads at the last refresh, their CPU and the grid row drawn."""
         self._rows = DetailRows()
         """The detail's rows, drawn again only where what they show changed."""
-        self._ranked: dict[int, tuple[float, int]] = {}
-        """The CPU each thread of the detail is ranked by, and for how many refreshes in a
-        row it has shown another (see RANK_STEP and RANK_HOLD)."""
+        self._places: dict[int, int] = {}
+        """Each thread's place in the detail at the last refresh: threads that show the
+        same figure keep their order instead of swapping."""
         self._widgets: dict[str, Widget] = {}
 
     def compose(self) -> ComposeResult:
@@ -180,15 +175,18 @@ class ThreadsView(View):
         )
         other_node = self._detail_node != node_id
         if other_node:
-            self._ranked.clear()
+            self._places.clear()
             self._rows.clear()
         self._detail_node = node_id
         node_pcts = pcts[node_id]
         mode = self.sort_mode
-        # By CPU: by the percentage shown (held while it wobbles, see RANK_STEP), so that
-        # threads whose figures are equal keep their places instead of swapping.
+        self._mark_sort(detail, mode)
+        # By CPU: by the percentage shown, so that the column reads in order; threads whose
+        # figures are equal keep their places instead of swapping.
+        last = self._places
         rank = {
-            str(t.thr_no): (-round(self._rank_pct(t.thr_no, pct)), t.thr_no) if mode == "cpu"
+            str(t.thr_no): (-round(pct), last.get(t.thr_no, len(last)), t.thr_no)
+            if mode == "cpu"
             else (t.thread_name, t.thr_no) if mode == "name"
             else (t.thr_no,)
             for t, pct in zip(ts, node_pcts, strict=True)
@@ -199,6 +197,7 @@ class ThreadsView(View):
         ]
         place = {key: i for i, key in enumerate(sorted((str(t.thr_no) for t, _ in shown),
                                                         key=rank.__getitem__))}
+        self._places = {int(key): i for key, i in place.items()}
         in_sight = self._rows_in_sight(detail)
         rows = []
         fresh = []
@@ -244,18 +243,13 @@ class ThreadsView(View):
         cursor = table.cursor_row
         return rows if cursor in rows else {*rows, cursor}
 
-    def _rank_pct(self, thr_no: int, pct: float) -> float:
-        ranked, held = self._ranked.get(thr_no, (None, 0))
-        if ranked is None or abs(pct - ranked) >= RANK_STEP:
-            ranked, held = pct, 0
-        elif round(pct) != round(ranked):
-            held += 1
-            if held >= RANK_HOLD:
-                ranked, held = pct, 0
-        else:
-            held = 0
-        self._ranked[thr_no] = (ranked, held)
-        return ranked
+    @staticmethod
+    def _mark_sort(detail: KeyedTable, mode: str) -> None:
+        # The sorted column's header carries the order's arrow: a sign that is text, so it
+        # shows without colour too.
+        for column, (label, marked) in SORTED_LABELS.items():
+            key = "thr" if column == "thread" else column
+            detail.set_label(key, marked if column == mode else label)
 
     def _grid_row(
         self, node_id: int, ts: list[ThreadCpu], pcts: list[float]

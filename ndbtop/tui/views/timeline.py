@@ -22,9 +22,10 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
                    compact: bool = False) -> Table | Text:
     """The phases of a node's current or last start, with durations and redo progress.
 
-    ``compact`` (a short terminal, while the start runs): the phase in progress, its
-    warning and the redo progress come first, and the phases done that were not slow
-    follow on one line, so what matters is not cut off at the panel's foot.
+    ``compact`` (a short terminal, while the start runs): the phase in progress, the redo
+    progress and the phase's warning come first, and the phases done that were not slow
+    follow on one line (as do those no slower than last time), so what matters is not cut
+    off at the panel's foot.
 
     While the start runs, each phase that a remembered start of the same kind went
     through (``snap.past_starts``, :func:`compare_with_last_time`) shows how long it
@@ -63,7 +64,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     for r in t.completed:
         typical = typical_seconds(r.phase, t.kind, redo_mb, t.redo_phase)
         slow = typical is not None and r.seconds > 2 * typical
-        if compact and not slow and versus.get(r.phase) is None:
+        last = versus.get(r.phase)
+        if compact and not slow and (last is None or not last.slower):
             folded.append(f"{r.phase} {t.name_of(r.phase)} "
                           f"{'' if r.exact else '≈'}{seconds(r.seconds)}")
             continue
@@ -110,10 +112,16 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
         table.add_column(style="dim")
     for cells in rows:
         table.add_row(*(cells if notes else cells[:-1]))
+    redo = redo_lines(snap, node_id, compact)
     parts: list[Text | Table] = [title, table]
+    # On a short terminal the redo progress (its rate and ETA) comes right after the phase
+    # in progress, before any warning.
+    if compact:
+        parts.extend(redo)
     if warning is not None:
         parts.append(warning)
-    parts.extend(redo_lines(snap, node_id))
+    if not compact:
+        parts.extend(redo)
     if folded:
         parts.append(Text("done: " + " · ".join(folded), style="dim"))
     grid = Table.grid()

@@ -9,8 +9,9 @@ from textual.widget import Widget
 
 from ndbtop.tui.safe import Text
 
-PINNED = frozenset({"question_mark", "q"})
-"""Keys the bar always shows, however narrow: help and quit."""
+PINNED = ("slash", "question_mark", "q")
+"""Keys the bar always shows, however narrow, in this order at its end: filter, help and
+quit."""
 
 
 class KeyBar(Widget):
@@ -67,7 +68,7 @@ class KeyBar(Widget):
         group: Binding.Group | None = None
         active = sorted(
             self.screen.active_bindings.values(),
-            key=lambda a: (a.binding.key.split(",")[0] in PINNED, len(a.node.ancestors)),
+            key=lambda a: (_pinned(a.binding), len(a.node.ancestors)),
         )
         for _node, binding, enabled, _tooltip in active:
             if not binding.show or binding.action in seen:
@@ -86,8 +87,9 @@ class KeyBar(Widget):
     def render(self) -> Text:
         """The keys, each as `` key description ``; ``^p palette`` at the right.
 
-        When the line is too narrow for every key, ``?`` and ``q`` (help and quit, the
-        keys that get a lost user out) stay at the right and the others give way.
+        When the line is too narrow for every key, ``/``, ``?`` and ``q`` (filter, and help
+        and quit, the keys that get a lost user out) stay at the right and the others give
+        way.
         """
         key_style = self.get_component_rich_style("keybar--key")
         description_style = self.get_component_rich_style("keybar--description")
@@ -149,3 +151,9 @@ class KeyBar(Widget):
             if start <= event.x < end:
                 self.app.simulate_key(key)
                 return
+
+
+def _pinned(binding: Binding) -> int:
+    """0 for a key that may give way, else its place among the pinned keys (from 1)."""
+    key = binding.key.split(",")[0]
+    return PINNED.index(key) + 1 if key in PINNED else 0

@@ -65,6 +65,20 @@ class KeyedTable(DataTable):
         for key, label in zip(self._column_keys, self._labels, strict=True):
             self.add_column(label, key=key)
 
+    def set_label(self, column: str, label: str) -> None:
+        """Give ``column`` the header ``label`` (a sort order's arrow, say)."""
+        index = self._column_keys.index(column)
+        if self._labels[index] == label:
+            return
+        self._labels[index] = label
+        self._widths[index] = max(self._widths[index], len(label))
+        shown = self.columns.get(ColumnKey(column))
+        if shown is not None:
+            shown.label = Text(label)
+            shown.content_width = max(shown.content_width, len(label))
+            self._clear_caches()
+            self._measure(grown=True)
+
     def sync(
         self,
         rows: Iterable[tuple[str, Sequence[object]]],
