@@ -7,7 +7,7 @@ import re
 from textual.widgets import Input, RichLog, TabbedContent
 
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
-from ndbtop.tui.app import NdbtopApp
+from ndbtop.tui.app import VIEWS, NdbtopApp
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.views.threads import fit
@@ -292,7 +292,7 @@ async def test_question_mark_lists_every_key(tui):
             assert re.search(rf"{re.escape(key)}  +{re.escape(description)}", text), key
         documented |= {key for key, _ in NdbtopApp.REPLAY_HELP}
         labels = {
-            **{str(n): "1 … 7" for n in range(1, 8)},
+            **{str(n): f"1 … {len(VIEWS)}" for n in range(1, len(VIEWS) + 1)},
             "slash": "/",
             "question_mark": "?",
             "plus,equals_sign": "+ / -",
