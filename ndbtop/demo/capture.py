@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
 from ndbtop.demo.hub import demo_hub
+from ndbtop.findings import evaluate
 from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.events.decode import Event, decode_event
@@ -173,13 +174,17 @@ def _normalised(snap: ClusterSnapshot, sim: Simulator) -> ClusterSnapshot:
     hosts = tuple(
         replace(h, last_ok=None if h.last_ok is None else MONOTONIC) for h in snap.hosts
     )
-    return replace(
+    normal = replace(
         snap,
         taken_at=MONOTONIC,
         sources=sources,
         mgm_address=text(snap.mgm_address),
         hosts=hosts,
     )
+    # The findings' ages and times are judged again on the normalised figures, as if the
+    # findings were first seen at that moment.
+    return replace(normal, findings=tuple(replace(f, since=normal.wall)
+                                          for f in evaluate(normal)))
 
 
 def _normalised_source(src: SourceStatus, text: Callable[[str | None], str | None]) -> SourceStatus:
