@@ -54,6 +54,17 @@ INTERVAL = 0.25
 VIEW_KEYS = {str(key): name for key, (name, _) in enumerate(VIEWS, start=1)}
 
 
+async def wait_until(predicate: Callable[[], object], what: str, timeout: float = WAIT) -> None:
+    """Wait, letting the app under test run, until ``predicate()`` is true (for tests that
+    drive ``App.run_test`` themselves)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await asyncio.sleep(0.025)
+
+
 async def _yield_to_the_loop(min_sleep: float = 0.0, max_sleep: float = 0.0) -> None:
     for _ in range(3):
         await asyncio.sleep(0)

@@ -30,6 +30,7 @@ from ndbtop.model.config_decode import config_from_blob
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.widgets.keyed_table import KeyedTable
+from tests.tui.conftest import wait_until
 
 SIZE = (140, 40)
 
@@ -149,14 +150,9 @@ async def test_live_view_puts_node_5_in_group_1(server: str, tmp_path: Path) -> 
         return Hub(parse_connectstring(server), RealClock(), 0.2, events=False)
 
     app = NdbtopApp(start, read_only=True, audit=AuditLog(tmp_path / "audit.log"))
-    async with app.run_test(size=SIZE) as pilot:
-        for _ in range(200):
-            snap = app.current_view.snapshot
-            if snap is not None and snap.config is not None and snap.nodes:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.3)
-        assert "node groups missing a node: #1" in screen_text(app)
+    async with app.run_test(size=SIZE):
+        await wait_until(lambda: "node groups missing a node: #1" in screen_text(app)
+                         and "config gen 7" in screen_text(app), "the configured groups")
         table = app.current_view.query_one("#nodes", KeyedTable)
         assert plain(table.get_cell("5", "group")) == "1"
         assert plain(table.get_cell("4", "group")) == "1"
@@ -177,35 +173,33 @@ async def test_live_view_guards_and_rolling_plan_use_group_1(server: str, tmp_pa
 
     app = NdbtopApp(start, audit=AuditLog(tmp_path / "audit.log"))
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(200):
-            snap = app.current_view.snapshot
-            if snap is not None and snap.config is not None and snap.nodes:
-                break
-            await pilot.pause(0.05)
+        await wait_until(lambda: "config gen 7" in screen_text(app), "the configuration")
         for _ in range(10):
             if app.current_view.selected_node() == 4:
                 break
             await pilot.press("down")
-            await pilot.pause(0.1)
+            await pilot.pause()
         assert app.current_view.selected_node() == 4
         await pilot.press("x")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, ConfirmAction)
+        await wait_until(lambda: isinstance(app.screen, ConfirmAction) and "last started node"
+                         in " ".join(screen_text(app).split()), "the confirmation's guard")
         warnings = plain(app.screen.query_one("#warnings", Static).content)
         assert "last started node of node group 1" in warnings
         assert "node group 0" not in warnings
         await pilot.press("escape")
-        await pilot.pause(0.2)
+        await wait_until(lambda: not isinstance(app.screen, ConfirmAction), "it to close")
 
         await pilot.press("W")
-        await pilot.pause(0.5)
+        await wait_until(lambda: isinstance(app.screen, RollingRestartScreen)
+                         and "pre-flight" in screen_text(app), "the plan")
         screen = app.screen
         assert isinstance(screen, RollingRestartScreen)
         assert {n: row.node_group for n, row in screen.rows.items()} == {2: 0, 3: 0, 4: 1, 5: 1}
         text = screen_text(app)
         assert "pre-flight: refused: data node 5 is NO_CONTACT" in text
         await pilot.click("#force-degraded")
-        await pilot.pause(0.5)
+        await wait_until(lambda: "node 4 left out" in " ".join(screen_text(app).split()),
+                         "the plan without node 4")
         text = " ".join(screen_text(app).split())
         assert "node group 1 misses node 5 (NO_CONTACT)" in text
         assert "node 4 left out: the last started node of node group 1" in text

@@ -63,7 +63,7 @@ async def test_at_80_columns_no_column_is_cut_away(tui):
         # The rest is below: the view scrolls.
         scroll = t.app.current_view.query_one("#scroll")
         scroll.scroll_end(animate=False)
-        await t.pilot.pause(0.2)
+        await t.until_shown("MaxNoOfExecutionThreads 4")
         text = t.text()
         assert "4x42x256M = 42G    0 (no progress reports) (default)" in text
         assert "MaxNoOfExecutionThreads 4" in text and "ArbitrationRank" in text

@@ -18,7 +18,7 @@ from ndbtop.tui.source import FrozenSource
 async def open_plan(t) -> RollingRestartScreen:
     await t.press("W")
     await t.until(lambda: isinstance(t.app.screen, RollingRestartScreen), "the plan")
-    await t.pilot.pause(0.2)
+    await t.until(lambda: "pre-flight" in t.text(), "the plan's pre-flight")
     return t.app.screen
 
 
@@ -64,7 +64,8 @@ async def test_force_degraded_fits_80x24(tui_on) -> None:
         assert "✖ pre-flight: refused: data node 5 is NO_CONTACT" in t.text()
         await t.pilot.click("#force-degraded")
         await t.until(lambda: screen.force_degraded, "force degraded ticked")
-        await t.pilot.pause(0.3)
+        await t.until(lambda: "pre-flight: degraded, going on" in " ".join(t.text().split()),
+                      "the plan drawn again")
         text = t.text()
         lines = text.splitlines()
         assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
@@ -101,7 +102,7 @@ async def test_initial_forced_restart_of_the_last_node_of_a_group_fits_80x24(tui
         for flag in ("initial", "force"):
             await t.pilot.click(f"#flag-{flag}")
         await t.until(lambda: screen.assessment.confirm_text is not None, "-i -f ticked")
-        await t.pilot.pause(0.3)
+        await t.until(lambda: "THE SERVER WILL DO THIS" in t.text(), "the consequence drawn")
         text = t.text()
         joined = " ".join(box_lines(text))
         assert "Restart node 3?" in joined

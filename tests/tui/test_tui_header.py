@@ -9,6 +9,7 @@ from ndbtop.demo.capture import CaptureSpec, capture
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.source import FrozenSource
+from tests.tui.conftest import wait_until
 
 SINGLE_USER_AT = 40.0
 """A moment of the single-user scenario while API node 5 holds the cluster."""
@@ -23,12 +24,8 @@ async def test_badges_and_stale_sources_both_show_at_80_columns(tmp_path: Path) 
 
     app = NdbtopApp(start, read_only=True, audit=AuditLog(tmp_path / "audit.log"),
                     simulated="single-user")
-    async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(100):
-            if app.hub is not None and app.current_view.snapshot is not None:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.5)
+    async with app.run_test(size=(80, 24)):
+        await wait_until(lambda: "mgm stale 60s" in screen_text(app), "the stale sources")
         top, bottom, tabs = screen_text(app).splitlines()[:3]
         assert "SINGLE-USER MODE (API node 5)" in top and "READ-ONLY" in top
         assert "10.0.0.1:1186  gen 1" in top
