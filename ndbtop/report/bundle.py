@@ -30,6 +30,7 @@ from ndbtop.mgm.events.text import cluster_log_line
 from ndbtop.mgm.listener import EventListener
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
+from ndbtop.model.config_raw import config_ini
 from ndbtop.record.reader import read_recording
 from ndbtop.report.audit_tail import cluster_targets, this_cluster
 from ndbtop.report.findings import findings_text
@@ -139,6 +140,16 @@ async def _memory(client: MgmClient, clock: Clock, data_nodes: frozenset[int] | 
     return "\n".join(out) + "\n"
 
 
+def _config_ini(hub: Hub) -> str:
+    source = hub.config
+    if source.raw is None:
+        reason = source.status.error or "not read"
+        return f"# configuration not collected: {reason}\n"
+    header = [f"configuration generation {source.raw.generation}, read from the management "
+              f"server {source.read_from} (get config)"]
+    return sanitise_lines(config_ini(source.raw, every=True, header=header))
+
+
 def _recording_tail(path: Path, minutes: float) -> bytes:
     recording = read_recording(path)
     return recording.tail(recording.index_at(recording.end - minutes * 60))
@@ -173,6 +184,8 @@ async def collect_bundle(
         "\n".join(findings_text(snap.findings)).lstrip("\n") + "\n",
         "what is wrong or about to go wrong, with evidence, threshold and advice",
     )
+    bundle.add("config.ini", _config_ini(hub), "the configuration the management server "
+               "holds, in config.ini form, every parameter (ndbtop config --all)")
     down = [n.node_id for n in snap.data_nodes() if n.status not in ("STARTED", "STARTING")]
     if down and hub.hosts.ssh is not None:
         progress(f"reading the error log of data node(s) {', '.join(map(str, down))}")
