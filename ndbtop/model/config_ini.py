@@ -169,13 +169,14 @@ def diff_ini(sections: list[IniSection], raw: RawConfig) -> tuple[list[Differenc
     read = {(s.kind, s.node_id): s for s in raw.sections}
     for kind, node_id in sorted(set(ini) | set(read), key=lambda k: (k[1], k[0])):
         left, right = ini.get((kind, node_id)), read.get((kind, node_id))
+        names = by_name(kind)
+        if left is not None:
+            unknown += [f"[{SECTION_NAMES[kind]}] NodeId={node_id} {name}"
+                        for name in left.values if name not in names and name != "id"]
         if left is None or right is None:
             out.append(Difference(kind, node_id, "", None if left is None else "section",
                                   None if right is None else "section"))
             continue
-        names = by_name(kind)
-        unknown += [f"[{SECTION_NAMES[kind]}] NodeId={node_id} {name}"
-                    for name in left.values if name not in names and name != "id"]
         for key, param in PARAMS[kind].items():
             if key == NODE_ID or (kind, key) in DERIVED:
                 continue

@@ -119,7 +119,7 @@ def config_ini(raw: RawConfig, *, every: bool = False, header: Sequence[str] = (
     lines = [f"# {h}" for h in header]
     if not every:
         lines.append("# parameters at ConfigInfo's default are left out (--all shows them)")
-    lines += ["", *section_lines(SYSTEM, None, raw.system, every)]
+    lines += [*([""] if lines else []), *section_lines(SYSTEM, None, raw.system, every)]
     for kind in SECTION_ORDER:
         for section in raw.sections:
             if section.kind == kind:
