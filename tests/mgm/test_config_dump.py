@@ -233,3 +233,4 @@ async def test_the_bundle_holds_config_ini_naming_its_generation_and_source(
     assert first.endswith(f"read from the management server {sim.connectstring} (get config)")
     assert "[ndbd]\nNodeId=2\n" in text and "# at ConfigInfo's default:" in text
     assert "config.ini: the configuration the management server holds" in manifest
+    assert "processes.txt: the connected API and SQL nodes" in manifest
