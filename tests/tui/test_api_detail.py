@@ -80,3 +80,24 @@ def test_once_json_has_the_simulated_processes(threaded_sim: Callable[..., Any],
     ids = {n["node_id"] for n in report["nodes"] if n["type"] == "API"
            and n["status"] == "CONNECTED"}
     assert {p["node_id"] for p in report["processes"]} == ids
+
+
+async def test_the_live_view_reads_processes_only_while_an_api_node_is_detailed(tui) -> None:
+    async with tui("threads") as t:
+        hub = t.app.hub
+        reader = hub.sql.reader
+        sql_node = t.sim.cluster.config.sql_node_id
+        assert reader.processes_wanted is False
+        for _ in range(12):
+            if t.app.current_view.selected_node() == sql_node:
+                break
+            await t.press("down")
+        assert t.app.current_view.selected_node() == sql_node
+        await t.until_shown(f"process mysqld pid {20000 + 100 * sql_node}")
+        assert reader.processes_wanted is True
+        assert "service mysql://" in t.text()
+        for _ in range(12):
+            if t.app.current_view.selected_node() == 2:
+                break
+            await t.press("up")
+        await t.until(lambda: reader.processes_wanted is False, "processes no longer wanted")

@@ -125,8 +125,8 @@ class MainScreen(Screen[None]):
         # Tables also report a highlight when their rows are re-sorted or updated: only a
         # change of the selected node is worth drawing the view again.
         view = self.current_view
+        self.want_processes()
         if view.selected_node() != view.drawn_for:
-            self.want_processes()
             self._redraw(view)
 
     def set_short(self, short: bool) -> None:
