@@ -145,7 +145,7 @@ def _config_ini(hub: Hub) -> str:
     source = hub.config
     if source.raw is None:
         reason = source.status.error or "not read"
-        return f"# configuration not collected: {reason}\n"
+        return sanitise(f"# configuration not collected: {reason}") + "\n"
     header = [f"configuration generation {source.raw.generation}, read from the management "
               f"server {source.read_from} (get config)"]
     return sanitise_lines(config_ini(source.raw, every=True, header=header))
