@@ -79,6 +79,8 @@ def run_config(args: argparse.Namespace) -> int:
         try:
             collector.connect()
             sample = collector.sample()
+            read_all = getattr(collector, "read_all_config_values", None)
+            running = read_all() if read_all is not None else sample.config_values
         except SqlError as exc:
             raise SqlError(f"{summary}: {exc}") from None
         finally:
@@ -87,7 +89,7 @@ def run_config(args: argparse.Namespace) -> int:
         if why is not None:
             raise SqlError(f"ndbinfo.config_values cannot be read: {why}")
         runs = {n.node_id: n.config_generation for n in sample.nodes}
-        diffs = diff_running(raw, sample.config_values)
+        diffs = diff_running(raw, running)
         gens = ", ".join(f"{k} runs {v}" for k, v in sorted(runs.items()))
         lines = diff_lines(diffs, read_name, f"ndbinfo.config_values ({gens or 'no node'})")
         sys.stdout.write("".join(f"{line}\n" for line in lines) if diffs else "")

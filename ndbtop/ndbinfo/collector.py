@@ -282,6 +282,18 @@ class NdbinfoCollector(Statements):
             self._read_at["threads"] = taken_at
         return self._sample(taken_at, tally)
 
+    def read_all_config_values(self) -> tuple[tuple[int, int, str], ...]:
+        """Every (node, parameter id, value) of ``ndbinfo.config_values``: one read on
+        demand (``ndbtop config --diff-running``), not part of any refresh."""
+        if self._conn is None:
+            raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
+        try:
+            rows, _ = self._fetch(q.ALL_CONFIG_VALUES, Tally())
+        except SqlError:
+            self.close()
+            raise
+        return r.parse_config_values(rows)
+
     def close(self) -> None:
         """Close the connection, if open; never raises."""
         conn, self._conn = self._conn, None

@@ -251,6 +251,12 @@ class FailoverReader:
         if before != after:
             self.switches.append((before, after, why))
 
+    def read_all_config_values(self) -> tuple[tuple[int, int, str], ...]:
+        """Every parameter each data node runs with, from the SQL node in use."""
+        if self._current is None or not hasattr(self._current, "read_all_config_values"):
+            raise SqlError("no SQL node in use")
+        return self._current.read_all_config_values()  # type: ignore[no-any-return]
+
     def sample(self) -> NdbinfoSample:
         """One sample from the SQL node in use; on its failure, from the next that answers
         (or from a preferred one that answers again)."""

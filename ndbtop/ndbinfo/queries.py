@@ -291,6 +291,14 @@ PROCESSES = _q(
 """The API and SQL nodes' processes (one row a connected API node, at most 255 node ids);
 read only while a view, ``--once`` or a bundle asks for them."""
 
+ALL_CONFIG_VALUES = _q(
+    "config_values",
+    "config_values",
+    "SELECT node_id, config_param, config_value FROM ndbinfo.config_values",
+)
+"""Every parameter each data node runs with: read once by ``ndbtop config --diff-running``,
+never by a refresh."""
+
 SLOW_ROTATION = (
     NODES,
     COUNTERS,

@@ -31,6 +31,8 @@ from ndbtop.mgm.packed_config import unpack
 from ndbtop.model.config_decode import raw_config
 from ndbtop.model.config_ini import ConfigIniError, diff_ini, diff_lines, diff_running, parse_ini
 from ndbtop.model.config_raw import RawConfig, config_ini
+from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
+from ndbtop.sim.scenarios.maintenance import CONFIG_CHANGE_AT
 
 Scripted = Callable[..., Awaitable[Any]]
 
@@ -234,3 +236,24 @@ async def test_the_bundle_holds_config_ini_naming_its_generation_and_source(
     assert "[ndbd]\nNodeId=2\n" in text and "# at ConfigInfo's default:" in text
     assert "config.ini: the configuration the management server holds" in manifest
     assert "processes.txt: the connected API and SQL nodes" in manifest
+
+
+def test_diff_running_against_the_simulated_nodes_on_an_older_generation(
+    threaded_sim: Callable[..., Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # config-change: generation 5 raises DataMemory to 12G and DiskPageBufferMemory to 256M,
+    # and only node 2 is restarted onto it; 3, 4 and 5 still run generation 4.
+    cluster = build_scenario("config-change", ScenarioOptions(seed=1))
+    cluster.advance(CONFIG_CHANGE_AT + 600)
+    ts = threaded_sim(cluster, speed=1e-6, sql=True)
+    argv = ["config", "-c", ts.connectstring, "--diff-running", "--mysql-host", "127.0.0.1",
+            "--mysql-port", str(ts.sim.sql_port), "--mysql-user", "root"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("--- generation 5 from ")
+    assert out[1].startswith("+++ ndbinfo.config_values (2 runs 5, 3 runs 4, 4 runs 4")
+    assert "@@ [ndbd] NodeId=2 @@" not in out
+    for node in (3, 4, 5):
+        hunk = out[out.index(f"@@ [ndbd] NodeId={node} @@") + 1:][:4]
+        assert hunk == ["-DataMemory=12G", "+DataMemory=8G",
+                        "-DiskPageBufferMemory=256M", "+DiskPageBufferMemory=64M"]

@@ -67,6 +67,9 @@ def os_tid(node_id: int, thr_no: int) -> int:
 
 FIXTURE_ROWS: dict[str, list[tuple[Any, ...]]] = {
     "nodes": [(1, 2000, "STARTED", 0, 1), (2, 2000, "STARTED", 0, 1)],
+    # ndbinfo.md §7: MaxNoOfConcurrentTransactions (106) and DataMemory (112) of T-76.
+    "config_values": [(1, 106, "2048"), (2, 106, "2048"), (1, 112, "31457280"),
+                      (2, 112, "31457280")],
     "processes": [
         (1, "NDB", NODE_VERSION, 5001, 5000, "ndbmtd", "ndb://192.168.56.103"),
         (2, "NDB", NODE_VERSION, 5101, 5100, "ndbmtd", "ndb://192.168.56.104"),

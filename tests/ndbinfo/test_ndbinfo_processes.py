@@ -1,7 +1,8 @@
-"""``ndbinfo.processes``: read only while something asks for it, parsed from rows as the
-server sends them (ndbinfo.md §2 ``processes``: the view gives NULL for a pid of 0, no angel
-for an API node on Linux, ``mysql://host:port`` for a SQL node), against the simulated SQL
-node and against MariaDB holding the real column layout (ndbinfo-schema.json)."""
+"""``ndbinfo.processes`` and every ``config_values`` row: read only while something asks for
+them, parsed from rows as the server sends them (ndbinfo.md §2 ``processes``: the view gives
+NULL for a pid of 0, no angel for an API node on Linux, ``mysql://host:port`` for a SQL node),
+against the simulated SQL node and against MariaDB holding the real column layout
+(ndbinfo-schema.json)"""
 
 from __future__ import annotations
 
@@ -69,3 +70,19 @@ def test_mariadb_with_the_real_columns(mariadb: MariaDbServer) -> None:
     # Only the API node: the data and management nodes' rows are not read.
     assert sample.processes == (
         ApiProcess(50, NODE_VERSION, 6001, None, "mysqld", "mysql://192.168.56.105:3306"),)
+
+
+def test_every_config_value_is_read_once_on_demand(mariadb: MariaDbServer) -> None:
+    options = MysqlOptions(host="127.0.0.1", port=mariadb.port, user=NDBTOP_USER,
+                           password=NDBTOP_PASSWORD)
+    collector = NdbinfoCollector(options)
+    collector.connect()
+    try:
+        sample = collector.sample()
+        every = collector.read_all_config_values()
+    finally:
+        collector.close()
+    # A refresh reads only the parameters the Config view compares (106 is not one of them).
+    assert {p for _, p, _ in sample.config_values} == {112}
+    assert every == ((1, 106, "2048"), (1, 112, "31457280"), (2, 106, "2048"),
+                     (2, 112, "31457280"))
