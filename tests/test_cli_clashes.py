@@ -24,6 +24,7 @@ ENTRY = {
     "wait": "ndbtop.cli.wait", "rolling-restart": "ndbtop.cli.rolling", "mgm": "ndbtop.cli.mgm",
     "record": "ndbtop.cli.record", "replay": "ndbtop.cli.record", "report": "ndbtop.cli.bundle",
     "export": "ndbtop.cli.export", "check": "ndbtop.cli.check",
+    "config": "ndbtop.cli.config",
 }
 """The module each command's dispatch (ndbtop.cli.main) hands the parsed options to."""
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ndbtop.cli import main
+from ndbtop.cli.clashes import SQL_OPTIONS
 from ndbtop.cli.optionspec import LIVE, Option
 from ndbtop.cli.parser import COMMANDS, OPTIONS, PROMPT, build_parser
 
@@ -25,6 +26,9 @@ FLAGS = [o for o in OPTIONS if not o.positional]
 # What an option needs beside it to apply (ndbtop.cli.clashes).
 NEEDS = {"--minutes": ["--recording", "r.rec"], "--ssh-config": ["--ssh"], "--ssh-user": ["--ssh"],
          "--ssh-option": ["--ssh"]}
+# The same, for one command only: `config` reads a SQL node only for --diff-running.
+NEEDS_IN = {("config", o.name): ["--diff-running"] for o in OPTIONS
+            if o.destination in (*SQL_OPTIONS, "no_sql", "defaults_file")}
 
 
 def sample(o: Option) -> list[str]:
@@ -53,7 +57,7 @@ def test_every_option_in_both_positions(
     head = [command] if command else []
     base = [] if o.name in BASE.get(command, []) else BASE.get(command, [])
     if command in o.commands:
-        base = base + NEEDS.get(o.name, [])
+        base = base + NEEDS.get(o.name, []) + NEEDS_IN.get((command, o.name), [])
     before = words + head + base
     after = head + base + words
     results = []

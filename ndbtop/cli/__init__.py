@@ -92,6 +92,10 @@ def _dispatch(args: object) -> int:
         from ndbtop.cli.check import run_check
 
         return run_check(args)
+    if command == "config":
+        from ndbtop.cli.config import run_config
+
+        return run_config(args)
     if command == "sim":
         from ndbtop.cli.sim import run_sim
 

@@ -46,6 +46,8 @@ CLASHES: tuple[Clash, ...] = (
     Clash(frozenset({LIVE, "record", "report", "export"}), "ssh",
           ("ssh_config", "ssh_user", "ssh_option"),
           "only --ssh reads the data node hosts", absent=True),
+    Clash(frozenset({"config"}), "diff_running", (*SQL_OPTIONS, "no_sql", "defaults_file"),
+          "only --diff-running reads a SQL node", absent=True),
 )
 """Every pair of options that cannot apply together ("*": any other option)."""
 

@@ -50,6 +50,7 @@ async def print_once(hub: Hub, as_json: bool) -> int:
     for answered: otherwise one line per source that did not, and status 3. The
     configuration is secondary: without it the report still stands.
     """
+    hub.want_processes(True)
     try:
         snapshot = await hub.collect_once()
     finally:

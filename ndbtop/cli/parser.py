@@ -145,13 +145,14 @@ def _interval(text: str) -> float:
 
 # Which commands take which options (LIVE: the live view, ndbtop without a command).
 CONNECTING = frozenset({LIVE, "wait", "rolling-restart", "mgm", "record", "report", "export",
-                        "check"})
-SQL = frozenset({LIVE, "record", "report", "export", "check"})
+                        "check", "config"})
+SQL = frozenset({LIVE, "record", "report", "export", "check", "config"})
+HOSTS = SQL - {"config"}
 ACTING = frozenset({LIVE, "demo", "rolling-restart", "mgm"})
 SHOWING = frozenset({LIVE, "demo", "replay"})
 SIMULATING = frozenset({"demo", "sim", "record"})
 COMMANDS = ("demo", "sim", "wait", "rolling-restart", "mgm", "record", "replay", "report",
-            "export", "check")
+            "export", "check", "config")
 EVERY = frozenset({LIVE, *COMMANDS})
 
 MGM = "management server"
@@ -198,16 +199,16 @@ OPTIONS: tuple[Option, ...] = (
     option("--ssl-cert", commands=SQL, group=SQLG, metavar="FILE",
            help="client certificate for TLS"),
     option("--ssl-key", commands=SQL, group=SQLG, metavar="FILE", help="client key for TLS"),
-    option("--no-host", commands=SQL, group="host", action="store_true", default=False,
+    option("--no-host", commands=HOSTS, group="host", action="store_true", default=False,
            help="do not read this host's disks and data node threads"),
-    option("--ssh", commands=SQL, group="host", action="store_true", default=False,
+    option("--ssh", commands=HOSTS, group="host", action="store_true", default=False,
            help="also read every data node's host (disks, CPU, threads, redo files, error "
            "log) through the system ssh client; nothing is installed or written there"),
-    option("--ssh-config", commands=SQL, group="host", metavar="FILE",
+    option("--ssh-config", commands=HOSTS, group="host", metavar="FILE",
            help="with --ssh: ssh configuration file (-F)"),
-    option("--ssh-user", commands=SQL, group="host", metavar="USER",
+    option("--ssh-user", commands=HOSTS, group="host", metavar="USER",
            help="with --ssh: remote user (-l)"),
-    option("--ssh-option", commands=SQL, group="host", action="append", default=[],
+    option("--ssh-option", commands=HOSTS, group="host", action="append", default=[],
            metavar="OPTION", help="with --ssh: an ssh -o option such as ProxyJump=bastion "
            "(repeatable); BatchMode=yes is always set"),
     # What to show, how often.
@@ -215,7 +216,7 @@ OPTIONS: tuple[Option, ...] = (
            help="print one report and exit (two samples --interval apart for rates)"),
     option("--json", commands={LIVE, "demo", "wait"}, group=DISPLAY, action="store_true",
            default=False, help="print JSON (with --once; wait: one line per change)"),
-    option("--interval", commands=CONNECTING - {"rolling-restart", "mgm"} | {"demo"},
+    option("--interval", commands=CONNECTING - {"rolling-restart", "mgm", "config"} | {"demo"},
            group=DISPLAY,
            type=_interval, default=1.0, metavar="SECONDS",
            help="seconds between samples, refreshes or polls (default 1)"),
@@ -354,6 +355,15 @@ OPTIONS: tuple[Option, ...] = (
            metavar="ID", help="leave out finding ID (repeat, or ID,ID)"),
     option("--warning-only", commands={"check"}, group="check", action="store_true",
            default=False, help="report critical findings as WARNING (exit at most 1)"),
+    option("--all", commands={"config"}, group="config", dest="all_params",
+           action="store_true", default=False,
+           help="print every parameter, those at ConfigInfo's default too"),
+    option("--diff", commands={"config"}, group="config", metavar="FILE",
+           help="print the differences from the config.ini FILE to the configuration read "
+           "(exit 1 when there are some)"),
+    option("--diff-running", commands={"config"}, group="config", action="store_true",
+           default=False, help="print the data nodes' parameters that differ from what they "
+           "run with (ndbinfo.config_values; needs a SQL node; exit 1 when some do)"),
     option("--bind", commands={"sim"}, group="simulator", default="127.0.0.1",
            metavar="ADDRESS", help="address to listen on (default 127.0.0.1)"),
     option("--require-tls", commands={"sim"}, group="simulator", action="store_true",
@@ -402,6 +412,11 @@ _DESCRIPTIONS = {
               "Collect once, judge the cluster by the findings' rules and print one line with "
               "perfdata. Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (the management server "
               "cannot be reached, or a usage error)."),
+    "config": ("print the cluster configuration in config.ini form",
+               "Read the configuration from the management server (get config_v2) and print "
+               "it in config.ini form: every section, the parameters that differ from "
+               "ConfigInfo's default (--all: every one). --diff FILE compares it with a "
+               "config.ini, --diff-running with what the data nodes run."),
     "report": ("collect a triage bundle to attach to a ticket",
                "Collect the --once report, recent events, log levels, memory reports, a "
                "recording's tail and the audit log into one .tar.gz. No password goes in."),

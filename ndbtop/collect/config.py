@@ -25,7 +25,8 @@ from ndbtop.errors import MgmError
 from ndbtop.mgm.client import ConfigUnavailable, MgmClient
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig
-from ndbtop.model.config_decode import config_from_blob
+from ndbtop.model.config_decode import config_and_raw_from_blob
+from ndbtop.model.config_raw import RawConfig
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.sources import Backoff, SourceState, SourceStatus
 
@@ -42,6 +43,10 @@ class ConfigSource:
         self.client = client
         self.on_update = on_update
         self.config: ClusterConfig | None = None
+        self.raw: RawConfig | None = None
+        """Every parameter of :attr:`config` (``ndbtop config``, the bundle's config.ini)."""
+        self.read_from = ""
+        """The management server :attr:`config` was read from."""
         self.health = Health(self.name, str(client.connectstring))
         self.health.backoff = Backoff(cap=RETRY_CAP)
         self.reads = 0
@@ -112,7 +117,7 @@ class ConfigSource:
         """Read once; returns the delay before retrying, or None after a good read."""
         self.reads += 1
         try:
-            config = config_from_blob(await self.client.get_config_blob())
+            config, raw = config_and_raw_from_blob(await self.client.get_config_blob())
         except ConfigUnavailable as exc:
             delay = self.health.failed(str(exc), SourceState.UNAVAILABLE)
             self.on_update()
@@ -121,7 +126,8 @@ class ConfigSource:
             delay = self.health.failed(str(exc))
             self.on_update()
             return delay
-        self.config = config
+        self.config, self.raw = config, raw
+        self.read_from = str(self.client.address or self.client.connectstring)
         self.health.ok(self.client.address and str(self.client.address))
         self.on_update()
         return None

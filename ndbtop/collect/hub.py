@@ -290,6 +290,13 @@ class Hub:
         if hasattr(reader, "threads_wanted"):
             reader.threads_wanted = wanted  # type: ignore[union-attr]
 
+    def want_processes(self, wanted: bool) -> None:
+        """Read ``ndbinfo.processes`` at every refresh while something shows the API nodes'
+        processes (an API node's detail, ``--once``, a bundle); never otherwise."""
+        reader = self.sql.reader if self.sql is not None else None
+        if hasattr(reader, "processes_wanted"):
+            reader.processes_wanted = wanted  # type: ignore[union-attr]
+
     async def start(self) -> None:
         """Start one task per source."""
         sources: list[MgmSource | ConfigSource | EventSource | SqlSource | HostSource | None] = [

@@ -17,11 +17,13 @@ from ndbtop.mgm.packed_config import (
     MGM_NODE,
     ConfigFormatError,
     Entries,
+    PackedConfig,
     Value,
     unpack,
 )
 from ndbtop.mgm.packed_config_v1 import unpack_v1
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, DataNodeConfig, NodeConfig
+from ndbtop.model.config_raw import RawConfig, RawSection
 
 MB = 1024 * 1024
 
@@ -78,7 +80,15 @@ def _text(value: Value) -> str:
 def decode_config(blob: bytes) -> ClusterConfig:
     """Decode a packed configuration (v2, or v1 from a 7.x server); :class:`ConfigFormatError`
     says why it cannot be."""
-    packed = unpack_v1(blob) if blob[:8] == MAGIC_V1 else unpack(blob)
+    return decode_packed(_unpack(blob))
+
+
+def _unpack(blob: bytes) -> PackedConfig:
+    return unpack_v1(blob) if blob[:8] == MAGIC_V1 else unpack(blob)
+
+
+def decode_packed(packed: PackedConfig) -> ClusterConfig:
+    """The :class:`ClusterConfig` of a configuration split into sections."""
     system = packed.system
     generation = system.get(SYS_CONFIG_GENERATION, 0)
     name = system.get(SYS_NAME, "")
@@ -119,6 +129,25 @@ def config_from_blob(blob: bytes) -> ClusterConfig:
     be decoded."""
     try:
         return decode_config(blob)
+    except ConfigFormatError as exc:
+        raise ConfigUnavailable(f"configuration unavailable: {exc}") from None
+
+
+def raw_config(packed: PackedConfig) -> RawConfig:
+    """Every parameter of every section: a node's own entry, else its default section's."""
+    generation = packed.system.get(SYS_CONFIG_GENERATION, 0)
+    sections = tuple(sorted(
+        (RawSection(kind, int(own[NODE_ID]), _merged(packed.defaults[kind], own))
+         for kind, own in packed.nodes), key=lambda s: s.node_id))
+    return RawConfig(generation=_int(generation, "ConfigGenerationNumber"),
+                     system=dict(packed.system), sections=sections)
+
+
+def config_and_raw_from_blob(blob: bytes) -> tuple[ClusterConfig, RawConfig]:
+    """:func:`config_from_blob` and every parameter of the same blob, decoded once."""
+    try:
+        packed = _unpack(blob)
+        return decode_packed(packed), raw_config(packed)
     except ConfigFormatError as exc:
         raise ConfigUnavailable(f"configuration unavailable: {exc}") from None
 

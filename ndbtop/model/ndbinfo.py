@@ -183,6 +183,19 @@ class NodeActivity:
 
 
 @dataclass(frozen=True, slots=True)
+class ApiProcess:
+    """An API or SQL node's process as ``ndbinfo.processes`` names it (its view gives NULL
+    for a pid of 0, and an API node on Linux has no angel)."""
+
+    node_id: int
+    node_version: str
+    process_id: int | None
+    angel_process_id: int | None
+    process_name: str
+    service_uri: str
+
+
+@dataclass(frozen=True, slots=True)
 class NdbinfoSample:
     """Everything read from ``ndbinfo`` in one refresh, stamped with a monotonic time.
 
@@ -207,6 +220,8 @@ class NdbinfoSample:
     restart_info: tuple[RestartInfo, ...] = ()
     links: tuple[NodeLinks, ...] = ()
     activity: tuple[NodeActivity, ...] = ()
+    processes: tuple[ApiProcess, ...] = ()
+    """The API and SQL nodes' processes: read only while something asks for them."""
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

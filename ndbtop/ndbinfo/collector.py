@@ -63,6 +63,7 @@ PANELS = (
     "links",
     "activity",
     "config_values",
+    "processes",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
@@ -97,6 +98,7 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "links": lambda rows, _: r.parse_links(rows),
     "activity": lambda rows, _: r.parse_activity(rows),
     "config_values": lambda rows, _: r.parse_config_values(rows),
+    "processes": lambda rows, _: r.parse_processes(rows),
 }
 
 _NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
@@ -121,6 +123,9 @@ class NdbinfoCollector(Statements):
         thread for it (4,608 in the largest clusters) and the client builds a value per
         thread: a live view that shows no thread wants them only now and then. A sample
         that does not read them keeps those last read (``read_at`` tells when)."""
+        self.processes_wanted = False
+        """Whether samples read ``ndbinfo.processes`` (an API node's detail, ``--once``, a
+        bundle ask for it); never read otherwise, not even at connect."""
         self._conn: pymysql.connections.Connection | None = None
         self._version: int | None = None
         self._account: str | None = None
@@ -251,6 +256,12 @@ class NdbinfoCollector(Statements):
             ):
                 self._read_layout(self._layout_pending[0], tally)
                 layout_reads += 1
+            if self.processes_wanted and tally.queries < MAX_QUERIES_PER_SAMPLE:
+                if q.has(self._version, "processes"):
+                    self._read_panel(q.PROCESSES, tally)
+                else:
+                    self._unavailable["processes"] = (
+                        f"ndbinfo.processes needs NDB {q.version_text(q.SINCE['processes'])}")
             rotation = self._rotation
             if rotation:
                 query = rotation[self._next_slow % len(rotation)]
@@ -270,6 +281,18 @@ class NdbinfoCollector(Statements):
             self._panels["threads"] = threads
             self._read_at["threads"] = taken_at
         return self._sample(taken_at, tally)
+
+    def read_all_config_values(self) -> tuple[tuple[int, int, str], ...]:
+        """Every (node, parameter id, value) of ``ndbinfo.config_values``: one read on
+        demand (``ndbtop config --diff-running``), not part of any refresh."""
+        if self._conn is None:
+            raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
+        try:
+            rows, _ = self._fetch(q.ALL_CONFIG_VALUES, Tally())
+        except SqlError:
+            self.close()
+            raise
+        return r.parse_config_values(rows)
 
     def close(self) -> None:
         """Close the connection, if open; never raises."""
@@ -399,6 +422,7 @@ class NdbinfoCollector(Statements):
             links=panels.get("links", ()),
             activity=panels.get("activity", ()),
             config_values=panels.get("config_values", ()),
+            processes=panels.get("processes", ()),
             unavailable=tuple(unavailable),
             read_at=tuple(self._read_at.items()),
             queries=tally.queries,

@@ -158,6 +158,18 @@ class FailoverReader:
         self.cluster_nodes: Callable[[], Sequence[NodeStatus]] = lambda: ()
         """The nodes ``get status`` reports (set by the hub; read by ``auto``)."""
         self._threads_wanted = True
+        self._processes_wanted = False
+
+    @property
+    def processes_wanted(self) -> bool:
+        """Whether samples read ``ndbinfo.processes`` (passed on to every SQL node's reader)."""
+        return self._processes_wanted
+
+    @processes_wanted.setter
+    def processes_wanted(self, wanted: bool) -> None:
+        self._processes_wanted = wanted
+        for reader in self._readers.values():
+            _want_processes(reader, wanted)
 
     @property
     def threads_wanted(self) -> bool:
@@ -198,6 +210,7 @@ class FailoverReader:
         if reader is None:
             reader = self._readers[key] = self._make(options)
             _want_threads(reader, self._threads_wanted)
+            _want_processes(reader, self._processes_wanted)
         return reader
 
     def _ordered(self) -> list[Reader]:
@@ -237,6 +250,12 @@ class FailoverReader:
         after = options_summary(reader.options)
         if before != after:
             self.switches.append((before, after, why))
+
+    def read_all_config_values(self) -> tuple[tuple[int, int, str], ...]:
+        """Every parameter each data node runs with, from the SQL node in use."""
+        if self._current is None or not hasattr(self._current, "read_all_config_values"):
+            raise SqlError("no SQL node in use")
+        return self._current.read_all_config_values()  # type: ignore[no-any-return]
 
     def sample(self) -> NdbinfoSample:
         """One sample from the SQL node in use; on its failure, from the next that answers
@@ -307,6 +326,11 @@ class FailoverReader:
 def _want_threads(reader: Reader, wanted: bool) -> None:
     if hasattr(reader, "threads_wanted"):
         reader.threads_wanted = wanted  # type: ignore[attr-defined]
+
+
+def _want_processes(reader: Reader, wanted: bool) -> None:
+    if hasattr(reader, "processes_wanted"):
+        reader.processes_wanted = wanted  # type: ignore[attr-defined]
 
 
 def failover_reader(

@@ -282,6 +282,23 @@ CONFIG_VALUES = _q(
 """The parameters each data node runs with that ndbtop compares with the management server's
 configuration (ids of mgmapi_config_parameters.h; 10 rows a node)."""
 
+PROCESSES = _q(
+    "processes",
+    "processes",
+    """SELECT node_id, node_version, process_id, angel_process_id, process_name, service_URI
+    FROM ndbinfo.processes WHERE node_type = 'API' ORDER BY node_id LIMIT 255""",
+)
+"""The API and SQL nodes' processes (one row a connected API node, at most 255 node ids);
+read only while a view, ``--once`` or a bundle asks for them."""
+
+ALL_CONFIG_VALUES = _q(
+    "config_values",
+    "config_values",
+    "SELECT node_id, config_param, config_value FROM ndbinfo.config_values",
+)
+"""Every parameter each data node runs with: read once by ``ndbtop config --diff-running``,
+never by a refresh."""
+
 SLOW_ROTATION = (
     NODES,
     COUNTERS,

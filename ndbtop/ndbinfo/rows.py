@@ -16,6 +16,7 @@ from decimal import Decimal
 from operator import itemgetter
 
 from ndbtop.model.ndbinfo import (
+    ApiProcess,
     DiskPageBuffer,
     DiskStat,
     DiskWriteSpeed,
@@ -125,6 +126,18 @@ def parse_config_values(rows: Sequence[Row]) -> tuple[tuple[int, int, str], ...]
         text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
         out.append((to_int(row[0]), to_int(row[1]), text[:512]))
     return tuple(sorted(out))
+
+
+def parse_processes(rows: Sequence[Row]) -> tuple[ApiProcess, ...]:
+    """``node_id, node_version, process_id, angel_process_id, process_name, service_URI``."""
+    out = []
+    for row in rows:
+        if len(row) < 6 or row[0] is None:
+            continue
+        pid, angel = (to_int(v) if v is not None else None for v in row[2:4])
+        out.append(ApiProcess(to_int(row[0]), to_text(row[1])[:512], pid or None, angel or None,
+                              to_text(row[4])[:512], to_text(row[5])[:512]))
+    return tuple(sorted(out, key=lambda p: p.node_id))
 
 
 def parse_disk_stat(rows: Sequence[Row]) -> tuple[DiskStat, ...]:

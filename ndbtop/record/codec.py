@@ -69,6 +69,7 @@ _CLASSES: dict[str, type] = {
         ni.RestartInfo,
         ni.NodeLinks,
         ni.NodeActivity,
+        ni.ApiProcess,
         ActivityRate,
         PastStart,
         HostReport,

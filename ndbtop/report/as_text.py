@@ -17,6 +17,7 @@ from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
 from ndbtop.report.findings import findings_text
+from ndbtop.report.processes import processes_text
 from ndbtop.report.tables import duration, format_table, human_bytes, per_second
 
 
@@ -120,6 +121,7 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     lines += _down_text(snap)
     lines += findings_text(snap.findings)
     lines += config_text(snap)
+    lines += processes_text(snap)
     lines += ["", "Sources:"]
     for src in snap.sources:
         age = src.age(snap.taken_at)

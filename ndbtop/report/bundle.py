@@ -30,9 +30,11 @@ from ndbtop.mgm.events.text import cluster_log_line
 from ndbtop.mgm.listener import EventListener
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
+from ndbtop.model.config_raw import config_ini
 from ndbtop.record.reader import read_recording
 from ndbtop.report.audit_tail import cluster_targets, this_cluster
 from ndbtop.report.findings import findings_text
+from ndbtop.report.processes import processes_text
 from ndbtop.report.render import error_log_json, error_log_line, report_json, report_text
 from ndbtop.sanitise import json_text, sanitise, sanitise_lines
 
@@ -139,6 +141,16 @@ async def _memory(client: MgmClient, clock: Clock, data_nodes: frozenset[int] | 
     return "\n".join(out) + "\n"
 
 
+def _config_ini(hub: Hub) -> str:
+    source = hub.config
+    if source.raw is None:
+        reason = source.status.error or "not read"
+        return sanitise(f"# configuration not collected: {reason}") + "\n"
+    header = [f"configuration generation {source.raw.generation}, read from the management "
+              f"server {source.read_from} (get config)"]
+    return sanitise_lines(config_ini(source.raw, every=True, header=header))
+
+
 def _recording_tail(path: Path, minutes: float) -> bytes:
     recording = read_recording(path)
     return recording.tail(recording.index_at(recording.end - minutes * 60))
@@ -157,6 +169,7 @@ async def collect_bundle(
     """Collect everything; the management server must answer, other parts may fail."""
     bundle = Bundle()
     progress("reading the cluster (two samples for rates)")
+    hub.want_processes(True)
     snap = await hub.collect_once()
     bundle.add(
         "report.txt",
@@ -173,6 +186,11 @@ async def collect_bundle(
         "\n".join(findings_text(snap.findings)).lstrip("\n") + "\n",
         "what is wrong or about to go wrong, with evidence, threshold and advice",
     )
+    bundle.add("processes.txt", "\n".join(processes_text(snap)).lstrip("\n") + "\n",
+               "the connected API and SQL nodes: address, version, process name and pid, "
+               "service URI, connect count (get status, ndbinfo.processes)")
+    bundle.add("config.ini", _config_ini(hub), "the configuration the management server "
+               "holds, in config.ini form, every parameter (ndbtop config --all)")
     down = [n.node_id for n in snap.data_nodes() if n.status not in ("STARTED", "STARTING")]
     if down and hub.hosts.ssh is not None:
         progress(f"reading the error log of data node(s) {', '.join(map(str, down))}")

@@ -67,10 +67,15 @@ def os_tid(node_id: int, thr_no: int) -> int:
 
 FIXTURE_ROWS: dict[str, list[tuple[Any, ...]]] = {
     "nodes": [(1, 2000, "STARTED", 0, 1), (2, 2000, "STARTED", 0, 1)],
+    # ndbinfo.md §7: MaxNoOfConcurrentTransactions (106) and DataMemory (112) of T-76.
+    "config_values": [(1, 106, "2048"), (2, 106, "2048"), (1, 112, "31457280"),
+                      (2, 112, "31457280")],
     "processes": [
         (1, "NDB", NODE_VERSION, 5001, 5000, "ndbmtd", "ndb://192.168.56.103"),
         (2, "NDB", NODE_VERSION, 5101, 5100, "ndbmtd", "ndb://192.168.56.104"),
         (49, "MGM", NODE_VERSION, 4001, None, "ndb_mgmd", "ndb://192.168.56.102:1186"),
+        # A SQL node as ndbinfo.md §2 describes one: no angel on Linux, a mysql:// URI.
+        (50, "API", NODE_VERSION, 6001, None, "mysqld", "mysql://192.168.56.105:3306"),
     ],
     "threads": [
         (n, t, name, _DESCRIPTIONS[name]) for n in (1, 2) for t, name in enumerate(_THREADS)

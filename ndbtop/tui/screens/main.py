@@ -108,6 +108,14 @@ class MainScreen(Screen[None]):
         hub = self.ndbtop.hub
         if hub is not None:
             hub.want_threads(self.tabs.active == "threads" or self.ndbtop.recorder is not None)
+            self.want_processes()
+
+    def want_processes(self) -> None:
+        """Have ``ndbinfo.processes`` read only while the Nodes view details an API node."""
+        want = getattr(self.ndbtop.hub, "want_processes", None)
+        if want is not None:
+            view = self.current_view
+            want(isinstance(view, NodesView) and view.shows_api_node())
 
     def on_data_table_row_highlighted(self) -> None:
         """Selecting another node redraws its details at once."""
@@ -117,6 +125,7 @@ class MainScreen(Screen[None]):
         # Tables also report a highlight when their rows are re-sorted or updated: only a
         # change of the selected node is worth drawing the view again.
         view = self.current_view
+        self.want_processes()
         if view.selected_node() != view.drawn_for:
             self._redraw(view)
 

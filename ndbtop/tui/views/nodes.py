@@ -17,6 +17,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.tui.format import seconds, status_text
 from ndbtop.tui.safe import AnyText, Plain, Text
+from ndbtop.tui.views.api_detail import api_detail
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.down_node import down_node_line, error_log_text
 from ndbtop.tui.views.findings import findings_line
@@ -309,6 +310,10 @@ class NodesView(View):
         return snap.timelines[-1].node_id if snap.timelines else None
 
     def _detail(self, snap: ClusterSnapshot, now: float) -> Text | Table:
+        selected = self.selected_node()
+        chosen = snap.node(selected) if selected is not None else None
+        if chosen is not None and chosen.type == "API":
+            return api_detail(snap, chosen)
         node_id = self._focus_node(snap)
         if node_id is None:
             return Text("Select a data node to see its start phases.", style="dim")
@@ -352,6 +357,13 @@ class NodesView(View):
             self._failed_waits = LeftNotStarted(audit)
         note = self._failed_waits.notes((node,)).get(node.node_id)
         return Text(f"Node {node.node_id} {note}", style="bold yellow") if note else None
+
+    def shows_api_node(self) -> bool:
+        """Whether the detail panel shows an API node (its process is read only then)."""
+        snap = self.snapshot
+        node_id = self.selected_node()
+        node = snap.node(node_id) if snap is not None and node_id is not None else None
+        return node is not None and node.type == "API"
 
     def copy_text(self) -> str | None:
         snap = self.snapshot
