@@ -31,32 +31,23 @@ START_TYPE_SHORT = {
     3: "initial node restart",
 }
 
-_NAMES: dict[int, str] = {
+PHASE_NAMES: dict[int, str] = {
     0: "allocate memory",
     1: "connect, heartbeats",
     2: "arbitrator",
     3: "init variables",
     4: "restore or local start",
-    5: "sync data",
+    5: "copy data, wait LCP",
     6: "update variables",
     7: "update variables",
-    8: "update variables",
+    8: "rebuild indexes",
     9: "update variables",
     100: "API connect",
-    101: "hand-over",
+    101: "subscription hand-over",
 }
-_NAMES_BY_TYPE: dict[tuple[int, int], str] = {
-    (4, INITIAL_START): "local start",
-    (4, INITIAL_NODE_RESTART): "local start",
-    (4, NODE_RESTART): "find redo end",
-    (4, SYSTEM_RESTART): "restore LCP, redo",
-    (5, INITIAL_START): "system tables",
-    (5, NODE_RESTART): "copy data, wait LCP",
-    (5, INITIAL_NODE_RESTART): "copy data, wait LCP",
-    (8, SYSTEM_RESTART): "rebuild indexes",
-    (101, NODE_RESTART): "subscription hand-over",
-    (101, INITIAL_NODE_RESTART): "subscription hand-over",
-}
+"""The one name of each start phase, whatever the kind of start: every output names a
+phase from this table (or ``redo log init``, see :func:`phase_name`), so a phase never
+has two names depending on what an output knew of the start's kind."""
 
 TYPICAL_DISK_MB_PER_S = 50.0
 """Disk speed assumed for the typical length of redo-log initialisation."""
@@ -66,8 +57,8 @@ REDO_INIT = "redo log init"
 """The name of the phase in which a node was seen initialising its redo log."""
 
 
-def phase_name(phase: int, start_type: int | None, redo_phase: int | None = None) -> str:
-    """Short name of a start phase for a start type.
+def phase_name(phase: int, redo_phase: int | None = None) -> str:
+    """Short name of a start phase (:data:`PHASE_NAMES`).
 
     ``redo_phase`` is the phase in which the node was seen initialising its redo log (by
     its events or on its host): that phase is named ``redo log init``. Which phase does
@@ -75,9 +66,7 @@ def phase_name(phase: int, start_type: int | None, redo_phase: int | None = None
     """
     if redo_phase is not None and phase == redo_phase:
         return REDO_INIT
-    if start_type is not None and (phase, start_type) in _NAMES_BY_TYPE:
-        return _NAMES_BY_TYPE[(phase, start_type)]
-    return _NAMES.get(phase, f"phase {phase}")
+    return PHASE_NAMES.get(phase, f"phase {phase}")
 
 
 def next_phase(completed: int) -> int | None:
@@ -197,7 +186,7 @@ class StartTimeline:
 
     def name_of(self, phase: int) -> str:
         """The name of one of this start's phases (see :func:`phase_name`)."""
-        return phase_name(phase, self.kind, self.redo_phase)
+        return phase_name(phase, self.redo_phase)
 
     @property
     def last_completed(self) -> int | None:
@@ -334,26 +323,21 @@ def phase_in_progress(node: NodeStatus, timeline: StartTimeline | None) -> int |
     return current if current is not None else next_phase(node.start_phase)
 
 
-def phase_text(node: NodeStatus, timeline: StartTimeline | None = None,
-               start_type: int | None = None) -> str:
+def phase_text(node: NodeStatus, timeline: StartTimeline | None = None) -> str:
     """Where a data node is in its start or stop, the one way every output names it.
 
-    ``2 redo log init`` for a STARTING node (the phase in progress and its name for the
-    start type: the timeline's, else ``start_type``; ``redo log init`` only for the phase
-    the node was seen initialising its redo log in), ``done 101`` once it reported the
-    last phase, ``stop level 3`` for a node SHUTTING_DOWN, ``""`` otherwise. The live
-    view, ``--once`` (text and JSON), ``wait``, ``rolling-restart`` and the exporter all
-    use it.
+    ``2 redo log init`` for a STARTING node (the phase in progress and its name;
+    ``redo log init`` only for the phase the node was seen initialising its redo log in),
+    ``done 101`` once it reported the last phase, ``stop level 3`` for a node
+    SHUTTING_DOWN, ``""`` otherwise. The live view, ``--once`` (text and JSON), ``wait``,
+    ``rolling-restart``, replay and the exporter all use it.
     """
     if node.status == "STARTING":
         current = phase_in_progress(node, timeline)
         if current is None:
             return f"done {node.start_phase}"
-        kind = timeline.kind if timeline is not None else None
-        if kind is None:
-            kind = start_type
         redo_phase = timeline.redo_phase if timeline is not None else None
-        return f"{current} {phase_name(current, kind, redo_phase)}"
+        return f"{current} {phase_name(current, redo_phase)}"
     if node.status == "SHUTTING_DOWN":
         return f"stop level {node.start_phase}"
     return ""

@@ -92,13 +92,11 @@ def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
     return Text(f"last time {seconds(versus.last_s)}", style=style)
 
 
-def slower_warning(
-    versus: PhaseVsLastTime, start_type: int | None, redo_phase: int | None = None
-) -> Text:
+def slower_warning(versus: PhaseVsLastTime, redo_phase: int | None = None) -> Text:
     """The warning for a phase in progress that is slower than last time."""
     ratio = f" (+{(versus.ratio - 1) * 100:.0f}%)" if versus.ratio is not None else ""
     return Text(
-        f"⚠ phase {versus.phase} {phase_name(versus.phase, start_type, redo_phase)} is slower "
+        f"⚠ phase {versus.phase} {phase_name(versus.phase, redo_phase)} is slower "
         f"than last time: {seconds(versus.seconds)} so far, {seconds(versus.last_s)} last "
         f"time{ratio}",
         style="bold red",

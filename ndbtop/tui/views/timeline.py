@@ -96,7 +96,7 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
         )
         current = versus.get(t.current_phase)
         if current is not None and current.slower:
-            warning = slower_warning(current, t.kind, t.redo_phase)
+            warning = slower_warning(current, t.redo_phase)
     # A last column empty in every row would make Rich squeeze the table into the
     # title's width (wrapping the phase names): it is left out instead.
     notes = any(cells[-1] for cells in rows)
