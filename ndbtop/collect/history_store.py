@@ -36,6 +36,7 @@ class HistoryStore:
                     d["finished_at"],
                     tuple((int(p), float(s)) for p, s in d["phases"]),
                     d["total_s"],
+                    bool(d.get("partial", False)),
                 )
                 for d in data
             )
@@ -52,6 +53,7 @@ class HistoryStore:
                 "finished_at": p.finished_at,
                 "phases": [list(x) for x in p.phases],
                 "total_s": p.total_s,
+                "partial": p.partial,
             }
             for p in history
         ]

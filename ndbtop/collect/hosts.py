@@ -22,7 +22,7 @@ from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.errorlog import parse_error_log
-from ndbtop.model.hosts import ErrorLogEntry, HostReport, RedoSize, redo_measure
+from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost, RedoSize, redo_measure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, StartTimeline
 from ndbtop.model.sources import SourceState
 
@@ -274,14 +274,19 @@ class HostSet:
             s = self.remote[host]
             ids = self.assigned.get(host, ())
             redo = []
+            starts: list[NodeOnHost] = []
             if s.sample is not None and s.status.state is SourceState.CONNECTED:
+                starts = [NodeOnHost(r.node_id, r.started_at, s.redo_began(r))
+                          for r in s.sample.redo if r.node_id is not None
+                          and r.started_at is not None and (not ids or r.node_id in ids)]
                 for r in s.sample.redo:
                     if (r.node_id in starting and r.node_id not in not_initial
                             and r.open_files and (not ids or r.node_id in ids)):
                         redo.append(redo_measure(r.node_id, r, s.redo_rates.get(r.pid),
                                                  redo_size(config, r.node_id)))
             out.append(HostReport(host, "ssh", ids, s.state, s.status.error, s.status.last_ok,
-                                  s.view, tuple(redo), tuple(logs[i] for i in ids if i in logs)))
+                                  s.view, tuple(redo), tuple(logs[i] for i in ids if i in logs),
+                                  tuple(starts)))
         return tuple(self._same(r) for r in out)
 
     def _same(self, report: HostReport) -> HostReport:

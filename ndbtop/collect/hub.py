@@ -46,6 +46,7 @@ from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.model.start_evidence import apply_host
 from ndbtop.model.statistics import NodeStatistics, apply_statistics
 
 __all__ = ["EVENT_HISTORY", "HISTORY_POINTS", "THREAD_HISTORY_POINTS", "Hub"]
@@ -234,12 +235,15 @@ class Hub:
         if reading is None:
             return
         timelines = tuple(self._timelines.values())
-        for report in self.hosts.reports(reading.nodes, timelines, self.cluster_config()):
+        reports = self.hosts.reports(reading.nodes, timelines, self.cluster_config())
+        for report in reports:
             for m in report.redo_init:
                 t = self._timelines.get(m.node_id)
                 if t is not None and t.active and t.redo_phase is None:
                     self._timelines = {**self._timelines,
                                        m.node_id: replace(t, redo_phase=t.current_phase)}
+        self._timelines = apply_host(self._timelines,
+                                     (m for r in reports for m in r.node_starts))
 
     def _on_sample(self, sample: NdbinfoSample) -> None:
         previous = self._ndbinfo

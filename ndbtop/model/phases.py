@@ -160,14 +160,28 @@ class StartTimeline:
     redo: RedoProgress | None = None
     redo_phase: int | None = None
     """The phase in progress when the node was first seen initialising its redo log."""
+    current_from: str = "event"
+    """Where ``current_since`` comes from: ``event`` (the event that ended the phase
+    before, or began the start), ``host`` (measured on the node's host), ``status`` (a
+    change ``get status`` showed, within one poll) or ``first_seen`` (the moment ndbtop
+    first saw the node: the time in the phase is a lower bound)."""
+    began_from: str | None = "event"
+    """Where ``began_at`` comes from: ``event`` (NDBStartStarted), ``host`` (the data
+    node process's start on its host) or None (only when ndbtop first saw the start)."""
 
     @property
     def active(self) -> bool:
         """True while the node is still starting."""
         return self.finished_at is None and not self.aborted
 
+    @property
+    def in_phase_lower_bound(self) -> bool:
+        """True when the time in the phase counts from ndbtop's first sight of the node."""
+        return self.current_from == "first_seen"
+
     def in_phase_s(self, now: float) -> float | None:
-        """Seconds spent so far in the phase in progress."""
+        """Seconds spent so far in the phase in progress (a lower bound when
+        :attr:`in_phase_lower_bound`)."""
         if not self.active or self.current_phase is None:
             return None
         return max(now - self.current_since, 0.0)
@@ -199,12 +213,19 @@ def _complete(t: StartTimeline, phase: int, at: float, exact: bool) -> StartTime
         return t
     begin = t.current_since if t.current_phase == phase else at
     record = PhaseRecord(phase, begin, max(at - begin, 0.0), exact and t.current_exact)
+    if exact:
+        source = "event"
+    else:
+        # Phases folded in at the first sight of the node began no later than that.
+        first_sight = t.began_from is None and at == t.began_at
+        source = "first_seen" if first_sight else "status"
     return replace(
         t,
         completed=(*t.completed, record),
         current_phase=next_phase(phase),
         current_since=at,
         current_exact=exact,
+        current_from=source,
     )
 
 
@@ -226,6 +247,8 @@ def apply_event(timelines: Mapping[int, StartTimeline], event: Event) -> dict[in
                 current_phase=sp.phase,
                 current_since=at,
                 current_exact=False,
+                current_from="first_seen",
+                began_from=None,
             )
         if current.start_type is None:
             current = replace(current, start_type=sp.start_type)
@@ -299,7 +322,8 @@ def apply_status(
         if n.status == "STARTING":
             if t is None or not t.active:
                 t = StartTimeline(
-                    n.node_id, None, now, False, current_since=now, current_exact=False
+                    n.node_id, None, now, False, current_since=now, current_exact=False,
+                    current_from="first_seen", began_from=None,
                 )
             last = t.last_completed
             for phase in PHASE_ORDER[1:]:

@@ -28,7 +28,7 @@ from ndbtop.model.backups import Backup, NodeProgress
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.history import PastStart
-from ndbtop.model.hosts import ErrorLogEntry, HostReport, RedoMeasure
+from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost, RedoMeasure
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -66,6 +66,7 @@ _CLASSES: dict[str, type] = {
         PastStart,
         HostReport,
         RedoMeasure,
+        NodeOnHost,
         ErrorLogEntry,
         ClusterConfig,
         NodeConfig,

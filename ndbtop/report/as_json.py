@@ -79,6 +79,9 @@ def _timeline_json(t: Any, now: float, silent: bool) -> dict[str, Any]:
         "active": t.active,
         "phase_in_progress": t.current_phase,
         "in_phase_s": t.in_phase_s(now),
+        "in_phase_from": t.current_from if t.active and t.current_phase is not None else None,
+        "start_began_at": _iso(t.began_at) if t.began_from else None,
+        "start_began_from": t.began_from,
         "elapsed_s": round(t.elapsed_s(now), 3),
         "completed": [
             {"phase": r.phase, "seconds": round(r.seconds, 3), "exact": r.exact}

@@ -11,6 +11,7 @@ from ndbtop.model.hosts import ErrorLogEntry
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.start_evidence import since_text, timer_prefix
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
@@ -86,7 +87,7 @@ def report_text(snap: ClusterSnapshot) -> str:
             if n.status == "STARTING" and t and t.active and (
                 secs := t.in_phase_s(snap.wall)
             ) is not None:
-                phase += f" ({duration(secs)})"
+                phase += f" ({timer_prefix(t)}{duration(secs)})"
         group: object = ""
         if n.type == "NDB":
             g = node_group_json(snap, n.node_id)
@@ -98,6 +99,9 @@ def report_text(snap: ClusterSnapshot) -> str:
             ("id", "type", "status", "phase", "group", "version", "address"), rows, right=(0,)
         )
     )
+    for t in snap.timelines:
+        if t.active and t.current_phase is not None and t.current_from != "event":
+            lines.append(f"  node {t.node_id} in phase {t.current_phase} {since_text(t)}")
     for t in snap.timelines:
         if t.redo is not None and t.active and reports_off(snap, t.node_id):
             lines.append(f"  node {t.node_id} redo log init: {t.redo.total_mb} MB to create, "

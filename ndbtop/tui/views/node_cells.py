@@ -17,6 +17,7 @@ from ndbtop.model.phases import (
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.start_evidence import timer_prefix
 from ndbtop.model.summary import ClusterSummary
 from ndbtop.tui.format import seconds
 from ndbtop.tui.views.node_facts import (
@@ -67,7 +68,8 @@ def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
 
 
 def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
-    """Time in the current phase; red when well past a normal duration."""
+    """Time in the current phase (``≥2m15s`` when counted from ndbtop's first sight of
+    the node); red when well past a normal duration."""
     if timeline is None or not timeline.active:
         return Text("")
     spent = timeline.in_phase_s(now)
@@ -77,8 +79,7 @@ def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
     phase = timeline.current_phase if timeline.current_phase is not None else 0
     typical = typical_seconds(phase, timeline.kind, redo, timeline.redo_phase)
     style = "bold red" if typical and spent > 2 * typical else ""
-    prefix = "" if timeline.current_exact else "≈"
-    return Text(prefix + seconds(spent), style=style)
+    return Text(timer_prefix(timeline) + seconds(spent), style=style)
 
 
 def last_time_cell(versus: PhaseVsLastTime | None) -> Text:

@@ -13,6 +13,7 @@ from ndbtop.model.phases import (
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.start_evidence import since_text, timer_prefix
 from ndbtop.tui.format import seconds
 from ndbtop.tui.views.node_cells import last_time_cell, slower_warning
 from ndbtop.tui.views.redo import redo_lines
@@ -39,13 +40,15 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     kind = START_TYPE_SHORT.get(t.kind, "start") if t.kind is not None else "start"
     began = dt.datetime.fromtimestamp(t.began_at).strftime("%H:%M:%S")
     if t.active:
-        state = f"running {seconds(t.elapsed_s(now))}"
+        state = f"running {'' if t.began_exact else '≥'}{seconds(t.elapsed_s(now))}"
     elif t.aborted:
         state = "abandoned"
     else:
         state = f"took {seconds(t.elapsed_s(now))}"
     title = Text(
-        f"Node {node_id} · {kind} · began {'' if t.began_exact else '≈'}{began} · {state}",
+        f"Node {node_id} · {kind} · "
+        + (f"began {began}" if t.began_exact else f"seen since {began}")
+        + (" (from the host)" if t.began_from == "host" else "") + f" · {state}",
         style="bold",
     )
     versus = compare_with_last_time(snap.past_starts, t, now)
@@ -84,7 +87,7 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             Text(f"▶ {t.current_phase}", style="bold yellow"),
             Text(t.name_of(t.current_phase), style="bold yellow"),
             Text(
-                ("" if t.current_exact else "≈") + seconds(spent) + " so far",
+                timer_prefix(t) + seconds(spent) + " so far",
                 style="bold red" if slow else "bold",
             ),
             Text(
@@ -111,6 +114,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     for cells in rows:
         table.add_row(*(cells if notes else cells[:-1]))
     parts: list[Text | Table] = [title, table]
+    if t.active and t.current_phase is not None and t.current_from != "event":
+        parts.append(Text(f"in phase {t.current_phase} {since_text(t)}"))
     if warning is not None:
         parts.append(warning)
     parts.extend(redo_lines(snap, node_id))
