@@ -29,7 +29,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         ndbinfo=ndbinfo_reader(args),
         host=host_reader(args),
         ssh=ssh_options(args),
-        events=not args.once,
+        events=True,
         history_dir=None if args.once else default_history_dir(),
         backup_status_every=args.backup_status_interval,
     )
@@ -67,6 +67,6 @@ async def print_once(hub: Hub, as_json: bool) -> int:
 
 ANSWERED = frozenset({SourceState.CONNECTED, SourceState.DISABLED})
 """Source states of a --once report that exits 0."""
-SECONDARY = frozenset({"config"})
+SECONDARY = frozenset({"config", "events"})
 """Sources whose failure loses their own part of the report only (named in its Sources
 line), as a reply of the management server other than ``get status`` does."""

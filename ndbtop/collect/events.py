@@ -14,6 +14,7 @@ backup, so this costs the cluster nothing.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from ndbtop.collect.health import Health
@@ -68,6 +69,8 @@ class EventSource:
         self.listening_levels: dict[int, int] | None = None
         self.unavailable: tuple[tuple[str, str], ...] = ()
         """Events left out, with why (a source node beyond the protocol's range)."""
+        self.answered = asyncio.Event()
+        """Set once the server answered the subscription, by accepting or refusing it."""
 
     @property
     def status(self) -> SourceStatus:
@@ -88,6 +91,7 @@ class EventSource:
                 await listener.open()
                 self.listening_levels = wanted
                 self.health.ok(str(address))
+                self.answered.set()
                 self.on_update()
 
                 def alive(wanted: dict[int, int] = wanted) -> bool:
@@ -107,6 +111,7 @@ class EventSource:
                     self.on_event(event)
             except MgmError as exc:
                 delay = self.health.failed(str(exc))
+                self.answered.set()
                 self.on_update()
                 await listener.close()
                 await self.health.sleep(delay)

@@ -302,11 +302,25 @@ class Hub:
         and the host twice ``interval`` apart so rates are real.
 
         A management server that cannot be reached raises its error; the other
-        sources only record theirs in the snapshot.
+        sources only record theirs in the snapshot. The events are listened to for the
+        whole collection, as the live view does, so both name phases from the same
+        evidence.
         """
         reading = await self.mgm.poll_once()
         self.mgm.health.ok(reading.address, reading.unavailable)
         self._on_mgm()
+        listening: asyncio.Task[None] | None = None
+        if self.events is not None:
+            listening = asyncio.create_task(self.events.run(), name="source-events")
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.events.answered.wait(), self.interval + 5.0)
+        try:
+            return await self._collect_rest()
+        finally:
+            if listening is not None:
+                await cancel_and_wait([listening])
+
+    async def _collect_rest(self) -> ClusterSnapshot:
         await self.config.attempt()
 
         async def sample(source: SqlSource | HostSource | None, error: type[Exception]) -> None:
@@ -338,6 +352,12 @@ class Hub:
             self.backup_reporter.ask_now()
             with contextlib.suppress(MgmError):
                 await self.backup_reporter.poll(self.mgm.client)
+        if self.events is not None:
+            # The nodes as they are at the end of the events listened to, not before them.
+            with contextlib.suppress(MgmError):
+                reading = await self.mgm.poll_once()
+                self.mgm.health.ok(reading.address, reading.unavailable)
+                self._on_mgm()
         self._changed()
         return self.snapshot()
 
