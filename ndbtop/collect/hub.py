@@ -36,12 +36,14 @@ from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.catalogue import EventType
 from ndbtop.mgm.events.decode import Event, decode_event
+from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
 from ndbtop.model.clock import Clock
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
 from ndbtop.model.history import PastStart, cluster_key, past_start
+from ndbtop.model.live import live_data_nodes, live_rows, live_sample
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -402,6 +404,16 @@ class Hub:
         """The monotonic time source ages are measured against (real time, even in a demo)."""
         return time.monotonic()
 
+    def _live_nodes(self, nodes: tuple[NodeStatus, ...],
+                    timelines: tuple[StartTimeline, ...]) -> frozenset[int]:
+        """The data nodes whose ndbinfo figures are live (:func:`live_data_nodes`)."""
+        sample = self._ndbinfo
+        if sample is None:
+            return frozenset()
+        # The sample is stamped on the hub's clock (simulated in the demo).
+        sample_wall = self.clock.wall() - (self.clock.monotonic() - sample.taken_at)
+        return live_data_nodes(nodes, sample, timelines, sample_wall=sample_wall)
+
     def snapshot(self) -> ClusterSnapshot:
         """The current picture of the cluster."""
         if self._cached is not None:
@@ -410,6 +422,7 @@ class Hub:
         levels = self.mgm.log_levels or {}
         nodes = reading.nodes if reading else ()
         timelines = tuple(self._timelines[k] for k in sorted(self._timelines))
+        live = self._live_nodes(nodes, timelines)
         snap = ClusterSnapshot(
             taken_at=time.monotonic(),
             wall=self.clock.wall(),
@@ -423,10 +436,10 @@ class Hub:
             events_total=self._events_total,
             timelines=timelines,
             statistics=tuple(self._statistics[k] for k in sorted(self._statistics)),
-            ndbinfo=self._ndbinfo,
-            hit_ratios=self._hit_ratios,
-            link_rates=self._links.rates,
-            activity_rates=self._activity.rates,
+            ndbinfo=live_sample(self._ndbinfo, live),
+            hit_ratios=live_rows(self._hit_ratios, live),
+            link_rates=live_rows(self._links.rates, live),
+            activity_rates=live_rows(self._activity.rates, live),
             host=self.host.view if self.host else None,
             history=self._series.series(),
             past_starts=self._past,

@@ -53,6 +53,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                 "dynamic_id": n.dynamic_id,
                 "connect_count": n.connect_count,
                 "is_single_user": n.is_single_user,
+                **_live_figures(snap, n.node_id),
             }
             for n in snap.nodes
         ],
@@ -67,6 +68,16 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
     out["backups"] = backups_json(snap)
     out["hosts"] = [_host_report_json(h) for h in snap.hosts]
     return out
+
+
+def _live_figures(snap: ClusterSnapshot, node_id: int) -> dict[str, Any]:
+    """A data node's live figures, null unless it is STARTED and they were read since its
+    last start (the snapshot keeps no others: :mod:`ndbtop.model.live`)."""
+    ni = snap.ndbinfo
+    uptime = next((r.uptime_s for r in ni.nodes if r.node_id == node_id), None) if ni else None
+    tps = next((a.transactions_per_s for a in snap.activity_rates if a.node_id == node_id),
+               None)
+    return {"uptime_s": uptime, "transactions_per_s": tps}
 
 
 def _timeline_json(t: Any, now: float, silent: bool) -> dict[str, Any]:

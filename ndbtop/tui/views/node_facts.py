@@ -7,6 +7,7 @@ from rich.text import Text
 
 from ndbtop.model.derive import ActivityRate
 from ndbtop.model.links import NodeLinkState, id_ranges, node_link_state, troubled_links
+from ndbtop.model.live import sum_of_live
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import human_bytes
 from ndbtop.tui.format import rate_bytes, seconds
@@ -63,11 +64,11 @@ def activity_of(snap: ClusterSnapshot, node_id: int) -> ActivityRate | None:
 
 
 def cluster_transactions(snap: ClusterSnapshot) -> float | None:
-    """Transactions per second of the whole cluster (None while a node's are unknown)."""
-    rates = [a.transactions_per_s for a in snap.activity_rates]
-    if not rates or any(r is None for r in rates):
-        return None
-    return sum(r for r in rates if r is not None)
+    """Transactions per second of the whole cluster: the STARTED nodes' with a sample
+    younger than two intervals (None while one of theirs is unknown)."""
+    source = snap.source("ndbinfo")
+    age = source.age(snap.taken_at) if source is not None else None
+    return sum_of_live((a.transactions_per_s for a in snap.activity_rates), age, snap.interval)
 
 
 def per_second(value: float | None) -> str:
