@@ -19,8 +19,10 @@ from ndbtop.model.phases import (
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.start_evidence import timer_prefix
 from ndbtop.model.summary import ClusterSummary
+from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import seconds
 from ndbtop.tui.views.node_facts import (
+    memory_marker,
     memory_style,
     per_second,
 )
@@ -42,8 +44,9 @@ def group_text(group: int | None) -> str:
 
 
 def memory_cell(used: float | None) -> Text:
-    """``61%`` of ``DataMemory`` in use, coloured from 80%."""
-    return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
+    """``61%`` of ``DataMemory`` in use, coloured from 80% (marked without colour)."""
+    return marked("" if used is None else f"{used:.0f}%", memory_marker(used),
+                  memory_style(used))
 
 
 def util_cell(host: HostReport | None) -> Text:
@@ -51,7 +54,8 @@ def util_cell(host: HostReport | None) -> Text:
     util = host.util_pct if host is not None and host.state == "ok" else None
     if util is None:
         return Text("" if host is None else "?", style="dim")
-    return Text(f"{util:.0f}%", style="bold red" if util >= 90 else "")
+    return marked(f"{util:.0f}%", ALARM if util >= 90 else None,
+                  "bold red" if util >= 90 else "")
 
 
 def transactions_cell(rate: ActivityRate | None) -> str:
@@ -78,8 +82,9 @@ def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
     redo = timeline.redo.total_mb if timeline.redo else None
     phase = timeline.current_phase if timeline.current_phase is not None else 0
     typical = typical_seconds(phase, timeline.kind, redo, timeline.redo_phase)
-    style = "bold red" if typical and spent > 2 * typical else ""
-    return Text(timer_prefix(timeline) + seconds(spent), style=style)
+    slow = bool(typical and spent > 2 * typical)
+    return marked(timer_prefix(timeline) + seconds(spent), ALARM if slow else None,
+                  "bold red" if slow else "")
 
 
 def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
@@ -90,7 +95,8 @@ def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
     style = "dim"
     if versus.slower:
         style = "bold red" if versus.running else "yellow"
-    return Text(f"last time {seconds(versus.last_s)}", style=style)
+    return marked(f"last time {seconds(versus.last_s)}", ALARM if versus.slower else None,
+                  style)
 
 
 def slower_warning(versus: PhaseVsLastTime, redo_phase: int | None = None) -> Text:

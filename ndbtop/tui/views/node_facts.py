@@ -10,6 +10,7 @@ from ndbtop.model.links import NodeLinkState, id_ranges, node_link_state, troubl
 from ndbtop.model.live import sum_of_live
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import human_bytes
+from ndbtop.tui.alarm import ALARM, FULL, marked
 from ndbtop.tui.format import rate_bytes, seconds
 
 MEMORY_WARN_PCT = 80.0
@@ -32,6 +33,13 @@ def memory_style(pct: float | None) -> str:
     return "bold red" if pct >= MEMORY_CRIT_PCT else "yellow" if pct >= MEMORY_WARN_PCT else ""
 
 
+def memory_marker(pct: float | None) -> str | None:
+    """The alarm's mark of a data memory percentage without colour (:mod:`ndbtop.tui.alarm`)."""
+    if pct is None:
+        return None
+    return FULL if pct >= MEMORY_CRIT_PCT else ALARM if pct >= MEMORY_WARN_PCT else None
+
+
 def data_memory_by_node(snap: ClusterSnapshot) -> dict[int, float | None]:
     """Percent of ``DataMemory`` each data node uses (none before it was read)."""
     if snap.ndbinfo is None:
@@ -52,9 +60,10 @@ def memory_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
         shown = "-" if pct is None else f"{pct:.0f}%"
         if m.memory_type == "Data memory":
             line.append(f"Data {human_bytes(m.used)} of {human_bytes(m.total)} ")
-            line.append(f"({shown})", style=memory_style(pct))
+            line.append_text(marked(f"({shown})", memory_marker(pct), memory_style(pct)))
         else:
-            line.append(f"{m.memory_type} {shown}", style=memory_style(pct))
+            line.append_text(marked(f"{m.memory_type} {shown}", memory_marker(pct),
+                                    memory_style(pct)))
     return line
 
 

@@ -23,6 +23,7 @@ from ndbtop.model.config_facts import (
 from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, RedoProgress
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import bar, number, seconds
 
 MIB = 1024 * 1024
@@ -115,11 +116,13 @@ def host_disk_line(host: HostReport) -> Text:
         line.append("no disk figures yet", style="dim")
         return line
     line.append(f"{d.name} w/s {number(d.w_s, 1)} · wareq {number(d.wareq_kb, 1)} kB · ")
-    line.append(f"await {number(d.await_ms, 1)} ms",
-                style="bold red" if (d.await_ms or 0) > 20 else "")
+    slow = (d.await_ms or 0) > 20
+    line.append_text(marked(f"await {number(d.await_ms, 1)} ms", ALARM if slow else None,
+                            "bold red" if slow else ""))
     line.append(" · %util ")
-    line.append(f"{d.util_pct:.0f}%" if d.util_pct is not None else "-",
-                style="bold red" if (d.util_pct or 0) >= 90 else "")
+    busy = (d.util_pct or 0) >= 90
+    line.append_text(marked(f"{d.util_pct:.0f}%" if d.util_pct is not None else "-",
+                            ALARM if busy else None, "bold red" if busy else ""))
     return line
 
 

@@ -25,6 +25,7 @@ from ndbtop.model.hosts import host_threads
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
+from ndbtop.tui.alarm import HOT, colourless, marked
 from ndbtop.tui.format import stale_mark
 from ndbtop.tui.safe import Plain
 from ndbtop.tui.views.base import View
@@ -172,7 +173,7 @@ class ThreadsView(View):
             stale_mark(snap, "ndbinfo")
             + Text(
                 f"node {node_id}: {len(ts)} threads, sorted by {self.sort_mode}"
-                "  (hottest in red)" + (
+                + ("  (hottest marked HOT)" if colourless() else "  (hottest in red)") + (
                     "  · read on its host: OS thread names and order, no ndbinfo"
                     if from_hosts else ""),
                 style="bold",
@@ -276,7 +277,8 @@ class ThreadsView(View):
         cells = (
             str(node_id),
             heat_text(heat),
-            Text(f"{name} {thr_no} {top_shown}%", style="bold red" if hot else ""),
+            marked(f"{name} {thr_no} {top_shown}%", HOT if hot else None,
+                   "bold red" if hot else ""),
             f"{avg}%",
         )
         self._grid_rows[node_id] = (look, cells)

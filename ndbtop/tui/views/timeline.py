@@ -14,6 +14,7 @@ from ndbtop.model.phases import (
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.start_evidence import since_text, timer_prefix
+from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import seconds
 from ndbtop.tui.views.node_cells import last_time_cell, slower_warning
 from ndbtop.tui.views.redo import redo_lines
@@ -74,7 +75,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             r.phase,
             str(r.phase),
             t.name_of(r.phase),
-            Text(("" if r.exact else "≈") + seconds(r.seconds), style="bold red" if slow else ""),
+            marked(("" if r.exact else "≈") + seconds(r.seconds), ALARM if slow else None,
+                   "bold red" if slow else ""),
             f"normal ~{seconds(typical)}" if slow else "",
         )
     warning: Text | None = None
@@ -86,10 +88,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             t.current_phase,
             Text(f"▶ {t.current_phase}", style="bold yellow"),
             Text(t.name_of(t.current_phase), style="bold yellow"),
-            Text(
-                timer_prefix(t) + seconds(spent) + " so far",
-                style="bold red" if slow else "bold",
-            ),
+            marked(timer_prefix(t) + seconds(spent) + " so far", ALARM if slow else None,
+                   "bold red" if slow else "bold"),
             Text(
                 f"normal ~{seconds(typical)}" + ("  ← slow" if slow else ""),
                 style="red" if slow else "dim",
