@@ -40,3 +40,14 @@ def test_demo_once_attached_late_says_what_it_did_not_see(
     assert main(["--once", "--json", "demo", "--no-sql", "--at", "120"]) == 0
     timelines = json.loads(capsys.readouterr().out)["start_timelines"]
     assert {t["in_phase_from"] for t in timelines} == {"first_seen"}
+
+
+def test_once_during_an_initial_start_reports_the_sql_node_waiting_and_exits_0(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The SQL node answers "not connected to the data nodes" (error 157 through ndbinfo):
+    # it has answered. Exit 3 stays for a source that cannot be reached or refuses.
+    status = main(["--once", "--no-color", "demo", "--at", "120"])
+    out, err = capsys.readouterr()
+    assert (status, err) == (0, "")
+    assert "  ndbinfo  waiting (the SQL node is not connected to the data nodes)" in out

@@ -11,6 +11,7 @@ from ndbtop.model.hosts import ErrorLogEntry
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
 from ndbtop.model.start_evidence import since_text, timer_prefix
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
@@ -117,7 +118,8 @@ def report_text(snap: ClusterSnapshot) -> str:
     lines += ["", "Sources:"]
     for src in snap.sources:
         age = src.age(snap.taken_at)
-        state = src.state.value + (f" ({src.error})" if src.error else "")
+        shown = "waiting" if src.state is SourceState.UNAVAILABLE else src.state.value
+        state = shown + (f" ({src.error})" if src.error else "")
         via = f" from {src.target}" if src.others and src.state.value == "connected" else ""
         lines.append(f"  {src.name:8} {state}{via}"
                      + (f", {age:.1f} s old" if age is not None else ""))

@@ -53,7 +53,28 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
     if src.retry_at is not None:
         retry = f", retry in {max(src.retry_at - now, 0):.0f}s"
     stale = f" stale {age:.0f}s" if age is not None else ""
-    return Text(f"{label}{stale} lost{retry}", style="bold red")
+    why = failure_reason(src)
+    return Text(f"{label}{stale} lost{': ' + why if why else ''}{retry}", style="bold red")
+
+
+def failure_reason(src: SourceStatus) -> str:
+    """Why a source cannot be read, short: ``access denied for monitor@sql1:3306``,
+    ``127.0.0.1:1186: connection refused``, ``cannot resolve host``..."""
+    error = (src.error or "").strip()
+    if error.lower().startswith("access denied") and src.target:
+        return f"access denied for {src.target}"
+    return error.removeprefix("cannot connect to a management server: ")
+
+
+def no_mgm_text(snap: ClusterSnapshot) -> Text:
+    """``no management server: 10.0.0.1:1186: connection refused``: where ndbtop tried
+    and why it got no answer (refused, cannot resolve, timed out, TLS refused)."""
+    src = snap.source("mgm")
+    why = failure_reason(src) if src is not None else ""
+    if why:
+        return Text(f"no management server: {why}", style="bold red")
+    where = f" at {src.target}" if src is not None and src.target else ""
+    return Text(f"no management server{where} yet", style="bold red")
 
 
 def _other(text: str) -> str:
@@ -165,7 +186,7 @@ class StatusHeader(Vertical):
             if snap.config is not None:
                 top.append(f"  {'config ' if details else ''}gen {snap.config.generation}")
         else:
-            top.append("no management server", style="bold red")
+            top.append_text(no_mgm_text(snap))
         if details:
             when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")
             top.append(f"  {when}")
