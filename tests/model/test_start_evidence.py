@@ -7,6 +7,7 @@ from dataclasses import replace
 from ndbtop.host.procfs import parse_sample, start_ticks
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.config_facts import no_reports_notice
 from ndbtop.model.history import last_time, past_start
 from ndbtop.model.hosts import NodeOnHost
 from ndbtop.model.phases import apply_event, apply_status
@@ -69,3 +70,11 @@ def test_the_worker_process_start_is_read_from_field_22_against_btime() -> None:
     assert redo.pid == 4001 and redo.started_at == 1700000000 + 123.45
     assert redo.log_dirs == ("/data/ndb_7_fs/D10/DBLQH", "/data/ndb_7_fs/D8/DBLQH",
                              "/data/ndb_7_fs/D9/DBLQH")
+
+
+def test_the_hint_to_measure_on_the_host_works_where_it_is_shown() -> None:
+    # On a real cluster --ssh is the way; the demo refuses --ssh, so it names the real one.
+    assert no_reports_notice("StartupStatusReportFrequency=0").endswith(
+        "add --ssh to measure on the host")
+    assert no_reports_notice("StartupStatusReportFrequency=0", simulated=True).endswith(
+        "on a real cluster, ndbtop --ssh measures it on the host")

@@ -16,9 +16,11 @@ from rich.text import Text
 from ndbtop.model.config_facts import (
     configured_redo_mb,
     host_redo_wins,
+    measure_hint,
     measured_redo,
     no_reports_notice,
     no_reports_reason,
+    simulated_cluster,
 )
 from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, RedoProgress
@@ -48,7 +50,8 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
             and reason is None):
         lines.append(events_line(snap, node_id, t.redo))
     if reason is not None and measured is None and (host is None or host.via != "ssh"):
-        notice = Text(f"⚠ {no_reports_notice(reason)}", style="yellow")
+        notice = Text(f"⚠ {no_reports_notice(reason, simulated_cluster(snap))}",
+                      style="yellow")
         total = configured_redo_mb(snap, node_id)
         if total is not None:
             notice.append(f" · redo log to create {total:,} MB (configuration)")
@@ -61,9 +64,9 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
           and t.current_phase is not None and t.current_phase <= LAST_REDO_PHASE):
         node = snap.node(node_id)
         if node is not None and node.status == "STARTING" and (host is None or host.via != "ssh"):
+            hint = measure_hint(simulated_cluster(snap))
             lines.append(Text("no redo progress reports (StartupStatusReportFrequency=0 sends "
-                              "them only at the start and the end); add --ssh to measure on "
-                              "the host", style="dim"))
+                              f"them only at the start and the end); {hint}", style="dim"))
     if lines and host is not None:
         lines.append(host_disk_line(host))
     return lines
