@@ -10,6 +10,7 @@ from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
+from ndbtop.model.redo_rates import redo_speed_text, written_rate_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 from ndbtop.model.start_evidence import since_text, timer_prefix
@@ -109,10 +110,10 @@ def report_text(snap: ClusterSnapshot) -> str:
                          "no progress reports (StartupStatusReportFrequency=0)")
         elif t.redo is not None and t.active:
             r = t.redo
-            speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
             lines.append(
                 f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
-                f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
+                f"{r.files_done}/{r.total_files} files, {redo_speed_text(t)}"
+                + ("" if r.completed else f", ETA {duration(r.eta_s)}")
             )
     lines += config_text(snap)
     lines += ["", "Sources:"]
@@ -260,7 +261,8 @@ def _host_text(snap: ClusterSnapshot) -> list[str]:
                 f"  node {r.node_id} redo log initialisation (measured on the host): files "
                 f"{_opt(r.files_done)}/{_opt(r.files_total)}, written "
                 f"{_mb(r.bytes_written)}/{_mb(r.bytes_expected)} MB, "
-                f"{_mb(r.rate_bytes_per_s)} MB/s, ETA {duration(r.eta_s) if r.eta_s else '-'}"
+                f"{written_rate_text(r.rate_bytes_per_s)}, "
+                f"ETA {duration(r.eta_s) if r.eta_s else '-'}"
             )
         for e in h.error_logs:
             out.append(f"  node {e.node_id} error log: {error_log_line(e)}")

@@ -13,8 +13,14 @@ from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.views.threads import fit
 
 REDO_LINE = re.compile(
-    r"redo log init \S* +([\d,]+)/43,008 MB · files (\d+)/168 · ([\d.]+) MB/s · ETA \d"
+    r"redo log init \S* +([\d,]+)/43,008 MB · files (\d+)/168 · ([\d.]+) MB/s of log "
+    r"initialised \(≈[\d.]+ MB/s written, one 32 KiB page per MB\) · ETA \d"
 )
+"""The events' progress line (as one line: it may wrap), its rate naming what it counts."""
+
+
+def joined(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _phase4_on_screen(app: NdbtopApp) -> bool:
@@ -30,7 +36,8 @@ async def test_nodes_view_shows_every_node_and_the_phase_in_progress_during_s1_p
     cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
     async with tui(cluster, speed=120.0, ready=_phase4_on_screen) as t:
         await t.until(
-            lambda: REDO_LINE.search(t.text()) is not None, "the redo progress line with MB/s"
+            lambda: REDO_LINE.search(joined(t.text())) is not None,
+            "the redo progress line with MB/s"
         )
         text = t.text()
         assert t.row_keys("#nodes") == ["10", "11", "1", "20", "21", "22", "23", "24"]
@@ -42,8 +49,9 @@ async def test_nodes_view_shows_every_node_and_the_phase_in_progress_during_s1_p
         assert all(t.cell("#nodes", str(api), "status") == "free slot" for api in range(20, 25))
         assert "data nodes started 0/2" in text
         assert "Node 10 · initial start" in text
-        assert re.search(r"▶ 4  redo log init +\S+ so far  normal ~14m20s", text)
-        match = REDO_LINE.search(text)
+        assert re.search(r"▶ 4  redo log init +\S+ so far  normal ~14m20s \(log at 50 MB/s\)",
+                         text)
+        match = REDO_LINE.search(joined(text))
         assert match is not None
         done_mb, files, speed = match.groups()
         assert 0 < int(done_mb.replace(",", "")) < 43008

@@ -24,6 +24,7 @@ from ndbtop.model.config_facts import (
 )
 from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, RedoProgress
+from ndbtop.model.redo_rates import log_rate_text, redo_speed_text, written_rate_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import bar, number, seconds
@@ -45,7 +46,8 @@ def redo_lines(snap: ClusterSnapshot, node_id: int) -> list[Text]:
     # A silent node's events move only when an LDM instance completes: they are not
     # progress, so they are not shown as such (the files completed are, below).
     if (shown := host_redo_wins(snap, node_id)) is not None:
-        lines.append(measured_line(shown))
+        cfg = snap.config.data_node(node_id) if snap.config is not None else None
+        lines.append(measured_line(shown, not (cfg is not None and cfg.redo_init_full)))
     elif (t is not None and t.redo is not None and (t.active or t.redo.completed)
             and reason is None):
         lines.append(events_line(snap, node_id, t.redo))
@@ -83,16 +85,17 @@ def events_line(snap: ClusterSnapshot, node_id: int, r: RedoProgress) -> Text:
         line.append(f" files {r.files_done}/{r.total_files} of {r.total_mb:,} MB (FULL)")
     else:
         line.append_text(bar(r.fraction * 100, 24, warn=101, crit=101))
-        speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
+        t = snap.timeline(node_id)
+        speed = redo_speed_text(t) if t is not None else log_rate_text(r.mb_per_s)
         line.append(
             f" {r.mb_done:,}/{r.total_mb:,} MB · files {r.files_done}/{r.total_files} · "
-            f"{speed} · ETA {seconds(r.eta_s)}"
+            f"{speed}" + ("" if r.completed else f" · ETA {seconds(r.eta_s)}")
         )
     line.append("  (events)", style="dim")
     return line
 
 
-def measured_line(m: RedoMeasure) -> Text:
+def measured_line(m: RedoMeasure, sparse: bool = True) -> Text:
     """The redo-log initialisation as measured on the node's host over SSH."""
     line = Text("redo log init ")
     frac = m.fraction
@@ -101,9 +104,8 @@ def measured_line(m: RedoMeasure) -> Text:
             f"{m.files_total if m.files_total is not None else '?'}"
     done = "?" if m.bytes_written is None else f"{m.bytes_written / MIB:,.0f}"
     total = "?" if m.bytes_expected is None else f"{m.bytes_expected / MIB:,.0f}"
-    rate = "?" if not m.rate_bytes_per_s else f"{m.rate_bytes_per_s / MIB:.1f}"
-    line.append(f" files {files} · written {done}/{total} MB · {rate} MB/s · "
-                f"ETA {seconds(m.eta_s)}")
+    line.append(f" files {files} · written {done}/{total} MB · "
+                f"{written_rate_text(m.rate_bytes_per_s, sparse)} · ETA {seconds(m.eta_s)}")
     line.append("  (measured on the host)", style="dim")
     return line
 

@@ -10,6 +10,7 @@ from rich.text import Text
 from ndbtop.model.history import compare_with_last_time
 from ndbtop.model.phases import (
     START_TYPE_SHORT,
+    TYPICAL_DISK_MB_PER_S,
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -18,6 +19,13 @@ from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import seconds
 from ndbtop.tui.views.node_cells import last_time_cell, slower_warning
 from ndbtop.tui.views.redo import redo_lines
+
+
+def normal_text(typical: float | None, redo: bool) -> str:
+    """A phase's normal duration and what it rests on, so that it is never mistaken for
+    the last start's (measured) time beside it: ``normal ~14m20s (log at 50 MB/s)``."""
+    basis = f"log at {TYPICAL_DISK_MB_PER_S:.0f} MB/s" if redo else "typical"
+    return f"normal ~{seconds(typical)} ({basis})"
 
 
 def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
@@ -77,7 +85,7 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             t.name_of(r.phase),
             marked(("" if r.exact else "≈") + seconds(r.seconds), ALARM if slow else None,
                    "bold red" if slow else ""),
-            f"normal ~{seconds(typical)}" if slow else "",
+            normal_text(typical, r.phase == t.redo_phase) if slow else "",
         )
     warning: Text | None = None
     if t.active and t.current_phase is not None:
@@ -91,7 +99,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             marked(timer_prefix(t) + seconds(spent) + " so far", ALARM if slow else None,
                    "bold red" if slow else "bold"),
             Text(
-                f"normal ~{seconds(typical)}" + ("  ← slow" if slow else ""),
+                normal_text(typical, t.current_phase == t.redo_phase)
+                + ("  ← slow" if slow else ""),
                 style="red" if slow else "dim",
             )
             if typical
