@@ -9,7 +9,6 @@ until something changes).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
 from ndbtop.collect.mgm import MgmSource
+from ndbtop.collect.once import collect_once
 from ndbtop.collect.series import (
     HISTORY_POINTS,
     THREAD_HISTORY_POINTS,
@@ -31,7 +31,6 @@ from ndbtop.collect.series import (
     SeriesRecorder,
 )
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
-from ndbtop.errors import MgmError, SqlError
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.catalogue import EventType
@@ -57,6 +56,14 @@ EVENT_HISTORY = 2000
 """Events kept for the Events view."""
 BACKUP_FAILURES = frozenset({EventType.BACKUP_ABORTED, EventType.BACKUP_FAILED_TO_START})
 """The events of a backup that failed (counted in ``backup_failures``)."""
+STATE_EVENTS = frozenset({
+    EventType.NDB_START_STARTED, EventType.NDB_START_COMPLETED,
+    EventType.START_PHASE_COMPLETED, EventType.NDB_STOP_STARTED, EventType.NDB_STOP_ABORTED,
+    EventType.NDB_STOP_COMPLETED, EventType.NDB_STOP_FORCED, EventType.DISCONNECTED,
+    27, 28,  # NodeFailCompleted, NODE_FAILREP
+})
+"""Events that change what the Nodes view shows: drawn at once, and ``get status`` is asked
+again at once rather than at the next refresh."""
 
 
 class Hub:
@@ -147,16 +154,21 @@ class Hub:
         self.threads_wanted = True
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
         self._threads_read_at: float | None = None
+        self._urgent = False
+        """An event changed a node's state: the next ``get status`` is drawn at once."""
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the event loop) whenever a source changes state: it
         connected, failed or recovered, a moment worth drawing at once."""
         self._listeners.append(callback)
 
-    def _changed(self) -> None:
+    def _changed(self, urgent: bool = False) -> None:
         self._version += 1
         self._cached = None
-        if self._listeners:
+        if urgent:
+            for callback in self._listeners:
+                callback()
+        elif self._listeners:
             states = tuple(s.state for s in self.source_statuses())
             if states != self._states:
                 self._states = states
@@ -173,7 +185,8 @@ class Hub:
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
             self.config.observe(reading.nodes, self._ndbinfo)
             self.hosts.update(reading.nodes, self.cluster_config())
-        self._changed()
+        urgent, self._urgent = self._urgent, False
+        self._changed(urgent)
 
     def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
         """Adopt new timelines; starts that just finished go to the history."""
@@ -194,7 +207,11 @@ class Hub:
         if event.type in BACKUP_FAILURES and not event.malformed:
             self._backup_failures += 1
         self.hosts.on_event(event, self.cluster_config())
-        self._changed()
+        urgent = event.type in STATE_EVENTS and not event.malformed
+        if urgent:
+            self._urgent = True
+            self.mgm.health.wake.set()
+        self._changed(urgent)
 
     def _on_backup_report(self, raw: tuple[RawEvent, ...]) -> None:
         at = self.clock.wall()
@@ -300,68 +317,8 @@ class Hub:
             await self.sql.close()
 
     async def collect_once(self) -> ClusterSnapshot:
-        """Read every source without background tasks: the management server once, ndbinfo
-        and the host twice ``interval`` apart so rates are real.
-
-        A management server that cannot be reached raises its error; the other
-        sources only record theirs in the snapshot. The events are listened to for the
-        whole collection, as the live view does, so both name phases from the same
-        evidence.
-        """
-        reading = await self.mgm.poll_once()
-        self.mgm.health.ok(reading.address, reading.unavailable)
-        self._on_mgm()
-        listening: asyncio.Task[None] | None = None
-        if self.events is not None:
-            listening = asyncio.create_task(self.events.run(), name="source-events")
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.events.answered.wait(), self.interval + 5.0)
-        try:
-            return await self._collect_rest()
-        finally:
-            if listening is not None:
-                await cancel_and_wait([listening])
-
-    async def _collect_rest(self) -> ClusterSnapshot:
-        await self.config.attempt()
-
-        async def sample(source: SqlSource | HostSource | None, error: type[Exception]) -> None:
-            if source is None:
-                return
-            for i in range(2):
-                try:
-                    await source.poll_once()
-                except error as exc:
-                    if isinstance(source, SqlSource) and isinstance(exc, SqlError):
-                        source.failed(exc)
-                    else:
-                        source.health.failed(str(exc))
-                    return
-                if isinstance(source, SqlSource):
-                    source.succeeded()
-                else:
-                    source.health.ok()
-                if i == 0:
-                    await asyncio.sleep(self.interval)
-
-        self.hosts.allow_reads()
-        deadline = (self.hosts.ssh.connect_timeout if self.hosts.ssh else 0.0) + self.interval
-        await asyncio.gather(sample(self.sql, SqlError), sample(self.host, OSError),
-                             *(sample(s, OSError) for s in self.hosts.simulated.values()),
-                             self.hosts.sample_once(deadline + 1.0))
-        if running_backup(self._backups) is not None:
-            # A second status report, an interval after the first, gives the backup's rate.
-            self.backup_reporter.ask_now()
-            with contextlib.suppress(MgmError):
-                await self.backup_reporter.poll(self.mgm.client)
-        if self.events is not None:
-            # The nodes as they are at the end of the events listened to, not before them.
-            with contextlib.suppress(MgmError):
-                reading = await self.mgm.poll_once()
-                self.mgm.health.ok(reading.address, reading.unavailable)
-                self._on_mgm()
-        self._changed()
-        return self.snapshot()
+        """Read every source once, without background tasks (:func:`collect_once`)."""
+        return await collect_once(self)
 
     def set_interval(self, interval: float) -> None:
         """Change the refresh interval of every polling source."""

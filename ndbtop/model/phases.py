@@ -332,7 +332,8 @@ def apply_status(
                 if last is None or phase > last:
                     t = _complete(t, phase, now, False)
             out[n.node_id] = t
-        elif t is not None and t.active:
+        elif t is not None and t.active and t.began_at <= now:
+            # (A start that began after the status was asked for is newer than it.)
             if n.status == "STARTED":
                 out[n.node_id] = replace(t, finished_at=now, current_phase=None)
             elif n.status in ("NO_CONTACT", "NOT_STARTED", "SHUTTING_DOWN", "UNKNOWN"):
