@@ -208,8 +208,14 @@ class StartTimeline:
         return self.completed[-1].phase if self.completed else None
 
 
+def _rank(phase: int) -> float:
+    return PHASE_ORDER.index(phase) if phase in PHASE_ORDER else float(phase)
+
+
 def _complete(t: StartTimeline, phase: int, at: float, exact: bool) -> StartTimeline:
-    if any(r.phase == phase for r in t.completed):
+    # A phase already completed, or one before the last completed (its event arriving
+    # after a get status that showed a later phase done), changes nothing.
+    if any(_rank(r.phase) >= _rank(phase) for r in t.completed):
         return t
     begin = t.current_since if t.current_phase == phase else at
     record = PhaseRecord(phase, begin, max(at - begin, 0.0), exact and t.current_exact)

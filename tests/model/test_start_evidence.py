@@ -78,3 +78,12 @@ def test_the_hint_to_measure_on_the_host_works_where_it_is_shown() -> None:
         "add --ssh to measure on the host")
     assert no_reports_notice("StartupStatusReportFrequency=0", simulated=True).endswith(
         "on a real cluster, ndbtop --ssh measures it on the host")
+
+
+def test_a_phase_event_older_than_the_status_seen_does_not_move_the_phase_back() -> None:
+    # get status (asked at once after NDBStartStarted) showed phase 3 done; the event of
+    # phase 0 completed, sent earlier, arrives after it.
+    t = apply_event({}, event(10, 10, (525315, 525315), 1000.0))
+    t = apply_status(t, [ndb("STARTING", 3)], 1000.2)
+    t = apply_event(t, phase_done(0, 1000.3))
+    assert t[10].current_phase == 4 and t[10].last_completed == 3

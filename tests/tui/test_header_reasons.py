@@ -14,7 +14,7 @@ from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceState
 from ndbtop.ndbinfo.collector import NdbinfoCollector
 from ndbtop.ndbinfo.options import MysqlOptions, options_summary
-from ndbtop.tui.widgets.header import no_mgm_text, source_text
+from ndbtop.tui.widgets.header import no_mgm_text, reasons_text, source_text
 
 
 def _closed_port() -> int:
@@ -36,8 +36,11 @@ async def test_a_refused_management_server_is_named_with_its_address(until: Any)
     port = _closed_port()
     hub = Hub(parse_connectstring(f"127.0.0.1:{port}"), RealClock(), 0.2, events=False)
     await _failed(hub, "mgm", until)
-    assert no_mgm_text(hub.snapshot()).plain == (
+    snap = hub.snapshot()
+    assert no_mgm_text(snap).plain == (
         f"no management server: 127.0.0.1:{port}: connection refused")
+    # Beside the sources' states, the reason (the address is the first line's).
+    assert reasons_text(list(snap.sources)).plain == " · mgm: connection refused"
 
 
 async def test_a_management_server_name_that_does_not_resolve_says_so(until: Any) -> None:
@@ -58,6 +61,8 @@ async def test_a_sql_login_refused_is_named_in_the_header(
               ndbinfo=(NdbinfoCollector(options), options_summary(options)))
     await _failed(hub, "ndbinfo", until)
     snap = hub.snapshot()
-    shown = source_text(snap.source("ndbinfo"), snap.taken_at, snap.interval).plain
-    assert f"lost: access denied for root@127.0.0.1:{ts.sim.sql_port}" in shown
+    shown = reasons_text(list(snap.sources)).plain
+    assert shown == f" · ndbinfo: access denied for root@127.0.0.1:{ts.sim.sql_port}"
     assert "not-the-password" not in shown
+    assert source_text(snap.source("ndbinfo"), snap.taken_at, snap.interval).plain.startswith(
+        "ndbinfo lost")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from rich.text import Text
 from textual import events
@@ -16,6 +17,8 @@ from ndbtop.tui.safe import Plain
 
 _LABELS = {"mgm": "mgm", "config": "config", "events": "events", "ndbinfo": "ndbinfo",
            "host": "host"}
+_ADDRESS = re.compile(r"^\S+:\d+: ")
+"""A leading ``host:port: `` of a management server's error."""
 _ON_DEMAND = frozenset({"config"})
 """Sources read only when their data may have changed: no age, never stale."""
 
@@ -53,8 +56,28 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
     if src.retry_at is not None:
         retry = f", retry in {max(src.retry_at - now, 0):.0f}s"
     stale = f" stale {age:.0f}s" if age is not None else ""
-    why = failure_reason(src)
-    return Text(f"{label}{stale} lost{': ' + why if why else ''}{retry}", style="bold red")
+    return Text(f"{label}{stale} lost{retry}", style="bold red")
+
+
+REASONED = ("mgm", "ndbinfo")
+"""Sources whose failure the sources' line explains (the others fail with them)."""
+
+
+def reasons_text(sources: list[SourceStatus]) -> Text:
+    """`` · mgm: connection refused · ndbinfo: access denied for monitor@sql1:3306``: why
+    each source the cluster is read through cannot be read, after the sources' states
+    (the management server's address is the first line's)."""
+    out = Text()
+    for src in sources:
+        if src.name not in REASONED or src.state is not SourceState.RETRYING:
+            continue
+        why = failure_reason(src)
+        if src.name == "mgm":
+            why = _ADDRESS.sub("", why, count=1)
+        if why:
+            out.append(" · ", style="dim")
+            out.append(f"{_LABELS.get(src.name, src.name)}: {why}", style="bold red")
+    return out
 
 
 def failure_reason(src: SourceStatus) -> str:
@@ -158,6 +181,7 @@ class StatusHeader(Vertical):
             bottom.append_text(source_text(src, now, snap.interval))
         if hosts:
             bottom.append_text(hosts_text(hosts))
+        bottom.append_text(reasons_text(list(snap.sources)))
         bottom.append(f"   refresh {snap.interval:g}s", style="dim")
         if width > 0 and _used(bottom) > width:
             bottom.truncate(width, overflow="ellipsis")
