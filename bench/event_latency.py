@@ -3,9 +3,10 @@ on the Nodes view without waiting for the next ``get status``.
 
 ndbtop runs in a 120x40 tmux pane at a 1 s refresh. At random moments (so they fall
 anywhere between two refreshes) a data node shown STARTED is restarted through the
-management server (``restart node v2``, as ``ndb_mgm`` sends it); the pane is read every
-couple of milliseconds until that node's row leaves STARTED. One node per node group, so
-no restart is refused for taking a group's last node.
+management server with ``-n`` (``restart node v2``, as ``ndb_mgm`` sends ``N RESTART -n``),
+and the pane is read every couple of milliseconds until that node's row leaves STARTED.
+The node then stays NOT_STARTED: one node per node group, each once the one before has
+stopped, so no restart is refused (5063 while a node stops, or a group's last node).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import random
 import re
 import statistics
+import threading
 import time
 from typing import Any
 
@@ -35,6 +37,16 @@ def _status(screen: str, node_id: int) -> str | None:
     return found.group(1) if found else None
 
 
+def _stopped(pane: Any, node_id: int, seconds: float = 60.0) -> bool:
+    """Wait until ``node_id`` is NOT_STARTED on screen (its stop is over)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if _status(pane.screen(), node_id) == "NOT_STARTED":
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def event_latency(scenario: str = "max", samples: int = 20, seed: int = 1) -> dict[str, Any]:
     """p50/p95/max milliseconds from a node restart asked to its row leaving STARTED."""
     rng = random.Random(seed)
@@ -54,8 +66,11 @@ def event_latency(scenario: str = "max", samples: int = 20, seed: int = 1) -> di
             groups.setdefault(group, int(node))
         for node_id in list(groups.values())[:samples]:
             time.sleep(rng.uniform(0.15, 0.85))
+            # The reply comes once the node has stopped: it is awaited beside the screen.
+            sent = threading.Thread(target=loop.run_until_complete,
+                                    args=(client.restart_nodes([node_id], nostart=True),))
             t0 = time.perf_counter()
-            loop.run_until_complete(client.restart_nodes([node_id]))
+            sent.start()
             while (elapsed := time.perf_counter() - t0) < TIMEOUT_S:
                 if _status(pane.screen(), node_id) not in (None, "STARTED"):
                     took.append(elapsed * 1000)
@@ -63,6 +78,9 @@ def event_latency(scenario: str = "max", samples: int = 20, seed: int = 1) -> di
                 time.sleep(POLL_S)
             else:
                 missed += 1
+            sent.join(60)
+            if not _stopped(pane, node_id):
+                break
     finally:
         loop.run_until_complete(client.close())
         loop.close()

@@ -64,6 +64,12 @@ STATE_EVENTS = frozenset({
 })
 """Events that change what the Nodes view shows: drawn at once, and ``get status`` is asked
 again at once rather than at the next refresh."""
+TOLD_STATUS = {
+    EventType.NDB_START_STARTED: "STARTING",
+    EventType.NDB_START_COMPLETED: "STARTED",
+    EventType.NDB_STOP_STARTED: "SHUTTING_DOWN",
+}
+"""The state an event of the node itself tells, shown until a ``get status`` asked after it."""
 
 
 class Hub:
@@ -155,6 +161,8 @@ class Hub:
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
         self._threads_read_at: float | None = None
         self._urgent = False
+        self._told: dict[int, tuple[str, float]] = {}
+        """Node -> (state, when) an event told, newer than the last ``get status``."""
         """An event changed a node's state: the next ``get status`` is drawn at once."""
 
     def add_listener(self, callback: Callable[[], None]) -> None:
@@ -183,6 +191,7 @@ class Hub:
                 self._store = HistoryStore(self._history_dir, key)
                 self._past = self._store.load()
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
+            self._told = {k: v for k, v in self._told.items() if v[1] > reading.wall}
             self.config.observe(reading.nodes, self._ndbinfo)
             self.hosts.update(reading.nodes, self.cluster_config())
         urgent, self._urgent = self._urgent, False
@@ -208,6 +217,9 @@ class Hub:
             self._backup_failures += 1
         self.hosts.on_event(event, self.cluster_config())
         urgent = event.type in STATE_EVENTS and not event.malformed
+        told = TOLD_STATUS.get(event.type) if urgent else None
+        if told is not None:
+            self._told[event.source_node] = (told, event.received_at)
         if urgent:
             self._urgent = True
             self.mgm.health.wake.set()
@@ -378,6 +390,9 @@ class Hub:
         reading = self.mgm.reading
         levels = self.mgm.log_levels or {}
         nodes = reading.nodes if reading else ()
+        if self._told:
+            nodes = tuple(replace(n, status=self._told[n.node_id][0])
+                          if n.node_id in self._told and n.type == "NDB" else n for n in nodes)
         timelines = tuple(self._timelines[k] for k in sorted(self._timelines))
         live = self._live_nodes(nodes, timelines)
         snap = ClusterSnapshot(
