@@ -24,6 +24,7 @@ from typing import Any
 from cluster_load import cluster_load, status_parse
 from collect_cost import recording_cost, refresh_cost
 from config_cost import config_decode, config_reads
+from event_latency import event_latency
 from export_cost import idle_cost, scrape_cost
 from key_latency import key_latency
 from live_view import startup, steady_state
@@ -86,6 +87,9 @@ def main() -> int:
     results["peer"] = side_by_side(30.0, args.repeats)
     print("key-to-screen latency, max ...", flush=True)
     results["keys_max"] = key_latency("max", 30.0)
+    print("event-to-screen latency, large and max ...", flush=True)
+    results["events_large"] = event_latency("large")
+    results["events_max"] = event_latency("max")
     print("refresh cost ...", flush=True)
     results["refresh_max"] = asyncio.run(refresh_cost("max", 8))
     if args.peer:

@@ -48,10 +48,16 @@ def _demo_tui(args: argparse.Namespace) -> int:
 
 async def _demo_once(args: argparse.Namespace) -> int:
     sim = make_simulator(args)
+    speed = sim.clock.speed
+    sim.clock.set_speed(1.0)
     await sim.start(sql_port=None if args.no_sql else 0)
     try:
-        hub = demo_hub(sim, args.interval, events=False,
-                       backup_status_every=args.backup_status_interval)
+        hub = demo_hub(sim, args.interval, backup_status_every=args.backup_status_interval)
+        # As in the live view: nothing happens faster than real time until the events are
+        # listened to, so the report sees the same events the live view does.
+        events = hub.events
+        if events is not None:
+            sim.speed_up_when(lambda: events.listening_levels is not None, speed)
         return await print_once(hub, args.json)
     finally:
         await sim.close()

@@ -31,7 +31,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         ndbinfo=ndbinfo_reader(args),
         host=host_reader(args),
         ssh=ssh_options(args),
-        events=not args.once,
+        events=True,
         history_dir=None if args.once else default_history_dir(),
         backup_status_every=args.backup_status_interval,
     )
@@ -47,8 +47,10 @@ async def print_once(hub: Hub, as_json: bool) -> int:
 
     The management server must answer (its error is raised); the report is printed
     whatever the other sources did, and the status is 0 only if every source asked
-    for answered: otherwise one line per source that did not, and status 3. The
-    configuration is secondary: without it the report still stands.
+    for answered (a SQL node that says it is not connected to the data nodes has
+    answered: the report names it waiting): otherwise one line per source that could
+    not be reached or refused, and status 3. The configuration and the events are
+    secondary: without them the report still stands.
     """
     hub.want_processes(True)
     try:
@@ -75,8 +77,9 @@ async def print_once(hub: Hub, as_json: bool) -> int:
     return UNREACHABLE if failed else DONE
 
 
-ANSWERED = frozenset({SourceState.CONNECTED, SourceState.DISABLED})
-"""Source states of a --once report that exits 0."""
-SECONDARY = frozenset({"config"})
+ANSWERED = frozenset({SourceState.CONNECTED, SourceState.DISABLED, SourceState.UNAVAILABLE})
+"""Source states of a --once report that exits 0: a source that answered, if only to say
+it waits (a SQL node not yet connected to the data nodes, as in an initial start)."""
+SECONDARY = frozenset({"config", "events"})
 """Sources whose failure loses their own part of the report only (named in its Sources
 line), as a reply of the management server other than ``get status`` does."""

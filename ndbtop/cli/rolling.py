@@ -175,7 +175,7 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
             out.write(f"[{index}/{len(plan.batches)}] {p.message}\n")
         elif p.step in ("waiting", "started"):
             for n in p.nodes:
-                phase, _ = describe(n, None, time.time(), plan.start_type)
+                phase, _ = describe(n, None, time.time())
                 extra = f" {phase}" if phase else ""
                 if p.step == "started":
                     took = time.monotonic() - step_started.get(p.batch, started)

@@ -20,6 +20,7 @@ at 11 are thousands per checkpoint).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Collection
 
 from ndbtop.collect.health import Health
@@ -82,6 +83,8 @@ class EventSource:
         self.listening_levels: dict[int, int] | None = None
         self.unavailable: tuple[tuple[str, str], ...] = ()
         """Events left out, with why (:func:`ndbtop.mgm.events.admit.refusal`)."""
+        self.answered = asyncio.Event()
+        """Set once the server answered the subscription, by accepting or refusing it."""
 
     @property
     def status(self) -> SourceStatus:
@@ -102,6 +105,7 @@ class EventSource:
                 await listener.open()
                 self.listening_levels = wanted
                 self.health.ok(str(address))
+                self.answered.set()
                 self.on_update()
 
                 def alive(wanted: dict[int, int] = wanted) -> bool:
@@ -119,6 +123,7 @@ class EventSource:
                     self.on_event(event)
             except MgmError as exc:
                 delay = self.health.failed(str(exc))
+                self.answered.set()
                 self.on_update()
                 await listener.close()
                 await self.health.sleep(delay)

@@ -38,6 +38,7 @@ class HistoryStore:
                     tuple((int(json_number(p, 0, 255)), json_number(s, 0.0, MAX_TIME))
                           for p, s in d["phases"]),
                     json_number(d["total_s"], 0.0, MAX_TIME),
+                    bool(d.get("partial", False)),
                 )
                 for d in data
             )
@@ -54,6 +55,7 @@ class HistoryStore:
                 "finished_at": p.finished_at,
                 "phases": [list(x) for x in p.phases],
                 "total_s": p.total_s,
+                "partial": p.partial,
             }
             for p in history
         ]

@@ -31,7 +31,14 @@ from ndbtop.host.samples import DiskFree, ProcessSeen
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig, DataNodeConfig
-from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost, RedoSize, redo_measure
+from ndbtop.model.hosts import (
+    ErrorLogEntry,
+    HostReport,
+    NodeOnHost,
+    NodeStart,
+    RedoSize,
+    redo_measure,
+)
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, StartTimeline
 from ndbtop.model.sources import SourceState
 
@@ -321,7 +328,11 @@ class HostSet:
             s = self.remote[host]
             ids = self.assigned.get(host, ())
             redo = []
+            starts: list[NodeStart] = []
             if s.sample is not None and s.status.state is SourceState.CONNECTED:
+                starts = [NodeStart(r.node_id, r.started_at, s.redo_began(r))
+                          for r in s.sample.redo if r.node_id is not None
+                          and r.started_at is not None and (not ids or r.node_id in ids)]
                 for r in s.sample.redo:
                     if (r.node_id in starting and r.node_id not in not_initial
                             and r.open_files and (not ids or r.node_id in ids)):
@@ -331,7 +342,8 @@ class HostSet:
                        and s.status.state is SourceState.CONNECTED else None)
             out.append(HostReport(host, "ssh", ids, s.state, s.status.error, s.status.last_ok,
                                   s.view, tuple(redo), tuple(logs[i] for i in ids if i in logs),
-                                  self._down(ids, sampled)))
+                                  down_nodes=self._down(ids, sampled),
+                                  node_starts=tuple(starts)))
         return tuple(self._same(r) for r in out)
 
     def _down(self, ids: tuple[int, ...],

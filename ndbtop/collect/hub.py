@@ -9,7 +9,6 @@ until something changes).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
 from ndbtop.collect.mgm import MgmSource
+from ndbtop.collect.once import collect_once
 from ndbtop.collect.series import (
     HISTORY_POINTS,
     THREAD_HISTORY_POINTS,
@@ -31,22 +31,24 @@ from ndbtop.collect.series import (
     SeriesRecorder,
 )
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
-from ndbtop.errors import MgmError, SqlError
 from ndbtop.findings import FindingsKeeper, evaluate
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.catalogue import EventType
 from ndbtop.mgm.events.decode import Event, decode_event
+from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
 from ndbtop.model.clock import Clock
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
 from ndbtop.model.history import PastStart, cluster_key, past_start
+from ndbtop.model.live import live_data_nodes, live_rows, live_sample
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.model.start_evidence import apply_host
 from ndbtop.model.statistics import NodeStatistics, apply_statistics
 
 __all__ = ["EVENT_HISTORY", "HISTORY_POINTS", "THREAD_HISTORY_POINTS", "Hub"]
@@ -55,6 +57,20 @@ EVENT_HISTORY = 2000
 """Events kept for the Events view."""
 BACKUP_FAILURES = frozenset({EventType.BACKUP_ABORTED, EventType.BACKUP_FAILED_TO_START})
 """The events of a backup that failed (counted in ``backup_failures``)."""
+STATE_EVENTS = frozenset({
+    EventType.NDB_START_STARTED, EventType.NDB_START_COMPLETED,
+    EventType.START_PHASE_COMPLETED, EventType.NDB_STOP_STARTED, EventType.NDB_STOP_ABORTED,
+    EventType.NDB_STOP_COMPLETED, EventType.NDB_STOP_FORCED, EventType.DISCONNECTED,
+    27, 28,  # NodeFailCompleted, NODE_FAILREP
+})
+"""Events that change what the Nodes view shows: drawn at once, and ``get status`` is asked
+again at once rather than at the next refresh."""
+TOLD_STATUS = {
+    EventType.NDB_START_STARTED: "STARTING",
+    EventType.NDB_START_COMPLETED: "STARTED",
+    EventType.NDB_STOP_STARTED: "SHUTTING_DOWN",
+}
+"""The state an event of the node itself tells, shown until a ``get status`` asked after it."""
 
 
 class Hub:
@@ -148,16 +164,23 @@ class Hub:
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
         self._threads_read_at: float | None = None
         self._findings = FindingsKeeper()
+        self._urgent = False
+        self._told: dict[int, tuple[str, float]] = {}
+        """Node -> (state, when) an event told, newer than the last ``get status``."""
+        """An event changed a node's state: the next ``get status`` is drawn at once."""
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the event loop) whenever a source changes state: it
         connected, failed or recovered, a moment worth drawing at once."""
         self._listeners.append(callback)
 
-    def _changed(self) -> None:
+    def _changed(self, urgent: bool = False) -> None:
         self._version += 1
         self._cached = None
-        if self._listeners:
+        if urgent:
+            for callback in self._listeners:
+                callback()
+        elif self._listeners:
             states = tuple(s.state for s in self.source_statuses())
             if states != self._states:
                 self._states = states
@@ -172,9 +195,11 @@ class Hub:
                 self._store = HistoryStore(self._history_dir, key)
                 self._past = self._store.load()
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
+            self._told = {k: v for k, v in self._told.items() if v[1] > reading.wall}
             self.config.observe(reading.nodes, self._ndbinfo)
             self.hosts.update(reading.nodes, self.cluster_config())
-        self._changed()
+        urgent, self._urgent = self._urgent, False
+        self._changed(urgent)
 
     def _on_config(self) -> None:
         # A configuration read names the hosts of nodes get status gives no address for.
@@ -202,7 +227,14 @@ class Hub:
         if event.type in BACKUP_FAILURES and not event.malformed:
             self._backup_failures += 1
         self.hosts.on_event(event, self.cluster_config())
-        self._changed()
+        urgent = event.type in STATE_EVENTS and not event.malformed
+        told = TOLD_STATUS.get(event.type) if urgent else None
+        if told is not None:
+            self._told[event.source_node] = (told, event.received_at)
+        if urgent:
+            self._urgent = True
+            self.mgm.health.wake.set()
+        self._changed(urgent)
 
     def _on_backup_report(self, raw: tuple[RawEvent, ...]) -> None:
         at = self.clock.wall()
@@ -255,12 +287,15 @@ class Hub:
         if reading is None:
             return
         timelines = tuple(self._timelines.values())
-        for report in self.hosts.reports(reading.nodes, timelines, self.cluster_config()):
+        reports = self.hosts.reports(reading.nodes, timelines, self.cluster_config())
+        for report in reports:
             for m in report.redo_init:
                 t = self._timelines.get(m.node_id)
                 if t is not None and t.active and t.redo_phase is None:
                     self._timelines = {**self._timelines,
                                        m.node_id: replace(t, redo_phase=t.current_phase)}
+        self._timelines = apply_host(self._timelines,
+                                     (m for r in reports for m in r.node_starts))
 
     def _on_sample(self, sample: NdbinfoSample) -> None:
         previous = self._ndbinfo
@@ -322,49 +357,8 @@ class Hub:
             await self.sql.close()
 
     async def collect_once(self) -> ClusterSnapshot:
-        """Read every source without background tasks: the management server once, ndbinfo
-        and the host twice ``interval`` apart so rates are real.
-
-        A management server that cannot be reached raises its error; the other
-        sources only record theirs in the snapshot.
-        """
-        reading = await self.mgm.poll_once()
-        self.mgm.health.ok(reading.address, reading.unavailable)
-        self._on_mgm()
-        await self.config.attempt()
-
-        async def sample(source: SqlSource | HostSource | None, error: type[Exception]) -> None:
-            if source is None:
-                return
-            for i in range(2):
-                try:
-                    await source.poll_once()
-                except error as exc:
-                    if isinstance(source, SqlSource) and isinstance(exc, SqlError):
-                        source.failed(exc)
-                    else:
-                        source.health.failed(str(exc))
-                    return
-                if isinstance(source, SqlSource):
-                    source.succeeded()
-                else:
-                    source.health.ok()
-                if i == 0:
-                    await asyncio.sleep(self.interval)
-
-        deadline = (self.hosts.ssh.connect_timeout if self.hosts.ssh else 0.0) + self.interval
-        await asyncio.gather(sample(self.sql, SqlError), sample(self.host, OSError),
-                             *(sample(s, OSError) for s in self.hosts.simulated.values()),
-                             self.hosts.sample_once(deadline + 1.0))
-        self.hosts.allow_reads(self.cluster_config())
-        await self.hosts.reads_done()
-        if running_backup(self._backups) is not None:
-            # A second status report, an interval after the first, gives the backup's rate.
-            self.backup_reporter.ask_now()
-            with contextlib.suppress(MgmError):
-                await self.backup_reporter.poll(self.mgm.client)
-        self._changed()
-        return self.snapshot()
+        """Read every source once, without background tasks (:func:`collect_once`)."""
+        return await collect_once(self)
 
     def set_interval(self, interval: float) -> None:
         """Change the refresh interval of every polling source."""
@@ -407,6 +401,16 @@ class Hub:
         """The monotonic time source ages are measured against (real time, even in a demo)."""
         return time.monotonic()
 
+    def _live_nodes(self, nodes: tuple[NodeStatus, ...],
+                    timelines: tuple[StartTimeline, ...]) -> frozenset[int]:
+        """The data nodes whose ndbinfo figures are live (:func:`live_data_nodes`)."""
+        sample = self._ndbinfo
+        if sample is None:
+            return frozenset()
+        # The sample is stamped on the hub's clock (simulated in the demo).
+        sample_wall = self.clock.wall() - (self.clock.monotonic() - sample.taken_at)
+        return live_data_nodes(nodes, sample, timelines, sample_wall=sample_wall)
+
     def snapshot(self) -> ClusterSnapshot:
         """The current picture of the cluster."""
         if self._cached is not None:
@@ -414,7 +418,11 @@ class Hub:
         reading = self.mgm.reading
         levels = self.mgm.log_levels or {}
         nodes = reading.nodes if reading else ()
+        if self._told:
+            nodes = tuple(replace(n, status=self._told[n.node_id][0])
+                          if n.node_id in self._told and n.type == "NDB" else n for n in nodes)
         timelines = tuple(self._timelines[k] for k in sorted(self._timelines))
+        live = self._live_nodes(nodes, timelines)
         snap = ClusterSnapshot(
             taken_at=time.monotonic(),
             wall=self.clock.wall(),
@@ -428,10 +436,10 @@ class Hub:
             events_total=self._events_total,
             timelines=timelines,
             statistics=tuple(self._statistics[k] for k in sorted(self._statistics)),
-            ndbinfo=self._ndbinfo,
-            hit_ratios=self._hit_ratios,
-            link_rates=self._links.rates,
-            activity_rates=self._activity.rates,
+            ndbinfo=live_sample(self._ndbinfo, live),
+            hit_ratios=live_rows(self._hit_ratios, live),
+            link_rates=live_rows(self._links.rates, live),
+            activity_rates=live_rows(self._activity.rates, live),
             host=self.host.view if self.host else None,
             history=self._series.series(),
             past_starts=self._past,

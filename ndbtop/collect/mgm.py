@@ -84,6 +84,9 @@ class MgmSource:
         ndbtop cannot use (another version, a fork) loses that part only, named in
         :attr:`MgmReading.unavailable`.
         """
+        # The state is as of the request: an event that arrives while the answer is on its
+        # way is newer than it.
+        asked = self.clock.wall()
         nodes = await self.client.get_status()
         first = self.log_levels is None and self.levels_error is None
         if self._polls % LOGLEVEL_EVERY == 0 or first or self.levels_stale:
@@ -107,7 +110,7 @@ class MgmSource:
                 unavailable["backup status reports"] = why
         reading = MgmReading(
             time.monotonic(),
-            self.clock.wall(),
+            asked,
             str(address) if address else "",
             version.text if version else None,
             nodes,

@@ -66,6 +66,8 @@ class SshHost:
         self.view: HostView | None = None
         self.sample: HostSample | None = None
         self.redo_rates: dict[int, float | None] = {}
+        self.redo_births: dict[str, float | None] = {}
+        """Birth time of ``S0.FragLog`` by DBLQH directory (None: the host cannot tell)."""
         self._prev: HostSample | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._stderr: asyncio.Task[None] | None = None
@@ -218,7 +220,28 @@ class SshHost:
         self._prev, self.sample = self.sample, sample
         self.view = host_view(self._prev, sample)
         self._update_redo_rates(self._prev, sample)
+        await self._read_births(sample)
         return self.view
+
+    async def _read_births(self, sample: HostSample) -> None:
+        """Ask once for the birth of the first file of each redo log directory seen open."""
+        dirs = {d for r in sample.redo for d in r.log_dirs}
+        self.redo_births = {d: t for d, t in self.redo_births.items() if d in dirs}
+        marker = f"@{self._token} "
+        for d in sorted(dirs - set(self.redo_births)):
+            try:
+                lines = await self._request(f"b\n{check_path(d)}\n", self.answer_timeout)
+            except ValueError:
+                self.redo_births[d] = None
+                continue
+            body = [line.strip() for line in lines if line.strip() and not line.startswith(marker)]
+            value = body[0] if body else ""
+            self.redo_births[d] = float(value) if value.isdigit() and int(value) > 0 else None
+
+    def redo_began(self, files: RedoFiles) -> float | None:
+        """When the process's redo log files were first created, if the host can tell."""
+        known = [t for d in files.log_dirs if (t := self.redo_births.get(d)) is not None]
+        return min(known) if known else None
 
     def _update_redo_rates(self, prev: HostSample | None, cur: HostSample) -> None:
         before: dict[int, RedoFiles] = {r.pid: r for r in prev.redo} if prev else {}

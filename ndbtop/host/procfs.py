@@ -2,7 +2,8 @@
 
 The script (:mod:`ndbtop.host.remote`) prints, for every sample, sections that start with
 a marker line ``@<token> <kind> [arg]``: ``uptime``, ``disk`` (``/proc/diskstats``),
-``stat`` (the ``cpu`` line of ``/proc/stat``), ``mem`` (``/proc/meminfo``) and, for each
+``stat`` (the ``cpu`` and ``btime`` lines of ``/proc/stat``), ``mem`` (``/proc/meminfo``)
+and, for each
 ``ndbmtd``/``ndbd`` process, ``proc <pid>`` followed by its command line (``C`` then the
 arguments separated by ``\\x1e``), the ``stat`` line of each of its threads, its
 ``write_bytes`` line of ``/proc/<pid>/io`` and the ``ls -l`` lines of its ``FragLog``
@@ -116,6 +117,13 @@ def parse_task_stat(line: str) -> tuple[int, str, int, int, int] | None:
         return None
 
 
+def start_ticks(line: str) -> int | None:
+    """Field 22 (``starttime``, clock ticks after boot) of a ``/proc/<pid>/stat`` line."""
+    close_at = line.rfind(") ")
+    rest = line[close_at + 2 :].split() if close_at > 0 else []
+    return int(rest[19]) if len(rest) > 19 and rest[19].isdigit() else None
+
+
 def fraglog_open(line: str) -> tuple[int, int, int] | None:
     """``(node_id, part, file_no)`` of an ``ls -l /proc/<pid>/fd`` line naming a FragLog file."""
     m = _FRAGLOG.search(line)
@@ -128,7 +136,8 @@ def fraglog_open(line: str) -> tuple[int, int, int] | None:
 
 
 class _Proc:
-    __slots__ = ("cmdline", "files", "name", "pid", "ppid", "tasks", "write_bytes")
+    __slots__ = ("cmdline", "dirs", "files", "name", "pid", "ppid", "start", "tasks",
+                 "write_bytes")
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
@@ -138,6 +147,8 @@ class _Proc:
         self.tasks: list[tuple[int, str, int, int, int]] = []
         self.write_bytes: int | None = None
         self.files: list[tuple[int, int, int]] = []
+        self.dirs: set[str] = set()
+        self.start: int | None = None
 
     def add(self, line: str) -> None:
         if line.startswith("C "):
@@ -148,12 +159,16 @@ class _Proc:
                 self.tasks.append(task)
                 if task[0] == self.pid:
                     self.name, self.ppid = task[1], task[2]
+                    self.start = start_ticks(line)
         elif line.startswith("write_bytes:"):
             self.write_bytes = int_or_none(line[12:])
         elif "FragLog" in line:
             opened = fraglog_open(line)
             if opened is not None:
                 self.files.append(opened)
+                target = line.rpartition(" -> ")[2]
+                if target.endswith(".FragLog") and "/" in target:
+                    self.dirs.add(target.rpartition("/")[0])
 
 
 def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
@@ -164,6 +179,7 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
     """
     section = ""
     uptime = 0.0
+    btime: int | None = None
     disk_lines: list[str] = []
     cpu: CpuTimes | None = None
     mem_lines: list[str] = []
@@ -185,7 +201,10 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
             if proc is not None:
                 proc.add(line)
         elif section == "stat":
-            cpu = cpu if cpu is not None else parse_cpu(line, clk_tck)
+            if line.startswith("btime ") and line[6:].strip().isdigit():
+                btime = int(line[6:].strip())
+            else:
+                cpu = cpu if cpu is not None else parse_cpu(line, clk_tck)
         elif section == "uptime":
             with contextlib.suppress(IndexError, NumberError):
                 uptime = parse_float(line.split()[0], 0.0, MAX_TIME)
@@ -207,8 +226,11 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
             ThreadSample(p.pid, node_id, info.name, tid, comm, ut / clk_tck, st / clk_tck)
             for tid, comm, _, ut, st in p.tasks
         )
+        started = (btime + p.start / clk_tck
+                   if btime is not None and p.start is not None else None)
         redo.append(
-            RedoFiles(p.pid, node_id, p.write_bytes, tuple(sorted((f[1], f[2]) for f in p.files)))
+            RedoFiles(p.pid, node_id, p.write_bytes, tuple(sorted((f[1], f[2]) for f in p.files)),
+                      started, tuple(sorted(p.dirs)))
         )
     return HostSample(
         processes=processes_seen(classified),

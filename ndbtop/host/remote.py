@@ -1,7 +1,7 @@
 """The fixed command a data node host runs over SSH, and the ``ssh`` command line.
 
 Nothing is installed or written on the host: ``ssh`` runs one fixed POSIX ``sh`` loop
-that needs only ``/proc`` and the usual tools (cat, head, grep, tr, ls, dd). The loop
+that needs only ``/proc`` and the usual tools (cat, head, grep, tr, ls, dd, stat). The loop
 reads requests on its standard input, one per line, and answers on its output:
 
 - first line: a random token; every marker line the loop prints starts with
@@ -9,11 +9,15 @@ reads requests on its standard input, one per line, and answers on its output:
   ``nolinux <uname -s>`` and exit when there is no ``/proc/diskstats``;
 - ``s``: one sample, between the ``sample`` and ``end`` markers;
 - ``e`` followed by a line holding a file path: up to 512 KiB of that file between the
-  ``log`` and ``end`` markers (``nolog`` when it cannot be read). The path is data read
-  by ``read`` and used only inside double quotes, never parsed by a shell;
+  ``log`` and ``end`` markers (``nolog`` when it cannot be read);
 - ``d`` followed by a line holding a path: the last line of ``df -P -k`` for that path
-  (the file system holding it) between the ``df`` and ``end`` markers; the path is used
-  as in ``e``.
+  (the file system holding it) between the ``df`` and ``end`` markers;
+- ``b`` followed by a line holding a directory: the birth time (``stat -c %W``, 0 when
+  the file system does not keep it) of ``S0.FragLog`` in it, between ``birth`` and
+  ``end``: when a redo log part's first file was created.
+
+Paths are data read by ``read`` and used only inside double quotes, never parsed by a
+shell.
 
 The script holds no value from the configuration: host names go to ``ssh`` after
 ``--`` (and must pass :func:`check_host`), paths go through standard input.
@@ -35,7 +39,7 @@ SCRIPT = (
     'while IFS= read -r c; do case $c in '
     's) echo "@$t sample"; echo "@$t uptime"; cat /proc/uptime; '
     'echo "@$t disk"; cat /proc/diskstats; '
-    'echo "@$t stat"; head -n 1 /proc/stat; '
+    'echo "@$t stat"; grep -E "^(cpu|btime) " /proc/stat; '
     'echo "@$t mem"; head -n 3 /proc/meminfo; '
     'for d in /proc/[0-9]*; do '
     'n=; read -r n 2>/dev/null < "$d/comm"; '
@@ -51,6 +55,8 @@ SCRIPT = (
     'else echo "@$t nolog"; fi; echo "@$t end";; '
     'd) IFS= read -r f || exit 0; echo "@$t df"; '
     'df -P -k -- "$f" 2>/dev/null | tail -n 1; echo "@$t end";; '
+    'b) IFS= read -r f || exit 0; echo "@$t birth"; '
+    'stat -c %W -- "$f/S0.FragLog" 2>/dev/null; echo "@$t end";; '
     'esac; done'
 )
 """The loop, on one line (a login shell of any kind passes it to ``sh -c`` unchanged)."""

@@ -105,6 +105,11 @@ class RedoFiles:
     node_id: int | None
     write_bytes: int | None
     open_files: tuple[tuple[int, int], ...] = ()
+    started_at: float | None = None
+    """When the process started, epoch seconds on the host's clock (``btime`` plus
+    ``/proc/<pid>/stat`` field 22); ``None`` when not read."""
+    log_dirs: tuple[str, ...] = ()
+    """The ``DBLQH`` directories of the FragLog files it has open, as the host names them."""
 
 
 @dataclass(frozen=True, slots=True)

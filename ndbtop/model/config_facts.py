@@ -39,9 +39,22 @@ def reports_off(snap: ClusterSnapshot, node_id: int) -> bool:
     return no_reports_reason(snap, node_id) is not None
 
 
-def no_reports_notice(reason: str) -> str:
-    """What the Nodes view says during an initial start that sends no redo-log progress."""
-    return f"no progress reports: {reason}; add --ssh to measure on the host"
+def no_reports_notice(reason: str, simulated: bool = False) -> str:
+    """What the Nodes view says during an initial start that sends no redo-log progress;
+    ``simulated`` (the demo, which has no host to reach) names the real cluster's way."""
+    return f"no progress reports: {reason}; {measure_hint(simulated)}"
+
+
+def simulated_cluster(snap: ClusterSnapshot) -> bool:
+    """True for the demo's cluster: its hosts are simulated, none can be reached."""
+    return any(h.via == "simulated" for h in snap.hosts)
+
+
+def measure_hint(simulated: bool) -> str:
+    """How to measure on the host: ``--ssh``, which works on a real cluster only."""
+    if simulated:
+        return "on a real cluster, ndbtop --ssh measures it on the host"
+    return "add --ssh to measure on the host"
 
 
 def configured_redo_mb(snap: ClusterSnapshot, node_id: int) -> int | None:

@@ -34,6 +34,9 @@ class PastStart:
     finished_at: float
     phases: tuple[tuple[int, float], ...]
     total_s: float
+    partial: bool = False
+    """Seen only in part (ndbtop attached during it, or some phase's start or end was
+    not seen): kept for the record, never a "last time"."""
 
     def seconds(self, phase: int) -> float | None:
         """How long ``phase`` took in this start."""
@@ -41,15 +44,19 @@ class PastStart:
 
 
 def past_start(t: StartTimeline) -> PastStart | None:
-    """What to remember of a timeline: only finished starts with exact durations."""
+    """What to remember of a finished start: the phases whose start and end were both
+    seen (by events, or measured on the host). A start not seen whole is partial."""
     if t.active or t.aborted or t.finished_at is None or not t.completed:
         return None
+    exact = tuple((r.phase, round(r.seconds, 1)) for r in t.completed if r.exact)
+    partial = not t.began_exact or len(exact) < len(t.completed)
     return PastStart(
         t.node_id,
         t.kind,
         t.finished_at,
-        tuple((r.phase, round(r.seconds, 1)) for r in t.completed),
+        exact,
         round(t.elapsed_s(t.finished_at), 1),
+        partial,
     )
 
 
@@ -57,7 +64,8 @@ def last_time(
     history: Sequence[PastStart], node_id: int, start_type: int | None, phase: int
 ) -> float | None:
     """Seconds ``phase`` took in the most recent comparable start, or None."""
-    same_kind = [p for p in history if p.start_type == start_type and p.seconds(phase) is not None]
+    same_kind = [p for p in history if p.start_type == start_type and not p.partial
+                 and p.seconds(phase) is not None]
     mine = [p for p in same_kind if p.node_id == node_id]
     pick = max(mine or same_kind, key=lambda p: p.finished_at, default=None)
     return None if pick is None else pick.seconds(phase)

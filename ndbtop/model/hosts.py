@@ -64,6 +64,21 @@ class RedoSize:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeStart:
+    """When a data node's start began, read on its host (epoch seconds).
+
+    ``process_started_at``: the start of the data node's worker process (``/proc/PID/stat``
+    field 22 against ``btime``; the angel starts a new worker for every start).
+    ``redo_began_at``: the birth of its first redo log files (``S0.FragLog`` of each log
+    part), when the file system records it; ``None`` otherwise.
+    """
+
+    node_id: int
+    process_started_at: float | None
+    redo_began_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorLogEntry:
     """The newest entry of a data node's ``ndb_<id>_error.log``, read on its host.
 
@@ -201,6 +216,7 @@ class HostReport:
     redo_init: tuple[RedoMeasure, ...] = ()
     error_logs: tuple[ErrorLogEntry, ...] = ()
     down_nodes: tuple[NodeOnHost, ...] = ()
+    node_starts: tuple[NodeStart, ...] = ()
 
     def age(self, now: float) -> float | None:
         """Seconds since the last good sample, ``None`` if none yet."""

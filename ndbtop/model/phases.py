@@ -31,32 +31,23 @@ START_TYPE_SHORT = {
     3: "initial node restart",
 }
 
-_NAMES: dict[int, str] = {
+PHASE_NAMES: dict[int, str] = {
     0: "allocate memory",
     1: "connect, heartbeats",
     2: "arbitrator",
     3: "init variables",
     4: "restore or local start",
-    5: "sync data",
+    5: "copy data, wait LCP",
     6: "update variables",
     7: "update variables",
-    8: "update variables",
+    8: "rebuild indexes",
     9: "update variables",
     100: "API connect",
-    101: "hand-over",
+    101: "subscription hand-over",
 }
-_NAMES_BY_TYPE: dict[tuple[int, int], str] = {
-    (4, INITIAL_START): "local start",
-    (4, INITIAL_NODE_RESTART): "local start",
-    (4, NODE_RESTART): "find redo end",
-    (4, SYSTEM_RESTART): "restore LCP, redo",
-    (5, INITIAL_START): "system tables",
-    (5, NODE_RESTART): "copy data, wait LCP",
-    (5, INITIAL_NODE_RESTART): "copy data, wait LCP",
-    (8, SYSTEM_RESTART): "rebuild indexes",
-    (101, NODE_RESTART): "subscription hand-over",
-    (101, INITIAL_NODE_RESTART): "subscription hand-over",
-}
+"""The one name of each start phase, whatever the kind of start: every output names a
+phase from this table (or ``redo log init``, see :func:`phase_name`), so a phase never
+has two names depending on what an output knew of the start's kind."""
 
 TYPICAL_DISK_MB_PER_S = 50.0
 """Disk speed assumed for the typical length of redo-log initialisation."""
@@ -66,8 +57,8 @@ REDO_INIT = "redo log init"
 """The name of the phase in which a node was seen initialising its redo log."""
 
 
-def phase_name(phase: int, start_type: int | None, redo_phase: int | None = None) -> str:
-    """Short name of a start phase for a start type.
+def phase_name(phase: int, redo_phase: int | None = None) -> str:
+    """Short name of a start phase (:data:`PHASE_NAMES`).
 
     ``redo_phase`` is the phase in which the node was seen initialising its redo log (by
     its events or on its host): that phase is named ``redo log init``. Which phase does
@@ -75,9 +66,7 @@ def phase_name(phase: int, start_type: int | None, redo_phase: int | None = None
     """
     if redo_phase is not None and phase == redo_phase:
         return REDO_INIT
-    if start_type is not None and (phase, start_type) in _NAMES_BY_TYPE:
-        return _NAMES_BY_TYPE[(phase, start_type)]
-    return _NAMES.get(phase, f"phase {phase}")
+    return PHASE_NAMES.get(phase, f"phase {phase}")
 
 
 def next_phase(completed: int) -> int | None:
@@ -171,14 +160,28 @@ class StartTimeline:
     redo: RedoProgress | None = None
     redo_phase: int | None = None
     """The phase in progress when the node was first seen initialising its redo log."""
+    current_from: str = "event"
+    """Where ``current_since`` comes from: ``event`` (the event that ended the phase
+    before, or began the start), ``host`` (measured on the node's host), ``status`` (a
+    change ``get status`` showed, within one poll) or ``first_seen`` (the moment ndbtop
+    first saw the node: the time in the phase is a lower bound)."""
+    began_from: str | None = "event"
+    """Where ``began_at`` comes from: ``event`` (NDBStartStarted), ``host`` (the data
+    node process's start on its host) or None (only when ndbtop first saw the start)."""
 
     @property
     def active(self) -> bool:
         """True while the node is still starting."""
         return self.finished_at is None and not self.aborted
 
+    @property
+    def in_phase_lower_bound(self) -> bool:
+        """True when the time in the phase counts from ndbtop's first sight of the node."""
+        return self.current_from == "first_seen"
+
     def in_phase_s(self, now: float) -> float | None:
-        """Seconds spent so far in the phase in progress."""
+        """Seconds spent so far in the phase in progress (a lower bound when
+        :attr:`in_phase_lower_bound`)."""
         if not self.active or self.current_phase is None:
             return None
         return max(now - self.current_since, 0.0)
@@ -197,7 +200,7 @@ class StartTimeline:
 
     def name_of(self, phase: int) -> str:
         """The name of one of this start's phases (see :func:`phase_name`)."""
-        return phase_name(phase, self.kind, self.redo_phase)
+        return phase_name(phase, self.redo_phase)
 
     @property
     def last_completed(self) -> int | None:
@@ -205,17 +208,30 @@ class StartTimeline:
         return self.completed[-1].phase if self.completed else None
 
 
+def _rank(phase: int) -> float:
+    return PHASE_ORDER.index(phase) if phase in PHASE_ORDER else float(phase)
+
+
 def _complete(t: StartTimeline, phase: int, at: float, exact: bool) -> StartTimeline:
-    if any(r.phase == phase for r in t.completed):
+    # A phase already completed, or one before the last completed (its event arriving
+    # after a get status that showed a later phase done), changes nothing.
+    if any(_rank(r.phase) >= _rank(phase) for r in t.completed):
         return t
     begin = t.current_since if t.current_phase == phase else at
     record = PhaseRecord(phase, begin, max(at - begin, 0.0), exact and t.current_exact)
+    if exact:
+        source = "event"
+    else:
+        # Phases folded in at the first sight of the node began no later than that.
+        first_sight = t.began_from is None and at == t.began_at
+        source = "first_seen" if first_sight else "status"
     return replace(
         t,
         completed=(*t.completed, record),
         current_phase=next_phase(phase),
         current_since=at,
         current_exact=exact,
+        current_from=source,
     )
 
 
@@ -237,6 +253,8 @@ def apply_event(timelines: Mapping[int, StartTimeline], event: Event) -> dict[in
                 current_phase=sp.phase,
                 current_since=at,
                 current_exact=False,
+                current_from="first_seen",
+                began_from=None,
             )
         if current.start_type is None:
             current = replace(current, start_type=sp.start_type)
@@ -310,7 +328,8 @@ def apply_status(
         if n.status == "STARTING":
             if t is None or not t.active:
                 t = StartTimeline(
-                    n.node_id, None, now, False, current_since=now, current_exact=False
+                    n.node_id, None, now, False, current_since=now, current_exact=False,
+                    current_from="first_seen", began_from=None,
                 )
             last = t.last_completed
             for phase in PHASE_ORDER[1:]:
@@ -319,7 +338,8 @@ def apply_status(
                 if last is None or phase > last:
                     t = _complete(t, phase, now, False)
             out[n.node_id] = t
-        elif t is not None and t.active:
+        elif t is not None and t.active and t.began_at <= now:
+            # (A start that began after the status was asked for is newer than it.)
             if n.status == "STARTED":
                 out[n.node_id] = replace(t, finished_at=now, current_phase=None)
             elif n.status in ("NO_CONTACT", "NOT_STARTED", "SHUTTING_DOWN", "UNKNOWN"):
@@ -334,26 +354,21 @@ def phase_in_progress(node: NodeStatus, timeline: StartTimeline | None) -> int |
     return current if current is not None else next_phase(node.start_phase)
 
 
-def phase_text(node: NodeStatus, timeline: StartTimeline | None = None,
-               start_type: int | None = None) -> str:
+def phase_text(node: NodeStatus, timeline: StartTimeline | None = None) -> str:
     """Where a data node is in its start or stop, the one way every output names it.
 
-    ``2 redo log init`` for a STARTING node (the phase in progress and its name for the
-    start type: the timeline's, else ``start_type``; ``redo log init`` only for the phase
-    the node was seen initialising its redo log in), ``done 101`` once it reported the
-    last phase, ``stop level 3`` for a node SHUTTING_DOWN, ``""`` otherwise. The live
-    view, ``--once`` (text and JSON), ``wait``, ``rolling-restart`` and the exporter all
-    use it.
+    ``2 redo log init`` for a STARTING node (the phase in progress and its name;
+    ``redo log init`` only for the phase the node was seen initialising its redo log in),
+    ``done 101`` once it reported the last phase, ``stop level 3`` for a node
+    SHUTTING_DOWN, ``""`` otherwise. The live view, ``--once`` (text and JSON), ``wait``,
+    ``rolling-restart``, replay and the exporter all use it.
     """
     if node.status == "STARTING":
         current = phase_in_progress(node, timeline)
         if current is None:
             return f"done {node.start_phase}"
-        kind = timeline.kind if timeline is not None else None
-        if kind is None:
-            kind = start_type
         redo_phase = timeline.redo_phase if timeline is not None else None
-        return f"{current} {phase_name(current, kind, redo_phase)}"
+        return f"{current} {phase_name(current, redo_phase)}"
     if node.status == "SHUTTING_DOWN":
         return f"stop level {node.start_phase}"
     return ""

@@ -285,15 +285,14 @@ class RollingRestart:
                 return None
             if loop.time() >= deadline:
                 late = [last_seen(n, timelines.get(n.node_id), loop.time(),
-                                  restarted=n.node_id in restarted,
-                                  start_type=self.plan.start_type)
+                                  restarted=n.node_id in restarted)
                         for n in mine if n.status not in STARTED or n.node_id not in restarted]
                 return Problem(batch, "timeout",
                                f"not STARTED after {self.node_timeout:g} s: {'; '.join(late)}")
 
 
 def last_seen(node: NodeStatus, timeline: StartTimeline | None, now: float, *,
-              restarted: bool = True, start_type: int | None = None) -> str:
+              restarted: bool = True) -> str:
     """A node that is not back, as last seen: ``node 3 STARTING in phase 5 copy data, wait
     LCP for at least 40 s``.
 
@@ -303,7 +302,7 @@ def last_seen(node: NodeStatus, timeline: StartTimeline | None, now: float, *,
     """
     text = f"node {node.node_id} {node.status}"
     if node.status == "STARTING":
-        text += f" in phase {phase_text(node, timeline, start_type)}"
+        text += f" in phase {phase_text(node, timeline)}"
         spent = timeline.in_phase_s(now) if timeline is not None else None
         if spent is not None and spent >= 1:
             text += f" for at least {int(spent)} s"

@@ -79,13 +79,11 @@ class WaitResult:
 
 def describe(
     node: NodeStatus, timeline: StartTimeline | None, now: float,
-    start_type: int | None = None,
 ) -> tuple[str, float | None]:
-    """The phase text (:func:`~ndbtop.model.phases.phase_text`) and time in phase of a node;
-    ``start_type`` names the phases when the timeline does not know the kind of start."""
+    """The phase text (:func:`~ndbtop.model.phases.phase_text`) and time in phase of a node."""
     if node.status == "STARTING":
         spent = timeline.in_phase_s(now) if timeline else None
-        text = phase_text(node, timeline, start_type)
+        text = phase_text(node, timeline)
         return (text if text.startswith("done") else f"phase {text}"), spent
     return phase_text(node, timeline), None
 

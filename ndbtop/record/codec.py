@@ -34,7 +34,14 @@ from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
 from ndbtop.model.findings import Evidence, Finding, FindingSeverity, Threshold
 from ndbtop.model.history import PastStart
-from ndbtop.model.hosts import DiskFree, ErrorLogEntry, HostReport, NodeOnHost, RedoMeasure
+from ndbtop.model.hosts import (
+    DiskFree,
+    ErrorLogEntry,
+    HostReport,
+    NodeOnHost,
+    NodeStart,
+    RedoMeasure,
+)
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -74,6 +81,7 @@ _CLASSES: dict[str, type] = {
         PastStart,
         HostReport,
         RedoMeasure,
+        NodeStart,
         ErrorLogEntry,
         NodeOnHost,
         DiskFree,

@@ -55,6 +55,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                 "dynamic_id": n.dynamic_id,
                 "connect_count": n.connect_count,
                 "is_single_user": n.is_single_user,
+                **_live_figures(snap, n.node_id),
             }
             for n in snap.nodes
         ],
@@ -73,6 +74,16 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
     return out
 
 
+def _live_figures(snap: ClusterSnapshot, node_id: int) -> dict[str, Any]:
+    """A data node's live figures, null unless it is STARTED and they were read since its
+    last start (the snapshot keeps no others: :mod:`ndbtop.model.live`)."""
+    ni = snap.ndbinfo
+    uptime = next((r.uptime_s for r in ni.nodes if r.node_id == node_id), None) if ni else None
+    tps = next((a.transactions_per_s for a in snap.activity_rates if a.node_id == node_id),
+               None)
+    return {"uptime_s": uptime, "transactions_per_s": tps}
+
+
 def _timeline_json(t: Any, now: float, silent: bool) -> dict[str, Any]:
     """One start timeline; a node that sends no progress reports has its figures done,
     rate and ETA null (its events stay at their first figures until the end)."""
@@ -83,6 +94,9 @@ def _timeline_json(t: Any, now: float, silent: bool) -> dict[str, Any]:
         "active": t.active,
         "phase_in_progress": t.current_phase,
         "in_phase_s": t.in_phase_s(now),
+        "in_phase_from": t.current_from if t.active and t.current_phase is not None else None,
+        "start_began_at": _iso(t.began_at) if t.began_from else None,
+        "start_began_from": t.began_from,
         "elapsed_s": round(t.elapsed_s(now), 3),
         "completed": [
             {"phase": r.phase, "seconds": round(r.seconds, 3), "exact": r.exact}

@@ -12,7 +12,10 @@ from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
 from ndbtop.model.links import id_ranges, link_states
 from ndbtop.model.phases import phase_text
+from ndbtop.model.redo_rates import redo_speed_text, written_rate_text
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
+from ndbtop.model.start_evidence import since_text, timer_prefix
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
@@ -93,7 +96,7 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
             if n.status == "STARTING" and t and t.active and (
                 secs := t.in_phase_s(snap.wall)
             ) is not None:
-                phase += f" ({duration(secs)})"
+                phase += f" ({timer_prefix(t)}{duration(secs)})"
         group: object = ""
         if n.type == "NDB":
             g = node_group_json(snap, n.node_id)
@@ -108,15 +111,18 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     for node_id, note in sorted((node_notes or {}).items()):
         lines.append(f"  node {node_id} {note}")
     for t in snap.timelines:
+        if t.active and t.current_phase is not None and t.current_from != "event":
+            lines.append(f"  node {t.node_id} in phase {t.current_phase} {since_text(t)}")
+    for t in snap.timelines:
         if t.redo is not None and t.active and reports_off(snap, t.node_id):
             lines.append(f"  node {t.node_id} redo log init: {t.redo.total_mb} MB to create, "
                          "no progress reports (StartupStatusReportFrequency=0)")
         elif t.redo is not None and t.active:
             r = t.redo
-            speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
             lines.append(
                 f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
-                f"{r.files_done}/{r.total_files} files, {speed}, ETA {duration(r.eta_s)}"
+                f"{r.files_done}/{r.total_files} files, {redo_speed_text(t)}"
+                + ("" if r.completed else f", ETA {duration(r.eta_s)}")
             )
     lines += _down_text(snap)
     lines += findings_text(snap.findings)
@@ -125,7 +131,8 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     lines += ["", "Sources:"]
     for src in snap.sources:
         age = src.age(snap.taken_at)
-        state = src.state.value + (f" ({src.error})" if src.error else "")
+        shown = "waiting" if src.state is SourceState.UNAVAILABLE else src.state.value
+        state = shown + (f" ({src.error})" if src.error else "")
         via = f" from {src.target}" if src.others and src.state.value == "connected" else ""
         lines.append(f"  {src.name:8} {state}{via}"
                      + (f", {age:.1f} s old" if age is not None else ""))
@@ -269,7 +276,8 @@ def _host_text(snap: ClusterSnapshot) -> list[str]:
                 f"  node {r.node_id} redo log initialisation (measured on the host): files "
                 f"{_opt(r.files_done)}/{_opt(r.files_total)}, written "
                 f"{_mb(r.bytes_written)}/{_mb(r.bytes_expected)} MB, "
-                f"{_mb(r.rate_bytes_per_s)} MB/s, ETA {duration(r.eta_s) if r.eta_s else '-'}"
+                f"{written_rate_text(r.rate_bytes_per_s)}, "
+                f"ETA {duration(r.eta_s) if r.eta_s else '-'}"
             )
         for e in h.error_logs:
             out.append(f"  node {e.node_id} error log: {error_log_line(e)}")

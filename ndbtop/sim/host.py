@@ -39,12 +39,31 @@ class DiskLoad:
     """Relative spread of the request rates from one interval to the next."""
 
 
-SYNCED_REDO = DiskLoad(
-    writes=50.0, write_kb=1025.0, await_ms=36.5, util=1.0, iowait_pct=18.5, jitter=0.02
-)
-"""S1: a 32 KB page written at each MB of each redo file, each followed by an fsync."""
-FAST_REDO = DiskLoad(writes=860.0, write_kb=110_000.0, await_ms=4.6, util=0.74, iowait_pct=6.0)
-"""The same initialisation without a sync per page."""
+PAGE_KB = 32.0
+"""SPARSE initialisation writes one 32 KiB page at every MiB of log (redo-init.md §4)."""
+SYNC_EXTRA_WRITES = 50.0 / 18.49 - 1.0
+"""Writes each fsync adds to a page's (the file system's journal): S1's disk took about
+50 writes/s while 18.49 MB of log, one page each, were initialised per second."""
+SYNC_EXTRA_KB = (1025.0 - 18.49 * PAGE_KB) / (18.49 * SYNC_EXTRA_WRITES)
+"""Kilobytes of each of those writes: S1's disk wrote about 1,025 kB/s in all."""
+
+
+def redo_init_load(log_mb_per_s: float, synced: bool) -> DiskLoad:
+    """The disk while a node initialises its redo log at ``log_mb_per_s`` MB of log per
+    second: one page per MB, each followed by an fsync in the old release (``synced``).
+
+    The disk's w/s and kB/s, the events' MB/s and their ETA then all come from the one
+    rate: S1's 18.49 MB/s of log is 50 w/s and about 1,025 kB/s on the disk.
+    """
+    pages = log_mb_per_s
+    writes, kb = pages, pages * PAGE_KB
+    if synced:
+        extra = pages * SYNC_EXTRA_WRITES
+        writes, kb = writes + extra, kb + extra * SYNC_EXTRA_KB
+        return DiskLoad(writes=writes, write_kb=kb, await_ms=36.5, util=1.0, iowait_pct=18.5,
+                        jitter=0.02)
+    return DiskLoad(writes=writes, write_kb=kb, await_ms=4.6, util=min(writes * 0.005, 0.97),
+                    iowait_pct=6.0)
 
 
 class SimHost:
@@ -67,8 +86,8 @@ class SimHost:
         node = self.cluster.data_nodes[self.node_id]
         busy = sum(node.loads) / 100.0
         if node.activity() == "redo_init":
-            profile = self.cluster.disk_profile
-            return (FAST_REDO if profile == "fast_redo" else SYNCED_REDO), busy
+            rate = node.redo_total_mb / node.redo_init_seconds if node.redo_init_seconds else 0.0
+            return redo_init_load(rate, self.cluster.disk_profile != "fast_redo"), busy
         if not node.serving:
             return DiskLoad(writes=0.4, write_kb=6.0, util=0.002), busy
         redo_kb = node.redo_write_bps / 1024.0

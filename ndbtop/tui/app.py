@@ -30,6 +30,7 @@ from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.record.background import BackgroundRecorder
 from ndbtop.sanitise import sanitise
 from ndbtop.tui.action_flow import ActionFlow
+from ndbtop.tui.alarm import plain_colours
 from ndbtop.tui.gc_pacing import GcPacing
 from ndbtop.tui.recording import Recording
 from ndbtop.tui.screens.help import HelpScreen
@@ -127,6 +128,7 @@ class NdbtopApp(App[int]):
         replay: bool = False,
     ) -> None:
         super().__init__()
+        plain_colours(self)
         # Over an SSH link every frame of an animation (the tabs' sliding underline) is
         # bytes sent for nothing an operator needs.
         self.animation_level = "none"

@@ -126,10 +126,11 @@ def test_start_without_a_timeline_is_named_from_get_status_without_a_kind() -> N
     found = samples(snapshot())
     # Node 4 completed phase 4: phase 5 runs. Prometheus takes an empty label as no label:
     # the start type is simply absent.
-    assert phase_text(NODES[2]) == "5 sync data"
+    assert phase_text(NODES[2]) == "5 copy data, wait LCP"
     infos = [k for k in found if k[0] == "ndb_node_start_info"]
     assert infos == [("ndb_node_start_info", frozenset({
-        ("node_id", "4"), ("start_type", ""), ("phase", "5"), ("phase_name", "sync data")}))]
+        ("node_id", "4"), ("start_type", ""), ("phase", "5"),
+        ("phase_name", "copy data, wait LCP")}))]
 
 
 def test_no_start_info_once_the_last_phase_is_reported() -> None:

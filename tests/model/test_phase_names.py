@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.phases import NODE_RESTART, StartTimeline, phase_text
+from ndbtop.model.phases import (
+    NODE_RESTART,
+    START_TYPE_SHORT,
+    StartTimeline,
+    phase_name,
+    phase_text,
+)
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.rolling import last_seen
 from ndbtop.ops.wait import describe
@@ -21,7 +27,7 @@ TIMELINE = StartTimeline(3, NODE_RESTART, 1000.0, True, current_phase=5, current
     ("node", "timeline", "name"),
     [
         (NODE, TIMELINE, "5 copy data, wait LCP"),
-        (NODE, None, "5 sync data"),
+        (NODE, None, "5 copy data, wait LCP"),
         (NodeStatus(3, "NDB", "SHUTTING_DOWN", start_phase=2), None, "stop level 2"),
     ],
 )
@@ -39,7 +45,11 @@ def test_every_output_names_the_phase_alike(
     assert name in last_seen(node, timeline, 1020.0)
 
 
-def test_without_a_timeline_the_start_type_of_the_restart_names_the_phase() -> None:
-    assert phase_text(NODE, None, NODE_RESTART) == "5 copy data, wait LCP"
-    assert last_seen(NODE, None, 0.0, start_type=NODE_RESTART) == (
-        "node 3 STARTING in phase 5 copy data, wait LCP")
+def test_one_table_names_each_phase_once_whatever_the_kind_of_start() -> None:
+    # A name that changed with what an output knew of the start's kind gave one phase
+    # two names ("5 sync data" beside "5 copy data, wait LCP").
+    for kind in (None, *START_TYPE_SHORT):
+        t = StartTimeline(3, kind, 1000.0, True, current_phase=5, current_since=1010.0)
+        assert phase_text(NODE, t) == "5 copy data, wait LCP"
+    assert phase_name(101) == "subscription hand-over"
+    assert last_seen(NODE, None, 0.0) == "node 3 STARTING in phase 5 copy data, wait LCP"

@@ -35,8 +35,8 @@ def ndb(node_id: int, status: str, phase: int = 0) -> NodeStatus:
 @pytest.mark.parametrize(
     ("node", "restarted", "expected"),
     [
-        (ndb(3, "STARTING", 4), True, "node 3 STARTING in phase 5 sync data"),
-        (ndb(3, "STARTING", 100), True, "node 3 STARTING in phase 101 hand-over"),
+        (ndb(3, "STARTING", 4), True, "node 3 STARTING in phase 5 copy data, wait LCP"),
+        (ndb(3, "STARTING", 100), True, "node 3 STARTING in phase 101 subscription hand-over"),
         (ndb(3, "SHUTTING_DOWN", 2), True, "node 3 SHUTTING_DOWN at stop level 2"),
         (ndb(3, "NO_CONTACT"), True, "node 3 NO_CONTACT"),
         (ndb(3, "STARTED"), False, "node 3 STARTED, never seen restarting"),
@@ -53,7 +53,7 @@ def test_last_seen_tells_how_long_the_node_has_been_seen_in_its_phase() -> None:
     timelines = apply_status(timelines, [ndb(3, "STARTING", 4)], 1010.0)
     assert (
         last_seen(ndb(3, "STARTING", 4), timelines[3], 1052.5)
-        == "node 3 STARTING in phase 5 sync data for at least 42 s"
+        == "node 3 STARTING in phase 5 copy data, wait LCP for at least 42 s"
     )
 
 

@@ -188,6 +188,8 @@ def s1_with_node_10_creating_its_redo_log(
     node = StandIn(10, tmp_path)
     standins.append(node)
     for part, file_no in ((0, 5), (1, 4), (2, 5), (3, 3)):
+        # Each part created its files in order: its first, S0, is the oldest.
+        node.send(f"redo {part} 0")
         node.send(f"redo {part} {file_no}")
     cluster = build_scenario("initial-start", ScenarioOptions(data_node_hosts=GOOD_HOSTS))
     cluster.advance_to(600.0)

@@ -12,6 +12,7 @@ from ndbtop.model.derive import ActivityRate, LinkRate
 from ndbtop.model.ndbinfo import MemoryUse, NdbinfoSample, NodeLinks
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.widgets.keyed_table import KeyedTable
@@ -51,8 +52,10 @@ def snapshot(
                            read_at=(("links", 488.0),))
     timelines = (StartTimeline(1, 1, 400.0, True, current_phase=5, current_since=450.0),) \
         if starting else ()
+    # The sample is fresh: the cluster's sums count it.
+    sources = (SourceStatus("ndbinfo", SourceState.CONNECTED, last_ok=500.0),)
     return ClusterSnapshot(
-        taken_at=500.0, wall=500.0, interval=1.0, sources=(), nodes=NODES, ndbinfo=sample,
+        taken_at=500.0, wall=500.0, interval=1.0, sources=sources, nodes=NODES, ndbinfo=sample,
         link_rates=(LinkRate(1, 2_500_000.0, 1_200_000.0, 29.0),), timelines=timelines,
         activity_rates=(
             ActivityRate(1, 1200.0, 1199.0, 1.0, 9800.4, 3300.0, 2.0, 14000.0, 8.0),
@@ -76,10 +79,11 @@ async def test_data_memory_in_the_table_and_memory_and_links_of_the_selected_nod
         table = view.query_one("#nodes", KeyedTable)
         cell = table.get_cell("1", "memory")
         assert cell.plain == "93%" and "red" in str(cell.style)
-        assert table.get_cell("3", "memory").plain == ""
+        # Node 3 is starting: no live figures, "-" rather than a blank that reads as zero.
+        assert table.get_cell("3", "memory") == "-"
         assert table.get_cell("50", "memory") == ""
         assert [table.get_cell(n, "tx") for n in ("1", "2", "3", "50")] == [
-            "1,200", "470", "", ""]
+            "1,200", "470", "-", ""]
         text = screen_text(app)
         assert "master 1  ·  1,670 tx/s" in text
         assert "memory    Data 18.6 GiB of 20.0 GiB (93%) · Long message buffer 2%" in text

@@ -71,7 +71,7 @@ async def test_phases_show_last_time_and_the_slow_phase_in_progress_is_flagged(
     snap = replace(s2_phase5.snapshot, past_starts=history)
     text = await detail(snap, s2_phase5, tmp_path, screen)
     assert "Node 3 · node restart" in text
-    assert re.search(r" 4  find redo end +0s +last time 0s", text)
+    assert re.search(r" 4  restore or local start +0s +last time 0s", text)
     assert re.search(r"▶ 5  copy data, wait LCP +5m\d\ds so far +last time 3m20s", text)
     assert re.search(
         r"⚠ phase 5 copy data, wait LCP is slower than last time: 5m\d\ds so far, "

@@ -136,7 +136,7 @@ def progress_text(
         if n is not None:
             text.append(" · ")
             text.append_text(status_text(n.status, n.type))
-            phase, spent = describe(n, timelines.get(n.node_id), now, plan.start_type)
+            phase, spent = describe(n, timelines.get(n.node_id), now)
             if phase:
                 text.append(f" {phase}")
             if spent is not None:

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from ndbtop.host.rates import DiskRates
 from ndbtop.model.hosts import HostReport
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.alarm import ALARM, LOW, mark, marked
 from ndbtop.tui.format import bar, number, pct, rate_bytes, sparkline, stale_mark
 from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.views.base import View
@@ -45,7 +46,7 @@ def hit_text(value: float | None) -> Text:
     if value is None:
         return Text("-", style="dim")
     style = "bold red" if value < HIT_BAD else "yellow" if value < HIT_WARN else "green"
-    return Text(f"{value:.2f}%", style=style)
+    return marked(f"{value:.2f}%", LOW if value < HIT_WARN else None, style)
 
 
 def _host_title(h: HostReport) -> Text:
@@ -62,7 +63,9 @@ def _host_cpu(h: HostReport) -> tuple[Text, Text]:
     c = h.view.cpu if h.view is not None and h.state == "ok" else None
     if c is None:
         return Text(h.via, style="dim"), Text("")
-    wa = Text(f"wa {pct(c.iowait)} ", style="bold red" if (c.iowait or 0) >= 10 else "")
+    wa = mark(Text(f"wa {pct(c.iowait)}", style="bold red" if (c.iowait or 0) >= 10 else ""),
+              ALARM if (c.iowait or 0) >= 10 else None)
+    wa.append(" ")
     wa.append(f"id {pct(c.idle)}")
     return Text(f"us {pct(c.user)} sy {pct(c.system)}"), wa
 
@@ -90,7 +93,8 @@ def _disk_cells(snap: ClusterSnapshot, d: DiskRates, key: str) -> tuple[object, 
         number(d.rkb_s, 1),
         number(d.wkb_s, 1),
         number(d.wareq_kb, 1),
-        Text(number(d.await_ms, 1), style="bold red" if (d.await_ms or 0) > 20 else ""),
+        marked(number(d.await_ms, 1), ALARM if (d.await_ms or 0) > 20 else None,
+               "bold red" if (d.await_ms or 0) > 20 else ""),
         util,
         sparkline(snap.series(f"disk.w_s.{key}"), 16),
         sparkline(snap.series(f"disk.util.{key}"), 16, hi=100.0),

@@ -17,11 +17,14 @@ from ndbtop.model.phases import (
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.start_evidence import timer_prefix
 from ndbtop.model.summary import ClusterSummary
 from ndbtop.sanitise import sanitise
+from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import seconds
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.node_facts import (
+    memory_marker,
     memory_style,
     per_second,
 )
@@ -74,8 +77,9 @@ def group_text(group: int | None) -> str:
 
 
 def memory_cell(used: float | None) -> Text:
-    """``61%`` of ``DataMemory`` in use, coloured from 80%."""
-    return Text("" if used is None else f"{used:.0f}%", style=memory_style(used))
+    """``61%`` of ``DataMemory`` in use, coloured from 80% (marked without colour)."""
+    return marked("" if used is None else f"{used:.0f}%", memory_marker(used),
+                  memory_style(used))
 
 
 def util_cell(host: HostReport | None) -> Text:
@@ -83,7 +87,8 @@ def util_cell(host: HostReport | None) -> Text:
     util = host.util_pct if host is not None and host.state == "ok" else None
     if util is None:
         return Text("" if host is None else "?", style="dim")
-    return Text(f"{util:.0f}%", style="bold red" if util >= 90 else "")
+    return marked(f"{util:.0f}%", ALARM if util >= 90 else None,
+                  "bold red" if util >= 90 else "")
 
 
 def transactions_cell(rate: ActivityRate | None) -> str:
@@ -100,7 +105,8 @@ def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
 
 
 def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
-    """Time in the current phase; red when well past a normal duration."""
+    """Time in the current phase (``≥2m15s`` when counted from ndbtop's first sight of
+    the node); red when well past a normal duration."""
     if timeline is None or not timeline.active:
         return Text("")
     spent = timeline.in_phase_s(now)
@@ -109,9 +115,9 @@ def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
     redo = timeline.redo.total_mb if timeline.redo else None
     phase = timeline.current_phase if timeline.current_phase is not None else 0
     typical = typical_seconds(phase, timeline.kind, redo, timeline.redo_phase)
-    style = "bold red" if typical and spent > 2 * typical else ""
-    prefix = "" if timeline.current_exact else "≈"
-    return Text(prefix + seconds(spent), style=style)
+    slow = bool(typical and spent > 2 * typical)
+    return marked(timer_prefix(timeline) + seconds(spent), ALARM if slow else None,
+                  "bold red" if slow else "")
 
 
 def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
@@ -122,16 +128,15 @@ def last_time_cell(versus: PhaseVsLastTime | None) -> Text:
     style = "dim"
     if versus.slower:
         style = "bold red" if versus.running else "yellow"
-    return Text(f"last time {seconds(versus.last_s)}", style=style)
+    return marked(f"last time {seconds(versus.last_s)}", ALARM if versus.slower else None,
+                  style)
 
 
-def slower_warning(
-    versus: PhaseVsLastTime, start_type: int | None, redo_phase: int | None = None
-) -> Text:
+def slower_warning(versus: PhaseVsLastTime, redo_phase: int | None = None) -> Text:
     """The warning for a phase in progress that is slower than last time."""
     ratio = f" (+{(versus.ratio - 1) * 100:.0f}%)" if versus.ratio is not None else ""
     return Text(
-        f"⚠ phase {versus.phase} {phase_name(versus.phase, start_type, redo_phase)} is slower "
+        f"⚠ phase {versus.phase} {phase_name(versus.phase, redo_phase)} is slower "
         f"than last time: {seconds(versus.seconds)} so far, {seconds(versus.last_s)} last "
         f"time{ratio}",
         style="bold red",

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from ndbtop.model.derive import ActivityRate
 from ndbtop.model.links import NodeLinkState, id_ranges, node_link_state, troubled_links
+from ndbtop.model.live import sum_of_live
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import human_bytes
+from ndbtop.tui.alarm import ALARM, FULL, marked
 from ndbtop.tui.format import rate_bytes, seconds
 from ndbtop.tui.safe import Text
 
@@ -30,6 +32,13 @@ def memory_style(pct: float | None) -> str:
     return "bold red" if pct >= MEMORY_CRIT_PCT else "yellow" if pct >= MEMORY_WARN_PCT else ""
 
 
+def memory_marker(pct: float | None) -> str | None:
+    """The alarm's mark of a data memory percentage without colour (:mod:`ndbtop.tui.alarm`)."""
+    if pct is None:
+        return None
+    return FULL if pct >= MEMORY_CRIT_PCT else ALARM if pct >= MEMORY_WARN_PCT else None
+
+
 def data_memory_by_node(snap: ClusterSnapshot) -> dict[int, float | None]:
     """Percent of ``DataMemory`` each data node uses (none before it was read)."""
     if snap.ndbinfo is None:
@@ -50,9 +59,10 @@ def memory_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
         shown = "-" if pct is None else f"{pct:.0f}%"
         if m.memory_type == "Data memory":
             line.append(f"Data {human_bytes(m.used)} of {human_bytes(m.total)} ")
-            line.append(f"({shown})", style=memory_style(pct))
+            line.append_text(marked(f"({shown})", memory_marker(pct), memory_style(pct)))
         else:
-            line.append(f"{m.memory_type} {shown}", style=memory_style(pct))
+            line.append_text(marked(f"{m.memory_type} {shown}", memory_marker(pct),
+                                    memory_style(pct)))
     return line
 
 
@@ -62,11 +72,11 @@ def activity_of(snap: ClusterSnapshot, node_id: int) -> ActivityRate | None:
 
 
 def cluster_transactions(snap: ClusterSnapshot) -> float | None:
-    """Transactions per second of the whole cluster (None while a node's are unknown)."""
-    rates = [a.transactions_per_s for a in snap.activity_rates]
-    if not rates or any(r is None for r in rates):
-        return None
-    return sum(r for r in rates if r is not None)
+    """Transactions per second of the whole cluster: the STARTED nodes' with a sample
+    younger than two intervals (None while one of theirs is unknown)."""
+    source = snap.source("ndbinfo")
+    age = source.age(snap.taken_at) if source is not None else None
+    return sum_of_live((a.transactions_per_s for a in snap.activity_rates), age, snap.interval)
 
 
 def per_second(value: float | None) -> str:

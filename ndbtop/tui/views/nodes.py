@@ -13,6 +13,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import effective_node_group
 from ndbtop.model.config_facts import measured_redo, reports_off
 from ndbtop.model.freshness import freshness
+from ndbtop.model.live import LIVE_STATES
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.tui.format import seconds, status_text
@@ -232,8 +233,8 @@ class NodesView(View):
             t = timelines.get(node_id)
             ndb = n.type == "NDB"
             timer = timer_cell(t, now) if t is not None and t.active else None
-            # A stopped node has no live figures: its last ones would read as current.
-            figures = None if ndb and n.status not in RUNNING else (
+            # Only a STARTED node has live figures: the last ones would read as current.
+            figures = None if ndb and n.status not in LIVE_STATES else (
                 seconds(uptimes.get(node_id)) if node_id in uptimes else "",
                 memory.get(node_id) if ndb else "",
                 transactions_cell(activity.get(node_id)) if ndb else "",

@@ -14,13 +14,17 @@ from __future__ import annotations
 from ndbtop.model.config_facts import (
     configured_redo_mb,
     host_redo_wins,
+    measure_hint,
     measured_redo,
     no_reports_notice,
     no_reports_reason,
+    simulated_cluster,
 )
 from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, RedoProgress
+from ndbtop.model.redo_rates import log_rate_text, redo_speed_text, written_rate_text
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import bar, number, seconds
 from ndbtop.tui.safe import Text
 
@@ -51,12 +55,15 @@ def redo_lines(snap: ClusterSnapshot, node_id: int, compact: bool = False) -> li
     # A silent node's events move only when an LDM instance completes: they are not
     # progress, so they are not shown as such (the files completed are, below).
     if (shown := host_redo_wins(snap, node_id)) is not None:
-        lines.append(measured_line(shown, width))
+        cfg = snap.config.data_node(node_id) if snap.config is not None else None
+        lines.append(measured_line(shown, width,
+                                   sparse=not (cfg is not None and cfg.redo_init_full)))
     elif (t is not None and t.redo is not None and (t.active or t.redo.completed)
             and reason is None):
         lines.append(events_line(snap, node_id, t.redo, width))
     if reason is not None and measured is None and (host is None or host.via != "ssh"):
-        notice = Text(f"⚠ {no_reports_notice(reason)}", style="yellow")
+        notice = Text(f"⚠ {no_reports_notice(reason, simulated_cluster(snap))}",
+                      style="yellow")
         total = configured_redo_mb(snap, node_id)
         if total is not None:
             notice.append(f" · redo log to create {total:,} MB (configuration)")
@@ -69,9 +76,9 @@ def redo_lines(snap: ClusterSnapshot, node_id: int, compact: bool = False) -> li
           and t.current_phase is not None and t.current_phase <= LAST_REDO_PHASE):
         node = snap.node(node_id)
         if node is not None and node.status == "STARTING" and (host is None or host.via != "ssh"):
+            hint = measure_hint(simulated_cluster(snap))
             lines.append(Text("no redo progress reports (StartupStatusReportFrequency=0 sends "
-                              "them only at the start and the end); add --ssh to measure on "
-                              "the host", style="dim"))
+                              f"them only at the start and the end); {hint}", style="dim"))
     if lines and host is not None:
         lines.append(host_disk_line(host))
     return lines
@@ -89,16 +96,19 @@ def events_line(snap: ClusterSnapshot, node_id: int, r: RedoProgress,
         line.append(f" files {r.files_done}/{r.total_files} of {r.total_mb:,} MB (FULL)")
     else:
         line.append_text(bar(r.fraction * 100, width, warn=101, crit=101))
-        speed = f"{r.mb_per_s:.1f} MB/s" if r.mb_per_s else "? MB/s"
+        t = snap.timeline(node_id)
+        speed = redo_speed_text(t) if t is not None else log_rate_text(r.mb_per_s)
+        # MB, rate and ETA first: on a short terminal the file counts are what wraps away.
         line.append(
-            f" {r.mb_done:,}/{r.total_mb:,} MB · {speed} · ETA {seconds(r.eta_s)} · "
-            f"files {r.files_done}/{r.total_files}"
+            f" {r.mb_done:,}/{r.total_mb:,} MB · {speed}"
+            + ("" if r.completed else f" · ETA {seconds(r.eta_s)}")
+            + f" · files {r.files_done}/{r.total_files}"
         )
     line.append("  (events)", style="dim")
     return line
 
 
-def measured_line(m: RedoMeasure, width: int = BAR_WIDTH) -> Text:
+def measured_line(m: RedoMeasure, width: int = BAR_WIDTH, sparse: bool = True) -> Text:
     """The redo-log initialisation as measured on the node's host over SSH."""
     line = Text("redo log init ")
     frac = m.fraction
@@ -107,9 +117,8 @@ def measured_line(m: RedoMeasure, width: int = BAR_WIDTH) -> Text:
             f"{m.files_total if m.files_total is not None else '?'}"
     done = "?" if m.bytes_written is None else f"{m.bytes_written / MIB:,.0f}"
     total = "?" if m.bytes_expected is None else f"{m.bytes_expected / MIB:,.0f}"
-    rate = "?" if not m.rate_bytes_per_s else f"{m.rate_bytes_per_s / MIB:.1f}"
-    line.append(f" written {done}/{total} MB · {rate} MB/s · ETA {seconds(m.eta_s)} · "
-                f"files {files}")
+    line.append(f" written {done}/{total} MB · {written_rate_text(m.rate_bytes_per_s, sparse)}"
+                f" · ETA {seconds(m.eta_s)} · files {files}")
     line.append("  (measured on the host)", style="dim")
     return line
 
@@ -125,9 +134,11 @@ def host_disk_line(host: HostReport) -> Text:
         line.append("no disk figures yet", style="dim")
         return line
     line.append(f"{d.name} w/s {number(d.w_s, 1)} · wareq {number(d.wareq_kb, 1)} kB · ")
-    line.append(f"await {number(d.await_ms, 1)} ms",
-                style="bold red" if (d.await_ms or 0) > 20 else "")
+    slow = (d.await_ms or 0) > 20
+    line.append_text(marked(f"await {number(d.await_ms, 1)} ms", ALARM if slow else None,
+                            "bold red" if slow else ""))
     line.append(" · %util ")
-    line.append(f"{d.util_pct:.0f}%" if d.util_pct is not None else "-",
-                style="bold red" if (d.util_pct or 0) >= 90 else "")
+    busy = (d.util_pct or 0) >= 90
+    line.append_text(marked(f"{d.util_pct:.0f}%" if d.util_pct is not None else "-",
+                            ALARM if busy else None, "bold red" if busy else ""))
     return line

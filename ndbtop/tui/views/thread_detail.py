@@ -8,6 +8,7 @@ from typing import Any
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.series import SeriesSet
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.tui.alarm import HOT, marked
 from ndbtop.tui.format import bar, spark_chars, split_bar
 from ndbtop.tui.safe import Text
 
@@ -99,7 +100,7 @@ class DetailRows:
         _, name, is_top, cpu, exec_pct, send_pct, spin_pct, os_busy, figures, trend, blocks = look
         hot = "bold red" if is_top else ""
         name_cell = old[1] if was[1:3] == look[1:3] else Text(name, style=hot)
-        cpu_cell = old[2] if was[2:4] == look[2:4] else Text(cpu, style=hot)
+        cpu_cell = old[2] if was[2:4] == look[2:4] else marked(cpu, HOT if is_top else None, hot)
         stacked = old[3]
         if was[4:8] != look[4:8]:
             stacked = split_bar(

@@ -24,6 +24,7 @@ from ndbtop.model.hosts import host_threads
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
+from ndbtop.tui.alarm import HOT, colourless, marked
 from ndbtop.tui.format import stale_mark
 from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.views.base import View
@@ -166,7 +167,7 @@ class ThreadsView(View):
             stale_mark(snap, "ndbinfo")
             + Text(
                 f"node {node_id}: {len(ts)} threads, sorted by {self.sort_mode}"
-                "  (hottest in red)" + (
+                + ("  (hottest marked HOT)" if colourless() else "  (hottest in red)") + (
                     "  · read on its host: OS thread names and order, no ndbinfo"
                     if from_hosts else ""),
                 style="bold",
@@ -247,9 +248,9 @@ class ThreadsView(View):
     def _mark_sort(detail: KeyedTable, mode: str) -> None:
         # The sorted column's header carries the order's arrow: a sign that is text, so it
         # shows without colour too.
-        for column, (label, marked) in SORTED_LABELS.items():
+        for column, (label, arrowed) in SORTED_LABELS.items():
             key = "thr" if column == "thread" else column
-            detail.set_label(key, marked if column == mode else label)
+            detail.set_label(key, arrowed if column == mode else label)
 
     def _grid_row(
         self, node_id: int, ts: list[ThreadCpu], pcts: list[float]
@@ -269,7 +270,8 @@ class ThreadsView(View):
         cells = (
             str(node_id),
             heat_text(heat),
-            Text(f"{name} {thr_no} {top_shown}%", style="bold red" if hot else ""),
+            marked(f"{name} {thr_no} {top_shown}%", HOT if hot else None,
+                   "bold red" if hot else ""),
             f"{avg}%",
         )
         self._grid_rows[node_id] = (look, cells)

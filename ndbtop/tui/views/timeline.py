@@ -9,13 +9,23 @@ from rich.table import Table
 from ndbtop.model.history import compare_with_last_time
 from ndbtop.model.phases import (
     START_TYPE_SHORT,
+    TYPICAL_DISK_MB_PER_S,
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.start_evidence import since_text, timer_prefix
+from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import seconds
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.node_cells import last_time_cell, slower_warning
 from ndbtop.tui.views.redo import redo_lines
+
+
+def normal_text(typical: float | None, redo: bool) -> str:
+    """A phase's normal duration and what it rests on, so that it is never mistaken for
+    the last start's (measured) time beside it: ``normal ~14m20s (log at 50 MB/s)``."""
+    basis = f"log at {TYPICAL_DISK_MB_PER_S:.0f} MB/s" if redo else "typical"
+    return f"normal ~{seconds(typical)} ({basis})"
 
 
 def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
@@ -40,13 +50,15 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     kind = START_TYPE_SHORT.get(t.kind, "start") if t.kind is not None else "start"
     began = dt.datetime.fromtimestamp(t.began_at).strftime("%H:%M:%S")
     if t.active:
-        state = f"running {seconds(t.elapsed_s(now))}"
+        state = f"running {'' if t.began_exact else '≥'}{seconds(t.elapsed_s(now))}"
     elif t.aborted:
         state = "abandoned"
     else:
         state = f"took {seconds(t.elapsed_s(now))}"
     title = Text(
-        f"Node {node_id} · {kind} · began {'' if t.began_exact else '≈'}{began} · {state}",
+        f"Node {node_id} · {kind} · "
+        + (f"began {began}" if t.began_exact else f"seen since {began}")
+        + (" (from the host)" if t.began_from == "host" else "") + f" · {state}",
         style="bold",
     )
     versus = compare_with_last_time(snap.past_starts, t, now)
@@ -73,8 +85,9 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             r.phase,
             str(r.phase),
             t.name_of(r.phase),
-            Text(("" if r.exact else "≈") + seconds(r.seconds), style="bold red" if slow else ""),
-            f"normal ~{seconds(typical)}" if slow else "",
+            marked(("" if r.exact else "≈") + seconds(r.seconds), ALARM if slow else None,
+                   "bold red" if slow else ""),
+            normal_text(typical, r.phase == t.redo_phase) if slow else "",
         )
     warning: Text | None = None
     if t.active and t.current_phase is not None:
@@ -85,12 +98,11 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             t.current_phase,
             Text(f"▶ {t.current_phase}", style="bold yellow"),
             Text(t.name_of(t.current_phase), style="bold yellow"),
+            marked(timer_prefix(t) + seconds(spent) + " so far", ALARM if slow else None,
+                   "bold red" if slow else "bold"),
             Text(
-                ("" if t.current_exact else "≈") + seconds(spent) + " so far",
-                style="bold red" if slow else "bold",
-            ),
-            Text(
-                f"normal ~{seconds(typical)}" + ("  ← slow" if slow else ""),
+                normal_text(typical, t.current_phase == t.redo_phase)
+                + ("  ← slow" if slow else ""),
                 style="red" if slow else "dim",
             )
             if typical
@@ -98,7 +110,7 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
         )
         current = versus.get(t.current_phase)
         if current is not None and current.slower:
-            warning = slower_warning(current, t.kind, t.redo_phase)
+            warning = slower_warning(current, t.redo_phase)
     # A last column empty in every row would make Rich squeeze the table into the
     # title's width (wrapping the phase names): it is left out instead.
     notes = any(cells[-1] for cells in rows)
@@ -114,6 +126,8 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
         table.add_row(*(cells if notes else cells[:-1]))
     redo = redo_lines(snap, node_id, compact)
     parts: list[Text | Table] = [title, table]
+    if t.active and t.current_phase is not None and t.current_from != "event":
+        parts.append(Text(f"in phase {t.current_phase} {since_text(t)}"))
     # On a short terminal the redo progress (its rate and ETA) comes right after the phase
     # in progress, before any warning.
     if compact:

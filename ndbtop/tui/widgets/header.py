@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from textual import events
 from textual.app import ComposeResult
@@ -15,6 +16,8 @@ from ndbtop.tui.safe import Plain, Text
 
 _LABELS = {"mgm": "mgm", "config": "config", "events": "events", "ndbinfo": "ndbinfo",
            "host": "host"}
+_ADDRESS = re.compile(r"^\S+:\d+: ")
+"""A leading ``host:port: `` of a management server's error."""
 _ON_DEMAND = frozenset({"config"})
 """Sources read only when their data may have changed: no age, never stale."""
 
@@ -53,6 +56,47 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
         retry = f", retry in {max(src.retry_at - now, 0):.0f}s"
     stale = f" stale {age:.0f}s" if age is not None else ""
     return Text(f"{label}{stale} lost{retry}", style="bold red")
+
+
+REASONED = ("mgm", "ndbinfo")
+"""Sources whose failure the sources' line explains (the others fail with them)."""
+
+
+def reasons_text(sources: list[SourceStatus]) -> Text:
+    """`` · mgm: connection refused · ndbinfo: access denied for monitor@sql1:3306``: why
+    each source the cluster is read through cannot be read, after the sources' states
+    (the management server's address is the first line's)."""
+    out = Text()
+    for src in sources:
+        if src.name not in REASONED or src.state is not SourceState.RETRYING:
+            continue
+        why = failure_reason(src)
+        if src.name == "mgm":
+            why = _ADDRESS.sub("", why, count=1)
+        if why:
+            out.append(" · ", style="dim")
+            out.append(f"{_LABELS.get(src.name, src.name)}: {why}", style="bold red")
+    return out
+
+
+def failure_reason(src: SourceStatus) -> str:
+    """Why a source cannot be read, short: ``access denied for monitor@sql1:3306``,
+    ``127.0.0.1:1186: connection refused``, ``cannot resolve host``..."""
+    error = (src.error or "").strip()
+    if error.lower().startswith("access denied") and src.target:
+        return f"access denied for {src.target}"
+    return error.removeprefix("cannot connect to a management server: ")
+
+
+def no_mgm_text(snap: ClusterSnapshot) -> Text:
+    """``no management server: 10.0.0.1:1186: connection refused``: where ndbtop tried
+    and why it got no answer (refused, cannot resolve, timed out, TLS refused)."""
+    src = snap.source("mgm")
+    why = failure_reason(src) if src is not None else ""
+    if why:
+        return Text(f"no management server: {why}", style="bold red")
+    where = f" at {src.target}" if src is not None and src.target else ""
+    return Text(f"no management server{where} yet", style="bold red")
 
 
 def _other(text: str) -> str:
@@ -136,6 +180,7 @@ class StatusHeader(Vertical):
             bottom.append_text(source_text(src, now, snap.interval))
         if hosts:
             bottom.append_text(hosts_text(hosts))
+        bottom.append_text(reasons_text(list(snap.sources)))
         bottom.append(f"   refresh {snap.interval:g}s", style="dim")
         if width > 0 and _used(bottom) > width:
             bottom.truncate(width, overflow="ellipsis")
@@ -164,7 +209,7 @@ class StatusHeader(Vertical):
             if snap.config is not None:
                 top.append(f"  {'config ' if details else ''}gen {snap.config.generation}")
         else:
-            top.append("no management server", style="bold red")
+            top.append_text(no_mgm_text(snap))
         if details:
             when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")
             top.append(f"  {when}")

@@ -1,0 +1,77 @@
+"""How much of a start ndbtop saw, and what the node's host adds to it.
+
+A start timeline counts from what was seen: the management server's events, a change
+in ``get status``, or only the moment ndbtop first saw the node. The node's host can
+tell more (with ``--ssh``): when its worker process started and when its redo log files
+were born. :func:`apply_host` folds that into the timelines, so every output (the live
+view, ``--once``, JSON, the exporter, the start history) reads the same evidence from
+the timeline; :func:`timer_prefix` and :func:`since_text` say how far a timer is to
+be trusted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+
+from ndbtop.model.hosts import NodeStart
+from ndbtop.model.phases import StartTimeline
+
+IN_PHASE_FROM = ("event", "host", "status", "first_seen")
+"""The values of a timeline's ``current_from`` (JSON ``in_phase_from``)."""
+
+
+def apply_host(
+    timelines: Mapping[int, StartTimeline], measured: Iterable[NodeStart]
+) -> dict[int, StartTimeline]:
+    """Timelines with what the hosts measured where events did not tell.
+
+    The worker process's start is when the start began (unless NDBStartStarted was
+    seen); it is also when the phase in progress began if no phase has completed. The
+    redo log files' birth is when the redo phase began. A measure later than what
+    ndbtop saw itself belongs to another process and is ignored.
+    """
+    out = dict(timelines)
+    for m in measured:
+        t = out.get(m.node_id)
+        if t is None or not t.active or m.process_started_at is None:
+            continue
+        started = m.process_started_at
+        if started > t.began_at + 1.0:
+            continue
+        if t.began_from != "event":
+            t = replace(t, began_at=started, began_exact=True, began_from="host")
+        if t.current_from in ("first_seen", "status") and t.current_phase is not None:
+            redo = m.redo_began_at
+            if (redo is not None and t.redo_phase == t.current_phase
+                    and started - 1.0 <= redo <= t.current_since + 1.0):
+                t = replace(t, current_since=redo, current_exact=True, current_from="host")
+            elif not t.completed and t.current_from == "first_seen":
+                t = replace(t, current_since=started, current_exact=True, current_from="host")
+        out[m.node_id] = t
+    return out
+
+
+def timer_prefix(t: StartTimeline) -> str:
+    """``≥`` before a time in phase that is a lower bound, ``≈`` before one within a
+    poll, nothing before one from an event or the host."""
+    if t.current_from == "first_seen":
+        return "≥"
+    return "≈" if t.current_from == "status" else ""
+
+
+def clock_time(epoch: float) -> str:
+    """``12:04:31`` in local time."""
+    return dt.datetime.fromtimestamp(epoch).strftime("%H:%M:%S")
+
+
+def since_text(t: StartTimeline) -> str:
+    """Where the time in the phase counts from, in words."""
+    if t.current_from == "first_seen":
+        return f"since ndbtop connected at {clock_time(t.current_since)}"
+    if t.current_from == "host":
+        return f"since {clock_time(t.current_since)}, from the host"
+    if t.current_from == "status":
+        return f"since {clock_time(t.current_since)}, within one poll"
+    return f"since {clock_time(t.current_since)}"

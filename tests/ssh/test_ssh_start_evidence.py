@@ -1,0 +1,84 @@
+"""Attaching to a start already under way: what ndbtop did not see it says it did not see,
+and with ``--ssh`` the data node's host tells when the start (and its redo log) began."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from ndbtop.cli import main
+from tests.ssh.conftest import PrivateSshd, StandIn, s1_with_node_10_creating_its_redo_log
+
+
+def _run(capsys: pytest.CaptureFixture[str], argv: Sequence[str]) -> tuple[int, str, str]:
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _epoch(iso: str) -> float:
+    return dt.datetime.fromisoformat(iso).timestamp()
+
+
+def test_once_attached_to_a_start_under_way_reports_a_lower_bound(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any, standins: list[StandIn],
+    tmp_path: Path,
+) -> None:
+    # S1 600 s in: both nodes have been initialising their redo log for minutes; ndbtop
+    # sees them for the first time, without events or a host.
+    sim = s1_with_node_10_creating_its_redo_log(threaded_sim, standins, tmp_path)
+    argv = ["--once", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring]
+    status, out, err = _run(capsys, [*argv, "--json"])
+    assert (status, err) == (0, "")
+    timelines = {t["node_id"]: t for t in json.loads(out)["start_timelines"]}
+    for node_id in (10, 11):
+        t = timelines[node_id]
+        assert t["in_phase_from"] == "first_seen"
+        assert t["start_began_at"] is None and t["start_began_from"] is None
+        assert 0 <= t["in_phase_s"] < 5
+    status, out, err = _run(capsys, argv)
+    assert status == 0
+    assert "4 restore or local start (≥" in out
+    assert "node 10 in phase 4 since ndbtop connected at " in out
+
+
+def test_with_ssh_the_host_gives_when_the_start_and_the_redo_log_began(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any, sshd: PrivateSshd,
+    standins: list[StandIn], tmp_path: Path,
+) -> None:
+    sim = s1_with_node_10_creating_its_redo_log(threaded_sim, standins, tmp_path)
+    process_start = psutil.Process(standins[0].proc.pid).create_time()
+    # The node has been in its phase a while before ndbtop attaches (not a synchronisation:
+    # ndbtop's own sight of the node then gives a timer shorter than this).
+    time.sleep(3.0)
+    status, out, err = _run(capsys, [
+        "--once", "--json", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring,
+        "--ssh", "--ssh-config", str(sshd.config),
+    ])
+    assert (status, err) == (0, "")
+    report = json.loads(out)
+    timelines = {t["node_id"]: t for t in report["start_timelines"]}
+    ten = timelines[10]
+    # The worker process's start (btime + /proc/PID/stat field 22, as psutil reads it
+    # locally), to the second: never later than the process's start.
+    assert ten["start_began_from"] == "host"
+    assert process_start - 1.0 <= _epoch(ten["start_began_at"]) <= process_start
+    # Its redo log files were born after the process started: the redo phase counts from
+    # them, so the timer is exact and longer than ndbtop's own sight of the node.
+    assert ten["in_phase_from"] == "host"
+    assert ten["in_phase_s"] >= 3.0
+    node = next(n for n in report["nodes"] if n["node_id"] == 10)
+    assert node["phase"] == "4 redo log init"
+    # Node 11's host runs no process of node 11: what ndbtop saw is all it says.
+    assert timelines[11]["in_phase_from"] == "first_seen"
+    assert timelines[11]["start_began_from"] is None
