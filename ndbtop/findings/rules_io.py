@@ -212,13 +212,15 @@ def start_phase_slow(snap: ClusterSnapshot) -> Iterator[Finding]:
         typical = typical_seconds(t.current_phase, t.kind, redo, t.redo_phase)
         if spent is None or not typical or spent <= 2 * typical:
             continue
-        name = phase_name(t.current_phase, t.kind, t.redo_phase)
+        name = phase_name(t.current_phase, t.redo_phase)
+        # A phase ndbtop did not see begin has run at least this long.
+        least = "at least " if t.current_from == "first_seen" else ""
         yield Finding(
             "start_phase_slow", Severity.WARNING,
-            f"node {t.node_id} has been in phase {t.current_phase} {name} for {spent:,.0f} s, "
-            f"more than twice its normal {typical:,.0f} s",
-            (Evidence(f"phase {t.current_phase}", f"{spent:,.0f} s so far",
-                      "start events and get status", None),),
+            f"node {t.node_id} has been in phase {t.current_phase} {name} for {least}"
+            f"{spent:,.0f} s, more than twice its normal {typical:,.0f} s",
+            (Evidence(f"phase {t.current_phase}", f"{least}{spent:,.0f} s so far",
+                      f"start events and get status (timed from {t.current_from})", None),),
             Threshold(f"2 x {typical:,.0f} s", "ndbtop"),
             "look at what the phase waits for: the disk (Disk view) during redo log "
             "creation, other nodes (Events: StartReport) early in a start",

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 
-from rich.text import Text
 from textual.app import App
 from textual.filter import Monochrome, NoColor
+
+from ndbtop.tui.safe import Text
 
 ALARM = "!"
 HOT = "HOT"
