@@ -14,8 +14,11 @@ from ndbtop.model.phases import StartTimeline
 MIB = 1024 * 1024
 
 
-def log_rate_text(log_mb_per_s: float | None, sparse: bool = True) -> str:
-    """``17.5 MB/s of log initialised (≈0.55 MB/s written, one 32 KiB page per MB)``."""
+def log_rate_text(log_mb_per_s: float | None, sparse: bool = True, short: bool = False) -> str:
+    """``17.5 MB/s of log initialised (≈0.55 MB/s written, one 32 KiB page per MB)``, or
+    ``17.5 MB/s of log`` (``short``, for a narrow screen)."""
+    if short:
+        return f"{log_mb_per_s:.1f} MB/s of log" if log_mb_per_s else "? MB/s of log"
     if not log_mb_per_s:
         return "? MB/s of log initialised"
     if not sparse:
@@ -52,14 +55,14 @@ def redo_average(t: StartTimeline) -> float | None:
     return r.total_mb / elapsed if seen and elapsed > 0 else None
 
 
-def redo_speed_text(t: StartTimeline, sparse: bool = True) -> str:
+def redo_speed_text(t: StartTimeline, sparse: bool = True, short: bool = False) -> str:
     """The speed of the initialisation in progress, or the average of a finished one."""
     r = t.redo
     if r is None:
         return ""
     if not r.completed:
-        return log_rate_text(r.mb_per_s, sparse)
+        return log_rate_text(r.mb_per_s, sparse, short)
     average = redo_average(t)
     if average is None:
         return "done (no average: its beginning was not seen)"
-    return "done, average " + log_rate_text(average, sparse)
+    return "done, average " + log_rate_text(average, sparse, short)

@@ -117,7 +117,7 @@ def test_a_long_address_is_cut_in_the_cell_and_whole_in_the_detail_panel() -> No
 async def test_at_80x24_the_redo_rate_eta_and_the_filter_key_are_on_screen(tui) -> None:
     cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
     async with tui(cluster, speed=120.0, ready=_phase4_on_screen, size=(80, 24)) as t:
-        rate = re.compile(r"redo log init \S* +[\d,]+/43,008 MB · [\d.]+ MB/s · ETA \d")
+        rate = re.compile(r"redo log init \S* +[\d,]+/43,008 MB · [\d.]+ MB/s of log · ETA \d")
         await t.until(lambda: any(rate.search(line) for line in t.text().splitlines()),
                       "the redo rate and ETA on one line")
         lines = t.text().splitlines()

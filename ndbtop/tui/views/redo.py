@@ -97,7 +97,9 @@ def events_line(snap: ClusterSnapshot, node_id: int, r: RedoProgress,
     else:
         line.append_text(bar(r.fraction * 100, width, warn=101, crit=101))
         t = snap.timeline(node_id)
-        speed = redo_speed_text(t) if t is not None else log_rate_text(r.mb_per_s)
+        short = width < BAR_WIDTH
+        speed = (redo_speed_text(t, short=short) if t is not None
+                 else log_rate_text(r.mb_per_s, short=short))
         # MB, rate and ETA first: on a short terminal the file counts are what wraps away.
         line.append(
             f" {r.mb_done:,}/{r.total_mb:,} MB · {speed}"
