@@ -112,5 +112,5 @@ def test_on_a_short_terminal_phases_no_slower_than_last_time_fold_into_one_line(
     assert lines[0].startswith("Node 3 · node restart")
     assert re.match(r"▶ 5  copy data, wait LCP +5m\d\ds so far +last time 3m20s", lines[1])
     done = " ".join(lines[next(i for i, x in enumerate(lines) if x.startswith("done: ")):])
-    assert "1 connect, heartbeats 0s" in done and "4 find redo end 0s" in done
-    assert not any(re.match(r" +4  find redo end", line) for line in lines)
+    assert "1 connect, heartbeats 0s" in done and "4 restore or local start 0s" in done
+    assert not any(re.match(r" +4  restore or local start", line) for line in lines)
