@@ -35,6 +35,9 @@ _COMMIT_LAG = re.compile(r"GCP Monitor:\s*GCP_COMMIT lag\s+([0-9]{1,9})\s+second
 _COMPUTED = re.compile(r"GCP Monitor:\s*Computed max (GCP_SAVE|GCP_COMMIT) lag to\s+"
                        r"([0-9]{1,9})\s+seconds")
 _GCP_STOP = re.compile(r"Detected GCP stop\([0-9]{1,4}\)\.\.\.sending kill to (.*)")
+_SIGNAL_COUNTER = re.compile(r"SignalCounter:\s*m_count=[0-9]{1,3}\s+([0-9a-fA-F]{1,64})\]")
+KILL_WITHIN_S = 60.0
+"""Seconds between the master's kill and the victim's NDBStopForced that make them one."""
 _LCP_WATCHDOG = re.compile(r"LCP Frag watchdog\s*:\s*No progress for\s+([0-9]{1,9})\s+s,\s*"
                            r"MaxWaitTime\s+([0-9]{1,9})\s+s")
 _LCP_KILL = "Waited too long with LCP not progressing"
@@ -84,25 +87,40 @@ def gcp_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
             nodes=(e.source_node,))
 
 
+def _killed_nodes(counter: str) -> tuple[int, ...]:
+    """The nodes of the signal counter the master prints (``[SignalCounter: m_count=1
+    0000000000000008]``: a node bitmask in hex, highest word first); none when it is not
+    one."""
+    m = _SIGNAL_COUNTER.search(counter)
+    if m is None:
+        return ()
+    mask = int(m.group(1), 16)
+    return tuple(i for i in range(1, 256) if mask >> i & 1)
+
+
 def gcp_stop(snap: ClusterSnapshot) -> Iterator[Finding]:
-    """``gcp_stop``: a node was killed for a GCP stop (kept for triage)."""
+    """``gcp_stop``: a node was killed for a GCP stop (kept for triage); the master's kill
+    and the victim's NDBStopForced are one finding."""
+    kills: list[tuple[Event, tuple[int, ...], str]] = []
     for e in snap.events:
-        killed = None
         if e.type in (WARNING_EVENT, INFO_EVENT) and (m := _GCP_STOP.search(e.text)):
-            killed = m.group(1).strip()
+            victims = _killed_nodes(m.group(1))
+            kills.append((e, victims, ", ".join(map(str, victims)) or m.group(1).strip()))
         elif e.type == NDB_STOP_FORCED and e.get("error") == GCP_STOP_ERROR:
-            killed = str(e.source_node)
-        if killed is None:
-            continue
+            if any(e.source_node in v and 0 <= e.received_at - k.received_at <= KILL_WITHIN_S
+                   for k, v, _ in kills):
+                continue
+            kills.append((e, (e.source_node,), str(e.source_node)))
+    for e, victims, killed in kills:
         yield Finding(
             "gcp_stop", Severity.CRITICAL,
-            f"GCP stop: the master killed {killed} (2303)",
+            f"GCP stop: the master killed node {killed} (2303)",
             (Evidence("event", e.text or e.name, f"node {e.source_node}", _age(snap, e)),),
             Threshold("the computed max GCP lag", "server",
                       reference="DbdihMain.cpp crashSystemAtGcpStop"),
             "find what stalled the global checkpoint (disk fsync, CPU, swap) before "
             "starting the node again",
-            nodes=(e.source_node,), key=f"{e.source_node}:{e.received_at}")
+            nodes=victims or (e.source_node,), key=f"{e.source_node}:{e.received_at}")
 
 
 def lcp_stalled(snap: ClusterSnapshot) -> Iterator[Finding]:
