@@ -41,7 +41,13 @@ from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
 from ndbtop.model.clock import Clock
 from ndbtop.model.config import ClusterConfig
-from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
+from ndbtop.model.derive import (
+    HitRatio,
+    activity_rates,
+    hit_ratios,
+    io_lag_rates,
+    link_rates,
+)
 from ndbtop.model.history import PastStart, cluster_key, past_start
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
@@ -136,6 +142,7 @@ class Hub:
         self._hit_ratios: tuple[HitRatio, ...] = ()
         self._links = BetweenReadings("links", link_rates)
         self._activity = BetweenReadings("activity", activity_rates)
+        self._io_lag = BetweenReadings("disk_write_speed", io_lag_rates)
         self._tasks: list[asyncio.Task[None]] = []
         self._series = SeriesRecorder()
         self._history_dir = history_dir
@@ -269,6 +276,7 @@ class Hub:
         self._hit_ratios = hit_ratios(before, sample.disk_page_buffer, seconds)
         self._links.update(sample, sample.links)
         self._activity.update(sample, sample.activity)
+        self._io_lag.update(sample, sample.disk_write_speed)
         self._ndbinfo = sample
         for h in self._hit_ratios:
             self._series.record(f"hit.interval.{h.node_id}", h.interval_pct)
@@ -425,6 +433,7 @@ class Hub:
             hit_ratios=self._hit_ratios,
             link_rates=self._links.rates,
             activity_rates=self._activity.rates,
+            io_lag_rates=self._io_lag.rates,
             host=self.host.view if self.host else None,
             history=self._series.series(),
             past_starts=self._past,

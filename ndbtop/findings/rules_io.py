@@ -80,6 +80,30 @@ def redo_buffer_full(snap: ClusterSnapshot) -> Iterator[Finding]:
             nodes=(b.node_id,), parts=(b.log_part,), key=f"{b.node_id}:{b.log_part}")
 
 
+def redo_io_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``redo_io_lag``: ``slowdowns_due_to_io_lag`` grew between the last two readings: the
+    redo log's writes lag behind the disk (past RedoOverCommitLimit, counted
+    RedoOverCommitCounter times, writes fail with 1234)."""
+    rising = [r for r in snap.io_lag_rates if r.slowed_s and r.seconds > 0]
+    if not rising:
+        return
+    age = freshness(snap, "ndbinfo").age
+    for r in rising:
+        slowed = r.slowed_s or 0.0
+        yield Finding(
+            "redo_io_lag", Severity.WARNING,
+            f"node {r.node_id} redo writes lag the disk: slowed down {slowed:,.0f} s of the "
+            f"last {r.seconds:,.0f} s; a lag past RedoOverCommitLimit, "
+            "RedoOverCommitCounter times in a row, fails writes with 1234",
+            (Evidence("slowdowns_due_to_io_lag", f"+{slowed:,.0f} s in {r.seconds:,.0f} s",
+                      "ndbinfo.disk_write_speed_aggregate", age),),
+            Threshold("any increase", "ndbtop", "RedoOverCommitLimit / RedoOverCommitCounter",
+                      None, "diagnostics.md §b (1234 after about 20 s x 3 of lag by default)"),
+            "look at the redo disk's await and %util (Disk view) and at what else writes to "
+            "it; a faster disk or a separate one for the redo log helps",
+            nodes=(r.node_id,))
+
+
 def send_buffer_overload(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``send_buffer_overload``: links overloaded (1218) or slowed down, per data node."""
     ni = snap.live_ndbinfo()

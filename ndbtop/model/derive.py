@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import attrgetter
 
-from ndbtop.model.ndbinfo import DiskPageBuffer, NodeActivity, NodeLinks
+from ndbtop.model.ndbinfo import DiskPageBuffer, DiskWriteSpeed, NodeActivity, NodeLinks
 
 
 def counter_delta(previous: int | float | None, current: int | float | None) -> float | None:
@@ -169,4 +169,31 @@ def activity_rates(
                 seconds,
             )
         )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class IoLagRate:
+    """Seconds a data node's redo writes were slowed down for I/O lag between two readings
+    (``slowed_s`` of ``seconds``; None across a restart or when not read)."""
+
+    node_id: int
+    slowed_s: float | None
+    seconds: float = 0.0
+
+
+def io_lag_rates(
+    previous: tuple[DiskWriteSpeed, ...] | None,
+    current: tuple[DiskWriteSpeed, ...],
+    seconds: float,
+) -> tuple[IoLagRate, ...]:
+    """Each data node's growth of ``slowdowns_due_to_io_lag`` between two readings."""
+    before = {w.node_id: w for w in previous or ()}
+    out = []
+    for cur in current:
+        prev = before.get(cur.node_id)
+        delta = None
+        if prev is not None and seconds > 0:
+            delta = counter_delta(prev.slowdowns_io_lag, cur.slowdowns_io_lag)
+        out.append(IoLagRate(cur.node_id, delta, seconds))
     return tuple(out)

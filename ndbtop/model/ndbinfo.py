@@ -83,6 +83,9 @@ class DiskWriteSpeed:
     redo_last_10sec: int
     backup_lcp_last_60sec: int
     redo_last_60sec: int
+    slowdowns_io_lag: int | None = None
+    """Seconds of slowdown for redo I/O lag since the node started, over its LDM threads
+    (``disk_write_speed_aggregate.slowdowns_due_to_io_lag``; None when not read)."""
 
 
 @dataclass(frozen=True, slots=True)

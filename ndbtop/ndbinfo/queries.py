@@ -214,9 +214,14 @@ DISK_WRITE_SPEED = _q(
     "disk_write_speed_aggregate_node",
     """SELECT node_id, backup_lcp_speed_last_sec, redo_speed_last_sec,
     backup_lcp_speed_last_10sec, redo_speed_last_10sec,
-    backup_lcp_speed_last_60sec, redo_speed_last_60sec
-    FROM ndbinfo.disk_write_speed_aggregate_node""",
+    backup_lcp_speed_last_60sec, redo_speed_last_60sec, io_lag
+    FROM ndbinfo.disk_write_speed_aggregate_node LEFT JOIN
+    (SELECT node_id, SUM(slowdowns_due_to_io_lag) AS io_lag
+    FROM ndbinfo.disk_write_speed_aggregate GROUP BY node_id) AS per_ldm USING (node_id)""",
 )
+"""Each node's write speeds, with the seconds its LDM threads were slowed down because the
+redo log's writes lag (``slowdowns_due_to_io_lag``, a counter, summed on the SQL node from
+the per-LDM table of the same release)."""
 _LOG_COLUMNS = _or_empty(("node_id", "log_id", "log_part", "total", "used", "log_type"))
 """A log's columns as text, its type last (the parser reads it second)."""
 LOG_SPACES = _text_query("log_spaces", "logspaces", _LOG_COLUMNS, text_field=1)

@@ -111,8 +111,13 @@ def parse_disk_page_buffer(rows: Sequence[Row]) -> tuple[DiskPageBuffer, ...]:
 
 
 def parse_disk_write_speed(rows: Sequence[Row]) -> tuple[DiskWriteSpeed, ...]:
-    """``node_id`` then the six speeds, in the order of :class:`DiskWriteSpeed`."""
-    return tuple(DiskWriteSpeed(*(to_int(v) for v in r[:7])) for r in _sorted(rows, 7))
+    """``node_id`` then the six speeds, in the order of :class:`DiskWriteSpeed`, and the
+    seconds slowed down for I/O lag when read (NULL: not known)."""
+    return tuple(
+        DiskWriteSpeed(*(to_int(v) for v in r[:7]),
+                       slowdowns_io_lag=None if len(r) < 8 or r[7] is None else to_int(r[7]))
+        for r in _sorted(rows, 7)
+    )
 
 
 def parse_config_values(rows: Sequence[Row]) -> tuple[tuple[int, int, str], ...]:

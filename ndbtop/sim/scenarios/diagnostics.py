@@ -20,7 +20,7 @@ from ndbtop.sim.startplan import INITIAL_START
 
 WARNING_EVENT, INFO_EVENT = 46, 49
 NDB_STOP_FORCED, NODE_FAILREP, NODE_FAIL_COMPLETED, DISCONNECTED = 59, 28, 27, 1
-START_REPORT, NDB_START_STARTED = 60, 10
+START_REPORT, NDB_START_STARTED, START_PHASE_COMPLETED = 60, 10, 13
 MISSED_HEARTBEAT, DEAD_DUE_TO_HEARTBEAT = 44, 45
 
 GCP_SAVE_MAX_S, GCP_COMMIT_MAX_S = 204, 86
@@ -211,6 +211,13 @@ def start_waiting(options: ScenarioOptions) -> SimCluster:
         node.start_began = node.step_started = node.phase_started = cluster.now
         version = cluster.config.ndb_version
         cluster.emit(NDB_START_STARTED, 10, version, version)
+        cluster.after(1.0, allocated)
+
+    def allocated() -> None:
+        # Memory allocated (phase 0 completed): the node now looks for the others.
+        node = cluster.data_nodes[10]
+        node.phase_started = cluster.now
+        cluster.emit(START_PHASE_COMPLETED, 10, 0, INITIAL_START)
         report()
 
     def report() -> None:
