@@ -15,9 +15,11 @@ from ndbtop.mgm.events.text import pack_string
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import EventStreamParser, RawEvent
 from ndbtop.model.config import ClusterConfig, DataNodeConfig
+from ndbtop.model.derive import io_lag_rates
 from ndbtop.model.ndbinfo import LogSpace, MemoryUse, NdbinfoSample, ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.ndbinfo.rows import parse_disk_write_speed
 
 WALL = 1_700_000_000.0
 NOW = 5000.0
@@ -94,10 +96,21 @@ def test_gcp_stop_from_the_master_and_from_the_victim() -> None:
     kill = text_event(46, 2, "Detected GCP stop(3)...sending kill to [SignalCounter: "
                              "m_count=1 0000000000000008]")
     assert ids(snap(events=(kill,))) == [("gcp_stop", "critical")]
+    (f,) = evaluate(snap(events=(kill,)))
+    # The signal counter's hex mask names the killed node: bit 3.
+    assert f.nodes == (3,) and "killed node 3" in f.summary
     forced = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2303), ("sphase", 0),
                                 ("extra", 0)])
     (f,) = evaluate(snap(events=(forced,)))
     assert f.id == "gcp_stop" and f.nodes == (3,)
+    # The master's kill and the victim's forced stop a moment later are one stop.
+    later = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2303), ("sphase", 0),
+                               ("extra", 0)], WALL + 2)
+    assert ids(snap(events=(kill, later))) == [("gcp_stop", "critical")]
+    # Another error is not a GCP stop.
+    other = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2315), ("sphase", 0),
+                               ("extra", 0)])
+    assert ids(snap(events=(other,))) == []
 
 
 def test_lcp_watchdog_warning_and_kill() -> None:
@@ -199,3 +212,64 @@ def test_a_finding_does_not_flicker_and_keeps_its_since() -> None:
     # Its condition went away: it stays until it has been false for 30 s.
     assert len(keeper.update((), WALL + 20)) == 1
     assert keeper.update((), WALL + 40) == ()
+
+
+def start_report(kind: int, remaining: int, waited: int, source: int = 10) -> Event:
+    """StartReport (60) as the mgmd sends it: no body rows, one data= line of the words
+    (diagnostics.md §g; EventLogger.cpp getTextStartReport): type, remaining seconds, the
+    bitmask size (5 words in 8.x), then the masks all, connected, no-wait, waited for and no
+    node group."""
+    def mask(*nodes: int) -> list[int]:
+        words = [0] * 5
+        for n in nodes:
+            words[n // 32] |= 1 << (n % 32)
+        return words
+
+    words = [kind, remaining, 5, *mask(10, waited), *mask(10), *mask(), *mask(waited), *mask()]
+    return wire_event(60, source, [("data", "".join(f"{w} " for w in words))])
+
+
+def test_a_start_waiting_for_ever_for_a_node() -> None:
+    starting = (ndb(10, "STARTING"), ndb(11, "NO_CONTACT", 0))
+    config = ClusterConfig(3, "c", 2, (), (DataNodeConfig(10, 0), DataNodeConfig(11, 0)))
+    forever = start_report(2, 0xFFFFFFFF, 11)
+    assert forever.text.startswith("Waiting until nodes: 11 connects")
+    (f,) = evaluate(snap(nodes=starting, config=config, events=(forever,)))
+    assert (f.id, f.severity, f.nodes) == ("start_waiting_for_nodes", Severity.WARNING, (11,))
+    assert f.threshold.by == "server" and "StartPartialTimeout" in (f.threshold.parameter or "")
+    # "Waiting %u sec for nodes %s to connect": a long wait is worth knowing, a short not.
+    long = start_report(3, 900, 11)
+    (f,) = evaluate(snap(nodes=starting, config=config, events=(long,)))
+    assert (f.severity, f.threshold.by) == (Severity.INFO, "ndbtop") and "900 s" in f.summary
+    assert ids(snap(nodes=starting, config=config, events=(start_report(3, 25, 11),))) == []
+    # A later report that says how the node starts ends the wait; so does the node started.
+    go = start_report(0x8001, 0, 11)
+    assert ids(snap(nodes=starting, config=config, events=(forever, go))) == []
+    started = (ndb(10), ndb(11, "NO_CONTACT", 0))
+    assert "start_waiting_for_nodes" not in {
+        f.id for f in evaluate(snap(nodes=started, config=config, events=(forever,)))}
+    # Words cut short decode to no finding rather than to a wrong node.
+    cut = wire_event(60, 10, [("data", "2 4294967295 5 3072 0 ")])
+    assert ids(snap(nodes=starting, config=config, events=(cut,))) == []
+
+
+def test_redo_io_lag_rising_between_two_readings() -> None:
+    # disk_write_speed_aggregate_node's columns with the per-LDM sum of
+    # slowdowns_due_to_io_lag (ndbinfo.md: cumulative seconds, alert on increase).
+    before = parse_disk_write_speed([(2, 1000, 52000, 1000, 50000, 900, 48000, 14),
+                                     (3, 1000, 52000, 1000, 50000, 900, 48000, 0)])
+    after = parse_disk_write_speed([(2, 1000, 9000, 1000, 12000, 900, 30000, 22),
+                                    (3, 1000, 52000, 1000, 50000, 900, 48000, 0)])
+    (f,) = evaluate(snap(io_lag_rates=io_lag_rates(before, after, 10.0)))
+    assert (f.id, f.severity, f.nodes) == ("redo_io_lag", Severity.WARNING, (2,))
+    assert "8 s of the last 10 s" in f.summary and "1234" in f.summary
+    assert f.threshold.by == "ndbtop"
+    # Flat: an old slowdown is no finding; a node restarted (counter back) neither.
+    assert ids(snap(io_lag_rates=io_lag_rates(after, after, 10.0))) == []
+    restarted = parse_disk_write_speed([(2, 0, 0, 0, 0, 0, 0, 3),
+                                        (3, 1000, 52000, 1000, 50000, 900, 48000, 0)])
+    assert ids(snap(io_lag_rates=io_lag_rates(after, restarted, 10.0))) == []
+    # NULL (the per-LDM table has no row for the node): not known, not rising.
+    unknown = parse_disk_write_speed([(2, 1000, 9000, 1000, 12000, 900, 30000, None)])
+    assert unknown[0].slowdowns_io_lag is None
+    assert ids(snap(io_lag_rates=io_lag_rates(before, unknown, 10.0))) == []
