@@ -105,30 +105,41 @@ def redo_io_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
 
 
 def send_buffer_overload(snap: ClusterSnapshot) -> Iterator[Finding]:
-    """``send_buffer_overload``: links overloaded (1218) or slowed down, per data node."""
+    """``send_buffer_overload``: links overloaded (1218) or slowed down, per data node: at
+    the reading, or in between (``overload_count`` / ``slowdown_count`` grew)."""
     ni = snap.live_ndbinfo()
-    if ni is None or not any(n.overloaded or n.slowdown for n in ni.links):
+    rising = {r.node_id: r for r in snap.link_rates if r.rising}
+    if ni is None or not (rising or any(n.overloaded or n.slowdown for n in ni.links)):
         return
     age = freshness(snap, "ndbinfo").age
     for state in link_states(snap):
-        if not (state.overloaded or state.slowdown):
+        grew = rising.get(state.node_id)
+        grown = grew.rising if grew is not None else ()
+        over = tuple(sorted({*state.overloaded, *(r for r, o, _ in grown if o)}))
+        slow = tuple(sorted({*state.slowdown, *(r for r, _, s in grown if s)} - set(over)))
+        if not (over or slow):
             continue
-        over = state.overloaded
-        peers = ", ".join(map(str, over or state.slowdown))
+        peers = ", ".join(map(str, over or slow))
+        evidence = [Evidence("transporters", f"overloaded {list(state.overloaded)}, slowdown "
+                             f"{list(state.slowdown)}", "ndbinfo.transporters", age)]
+        if grew is not None:
+            evidence.append(Evidence(
+                "counts grown", ", ".join(f"to node {r}: overload_count +{o}, slowdown_count "
+                                          f"+{s}" for r, o, s in grown)
+                + f" in {grew.seconds:,.0f} s", "ndbinfo.transporters", age))
         yield Finding(
             "send_buffer_overload", Severity.WARNING if over else Severity.INFO,
             f"node {state.node_id}: link to node {peers} "
             + ("overloaded: key operations fail with 1218" if over else
                "slowed down: scans get smaller batches"),
-            (Evidence("transporters", f"overloaded {list(over)}, slowdown "
-                      f"{list(state.slowdown)}", "ndbinfo.transporters", age),),
+            tuple(evidence),
             Threshold("80% of SendBufferMemory (slowdown at 60% of that)", "server",
                       "SendBufferMemory / OverloadLimit", None,
                       "TCP_Transporter.cpp overload_limit"),
             "raise SendBufferMemory (or TotalSendBufferMemory), or lower the load on "
             "that link",
             nodes=(state.node_id,),
-            links=tuple((state.node_id, p) for p in (over or state.slowdown)))
+            links=tuple((state.node_id, p) for p in (over or slow)))
 
 
 def disk_page_buffer_low_hit(snap: ClusterSnapshot) -> Iterator[Finding]:

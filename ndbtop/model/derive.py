@@ -85,6 +85,21 @@ class LinkRate:
     sent_per_s: float | None
     received_per_s: float | None
     seconds: float = 0.0
+    rising: tuple[tuple[int, int, int], ...] = ()
+    """(remote node, overloads, slowdowns) of each link whose ``overload_count`` or
+    ``slowdown_count`` grew between the two readings."""
+
+
+def _rising(prev: NodeLinks, cur: NodeLinks) -> tuple[tuple[int, int, int], ...]:
+    before = {p[0]: p for p in prev.pressure}
+    out = []
+    for remote, overloads, slowdowns in cur.pressure:
+        _, o0, s0 = before.get(remote, (remote, 0, 0))
+        if overloads < o0 or slowdowns < s0:
+            continue
+        if overloads > o0 or slowdowns > s0:
+            out.append((remote, overloads - o0, slowdowns - s0))
+    return tuple(out)
 
 
 def link_rates(
@@ -113,6 +128,7 @@ def link_rates(
                 rate(prev.bytes_sent, cur.bytes_sent, seconds),
                 rate(prev.bytes_received, cur.bytes_received, seconds),
                 seconds,
+                _rising(prev, cur) if cur.pressure else (),
             )
         )
     return tuple(out)

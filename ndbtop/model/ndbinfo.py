@@ -164,6 +164,9 @@ class NodeLinks:
     """Nodes whose send buffer is past ``OverloadLimit``: transactions over it fail (1218)."""
     slowdown: tuple[int, ...] = ()
     """Nodes whose send buffer is past 60% of the overload limit."""
+    pressure: tuple[tuple[int, int, int], ...] = ()
+    """(remote node, overload_count, slowdown_count) of each link that was ever overloaded
+    or slowed down since it connected."""
 
 
 @dataclass(frozen=True, slots=True)

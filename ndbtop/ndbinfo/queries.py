@@ -245,11 +245,14 @@ TRANSPORTERS = _q(
         connects="SUM(connect_count)",
         flags=""",
         GROUP_CONCAT(IF(overloaded = 0, NULL, remote_node_id)) AS overloaded,
-        GROUP_CONCAT(IF(slowdown = 0, NULL, remote_node_id)) AS slowdown""",
+        GROUP_CONCAT(IF(slowdown = 0, NULL, remote_node_id)) AS slowdown,
+        GROUP_CONCAT(IF(overload_count + slowdown_count = 0, NULL,
+        CONCAT(remote_node_id, ':', overload_count, ':', slowdown_count))) AS pressure""",
     ),
 )
 """Every data node's links summed, with the nodes it is not connected to, or overloaded or
-slowed down towards: a row per data node, where the table has one per pair of nodes (7,152
+slowed down towards, and the links that ever were (``remote:overload_count:slowdown_count``,
+since the link connected): a row per data node, where the table has one per pair of nodes (7,152
 for 48 data nodes and 150 slots). A link to itself, which old versions list, is left out."""
 TRANSPORTERS_BEFORE_7_5 = _q("links", "transporters", _LINKS.format(connects="0", flags=""))
 LOG_BUFFERS = _text_query("log_buffers", "logbuffers", _LOG_COLUMNS, text_field=1)

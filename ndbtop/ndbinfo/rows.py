@@ -195,13 +195,27 @@ def _node_ids(value: object) -> tuple[int, ...]:
     return tuple(sorted({to_int(part) for part in text.split(",") if part.strip()}))
 
 
+def _pressure(value: object) -> tuple[tuple[int, int, int], ...]:
+    """``GROUP_CONCAT`` of ``remote:overload_count:slowdown_count`` by remote node; a part
+    that is not three numbers is left out."""
+    out: dict[int, tuple[int, int, int]] = {}
+    for part in to_text(value).split(","):
+        fields = part.strip().split(":")
+        if len(fields) == 3 and all(f.isascii() and f.isdigit() for f in fields):
+            remote, overloads, slowdowns = (int(f) for f in fields)
+            out[remote] = (remote, overloads, slowdowns)
+    return tuple(out[k] for k in sorted(out))
+
+
 def parse_links(rows: Sequence[Row]) -> tuple[NodeLinks, ...]:
     """``node_id, links, connects, bytes_sent, bytes_received, down``, then ``overloaded,
-    slowdown`` where the version has them (:data:`~ndbtop.ndbinfo.queries.TRANSPORTERS`)."""
+    slowdown, pressure`` where the version has them
+    (:data:`~ndbtop.ndbinfo.queries.TRANSPORTERS`)."""
     return tuple(
         NodeLinks(
             *(to_int(v) for v in r[:5]),
             *(_node_ids(v) for v in r[5:8]),
+            pressure=_pressure(r[8]) if len(r) > 8 else (),
         )
         for r in _sorted(rows, 6)
     )

@@ -15,11 +15,12 @@ from ndbtop.mgm.events.text import pack_string
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import EventStreamParser, RawEvent
 from ndbtop.model.config import ClusterConfig, DataNodeConfig
-from ndbtop.model.derive import io_lag_rates
-from ndbtop.model.ndbinfo import LogSpace, MemoryUse, NdbinfoSample, ThreadCpu
+from ndbtop.model.derive import io_lag_rates, link_rates
+from ndbtop.model.findings import Finding
+from ndbtop.model.ndbinfo import LogSpace, MemoryUse, NdbinfoSample, NodeLinks, ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
-from ndbtop.ndbinfo.rows import parse_disk_write_speed
+from ndbtop.ndbinfo.rows import parse_disk_write_speed, parse_links
 
 WALL = 1_700_000_000.0
 NOW = 5000.0
@@ -273,3 +274,33 @@ def test_redo_io_lag_rising_between_two_readings() -> None:
     unknown = parse_disk_write_speed([(2, 1000, 9000, 1000, 12000, 900, 30000, None)])
     assert unknown[0].slowdowns_io_lag is None
     assert ids(snap(io_lag_rates=io_lag_rates(before, unknown, 10.0))) == []
+
+
+def test_send_buffer_overload_from_the_flags_and_from_the_counts() -> None:
+    # The links query's row per data node: node_id, links, connects, bytes sent and
+    # received, then GROUP_CONCATs of the down, overloaded and slowed-down remote nodes and
+    # of remote:overload_count:slowdown_count (ndbinfo.md transporters; NULL when none).
+    def links(overloaded: str | None, slowdown: str | None, pressure: str | None,
+              sent: int = 1000) -> tuple[NodeLinks, ...]:
+        return parse_links([(2, 3, 3, sent, 900, None, overloaded, slowdown, pressure),
+                            (3, 3, 3, 900, 1000, None, None, None, None)])
+
+    def judged(before: tuple[NodeLinks, ...], after: tuple[NodeLinks, ...]) -> list[Finding]:
+        return list(evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, links=after),
+                                  link_rates=link_rates(before, after, 10.0))))
+
+    quiet = links(None, None, None)
+    assert judged(quiet, quiet) == []
+    # Overloaded at the reading (TCP_Transporter.cpp: past 80% of SendBufferMemory).
+    (f,) = judged(quiet, links("3", "3", "3:1:4"))
+    assert (f.id, f.severity, f.links) == ("send_buffer_overload", Severity.WARNING, ((2, 3),))
+    # Between two readings: the flag is clear again, but overload_count grew.
+    (f,) = judged(links(None, "3", "3:1:4"), links(None, "3", "3:5:40", sent=2000))
+    assert (f.severity, f.links) == (Severity.WARNING, ((2, 3),))
+    assert "overload_count +4, slowdown_count +36" in f.evidence[1].value
+    # Only slowdowns grew: smaller scan batches, not failures.
+    (f,) = judged(links(None, None, "3:5:40"), links(None, None, "3:5:52", sent=2000))
+    assert (f.severity, f.links) == (Severity.INFO, ((2, 3),))
+    # Counts from long ago that no longer grow are no finding.
+    old = links(None, None, "3:5:52")
+    assert judged(old, old) == []

@@ -150,7 +150,8 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "overload",
             "2 data nodes at 9,000 transactions/s; node 2's send buffer towards node 3 passes "
-            "the slowdown level at 30 s and the overload limit at 45 s: slowdown_count and "
+            "the slowdown level at 30 s and the overload limit in bursts from 45 s: "
+            "slowdown_count and "
             "overload_count climb, key operations fail with 1218",
             1.0,
             overload,
