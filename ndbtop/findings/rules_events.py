@@ -23,6 +23,11 @@ repeats every 60 s of lag, the LCP watchdog's every second, failure handling's e
 
 WARNING_EVENT, INFO_EVENT = 46, 49
 MISSED_HEARTBEAT, DEAD_DUE_TO_HEARTBEAT, NDB_STOP_FORCED = 44, 45, 59
+LCP_STARTED, LCP_COMPLETED = 6, 7
+LCP_OVERDUE_TIMES, LCP_OVERDUE_MIN_S = 3.0, 300.0
+"""A running LCP is overdue past this many times the last one's duration, and at least this
+many seconds (ndbtop's judgement: the server has no limit on an LCP's duration, only on
+a fragment scan without progress)."""
 GCP_STOP_ERROR = 2303
 ELECTING_FOR_S = 30.0
 """How long the president may be choosing an arbitrator before it is a finding: a
@@ -125,7 +130,13 @@ def gcp_stop(snap: ClusterSnapshot) -> Iterator[Finding]:
 
 def lcp_stalled(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``lcp_stalled``: the LCP fragment watchdog warns (no progress past a third of
-    LcpScanProgressTimeout) or announces the kill (7200)."""
+    LcpScanProgressTimeout) or announces the kill (7200), or the running LCP is overdue
+    (:func:`lcp_overdue`)."""
+    yield from _lcp_watchdog(snap)
+    yield from lcp_overdue(snap)
+
+
+def _lcp_watchdog(snap: ClusterSnapshot) -> Iterator[Finding]:
     by_node: dict[int, tuple[Event, Severity, str, str | None]] = {}
     for e in _recent(snap, (WARNING_EVENT,), within=10.0):
         if _LCP_KILL in e.text:
@@ -145,6 +156,43 @@ def lcp_stalled(snap: ClusterSnapshot) -> Iterator[Finding]:
                       "DblqhMain.cpp checkLcpFragWatchdog (warns from a third of it)"),
             "check the node's disk (LCP writes) and its LDM threads' CPU",
             nodes=(node,))
+
+
+def lcp_overdue(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``lcp_stalled`` without the watchdog: the running LCP (LocalCheckpointStarted with
+    no LocalCheckpointCompleted yet) has taken :data:`LCP_OVERDUE_TIMES` the last complete
+    one's duration, and at least :data:`LCP_OVERDUE_MIN_S`."""
+    started: dict[int, Event] = {}
+    last: float | None = None
+    for e in snap.events:
+        if e.type not in (LCP_STARTED, LCP_COMPLETED) or e.malformed:
+            continue
+        lci = e.get("lci")
+        if lci is None:
+            continue
+        if e.type == LCP_STARTED:
+            started[lci] = e
+        elif e.type == LCP_COMPLETED and (s := started.pop(lci, None)) is not None:
+            last = e.received_at - s.received_at
+            started = {k: v for k, v in started.items() if k > lci}
+    if last is None or not started:
+        return
+    lci, e = max(started.items())
+    running = snap.wall - e.received_at
+    limit = max(LCP_OVERDUE_TIMES * last, LCP_OVERDUE_MIN_S)
+    if running < limit:
+        return
+    yield Finding(
+        "lcp_stalled", Severity.WARNING,
+        f"local checkpoint {lci} has run {running:,.0f} s; the last one took {last:,.0f} s",
+        (Evidence("LCP running", f"{running:,.0f} s since LocalCheckpointStarted {lci}",
+                  f"node {e.source_node}", _age(snap, e)),
+         Evidence("last LCP", f"{last:,.0f} s", "LocalCheckpointStarted/Completed", None)),
+        Threshold(f"{LCP_OVERDUE_TIMES:g} x the last LCP (at least {LCP_OVERDUE_MIN_S:g} s)",
+                  "ndbtop", "LcpScanProgressTimeout"),
+        "the redo log is trimmed only when an LCP completes: look for the LCP watchdog's "
+        "warnings in the cluster log, and at the data nodes' disks",
+        nodes=(e.source_node,), key=f"lcp:{lci}")
 
 
 def node_failure_handling_slow(snap: ClusterSnapshot) -> Iterator[Finding]:

@@ -124,6 +124,25 @@ def test_lcp_watchdog_warning_and_kill() -> None:
     assert ids(snap(events=(warn, kill))) == [("lcp_stalled", "critical")]
 
 
+def test_an_lcp_overdue_against_the_last_ones_duration() -> None:
+    # LocalCheckpointStarted (6: lci, keep_gci, restore_gci) and Completed (7: lci), from
+    # the master; the last LCP took 200 s, the running one started 700 s ago.
+    def lcp(event_type: int, lci: int, at: float) -> Event:
+        body = [("lci", lci)] + ([("keep_gci", 2990), ("restore_gci", 3050)]
+                                 if event_type == 6 else [])
+        return wire_event(event_type, 2, body, WALL - at)
+
+    done = (lcp(6, 40, 1500), lcp(7, 40, 1300))
+    (f,) = evaluate(snap(events=(*done, lcp(6, 41, 700))))
+    assert (f.id, f.severity, f.key) == ("lcp_stalled", Severity.WARNING, "lcp:41")
+    assert f.threshold.by == "ndbtop" and "the last one took 200 s" in f.summary
+    # Within three times the last duration, or completed: nothing.
+    assert ids(snap(events=(*done, lcp(6, 41, 500)))) == []
+    assert ids(snap(events=(*done, lcp(6, 41, 700), lcp(7, 41, 10)))) == []
+    # No complete LCP seen yet: nothing to compare with.
+    assert ids(snap(events=(lcp(6, 41, 3000),))) == []
+
+
 def test_failure_handling_not_completed() -> None:
     # QmgrMain.cpp checkStartInterface.
     e = text_event(46, 2, "Failure handling of node 3 has not completed in 30 seconds - "

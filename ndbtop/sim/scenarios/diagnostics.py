@@ -22,6 +22,7 @@ WARNING_EVENT, INFO_EVENT = 46, 49
 NDB_STOP_FORCED, NODE_FAILREP, NODE_FAIL_COMPLETED, DISCONNECTED = 59, 28, 27, 1
 START_REPORT, NDB_START_STARTED, START_PHASE_COMPLETED = 60, 10, 13
 MISSED_HEARTBEAT, DEAD_DUE_TO_HEARTBEAT = 44, 45
+LCP_STARTED, LCP_COMPLETED, LCP_ID = 6, 7, 41
 
 GCP_SAVE_MAX_S, GCP_COMMIT_MAX_S = 204, 86
 """The limits the DIH master computes for 4 data nodes with the defaults and
@@ -121,7 +122,8 @@ def lcp_stall(options: ScenarioOptions) -> SimCluster:
     """Node 4's LCP fragment scan stops: the watchdog warns every second from a third of
     LcpScanProgressTimeout, announces the kill at it, and the node exits 7200."""
     cluster = _four_nodes("lcp-stall", options)
-    cluster.at(LCP_STALL_AT - 5, lambda: cluster.emit(6, 2, 41, 2990, 3050))
+    cluster.lcp_id = LCP_ID
+    cluster.at(LCP_STALL_AT - 5, lambda: cluster.emit(LCP_STARTED, 2, LCP_ID, 2990, 3050))
     warn_from = LCP_STALL_AT + (LCP_TIMEOUT_S * 1000 + 2) // 3 / 1000
     for second in range(int(warn_from - LCP_STALL_AT), LCP_TIMEOUT_S):
         def warn(s: int = second) -> None:
@@ -134,6 +136,9 @@ def lcp_stall(options: ScenarioOptions) -> SimCluster:
         cluster, WARNING_EVENT, 4, "Waited too long with LCP not progressing."))
     cluster.at(LCP_STALL_AT + LCP_TIMEOUT_S + 5,
                lambda: force_stop(cluster, 4, LCP_SCAN_WATCHDOG_FAIL))
+    # Without node 4 the others complete the checkpoint.
+    cluster.at(LCP_STALL_AT + LCP_TIMEOUT_S + 25,
+               lambda: cluster.emit(LCP_COMPLETED, 2, LCP_ID))
     return cluster
 
 
