@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 
+from ndbtop.findings import event_index
 from ndbtop.findings import rules_cluster as cluster
 from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
@@ -70,6 +71,7 @@ def forget() -> None:
     rows they came from): the next evaluation works everything out."""
     cluster.forget()
     io.forget()
+    event_index.forget()
 
 
 def ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:

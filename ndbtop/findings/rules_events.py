@@ -11,8 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from ndbtop.mgm.events.decode import Event
-from ndbtop.model.arbitration import ArbitrationPhase, arbitration_status
+from ndbtop.findings.event_index import events_of
+from ndbtop.mgm.events.decode import TEXT_LINE_TYPE, Event
+from ndbtop.model.arbitration import (
+    ARBIT_RESULT,
+    ARBIT_STATE,
+    ArbitrationPhase,
+    arbitration_status,
+)
 from ndbtop.model.findings import Evidence, Finding, Threshold
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -52,7 +58,7 @@ _FAILURE_HANDLING = re.compile(r"Failure handling of (node|api)\s+([0-9]{1,3}) h
 
 def _recent(snap: ClusterSnapshot, kinds: Sequence[int], within: float = RECENT_S
             ) -> list[Event]:
-    return [e for e in snap.events if e.type in kinds and not e.malformed
+    return [e for e in events_of(snap.events, *kinds) if not e.malformed
             and snap.wall - e.received_at <= within]
 
 
@@ -64,8 +70,8 @@ def gcp_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``gcp_save_lag`` / ``gcp_commit_lag``: the DIH master's GCP Monitor warnings."""
     texts = _recent(snap, (WARNING_EVENT,))
     computed: dict[str, int] = {}
-    for e in snap.events:
-        if e.type == INFO_EVENT and (m := _COMPUTED.search(e.text)):
+    for e in events_of(snap.events, INFO_EVENT):
+        if m := _COMPUTED.search(e.text):
             computed[m.group(1)] = int(m.group(2))
     for rule, pattern, kind, every in (("gcp_save_lag", _SAVE_LAG, "GCP_SAVE", 60),
                                        ("gcp_commit_lag", _COMMIT_LAG, "GCP_COMMIT", 10)):
@@ -107,7 +113,7 @@ def gcp_stop(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``gcp_stop``: a node was killed for a GCP stop (kept for triage); the master's kill
     and the victim's NDBStopForced are one finding."""
     kills: list[tuple[Event, tuple[int, ...], str]] = []
-    for e in snap.events:
+    for e in events_of(snap.events, WARNING_EVENT, INFO_EVENT, NDB_STOP_FORCED):
         if e.type in (WARNING_EVENT, INFO_EVENT) and (m := _GCP_STOP.search(e.text)):
             victims = _killed_nodes(m.group(1))
             kills.append((e, victims, ", ".join(map(str, victims)) or m.group(1).strip()))
@@ -164,12 +170,10 @@ def lcp_overdue(snap: ClusterSnapshot) -> Iterator[Finding]:
     one's duration, and at least :data:`LCP_OVERDUE_MIN_S`."""
     started: dict[int, Event] = {}
     last: float | None = None
-    for e in snap.events:
-        if e.type not in (LCP_STARTED, LCP_COMPLETED) or e.malformed:
+    for e in events_of(snap.events, LCP_STARTED, LCP_COMPLETED):
+        if e.malformed:
             continue
-        lci = e.get("lci")
-        if lci is None:
-            continue
+        lci = e.word(1)
         if e.type == LCP_STARTED:
             started[lci] = e
         elif e.type == LCP_COMPLETED and (s := started.pop(lci, None)) is not None:
@@ -243,7 +247,8 @@ def missed_heartbeat(snap: ClusterSnapshot) -> Iterator[Finding]:
 def no_arbitrator(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``no_arbitrator``: the arbitrator was lost and none started since, or an
     arbitration failed."""
-    status = arbitration_status(snap.events)
+    status = arbitration_status(events_of(snap.events, ARBIT_STATE, ARBIT_RESULT,
+                                          TEXT_LINE_TYPE))
     if status.phase not in (ArbitrationPhase.ELECTING, ArbitrationPhase.FAILED):
         return
     age = None if status.since is None else max(snap.wall - status.since, 0.0)

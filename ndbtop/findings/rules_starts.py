@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ndbtop.findings.event_index import events_of
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.events.text import NODE_BITMASK_WORDS
 from ndbtop.model.findings import Evidence, Finding, Threshold
@@ -50,9 +51,11 @@ def start_waiting_for_nodes(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``start_waiting_for_nodes``: a starting data node's latest StartReport says it waits
     for other nodes with no timeout (warning) or a long one (info)."""
     latest: dict[int, Event] = {}
-    for e in snap.events:
-        if e.type in (START_REPORT, NDB_START_COMPLETED) and not e.malformed:
+    for e in events_of(snap.events, START_REPORT, NDB_START_COMPLETED):
+        if not e.malformed:
             latest[e.source_node] = e
+    if not latest:
+        return
     status = {n.node_id: n.status for n in snap.data_nodes()}
     for node, e in sorted(latest.items()):
         if e.type != START_REPORT or status.get(node) in ("STARTED", "SINGLE USER MODE"):
