@@ -47,6 +47,7 @@ from ndbtop.model.derive import (
     hit_ratios,
     io_lag_rates,
     link_rates,
+    redo_fill_rates,
 )
 from ndbtop.model.history import PastStart, cluster_key, past_start
 from ndbtop.model.ndbinfo import NdbinfoSample
@@ -143,6 +144,7 @@ class Hub:
         self._links = BetweenReadings("links", link_rates)
         self._activity = BetweenReadings("activity", activity_rates)
         self._io_lag = BetweenReadings("disk_write_speed", io_lag_rates)
+        self._redo_fill = BetweenReadings("log_spaces", redo_fill_rates)
         self._tasks: list[asyncio.Task[None]] = []
         self._series = SeriesRecorder()
         self._history_dir = history_dir
@@ -277,6 +279,7 @@ class Hub:
         self._links.update(sample, sample.links)
         self._activity.update(sample, sample.activity)
         self._io_lag.update(sample, sample.disk_write_speed)
+        self._redo_fill.update(sample, sample.log_spaces)
         self._ndbinfo = sample
         for h in self._hit_ratios:
             self._series.record(f"hit.interval.{h.node_id}", h.interval_pct)
@@ -434,6 +437,7 @@ class Hub:
             link_rates=self._links.rates,
             activity_rates=self._activity.rates,
             io_lag_rates=self._io_lag.rates,
+            redo_fill_rates=self._redo_fill.rates,
             host=self.host.view if self.host else None,
             history=self._series.series(),
             past_starts=self._past,

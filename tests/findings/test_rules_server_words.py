@@ -15,7 +15,7 @@ from ndbtop.mgm.events.text import pack_string
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import EventStreamParser, RawEvent
 from ndbtop.model.config import ClusterConfig, DataNodeConfig
-from ndbtop.model.derive import io_lag_rates, link_rates
+from ndbtop.model.derive import io_lag_rates, link_rates, redo_fill_rates
 from ndbtop.model.findings import Finding
 from ndbtop.model.ndbinfo import LogSpace, MemoryUse, NdbinfoSample, NodeLinks, ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -184,6 +184,29 @@ def test_a_redo_part_filling_while_the_others_sit_low() -> None:
     (f,) = evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, log_spaces=parts)))
     assert (f.id, f.severity, f.parts) == ("redo_part_filling", Severity.CRITICAL, (0,))
     assert "410" in f.summary and "other parts are at 8-9%" in f.summary
+
+
+def test_a_redo_part_filling_fast_before_it_is_full() -> None:
+    # logspaces (node_id, log_type, log_id, log_part, total, used; bytes), read twice 10 s
+    # apart: part 1 at 50% gains 30 MB in 10 s, 4 MB free in about 41 s.
+    total = 256 << 20
+    quiet = LogSpace(2, "REDO", 0, 0, total, 20 << 20)
+    before = (quiet, LogSpace(2, "REDO", 0, 1, total, 98 << 20))
+    after = (quiet, LogSpace(2, "REDO", 0, 1, total, 128 << 20))
+
+    def judged(a: tuple[LogSpace, ...], b: tuple[LogSpace, ...], gap: float) -> ClusterSnapshot:
+        return snap(ndbinfo=NdbinfoSample(NOW, None, log_spaces=b),
+                    redo_fill_rates=redo_fill_rates(a, b, gap))
+
+    (f,) = evaluate(judged(before, after, 10.0))
+    assert (f.id, f.severity, f.parts) == ("redo_part_filling", Severity.CRITICAL, (1,))
+    assert "in 41 s at 3.0 MB/s" in f.summary and f.threshold.by == "ndbtop"
+    # The same gain over 200 s: 410 in about 14 min, past the 10 min warning.
+    assert ids(judged(before, after, 200.0)) == []
+    # Over 60 s: 410 in about 4 min.
+    assert ids(judged(before, after, 60.0)) == [("redo_part_filling", "warning")]
+    # A checkpoint moved the tail (used went down): no rate, no finding.
+    assert ids(judged(after, before, 10.0)) == []
 
 
 def test_one_hot_thread_among_idle_peers() -> None:
