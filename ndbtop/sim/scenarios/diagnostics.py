@@ -66,9 +66,9 @@ def _four_nodes(name: str, options: ScenarioOptions) -> SimCluster:
     return cluster
 
 
-def text(cluster: SimCluster, event_type: int, source: int, words: str) -> None:
+def text(cluster: SimCluster, event_type: int, source: int, message: str) -> None:
     """A WarningEvent or InfoEvent from ``source``: the text in words, as a data node packs it."""
-    cluster.emit(event_type, source, *pack_string(words))
+    cluster.emit(event_type, source, *pack_string(message))
 
 
 def force_stop(cluster: SimCluster, node_id: int, error: int) -> None:
