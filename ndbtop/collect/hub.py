@@ -41,7 +41,14 @@ from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
 from ndbtop.model.clock import Clock
 from ndbtop.model.config import ClusterConfig
-from ndbtop.model.derive import HitRatio, activity_rates, hit_ratios, link_rates
+from ndbtop.model.derive import (
+    HitRatio,
+    activity_rates,
+    hit_ratios,
+    io_lag_rates,
+    link_rates,
+    redo_fill_rates,
+)
 from ndbtop.model.history import PastStart, cluster_key, past_start
 from ndbtop.model.live import live_data_nodes, live_rows, live_sample
 from ndbtop.model.ndbinfo import NdbinfoSample
@@ -152,6 +159,8 @@ class Hub:
         self._hit_ratios: tuple[HitRatio, ...] = ()
         self._links = BetweenReadings("links", link_rates)
         self._activity = BetweenReadings("activity", activity_rates)
+        self._io_lag = BetweenReadings("disk_write_speed", io_lag_rates)
+        self._redo_fill = BetweenReadings("log_spaces", redo_fill_rates)
         self._tasks: list[asyncio.Task[None]] = []
         self._series = SeriesRecorder()
         self._history_dir = history_dir
@@ -304,6 +313,8 @@ class Hub:
         self._hit_ratios = hit_ratios(before, sample.disk_page_buffer, seconds)
         self._links.update(sample, sample.links)
         self._activity.update(sample, sample.activity)
+        self._io_lag.update(sample, sample.disk_write_speed)
+        self._redo_fill.update(sample, sample.log_spaces)
         self._ndbinfo = sample
         for h in self._hit_ratios:
             self._series.record(f"hit.interval.{h.node_id}", h.interval_pct)
@@ -440,6 +451,8 @@ class Hub:
             hit_ratios=live_rows(self._hit_ratios, live),
             link_rates=live_rows(self._links.rates, live),
             activity_rates=live_rows(self._activity.rates, live),
+            io_lag_rates=live_rows(self._io_lag.rates, live),
+            redo_fill_rates=live_rows(self._redo_fill.rates, live),
             host=self.host.view if self.host else None,
             history=self._series.series(),
             past_starts=self._past,

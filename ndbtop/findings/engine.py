@@ -12,9 +12,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 
+from ndbtop.findings import event_index
 from ndbtop.findings import rules_cluster as cluster
 from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
+from ndbtop.findings import rules_starts as starts
 from ndbtop.model.findings import Finding
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -32,7 +34,9 @@ RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
     (("no_arbitrator",), events.no_arbitrator),
     (("redo_part_filling",), io.redo_part_filling),
     (("redo_buffer_full",), io.redo_buffer_full),
+    (("redo_io_lag",), io.redo_io_lag),
     (("send_buffer_overload",), io.send_buffer_overload),
+    (("start_waiting_for_nodes",), starts.start_waiting_for_nodes),
     (("start_phase_slow",), io.start_phase_slow),
     (("redo_init_disk_bound",), io.redo_init_disk_bound),
     (("disk_page_buffer_low_hit",), io.disk_page_buffer_low_hit),
@@ -67,6 +71,7 @@ def forget() -> None:
     rows they came from): the next evaluation works everything out."""
     cluster.forget()
     io.forget()
+    event_index.forget()
 
 
 def ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ndbtop.model.derive import REDO_TAIL_PROBLEM_BYTES
 from ndbtop.model.findings import Evidence, Finding, Threshold
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.freshness import freshness
@@ -14,10 +15,13 @@ from ndbtop.model.phases import phase_name, typical_seconds
 from ndbtop.model.snapshot import ClusterSnapshot
 
 MIB = 1 << 20
-TAIL_PROBLEM_MB = 4
+TAIL_PROBLEM_MB = REDO_TAIL_PROBLEM_BYTES // MIB
 """Free MB in a redo log part under which the part refuses writes with 410
 (DblqhMain.cpp: ``c_free_mb_tail_problem_limit = 4``)."""
 REDO_WARN_PCT, REDO_CRIT_PCT = 80.0, 95.0
+REDO_ETA_WARN_S, REDO_ETA_CRIT_S = 600.0, 120.0
+"""A part that will have 4 MB left within this many seconds at its measured rate is a
+warning, then critical (ndbtop's judgement)."""
 REDO_BUFFER_PCT = 80.0
 LOW_HIT_PCT, LOW_HIT_MIN_READS = 95.0, 50.0
 HOT_PCT, PEERS_PCT = 90.0, 50.0
@@ -25,29 +29,47 @@ DISK_BOUND_UTIL, SMALL_WRITE_KB = 95.0, 64.0
 
 
 def redo_part_filling(snap: ClusterSnapshot) -> Iterator[Finding]:
-    """``redo_part_filling``: a redo log part's used share past ndbtop's warning levels;
-    the server refuses writes (410) when less than 4 MB is free."""
+    """``redo_part_filling``: a redo log part's used share past ndbtop's warning levels, or
+    filling fast enough to have 4 MB left (the server then refuses writes with 410) within
+    :data:`REDO_ETA_WARN_S` at the rate measured between the last two readings."""
     ni = snap.live_ndbinfo()
     if ni is None:
         return
     age = freshness(snap, "ndbinfo").age
     redo = [s for s in ni.log_spaces if s.log_type == "REDO" and s.total > 0]
+    soon = {(r.node_id, r.log_part): r for r in snap.redo_fill_rates
+            if r.to_410_s is not None and r.to_410_s <= REDO_ETA_WARN_S}
     for s in redo:
         pct = s.used_pct or 0.0
         free_mb = (s.total - s.used) / MIB
-        if pct < REDO_WARN_PCT and free_mb > TAIL_PROBLEM_MB:
+        near = soon.get((s.node_id, s.log_part)) if soon else None
+        if pct < REDO_WARN_PCT and free_mb > TAIL_PROBLEM_MB and near is None:
             continue
+        if near is None:
+            near = next((r for r in snap.redo_fill_rates
+                         if (r.node_id, r.log_part) == (s.node_id, s.log_part)), None)
+        filling = near.bytes_per_s if near is not None else None
+        eta = near.to_410_s if near is not None else None
         others = [o.used_pct or 0.0 for o in redo if o.node_id == s.node_id and o is not s]
         skew = (f"; the node's other parts are at {min(others):.0f}-{max(others):.0f}%"
                 if others else "")
-        critical = pct >= REDO_CRIT_PCT or free_mb <= TAIL_PROBLEM_MB
+        critical = (pct >= REDO_CRIT_PCT or free_mb <= TAIL_PROBLEM_MB
+                    or (eta is not None and eta <= REDO_ETA_CRIT_S))
+        when = (f", in {eta:,.0f} s at {filling / MIB:,.1f} MB/s" if eta is not None and filling
+                else "")
+        evidence = [Evidence(f"redo part {s.log_part}",
+                             f"{s.used} of {s.total} bytes ({pct:.1f}%)", "ndbinfo.logspaces",
+                             age)]
+        if filling:
+            evidence.append(Evidence("filling", f"{filling / MIB:,.2f} MB/s",
+                                     "ndbinfo.logspaces, two readings", age))
         yield Finding(
             "redo_part_filling", Severity.CRITICAL if critical else Severity.WARNING,
             f"node {s.node_id} redo log part {s.log_part} {pct:.0f}% used, {free_mb:,.0f} MB "
-            f"free: under {TAIL_PROBLEM_MB} MB writes fail with 410{skew}",
-            (Evidence(f"redo part {s.log_part}", f"{s.used} of {s.total} bytes ({pct:.1f}%)",
-                      "ndbinfo.logspaces", age),),
-            Threshold(f"{REDO_WARN_PCT:.0f}% / {REDO_CRIT_PCT:.0f}% used (410 at "
+            f"free: under {TAIL_PROBLEM_MB} MB writes fail with 410{when}{skew}",
+            tuple(evidence),
+            Threshold(f"{REDO_WARN_PCT:.0f}% / {REDO_CRIT_PCT:.0f}% used, or 410 within "
+                      f"{REDO_ETA_WARN_S / 60:.0f} / {REDO_ETA_CRIT_S / 60:.0f} min (410 at "
                       f"{TAIL_PROBLEM_MB} MB free: the server's)", "ndbtop",
                       reference="DblqhMain.cpp c_free_mb_tail_problem_limit; Dblqh.hpp "
                       "ZTAIL_PROBLEM_IN_LOG_ERROR"),
@@ -80,31 +102,66 @@ def redo_buffer_full(snap: ClusterSnapshot) -> Iterator[Finding]:
             nodes=(b.node_id,), parts=(b.log_part,), key=f"{b.node_id}:{b.log_part}")
 
 
+def redo_io_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
+    """``redo_io_lag``: ``slowdowns_due_to_io_lag`` grew between the last two readings: the
+    redo log's writes lag behind the disk (past RedoOverCommitLimit, counted
+    RedoOverCommitCounter times, writes fail with 1234)."""
+    rising = [r for r in snap.io_lag_rates if r.slowed_s and r.seconds > 0]
+    if not rising:
+        return
+    age = freshness(snap, "ndbinfo").age
+    for r in rising:
+        slowed = r.slowed_s or 0.0
+        yield Finding(
+            "redo_io_lag", Severity.WARNING,
+            f"node {r.node_id} redo writes lag the disk: slowed down {slowed:,.0f} s of the "
+            f"last {r.seconds:,.0f} s; a lag past RedoOverCommitLimit, "
+            "RedoOverCommitCounter times in a row, fails writes with 1234",
+            (Evidence("slowdowns_due_to_io_lag", f"+{slowed:,.0f} s in {r.seconds:,.0f} s",
+                      "ndbinfo.disk_write_speed_aggregate", age),),
+            Threshold("any increase", "ndbtop", "RedoOverCommitLimit / RedoOverCommitCounter",
+                      None, "diagnostics.md §b (1234 after about 20 s x 3 of lag by default)"),
+            "look at the redo disk's await and %util (Disk view) and at what else writes to "
+            "it; a faster disk or a separate one for the redo log helps",
+            nodes=(r.node_id,))
+
+
 def send_buffer_overload(snap: ClusterSnapshot) -> Iterator[Finding]:
-    """``send_buffer_overload``: links overloaded (1218) or slowed down, per data node."""
+    """``send_buffer_overload``: links overloaded (1218) or slowed down, per data node: at
+    the reading, or in between (``overload_count`` / ``slowdown_count`` grew)."""
     ni = snap.live_ndbinfo()
-    if ni is None or not any(n.overloaded or n.slowdown for n in ni.links):
+    rising = {r.node_id: r for r in snap.link_rates if r.rising}
+    if ni is None or not (rising or any(n.overloaded or n.slowdown for n in ni.links)):
         return
     age = freshness(snap, "ndbinfo").age
     for state in link_states(snap):
-        if not (state.overloaded or state.slowdown):
+        grew = rising.get(state.node_id)
+        grown = grew.rising if grew is not None else ()
+        over = tuple(sorted({*state.overloaded, *(r for r, o, _ in grown if o)}))
+        slow = tuple(sorted({*state.slowdown, *(r for r, _, s in grown if s)} - set(over)))
+        if not (over or slow):
             continue
-        over = state.overloaded
-        peers = ", ".join(map(str, over or state.slowdown))
+        peers = ", ".join(map(str, over or slow))
+        evidence = [Evidence("transporters", f"overloaded {list(state.overloaded)}, slowdown "
+                             f"{list(state.slowdown)}", "ndbinfo.transporters", age)]
+        if grew is not None:
+            evidence.append(Evidence(
+                "counts grown", ", ".join(f"to node {r}: overload_count +{o}, slowdown_count "
+                                          f"+{s}" for r, o, s in grown)
+                + f" in {grew.seconds:,.0f} s", "ndbinfo.transporters", age))
         yield Finding(
             "send_buffer_overload", Severity.WARNING if over else Severity.INFO,
             f"node {state.node_id}: link to node {peers} "
             + ("overloaded: key operations fail with 1218" if over else
                "slowed down: scans get smaller batches"),
-            (Evidence("transporters", f"overloaded {list(over)}, slowdown "
-                      f"{list(state.slowdown)}", "ndbinfo.transporters", age),),
+            tuple(evidence),
             Threshold("80% of SendBufferMemory (slowdown at 60% of that)", "server",
                       "SendBufferMemory / OverloadLimit", None,
                       "TCP_Transporter.cpp overload_limit"),
             "raise SendBufferMemory (or TotalSendBufferMemory), or lower the load on "
             "that link",
             nodes=(state.node_id,),
-            links=tuple((state.node_id, p) for p in (over or state.slowdown)))
+            links=tuple((state.node_id, p) for p in (over or slow)))
 
 
 def disk_page_buffer_low_hit(snap: ClusterSnapshot) -> Iterator[Finding]:

@@ -10,7 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import attrgetter
 
-from ndbtop.model.ndbinfo import DiskPageBuffer, NodeActivity, NodeLinks
+from ndbtop.model.ndbinfo import (
+    DiskPageBuffer,
+    DiskWriteSpeed,
+    LogSpace,
+    NodeActivity,
+    NodeLinks,
+)
 
 
 def counter_delta(previous: int | float | None, current: int | float | None) -> float | None:
@@ -85,6 +91,21 @@ class LinkRate:
     sent_per_s: float | None
     received_per_s: float | None
     seconds: float = 0.0
+    rising: tuple[tuple[int, int, int], ...] = ()
+    """(remote node, overloads, slowdowns) of each link whose ``overload_count`` or
+    ``slowdown_count`` grew between the two readings."""
+
+
+def _rising(prev: NodeLinks, cur: NodeLinks) -> tuple[tuple[int, int, int], ...]:
+    before = {p[0]: p for p in prev.pressure}
+    out = []
+    for remote, overloads, slowdowns in cur.pressure:
+        _, o0, s0 = before.get(remote, (remote, 0, 0))
+        if overloads < o0 or slowdowns < s0:
+            continue
+        if overloads > o0 or slowdowns > s0:
+            out.append((remote, overloads - o0, slowdowns - s0))
+    return tuple(out)
 
 
 def link_rates(
@@ -113,6 +134,7 @@ def link_rates(
                 rate(prev.bytes_sent, cur.bytes_sent, seconds),
                 rate(prev.bytes_received, cur.bytes_received, seconds),
                 seconds,
+                _rising(prev, cur) if cur.pressure else (),
             )
         )
     return tuple(out)
@@ -169,4 +191,70 @@ def activity_rates(
                 seconds,
             )
         )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class IoLagRate:
+    """Seconds a data node's redo writes were slowed down for I/O lag between two readings
+    (``slowed_s`` of ``seconds``; None across a restart or when not read)."""
+
+    node_id: int
+    slowed_s: float | None
+    seconds: float = 0.0
+
+
+def io_lag_rates(
+    previous: tuple[DiskWriteSpeed, ...] | None,
+    current: tuple[DiskWriteSpeed, ...],
+    seconds: float,
+) -> tuple[IoLagRate, ...]:
+    """Each data node's growth of ``slowdowns_due_to_io_lag`` between two readings."""
+    before = {w.node_id: w for w in previous or ()}
+    out = []
+    for cur in current:
+        prev = before.get(cur.node_id)
+        delta = None
+        if prev is not None and seconds > 0:
+            delta = counter_delta(prev.slowdowns_io_lag, cur.slowdowns_io_lag)
+        out.append(IoLagRate(cur.node_id, delta, seconds))
+    return tuple(out)
+
+
+REDO_TAIL_PROBLEM_BYTES = 4 << 20
+"""Free bytes in a redo log part under which the part refuses writes with 410
+(DblqhMain.cpp: ``c_free_mb_tail_problem_limit = 4``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RedoFillRate:
+    """How fast one redo log part filled between two readings of ``logspaces`` (bytes per
+    second; None when it emptied, as a checkpoint moved its tail), and the seconds until it
+    has :data:`REDO_TAIL_PROBLEM_BYTES` left at that rate (None when not filling)."""
+
+    node_id: int
+    log_part: int
+    bytes_per_s: float | None
+    seconds: float = 0.0
+    to_410_s: float | None = None
+
+
+def redo_fill_rates(
+    previous: tuple[LogSpace, ...] | None,
+    current: tuple[LogSpace, ...],
+    seconds: float,
+) -> tuple[RedoFillRate, ...]:
+    """Each REDO log part's filling between two readings."""
+    before = {(s.node_id, s.log_part): s for s in previous or () if s.log_type == "REDO"}
+    out = []
+    for cur in current:
+        if cur.log_type != "REDO":
+            continue
+        prev = before.get((cur.node_id, cur.log_part))
+        filled = eta = None
+        if prev is not None and prev.total == cur.total:
+            filled = rate(prev.used, cur.used, seconds)
+        if filled:
+            eta = max(cur.total - cur.used - REDO_TAIL_PROBLEM_BYTES, 0) / filled
+        out.append(RedoFillRate(cur.node_id, cur.log_part, filled, seconds, eta))
     return tuple(out)

@@ -83,6 +83,9 @@ class DiskWriteSpeed:
     redo_last_10sec: int
     backup_lcp_last_60sec: int
     redo_last_60sec: int
+    slowdowns_io_lag: int | None = None
+    """Seconds of slowdown for redo I/O lag since the node started, over its LDM threads
+    (``disk_write_speed_aggregate.slowdowns_due_to_io_lag``; None when not read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,9 @@ class NodeLinks:
     """Nodes whose send buffer is past ``OverloadLimit``: transactions over it fail (1218)."""
     slowdown: tuple[int, ...] = ()
     """Nodes whose send buffer is past 60% of the overload limit."""
+    pressure: tuple[tuple[int, int, int], ...] = ()
+    """(remote node, overload_count, slowdown_count) of each link that was ever overloaded
+    or slowed down since it connected."""
 
 
 @dataclass(frozen=True, slots=True)

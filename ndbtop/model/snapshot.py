@@ -14,7 +14,7 @@ from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import Backup
 from ndbtop.model.config import ClusterConfig
-from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
+from ndbtop.model.derive import ActivityRate, HitRatio, IoLagRate, LinkRate, RedoFillRate
 from ndbtop.model.findings import Finding
 from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import HostReport
@@ -51,6 +51,11 @@ class ClusterSnapshot:
     hit_ratios: tuple[HitRatio, ...] = ()
     link_rates: tuple[LinkRate, ...] = ()
     activity_rates: tuple[ActivityRate, ...] = ()
+    io_lag_rates: tuple[IoLagRate, ...] = ()
+    """Seconds each data node's redo writes were slowed down for I/O lag between the last
+    two readings of ``disk_write_speed``."""
+    redo_fill_rates: tuple[RedoFillRate, ...] = ()
+    """How fast each redo log part filled between the last two readings of ``logspaces``."""
     host: HostView | None = None
     history: tuple[tuple[str, tuple[float | None, ...]], ...] | SeriesSet = ()
     """Recent values of a few time series (``hit.interval.<node>``, ``disk.w_s.<disk>``...):

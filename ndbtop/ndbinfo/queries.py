@@ -214,9 +214,14 @@ DISK_WRITE_SPEED = _q(
     "disk_write_speed_aggregate_node",
     """SELECT node_id, backup_lcp_speed_last_sec, redo_speed_last_sec,
     backup_lcp_speed_last_10sec, redo_speed_last_10sec,
-    backup_lcp_speed_last_60sec, redo_speed_last_60sec
-    FROM ndbinfo.disk_write_speed_aggregate_node""",
+    backup_lcp_speed_last_60sec, redo_speed_last_60sec, io_lag
+    FROM ndbinfo.disk_write_speed_aggregate_node LEFT JOIN
+    (SELECT node_id, SUM(slowdowns_due_to_io_lag) AS io_lag
+    FROM ndbinfo.disk_write_speed_aggregate GROUP BY node_id) AS per_ldm USING (node_id)""",
 )
+"""Each node's write speeds, with the seconds its LDM threads were slowed down because the
+redo log's writes lag (``slowdowns_due_to_io_lag``, a counter, summed on the SQL node from
+the per-LDM table of the same release)."""
 _LOG_COLUMNS = _or_empty(("node_id", "log_id", "log_part", "total", "used", "log_type"))
 """A log's columns as text, its type last (the parser reads it second)."""
 LOG_SPACES = _text_query("log_spaces", "logspaces", _LOG_COLUMNS, text_field=1)
@@ -240,11 +245,14 @@ TRANSPORTERS = _q(
         connects="SUM(connect_count)",
         flags=""",
         GROUP_CONCAT(IF(overloaded = 0, NULL, remote_node_id)) AS overloaded,
-        GROUP_CONCAT(IF(slowdown = 0, NULL, remote_node_id)) AS slowdown""",
+        GROUP_CONCAT(IF(slowdown = 0, NULL, remote_node_id)) AS slowdown,
+        GROUP_CONCAT(IF(overload_count + slowdown_count = 0, NULL,
+        CONCAT(remote_node_id, ':', overload_count, ':', slowdown_count))) AS pressure""",
     ),
 )
 """Every data node's links summed, with the nodes it is not connected to, or overloaded or
-slowed down towards: a row per data node, where the table has one per pair of nodes (7,152
+slowed down towards, and the links that ever were (``remote:overload_count:slowdown_count``,
+since the link connected): a row per data node, where the table has one per pair of nodes (7,152
 for 48 data nodes and 150 slots). A link to itself, which old versions list, is left out."""
 TRANSPORTERS_BEFORE_7_5 = _q("links", "transporters", _LINKS.format(connects="0", flags=""))
 LOG_BUFFERS = _text_query("log_buffers", "logbuffers", _LOG_COLUMNS, text_field=1)

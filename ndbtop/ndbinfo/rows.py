@@ -112,8 +112,13 @@ def parse_disk_page_buffer(rows: Sequence[Row]) -> tuple[DiskPageBuffer, ...]:
 
 
 def parse_disk_write_speed(rows: Sequence[Row]) -> tuple[DiskWriteSpeed, ...]:
-    """``node_id`` then the six speeds, in the order of :class:`DiskWriteSpeed`."""
-    return tuple(DiskWriteSpeed(*(to_int(v) for v in r[:7])) for r in _sorted(rows, 7))
+    """``node_id`` then the six speeds, in the order of :class:`DiskWriteSpeed`, and the
+    seconds slowed down for I/O lag when read (NULL: not known)."""
+    return tuple(
+        DiskWriteSpeed(*(to_int(v) for v in r[:7]),
+                       slowdowns_io_lag=None if len(r) < 8 or r[7] is None else to_int(r[7]))
+        for r in _sorted(rows, 7)
+    )
 
 
 def parse_config_values(rows: Sequence[Row]) -> tuple[tuple[int, int, str], ...]:
@@ -203,13 +208,27 @@ def _node_ids(value: object) -> tuple[int, ...]:
     return tuple(sorted({to_int(part) for part in text.split(",") if part.strip()}))
 
 
+def _pressure(value: object) -> tuple[tuple[int, int, int], ...]:
+    """``GROUP_CONCAT`` of ``remote:overload_count:slowdown_count`` by remote node; a part
+    that is not three numbers is left out."""
+    out: dict[int, tuple[int, int, int]] = {}
+    for part in to_text(value).split(","):
+        fields = part.strip().split(":")
+        if len(fields) == 3 and all(f.isascii() and f.isdigit() for f in fields):
+            remote, overloads, slowdowns = (int(f) for f in fields)
+            out[remote] = (remote, overloads, slowdowns)
+    return tuple(out[k] for k in sorted(out))
+
+
 def parse_links(rows: Sequence[Row]) -> tuple[NodeLinks, ...]:
     """``node_id, links, connects, bytes_sent, bytes_received, down``, then ``overloaded,
-    slowdown`` where the version has them (:data:`~ndbtop.ndbinfo.queries.TRANSPORTERS`)."""
+    slowdown, pressure`` where the version has them
+    (:data:`~ndbtop.ndbinfo.queries.TRANSPORTERS`)."""
     return tuple(
         NodeLinks(
             *(to_int(v) for v in r[:5]),
             *(_node_ids(v) for v in r[5:8]),
+            pressure=_pressure(r[8]) if len(r) > 8 else (),
         )
         for r in _sorted(rows, 6)
     )

@@ -31,7 +31,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model import ndbinfo as ni
 from ndbtop.model.backups import Backup, NodeProgress
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
-from ndbtop.model.derive import ActivityRate, HitRatio, LinkRate
+from ndbtop.model.derive import ActivityRate, HitRatio, IoLagRate, LinkRate, RedoFillRate
 from ndbtop.model.findings import Evidence, Finding, FindingSeverity, Threshold
 from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import (
@@ -61,6 +61,8 @@ _CLASSES: dict[str, type] = {
         NodeStatistics,
         HitRatio,
         LinkRate,
+        IoLagRate,
+        RedoFillRate,
         HostView,
         DiskRates,
         DiskCounters,

@@ -7,25 +7,65 @@ import pytest
 
 from ndbtop.demo.capture import CaptureSpec, capture
 from ndbtop.findings import evaluate
+from ndbtop.sim.scenarios import SCENARIOS
 
-
-@pytest.mark.parametrize(("scenario", "at", "expected"), [
+CASES = [
     ("initial-start", 1800.0, {("start_phase_slow", "warning", (10,)),
                                ("start_phase_slow", "warning", (11,)),
                                ("redo_init_disk_bound", "info", (10,)),
                                ("redo_init_disk_bound", "info", (11,))}),
+    # 60 GB used of 64 GB DataMemory on each node (the 90% band), node 3 restarting.
+    ("node-restart", 120.0, {("memory_high", "warning", (2,)),
+                             ("node_group_one_left", "warning", (2,))}),
+    ("add-node", 120.0, {("node_group_one_left", "warning", (4,))}),
     ("threads", 30.0, {("thread_saturated", "warning", (2,))}),
     ("disk-buffer", 60.0, {("disk_page_buffer_low_hit", "warning", (3,)),
                            ("disk_page_buffer_low_hit", "warning", (4,))}),
     ("node-groups", 30.0, {("node_group_one_left", "warning", (3,))}),
+    ("node-down", 30.0, {("node_group_one_left", "warning", (2,))}),
     ("single-user", 40.0, {("single_user_mode", "info", ())}),
     ("config-change", 100.0, {("config_not_applied", "info", (3, 4, 5))}),
     ("backup", 100.0, set()),
     ("large", 30.0, set()),
-])
+    ("max", 30.0, set()),
+    # The master warns at 60 s of GCP_SAVE lag (limit 204 s) while node 3's redo writes
+    # are slowed down for I/O lag; at 180 s of lag the kill is near; then node 3 is killed.
+    ("gcp-stall", 120.0, {("gcp_save_lag", "warning", (2,)), ("redo_io_lag", "warning", (3,))}),
+    ("gcp-stall", 220.0, {("gcp_save_lag", "critical", (2,)),
+                          ("redo_io_lag", "warning", (3,))}),
+    ("gcp-stall", 300.0, {("gcp_save_lag", "critical", (2,)), ("gcp_stop", "critical", (3,)),
+                          ("node_group_one_left", "warning", (2,))}),
+    # 73% used but 410 in about 2 min at 2 MB/s; then within 2 min; then 95% used.
+    ("redo-filling", 30.0, {("redo_part_filling", "warning", (2,))}),
+    ("redo-filling", 100.0, {("redo_part_filling", "critical", (2,))}),
+    ("redo-filling", 150.0, {("redo_part_filling", "critical", (2,))}),
+    ("lcp-stall", 70.0, {("lcp_stalled", "warning", (4,))}),
+    ("lcp-stall", 96.0, {("lcp_stalled", "critical", (4,)),
+                         ("node_group_one_left", "warning", (5,))}),
+    ("overload", 50.0, {("send_buffer_overload", "info", (2,))}),
+    ("overload", 60.0, {("send_buffer_overload", "warning", (2,))}),
+    ("heartbeat", 52.0, {("missed_heartbeat", "warning", (5,))}),
+    ("heartbeat", 70.0, {("missed_heartbeat", "critical", (5,)),
+                         ("node_group_one_left", "warning", (4,))}),
+    ("arbitrator-lost", 90.0, {("no_arbitrator", "warning", (1,))}),
+    ("arbitrator-lost", 620.0, {("no_arbitrator", "critical", ())}),
+    ("memory-full", 60.0, {("memory_high", "info", (2,)), ("memory_high", "info", (3,))}),
+    ("memory-full", 100.0, {("memory_high", "warning", (2,)), ("memory_high", "warning", (3,))}),
+    ("memory-full", 170.0, {("memory_high", "critical", (2,)),
+                            ("memory_high", "critical", (3,))}),
+    ("start-waiting", 200.0, {("start_waiting_for_nodes", "warning", (11,)),
+                              ("start_phase_slow", "warning", (10,))}),
+]
+
+
+@pytest.mark.parametrize(("scenario", "at", "expected"), CASES)
 async def test_a_scenario_raises_what_it_plays(scenario: str, at: float,
                                                expected: set[tuple[str, str, tuple[int, ...]]]
                                                ) -> None:
     cap = await capture(CaptureSpec(scenario, at))
     found = {(f.id, f.severity.value, f.nodes) for f in evaluate(cap.snapshot)}
     assert found == expected
+
+
+def test_every_scenario_of_the_list_is_judged() -> None:
+    assert {name for name, _, _ in CASES} == set(SCENARIOS)

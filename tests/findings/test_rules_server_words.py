@@ -15,9 +15,12 @@ from ndbtop.mgm.events.text import pack_string
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import EventStreamParser, RawEvent
 from ndbtop.model.config import ClusterConfig, DataNodeConfig
-from ndbtop.model.ndbinfo import LogSpace, MemoryUse, NdbinfoSample, ThreadCpu
+from ndbtop.model.derive import io_lag_rates, link_rates, redo_fill_rates
+from ndbtop.model.findings import Finding
+from ndbtop.model.ndbinfo import LogSpace, MemoryUse, NdbinfoSample, NodeLinks, ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.ndbinfo.rows import parse_disk_write_speed, parse_links
 
 WALL = 1_700_000_000.0
 NOW = 5000.0
@@ -94,10 +97,21 @@ def test_gcp_stop_from_the_master_and_from_the_victim() -> None:
     kill = text_event(46, 2, "Detected GCP stop(3)...sending kill to [SignalCounter: "
                              "m_count=1 0000000000000008]")
     assert ids(snap(events=(kill,))) == [("gcp_stop", "critical")]
+    (f,) = evaluate(snap(events=(kill,)))
+    # The signal counter's hex mask names the killed node: bit 3.
+    assert f.nodes == (3,) and "killed node 3" in f.summary
     forced = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2303), ("sphase", 0),
                                 ("extra", 0)])
     (f,) = evaluate(snap(events=(forced,)))
     assert f.id == "gcp_stop" and f.nodes == (3,)
+    # The master's kill and the victim's forced stop a moment later are one stop.
+    later = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2303), ("sphase", 0),
+                               ("extra", 0)], WALL + 2)
+    assert ids(snap(events=(kill, later))) == [("gcp_stop", "critical")]
+    # Another error is not a GCP stop.
+    other = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2315), ("sphase", 0),
+                               ("extra", 0)])
+    assert ids(snap(events=(other,))) == []
 
 
 def test_lcp_watchdog_warning_and_kill() -> None:
@@ -108,6 +122,25 @@ def test_lcp_watchdog_warning_and_kill() -> None:
     assert (f.id, f.severity, f.threshold.configured) == ("lcp_stalled", Severity.WARNING, "60 s")
     kill = text_event(46, 4, "Waited too long with LCP not progressing.")
     assert ids(snap(events=(warn, kill))) == [("lcp_stalled", "critical")]
+
+
+def test_an_lcp_overdue_against_the_last_ones_duration() -> None:
+    # LocalCheckpointStarted (6: lci, keep_gci, restore_gci) and Completed (7: lci), from
+    # the master; the last LCP took 200 s, the running one started 700 s ago.
+    def lcp(event_type: int, lci: int, at: float) -> Event:
+        body = [("lci", lci)] + ([("keep_gci", 2990), ("restore_gci", 3050)]
+                                 if event_type == 6 else [])
+        return wire_event(event_type, 2, body, WALL - at)
+
+    done = (lcp(6, 40, 1500), lcp(7, 40, 1300))
+    (f,) = evaluate(snap(events=(*done, lcp(6, 41, 700))))
+    assert (f.id, f.severity, f.key) == ("lcp_stalled", Severity.WARNING, "lcp:41")
+    assert f.threshold.by == "ndbtop" and "the last one took 200 s" in f.summary
+    # Within three times the last duration, or completed: nothing.
+    assert ids(snap(events=(*done, lcp(6, 41, 500)))) == []
+    assert ids(snap(events=(*done, lcp(6, 41, 700), lcp(7, 41, 10)))) == []
+    # No complete LCP seen yet: nothing to compare with.
+    assert ids(snap(events=(lcp(6, 41, 3000),))) == []
 
 
 def test_failure_handling_not_completed() -> None:
@@ -151,6 +184,29 @@ def test_a_redo_part_filling_while_the_others_sit_low() -> None:
     (f,) = evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, log_spaces=parts)))
     assert (f.id, f.severity, f.parts) == ("redo_part_filling", Severity.CRITICAL, (0,))
     assert "410" in f.summary and "other parts are at 8-9%" in f.summary
+
+
+def test_a_redo_part_filling_fast_before_it_is_full() -> None:
+    # logspaces (node_id, log_type, log_id, log_part, total, used; bytes), read twice 10 s
+    # apart: part 1 at 50% gains 30 MB in 10 s, 4 MB free in about 41 s.
+    total = 256 << 20
+    quiet = LogSpace(2, "REDO", 0, 0, total, 20 << 20)
+    before = (quiet, LogSpace(2, "REDO", 0, 1, total, 98 << 20))
+    after = (quiet, LogSpace(2, "REDO", 0, 1, total, 128 << 20))
+
+    def judged(a: tuple[LogSpace, ...], b: tuple[LogSpace, ...], gap: float) -> ClusterSnapshot:
+        return snap(ndbinfo=NdbinfoSample(NOW, None, log_spaces=b),
+                    redo_fill_rates=redo_fill_rates(a, b, gap))
+
+    (f,) = evaluate(judged(before, after, 10.0))
+    assert (f.id, f.severity, f.parts) == ("redo_part_filling", Severity.CRITICAL, (1,))
+    assert "in 41 s at 3.0 MB/s" in f.summary and f.threshold.by == "ndbtop"
+    # The same gain over 200 s: 410 in about 14 min, past the 10 min warning.
+    assert ids(judged(before, after, 200.0)) == []
+    # Over 60 s: 410 in about 4 min.
+    assert ids(judged(before, after, 60.0)) == [("redo_part_filling", "warning")]
+    # A checkpoint moved the tail (used went down): no rate, no finding.
+    assert ids(judged(after, before, 10.0)) == []
 
 
 def test_one_hot_thread_among_idle_peers() -> None:
@@ -199,3 +255,94 @@ def test_a_finding_does_not_flicker_and_keeps_its_since() -> None:
     # Its condition went away: it stays until it has been false for 30 s.
     assert len(keeper.update((), WALL + 20)) == 1
     assert keeper.update((), WALL + 40) == ()
+
+
+def start_report(kind: int, remaining: int, waited: int, source: int = 10) -> Event:
+    """StartReport (60) as the mgmd sends it: no body rows, one data= line of the words
+    (diagnostics.md §g; EventLogger.cpp getTextStartReport): type, remaining seconds, the
+    bitmask size (5 words in 8.x), then the masks all, connected, no-wait, waited for and no
+    node group."""
+    def mask(*nodes: int) -> list[int]:
+        words = [0] * 5
+        for n in nodes:
+            words[n // 32] |= 1 << (n % 32)
+        return words
+
+    words = [kind, remaining, 5, *mask(10, waited), *mask(10), *mask(), *mask(waited), *mask()]
+    return wire_event(60, source, [("data", "".join(f"{w} " for w in words))])
+
+
+def test_a_start_waiting_for_ever_for_a_node() -> None:
+    starting = (ndb(10, "STARTING"), ndb(11, "NO_CONTACT", 0))
+    config = ClusterConfig(3, "c", 2, (), (DataNodeConfig(10, 0), DataNodeConfig(11, 0)))
+    forever = start_report(2, 0xFFFFFFFF, 11)
+    assert forever.text.startswith("Waiting until nodes: 11 connects")
+    (f,) = evaluate(snap(nodes=starting, config=config, events=(forever,)))
+    assert (f.id, f.severity, f.nodes) == ("start_waiting_for_nodes", Severity.WARNING, (11,))
+    assert f.threshold.by == "server" and "StartPartialTimeout" in (f.threshold.parameter or "")
+    # "Waiting %u sec for nodes %s to connect": a long wait is worth knowing, a short not.
+    long = start_report(3, 900, 11)
+    (f,) = evaluate(snap(nodes=starting, config=config, events=(long,)))
+    assert (f.severity, f.threshold.by) == (Severity.INFO, "ndbtop") and "900 s" in f.summary
+    assert ids(snap(nodes=starting, config=config, events=(start_report(3, 25, 11),))) == []
+    # A later report that says how the node starts ends the wait; so does the node started.
+    go = start_report(0x8001, 0, 11)
+    assert ids(snap(nodes=starting, config=config, events=(forever, go))) == []
+    started = (ndb(10), ndb(11, "NO_CONTACT", 0))
+    assert "start_waiting_for_nodes" not in {
+        f.id for f in evaluate(snap(nodes=started, config=config, events=(forever,)))}
+    # Words cut short decode to no finding rather than to a wrong node.
+    cut = wire_event(60, 10, [("data", "2 4294967295 5 3072 0 ")])
+    assert ids(snap(nodes=starting, config=config, events=(cut,))) == []
+
+
+def test_redo_io_lag_rising_between_two_readings() -> None:
+    # disk_write_speed_aggregate_node's columns with the per-LDM sum of
+    # slowdowns_due_to_io_lag (ndbinfo.md: cumulative seconds, alert on increase).
+    before = parse_disk_write_speed([(2, 1000, 52000, 1000, 50000, 900, 48000, 14),
+                                     (3, 1000, 52000, 1000, 50000, 900, 48000, 0)])
+    after = parse_disk_write_speed([(2, 1000, 9000, 1000, 12000, 900, 30000, 22),
+                                    (3, 1000, 52000, 1000, 50000, 900, 48000, 0)])
+    (f,) = evaluate(snap(io_lag_rates=io_lag_rates(before, after, 10.0)))
+    assert (f.id, f.severity, f.nodes) == ("redo_io_lag", Severity.WARNING, (2,))
+    assert "8 s of the last 10 s" in f.summary and "1234" in f.summary
+    assert f.threshold.by == "ndbtop"
+    # Flat: an old slowdown is no finding; a node restarted (counter back) neither.
+    assert ids(snap(io_lag_rates=io_lag_rates(after, after, 10.0))) == []
+    restarted = parse_disk_write_speed([(2, 0, 0, 0, 0, 0, 0, 3),
+                                        (3, 1000, 52000, 1000, 50000, 900, 48000, 0)])
+    assert ids(snap(io_lag_rates=io_lag_rates(after, restarted, 10.0))) == []
+    # NULL (the per-LDM table has no row for the node): not known, not rising.
+    unknown = parse_disk_write_speed([(2, 1000, 9000, 1000, 12000, 900, 30000, None)])
+    assert unknown[0].slowdowns_io_lag is None
+    assert ids(snap(io_lag_rates=io_lag_rates(before, unknown, 10.0))) == []
+
+
+def test_send_buffer_overload_from_the_flags_and_from_the_counts() -> None:
+    # The links query's row per data node: node_id, links, connects, bytes sent and
+    # received, then GROUP_CONCATs of the down, overloaded and slowed-down remote nodes and
+    # of remote:overload_count:slowdown_count (ndbinfo.md transporters; NULL when none).
+    def links(overloaded: str | None, slowdown: str | None, pressure: str | None,
+              sent: int = 1000) -> tuple[NodeLinks, ...]:
+        return parse_links([(2, 3, 3, sent, 900, None, overloaded, slowdown, pressure),
+                            (3, 3, 3, 900, 1000, None, None, None, None)])
+
+    def judged(before: tuple[NodeLinks, ...], after: tuple[NodeLinks, ...]) -> list[Finding]:
+        return list(evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, links=after),
+                                  link_rates=link_rates(before, after, 10.0))))
+
+    quiet = links(None, None, None)
+    assert judged(quiet, quiet) == []
+    # Overloaded at the reading (TCP_Transporter.cpp: past 80% of SendBufferMemory).
+    (f,) = judged(quiet, links("3", "3", "3:1:4"))
+    assert (f.id, f.severity, f.links) == ("send_buffer_overload", Severity.WARNING, ((2, 3),))
+    # Between two readings: the flag is clear again, but overload_count grew.
+    (f,) = judged(links(None, "3", "3:1:4"), links(None, "3", "3:5:40", sent=2000))
+    assert (f.severity, f.links) == (Severity.WARNING, ((2, 3),))
+    assert "overload_count +4, slowdown_count +36" in f.evidence[1].value
+    # Only slowdowns grew: smaller scan batches, not failures.
+    (f,) = judged(links(None, None, "3:5:40"), links(None, None, "3:5:52", sent=2000))
+    assert (f.severity, f.links) == (Severity.INFO, ((2, 3),))
+    # Counts from long ago that no longer grow are no finding.
+    old = links(None, None, "3:5:52")
+    assert judged(old, old) == []

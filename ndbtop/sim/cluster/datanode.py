@@ -91,6 +91,15 @@ class SimDataNode:
         self.redo_part_mb = cluster.no_of_fragment_log_files * cluster.fragment_log_file_size_mb
         self.data_pages_total = cluster.data_memory_mb * 1024 // 32
         self.data_pages_used = 0
+        self.redo_stuck: dict[int, float] = {}
+        """Redo log parts whose tail does not move (log part -> MB written per second): the
+        part fills while the others are trimmed by the checkpoints."""
+        self.data_fill_pages_per_s = 0.0
+        """DataMemory pages taken per second on top of the workload's inserts."""
+        self.io_lag_per_s = 0.0
+        """Seconds of redo write slowdown for I/O lag per second (``disk_write_speed``
+        ``slowdowns_due_to_io_lag`` grows at this rate)."""
+        self.io_lag_s = 0.0
         self.reset_counters()
 
     def reset_counters(self) -> None:
@@ -203,13 +212,19 @@ class SimDataNode:
         self.operations += ops
         self.interval_ops += ops
         self.data_pages_used = min(
-            self.data_pages_total, int(self.data_pages_used + writes * 0.0004)
+            self.data_pages_total,
+            int(self.data_pages_used + writes * 0.0004 + self.data_fill_pages_per_s * dt),
         )
+        self.io_lag_s += self.io_lag_per_s * dt
         redo_mb = writes * 0.00025
         self.redo_write_bps = redo_mb * 1024 * 1024 / dt if dt else 0.0
         self.lcp_write_bps = (tps * 180.0) if tps else 0.0
         for part in range(self.redo_parts):
             used = self.redo_used_mb[part] + redo_mb / self.redo_parts
+            if part in self.redo_stuck:
+                stuck = used + self.redo_stuck[part] * dt
+                self.redo_used_mb[part] = min(stuck, float(self.redo_part_mb))
+                continue
             # A local checkpoint frees the head of the log once it passes 30 %.
             self.redo_used_mb[part] = used if used < self.redo_part_mb * 0.3 else used * 0.5
 

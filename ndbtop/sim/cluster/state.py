@@ -64,6 +64,9 @@ class ClusterState:
         self.slow_stops: dict[int, tuple[float, float]] = {}
         """Data nodes slow to obey a STOP_REQ: (seconds they stay STARTED first, extra
         seconds they take to shut down); they end NOT_STARTED or stopped all the same."""
+        self.link_pressure: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+        """Send buffer pressure on a link (node, remote node) as ``transporters`` reports
+        it: overloaded, overload_count, slowdown, slowdown_count."""
         self.hung_restarts: dict[int, int] = {}
         """Data nodes whose node restarts never finish: node id -> the start phase they
         hang in (see :meth:`fail_restarts`)."""

@@ -48,17 +48,19 @@ class StorageTables:
                 )
         return rows
 
-    def _ldm_speeds(self, n: SimDataNode) -> list[tuple[int, int, int]]:
+    def _ldm_speeds(self, n: SimDataNode) -> list[tuple[int, int, int, int]]:
         ldm = [t for t in n.threads if t.name == "ldm"]
         count = max(len(ldm), 1)
         return [
-            (t.thr_no, int(n.lcp_write_bps / count), int(n.redo_write_bps / count)) for t in ldm
+            (t.thr_no, int(n.lcp_write_bps / count), int(n.redo_write_bps / count),
+             int(n.io_lag_s / count))
+            for t in ldm
         ]
 
     def _dws_aggregate(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         rows: list[tuple[object, ...]] = []
         for n in nodes:
-            for thr_no, lcp, redo in self._ldm_speeds(n):
+            for thr_no, lcp, redo, io_lag in self._ldm_speeds(n):
                 rows.append(
                     (
                         n.node_id,
@@ -73,7 +75,7 @@ class StorageTables:
                         redo,
                         lcp // 15,
                         redo // 15,
-                        0,
+                        io_lag,
                         0,
                         0,
                         20 * 1024 * 1024,

@@ -32,7 +32,8 @@ class TransporterTables:
                     continue
                 sent = int(ops * 180 / peers + uptime * 900)
                 received = int(ops * 165 / peers + uptime * 880)
-                rows.append((n.node_id, peer_id, 0, host, sent, received, 1, 0, 0, 0, 0, 0))
+                pressure = cluster.link_pressure.get((n.node_id, peer_id), (0, 0, 0, 0))
+                rows.append((n.node_id, peer_id, 0, host, sent, received, 1, *pressure, 0))
         return rows
 
     def _peer_connected(self, node_id: int) -> bool:

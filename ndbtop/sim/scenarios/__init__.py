@@ -10,6 +10,13 @@ from __future__ import annotations
 
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.scenarios.backup import build_backup
+from ndbtop.sim.scenarios.diagnostics import (
+    arbitrator_lost,
+    gcp_stall,
+    heartbeat,
+    lcp_stall,
+    start_waiting,
+)
 from ndbtop.sim.scenarios.disk_buffer import disk_buffer
 from ndbtop.sim.scenarios.field import add_node, initial_start, node_restart, threads
 from ndbtop.sim.scenarios.maintenance import (
@@ -22,6 +29,7 @@ from ndbtop.sim.scenarios.maintenance import (
     single_user,
 )
 from ndbtop.sim.scenarios.options import DEFAULT_FAIL_PHASE, Scenario, ScenarioOptions
+from ndbtop.sim.scenarios.pressure import memory_full, overload, redo_filling
 from ndbtop.sim.scenarios.scale import scaled
 from ndbtop.sim.scenarios.triage import node_down
 
@@ -114,6 +122,69 @@ SCENARIOS: dict[str, Scenario] = {
             "node 2 restarts onto it, 3, 4 and 5 still run generation 4",
             2.0,
             config_change,
+        ),
+        Scenario(
+            "gcp-stall",
+            "4 data nodes; at 30 s node 3's disk stops completing writes: the DIH master "
+            "(node 2) warns 'GCP_SAVE lag 60/120/180 seconds (max lag: 204s)', then kills "
+            "node 3 at 204 s of lag (NDBStopForced, error 2303)",
+            5.0,
+            gcp_stall,
+        ),
+        Scenario(
+            "redo-filling",
+            "2 data nodes, 4 redo log parts of 1,024 MB; node 2's part 0 fills at 2 MB/s "
+            "from 68% (80% at 1 min, 4 MB free and error 410 at 2 min 40 s) while the "
+            "other parts sit under 30%",
+            2.0,
+            redo_filling,
+        ),
+        Scenario(
+            "lcp-stall",
+            "4 data nodes; node 4's LCP fragment scan stops at 30 s: the watchdog warns every "
+            "second from 20 s without progress (LcpScanProgressTimeout 60 s), 'Waited too "
+            "long with LCP not progressing.' at 60 s, and node 4 exits 7200",
+            2.0,
+            lcp_stall,
+        ),
+        Scenario(
+            "overload",
+            "2 data nodes at 9,000 transactions/s; node 2's send buffer towards node 3 passes "
+            "the slowdown level at 30 s and the overload limit in bursts from 45 s: "
+            "slowdown_count and "
+            "overload_count climb, key operations fail with 1218",
+            1.0,
+            overload,
+        ),
+        Scenario(
+            "heartbeat",
+            "4 data nodes; node 5's threads stop being scheduled at 30 s: node 4 reports "
+            "'missed heartbeat' 2, 3 and 4 five seconds apart, declares it dead, and node 5 "
+            "shuts down with 2315",
+            1.0,
+            heartbeat,
+        ),
+        Scenario(
+            "arbitrator-lost",
+            "4 data nodes lose management server 1, their arbitrator, at 30 s and find no "
+            "other; at 10 min a network partition finds no arbitrator and every data node "
+            "shuts down (2305)",
+            5.0,
+            arbitrator_lost,
+        ),
+        Scenario(
+            "memory-full",
+            "2 data nodes with 4 GB DataMemory at 75%; inserts fill it through the bands the "
+            "nodes report (80% at 30 s, 90% at 90 s, 99% at 144 s, then 100%: error 827)",
+            2.0,
+            memory_full,
+        ),
+        Scenario(
+            "start-waiting",
+            "initial start of node 10 while node 11, of the same node group, is never "
+            "started: node 10 waits for ever, reporting 'Waiting until nodes: 11 connects'",
+            5.0,
+            start_waiting,
         ),
         Scenario(
             "large",
