@@ -128,6 +128,21 @@ SHOTS = (
         "Restart (refused)",
     ),
     Shot(
+        "findings-gcp-stall",
+        CaptureSpec("gcp-stall", 200.0, step=5.0),
+        ("8",),
+        "ndbtop · findings: the GCP Monitor's lag warnings before a GCP stop, with the "
+        "server's limit",
+        "gcp_save_lag",
+    ),
+    Shot(
+        "nodes-node-down-triage",
+        CaptureSpec("node-down", 60.0, step=1.0),
+        ("1", "down"),
+        "ndbtop · a data node that was down before ndbtop started: its error log and its host",
+        "Trace file path",
+    ),
+    Shot(
         "help",
         CaptureSpec("threads", 120.0),
         ("question_mark",),

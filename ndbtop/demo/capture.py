@@ -142,6 +142,10 @@ async def _poll(hub: Hub) -> None:
         if source is not None:
             await source.attempt()
     await hub.config.read_if_pending()
+    # What the hosts of the nodes that are down hold (error logs, DataDirs), as the live
+    # view reads it once it runs.
+    hub.hosts.allow_reads(hub.cluster_config())
+    await hub.hosts.reads_done()
 
 
 def _mgm_address(sim: Simulator) -> str:
