@@ -10,6 +10,7 @@ import datetime as dt
 
 from ndbtop.model.findings import Finding, FindingSeverity
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.report.findings import counts
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 
@@ -21,17 +22,6 @@ MARKERS = {
 """The marker and style of each severity."""
 
 
-def counts_text(findings: tuple[Finding, ...]) -> str:
-    """``1 critical, 2 warnings, 1 info``."""
-    out = []
-    for severity, word in ((FindingSeverity.CRITICAL, "critical"),
-                           (FindingSeverity.WARNING, "warning"), (FindingSeverity.INFO, "info")):
-        n = sum(1 for f in findings if f.severity is severity)
-        if n:
-            out.append(f"{n} {word}" + ("s" if n > 1 and word == "warning" else ""))
-    return ", ".join(out)
-
-
 def findings_line(snap: ClusterSnapshot) -> Text | None:
     """The Nodes view's line under the summary: the count by severity and the most severe
     finding in words; None when there is none."""
@@ -41,7 +31,7 @@ def findings_line(snap: ClusterSnapshot) -> Text | None:
     first = found[0]
     marker, style = MARKERS[first.severity]
     line = Text(f"{marker} ", style=style)
-    line.append(f"{counts_text(found)}: ", style="bold")
+    line.append(f"{counts(found)}: ", style="bold")
     line.append(f"{first.id}: {first.summary}")
     return line
 
@@ -83,7 +73,7 @@ class FindingsView(PanelsView):
         shown = tuple(f for f in found if not wanted or wanted in f.id
                       or wanted in f.summary.lower())
         head = Text("Findings", style="bold")
-        head.append(f": {counts_text(found) or 'none'}"
+        head.append(f": {counts(found) or 'none'}"
                     + (f" ({len(shown)} match the filter)" if wanted else ""))
         head.append("\nJudged by the server's own thresholds where it has them (naming the "
                     "parameter), else ndbtop's, said as such; a finding clears 30 s after "
