@@ -5,7 +5,8 @@ Two things close it at the boundary, wherever a view puts text:
 - :class:`Text` is the only Text the live view makes (``tests/hostile/test_text_boundary.py``
   checks that no other module imports Rich's): it escapes control and bidi characters before Rich
   sees them (Rich's own Text deletes BEL, BS, VT, FF and CR, so they could not be
-  shown escaped after it).
+  shown escaped after it), and cuts a line longer than a screen could use
+  (:data:`~ndbtop.elide.MAX_LINE_CHARS`, marked ``…``).
 - Every widget that shows text from a server or a file takes it through :func:`safe`:
   the tables (:class:`~ndbtop.tui.widgets.keyed_table.KeyedTable`), the text panels
   (:class:`Plain`), the event log (:class:`PlainLog`) and the notifications
@@ -29,6 +30,7 @@ from rich.style import Style
 from rich.table import Table
 from textual.widgets import RichLog, Static
 
+from ndbtop.elide import elide_lines
 from ndbtop.sanitise import UNSAFE_IN_LINES, sanitise, sanitise_lines
 
 
@@ -40,12 +42,13 @@ class Text(rich_text.Text):
     __slots__ = ()
 
     def __init__(self, text: str = "", *args: Any, **kwargs: Any) -> None:
-        super().__init__(sanitise_lines(text), *args, **kwargs)
+        super().__init__(elide_lines(sanitise_lines(text)), *args, **kwargs)
 
     def append(self, text: str | rich_text.Text, style: str | Style | None = None) -> Text:
-        """Append ``text`` (a string escaped first)."""
+        """Append ``text`` (a string escaped first, each of its lines at most
+        :data:`~ndbtop.elide.MAX_LINE_CHARS` characters)."""
         if isinstance(text, str):
-            text = sanitise_lines(text)
+            text = elide_lines(sanitise_lines(text))
         super().append(text, style)
         return self
 

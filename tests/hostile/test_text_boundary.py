@@ -194,3 +194,24 @@ async def test_replay_of_a_recording_with_bracketed_hosts(
         assert any(text in screen_text(app) for text in FINDINGS)
     assert app.crash is None
     assert source.damaged is None
+
+
+def test_text_from_outside_is_cut_to_what_a_screen_can_show() -> None:
+    """A 10 MB host name or path never makes a column or a line that wide (issue: work
+    that grows with its input): a table cell holds at most MAX_CELL_CHARS, a line of a
+    panel at most MAX_LINE_CHARS, each cut marked with an ellipsis."""
+    from ndbtop.elide import MAX_CELL_CHARS, MAX_LINE_CHARS
+    from ndbtop.tui.safe import Text
+    from ndbtop.tui.widgets.keyed_table import cell_width, shown_cell
+
+    huge = "h" * 10_000_000
+    cell = shown_cell(huge)
+    assert cell_width(cell) == MAX_CELL_CHARS and str(cell).endswith("…")
+    styled = shown_cell(Text(huge[:5000], style="bold"))
+    assert cell_width(styled) == MAX_CELL_CHARS and styled.plain.endswith("…")
+    panel = Text("DataDir ")
+    panel.append(huge + "\nnext line")
+    lines = panel.plain.split("\n")
+    # Each piece from outside is cut as it is added.
+    assert len(lines[0]) == len("DataDir ") + MAX_LINE_CHARS and lines[0].endswith("…")
+    assert lines[1] == "next line"

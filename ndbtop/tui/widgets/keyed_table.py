@@ -27,6 +27,7 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
+from ndbtop.elide import MAX_CELL_CHARS, elide
 from ndbtop.sanitise import UNSAFE, sanitise
 from ndbtop.tui.safe import AnyText, Text, safe_text
 from ndbtop.tui.widgets.row_paint import MARKUP, Paint, joined, text_cell, without_meta
@@ -374,12 +375,18 @@ class KeyedTable(DataTable):
 
 
 def shown_cell(cell: object) -> object:
-    """A cell as the table draws it: text is plain (never markup) and sanitised."""
+    """A cell as the table draws it: text is plain (never markup), sanitised, and at most
+    :data:`~ndbtop.elide.MAX_CELL_CHARS` characters (cut with ``…``), so that a column is
+    never as wide as a value from outside can make it."""
     if isinstance(cell, str):
-        cell = sanitise(cell)
+        cell = elide(sanitise(cell))
         return cell if MARKUP.isdisjoint(cell) else Text(cell)
     if isinstance(cell, AnyText):
-        return safe_text(cell, UNSAFE)
+        cell = safe_text(cell, UNSAFE)
+        if len(cell.plain) > MAX_CELL_CHARS:
+            cell = cell.copy()
+            cell.truncate(MAX_CELL_CHARS, overflow="ellipsis")
+        return cell
     return cell
 
 
