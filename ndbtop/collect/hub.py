@@ -22,6 +22,7 @@ from ndbtop.collect.events import EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
+from ndbtop.collect.hub_snapshot import build_snapshot
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.once import collect_once
 from ndbtop.collect.series import (
@@ -31,12 +32,11 @@ from ndbtop.collect.series import (
     SeriesRecorder,
 )
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
-from ndbtop.findings import FindingsKeeper, evaluate
+from ndbtop.findings import FindingsKeeper
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.catalogue import EventType
 from ndbtop.mgm.events.decode import Event, decode_event
-from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
 from ndbtop.model.clock import Clock
@@ -50,7 +50,6 @@ from ndbtop.model.derive import (
     redo_fill_rates,
 )
 from ndbtop.model.history import PastStart, cluster_key, past_start
-from ndbtop.model.live import live_data_nodes, live_rows, live_sample
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -412,55 +411,9 @@ class Hub:
         """The monotonic time source ages are measured against (real time, even in a demo)."""
         return time.monotonic()
 
-    def _live_nodes(self, nodes: tuple[NodeStatus, ...],
-                    timelines: tuple[StartTimeline, ...]) -> frozenset[int]:
-        """The data nodes whose ndbinfo figures are live (:func:`live_data_nodes`)."""
-        sample = self._ndbinfo
-        if sample is None:
-            return frozenset()
-        # The sample is stamped on the hub's clock (simulated in the demo).
-        sample_wall = self.clock.wall() - (self.clock.monotonic() - sample.taken_at)
-        return live_data_nodes(nodes, sample, timelines, sample_wall=sample_wall)
-
     def snapshot(self) -> ClusterSnapshot:
-        """The current picture of the cluster."""
-        if self._cached is not None:
-            return self._cached
-        reading = self.mgm.reading
-        levels = self.mgm.log_levels or {}
-        nodes = reading.nodes if reading else ()
-        if self._told:
-            nodes = tuple(replace(n, status=self._told[n.node_id][0])
-                          if n.node_id in self._told and n.type == "NDB" else n for n in nodes)
-        timelines = tuple(self._timelines[k] for k in sorted(self._timelines))
-        live = self._live_nodes(nodes, timelines)
-        snap = ClusterSnapshot(
-            taken_at=time.monotonic(),
-            wall=self.clock.wall(),
-            interval=self.interval,
-            sources=self.source_statuses(),
-            mgm_address=reading.address if reading else None,
-            mgm_version=reading.version if reading else None,
-            nodes=nodes,
-            cluster_log_levels=tuple(levels.items()),
-            events=tuple(self._events),
-            events_total=self._events_total,
-            timelines=timelines,
-            statistics=tuple(self._statistics[k] for k in sorted(self._statistics)),
-            ndbinfo=live_sample(self._ndbinfo, live),
-            hit_ratios=live_rows(self._hit_ratios, live),
-            link_rates=live_rows(self._links.rates, live),
-            activity_rates=live_rows(self._activity.rates, live),
-            io_lag_rates=live_rows(self._io_lag.rates, live),
-            redo_fill_rates=live_rows(self._redo_fill.rates, live),
-            host=self.host.view if self.host else None,
-            history=self._series.series(),
-            past_starts=self._past,
-            backups=self._backups,
-            backup_failures=self._backup_failures,
-            config=self.config.config,
-            hosts=self.hosts.reports(nodes, timelines, self.cluster_config()),
-        )
-        snap = replace(snap, findings=self._findings.update(evaluate(snap), snap.wall))
-        self._cached = snap
-        return snap
+        """The current picture of the cluster (:func:`build_snapshot`), kept until a source
+        changes."""
+        if self._cached is None:
+            self._cached = build_snapshot(self)
+        return self._cached

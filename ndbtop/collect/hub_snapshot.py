@@ -1,0 +1,72 @@
+"""The hub's one snapshot: every source's last reading put together.
+
+The figures of a data node that is not live (not STARTED, or not read since its last
+start) are left out (:mod:`ndbtop.model.live`), a state an event told since the last
+``get status`` is shown, and the findings are judged on the result.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ndbtop.findings import evaluate
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.live import live_data_nodes, live_rows, live_sample
+from ndbtop.model.phases import StartTimeline
+from ndbtop.model.snapshot import ClusterSnapshot
+
+if TYPE_CHECKING:
+    from ndbtop.collect.hub import Hub
+
+
+def live_nodes(hub: Hub, nodes: tuple[NodeStatus, ...],
+               timelines: tuple[StartTimeline, ...]) -> frozenset[int]:
+    """The data nodes whose ndbinfo figures are live (:func:`live_data_nodes`)."""
+    sample = hub._ndbinfo
+    if sample is None:
+        return frozenset()
+    # The sample is stamped on the hub's clock (simulated in the demo).
+    sample_wall = hub.clock.wall() - (hub.clock.monotonic() - sample.taken_at)
+    return live_data_nodes(nodes, sample, timelines, sample_wall=sample_wall)
+
+
+def build_snapshot(hub: Hub) -> ClusterSnapshot:
+    """The current picture of the cluster the hub watches."""
+    reading = hub.mgm.reading
+    levels = hub.mgm.log_levels or {}
+    nodes = reading.nodes if reading else ()
+    if hub._told:
+        nodes = tuple(replace(n, status=hub._told[n.node_id][0])
+                      if n.node_id in hub._told and n.type == "NDB" else n for n in nodes)
+    timelines = tuple(hub._timelines[k] for k in sorted(hub._timelines))
+    live = live_nodes(hub, nodes, timelines)
+    snap = ClusterSnapshot(
+        taken_at=time.monotonic(),
+        wall=hub.clock.wall(),
+        interval=hub.interval,
+        sources=hub.source_statuses(),
+        mgm_address=reading.address if reading else None,
+        mgm_version=reading.version if reading else None,
+        nodes=nodes,
+        cluster_log_levels=tuple(levels.items()),
+        events=tuple(hub._events),
+        events_total=hub._events_total,
+        timelines=timelines,
+        statistics=tuple(hub._statistics[k] for k in sorted(hub._statistics)),
+        ndbinfo=live_sample(hub._ndbinfo, live),
+        hit_ratios=live_rows(hub._hit_ratios, live),
+        link_rates=live_rows(hub._links.rates, live),
+        activity_rates=live_rows(hub._activity.rates, live),
+        io_lag_rates=live_rows(hub._io_lag.rates, live),
+        redo_fill_rates=live_rows(hub._redo_fill.rates, live),
+        host=hub.host.view if hub.host else None,
+        history=hub._series.series(),
+        past_starts=hub._past,
+        backups=hub._backups,
+        backup_failures=hub._backup_failures,
+        config=hub.config.config,
+        hosts=hub.hosts.reports(nodes, timelines, hub.cluster_config()),
+    )
+    return replace(snap, findings=hub._findings.update(evaluate(snap), snap.wall))
