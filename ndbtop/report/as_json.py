@@ -340,6 +340,7 @@ def _view_json(h: HostView | None) -> dict[str, Any] | None:
         return None
     return {
         "interval_s": h.interval_s,
+        "hidden_disks": h.hidden_disks,
         "disks": [
             {
                 "disk": d.name,

@@ -55,6 +55,14 @@ def test_a_host_shows_at_most_max_devices_and_counts_the_rest() -> None:
     assert view.hidden_disks == 2000 - MAX_DEVICES
     # Partitions of listed disks are still left out, the kernel's order kept.
     assert [d.name for d in view.disks[:4]] == ["sd0x", "nvme0n1", "sd1x", "nvme1n1"]
+    # The Disk view's host title and the JSON say how many are not shown.
+    from ndbtop.model.hosts import HostReport
+    from ndbtop.report.as_json import _host_report_json
+    from ndbtop.tui.views.disk import _host_title
+
+    report = HostReport("db1", "ssh", (2,), "ok", view=view)
+    assert _host_title(report).plain == f"db1 nodes 2 (+{2000 - MAX_DEVICES} devices not shown)"
+    assert _host_report_json(report)["hidden_disks"] == 2000 - MAX_DEVICES
 
 
 def test_a_device_listed_twice_is_one_device() -> None:

@@ -55,6 +55,8 @@ def _host_title(h: HostReport) -> Text:
     title.append(f" nodes {nodes}")
     if h.state != "ok":
         title.append(f" {h.state}", style="bold red" if h.state == "error" else "yellow")
+    elif h.view is not None and h.view.hidden_disks:
+        title.append(f" (+{h.view.hidden_disks} devices not shown)", style="dim")
     return title
 
 
