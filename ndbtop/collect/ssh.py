@@ -23,7 +23,7 @@ from ndbtop.host.samples import DiskFree, HostSample, RedoFiles
 from ndbtop.host.view import HostView, host_view
 from ndbtop.model.hosts import smoothed_rate
 from ndbtop.model.sources import SourceState
-from ndbtop.textnum import int_or_none
+from ndbtop.textnum import int_or_none, is_digits
 
 READ_LIMIT = 8 * 1024 * 1024
 """Largest answer accepted from the loop (a sample or a file)."""
@@ -236,7 +236,7 @@ class SshHost:
                 continue
             body = [line.strip() for line in lines if line.strip() and not line.startswith(marker)]
             value = body[0] if body else ""
-            self.redo_births[d] = float(value) if value.isdigit() and int(value) > 0 else None
+            self.redo_births[d] = float(value) if is_digits(value, 12) and int(value) > 0 else None
 
     def redo_began(self, files: RedoFiles) -> float | None:
         """When the process's redo log files were first created, if the host can tell."""

@@ -121,7 +121,7 @@ def start_ticks(line: str) -> int | None:
     """Field 22 (``starttime``, clock ticks after boot) of a ``/proc/<pid>/stat`` line."""
     close_at = line.rfind(") ")
     rest = line[close_at + 2 :].split() if close_at > 0 else []
-    return int(rest[19]) if len(rest) > 19 and rest[19].isdigit() else None
+    return int(rest[19]) if len(rest) > 19 and is_digits(rest[19], 20) else None
 
 
 def fraglog_open(line: str) -> tuple[int, int, int] | None:
@@ -201,7 +201,7 @@ def parse_sample(lines: Sequence[str], marker: str, clk_tck: int) -> HostSample:
             if proc is not None:
                 proc.add(line)
         elif section == "stat":
-            if line.startswith("btime ") and line[6:].strip().isdigit():
+            if line.startswith("btime ") and is_digits(line[6:].strip(), 12):
                 btime = int(line[6:].strip())
             else:
                 cpu = cpu if cpu is not None else parse_cpu(line, clk_tck)

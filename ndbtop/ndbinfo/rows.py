@@ -28,7 +28,7 @@ from ndbtop.model.ndbinfo import (
     RestartInfo,
     ThreadCpu,
 )
-from ndbtop.textnum import MAX_FLOAT, MAX_WHOLE, float_or_none, int_or_none
+from ndbtop.textnum import MAX_FLOAT, MAX_WHOLE, float_or_none, int_or_none, is_digits
 
 Row = Sequence[object]
 _LOG_TYPE_ORDER = {"REDO": 0, "DD-UNDO": 1, "BACKUP-DATA": 2, "BACKUP-LOG": 3}
@@ -214,7 +214,7 @@ def _pressure(value: object) -> tuple[tuple[int, int, int], ...]:
     out: dict[int, tuple[int, int, int]] = {}
     for part in to_text(value).split(","):
         fields = part.strip().split(":")
-        if len(fields) == 3 and all(f.isascii() and f.isdigit() for f in fields):
+        if len(fields) == 3 and all(is_digits(f) for f in fields):
             remote, overloads, slowdowns = (int(f) for f in fields)
             out[remote] = (remote, overloads, slowdowns)
     return tuple(out[k] for k in sorted(out))

@@ -281,3 +281,15 @@ def test_once_json_prints_no_bare_nan() -> None:
     out = json_text(report_json(snap), indent=2)
     decoded = json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
     assert decoded["not_finite"] == {"host.interval_s": "nan"}
+
+
+def test_start_times_from_the_host_take_ascii_digits_only() -> None:
+    """A /proc stat line's starttime (field 22) and /proc/stat's btime are read by the one
+    ASCII rule: a Unicode digit or a number longer than any clock is no time."""
+    from ndbtop.host.procfs import start_ticks
+
+    fields = ["S"] + ["0"] * 18 + ["123456"] + ["0"] * 5
+    assert start_ticks("4242 (ndbmtd) " + " ".join(fields)) == 123456
+    for bad in ("12²", "٣٣", "9" * 5000):
+        fields[19] = bad
+        assert start_ticks("4242 (ndbmtd) " + " ".join(fields)) is None
