@@ -15,7 +15,7 @@ from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import NO_CONTACT, STARTING
 from ndbtop.sim.config import simple_config
 from ndbtop.sim.scenarios.options import ScenarioOptions
-from ndbtop.sim.scenarios.steps import asked_version
+from ndbtop.sim.scenarios.steps import asked_version, small_config
 from ndbtop.sim.startplan import INITIAL_START
 
 WARNING_EVENT, INFO_EVENT = 46, 49
@@ -50,16 +50,7 @@ SYSTEM_ERROR, LCP_SCAN_WATCHDOG_FAIL, NODE_DECLARED_DEAD, ARBIT_SHUTDOWN = 2303,
 
 def _four_nodes(name: str, options: ScenarioOptions) -> SimCluster:
     """Four started data nodes in two groups (2 and 3, 4 and 5) under light load."""
-    config = simple_config(
-        name,
-        ((2, "192.168.0.2", 0), (3, "192.168.0.3", 0), (4, "192.168.0.4", 1),
-         (5, "192.168.0.5", 1)),
-        api=tuple((i, None) for i in range(50, 54)),
-        max_exec_threads=4,
-        ndb_version=asked_version(options, make_version(8, 4, 3)),
-        sql_node_id=50,
-        connected_api=(51,),
-    )
+    config = small_config(name, options, ((2, 0), (3, 0), (4, 1), (5, 1)))
     cluster = SimCluster(config, options.seed)
     cluster.boot_started(uptime=7200.0)
     cluster.workload.tps = 2000.0

@@ -3,12 +3,10 @@ configuration change that restarted nodes pick up."""
 
 from __future__ import annotations
 
-from ndbtop.mgm.version import make_version
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.config import simple_config
 from ndbtop.sim.scenarios.field import threads
 from ndbtop.sim.scenarios.options import ScenarioOptions
-from ndbtop.sim.scenarios.steps import asked_version
+from ndbtop.sim.scenarios.steps import small_config
 
 # Single-user mode for a maintenance task, then back to normal.
 
@@ -31,20 +29,7 @@ def single_user(options: ScenarioOptions) -> SimCluster:
 
 
 def node_groups(options: ScenarioOptions) -> SimCluster:
-    config = simple_config(
-        "node-groups",
-        (
-            (2, "192.168.0.2", 0),
-            (3, "192.168.0.3", 1),
-            (4, "192.168.0.4", 0),
-            (5, "192.168.0.5", 1),
-        ),
-        api=tuple((i, None) for i in range(50, 54)),
-        max_exec_threads=4,
-        ndb_version=asked_version(options, make_version(8, 4, 3)),
-        sql_node_id=50,
-        connected_api=(51,),
-    )
+    config = small_config("node-groups", options, ((2, 0), (3, 1), (4, 0), (5, 1)))
     cluster = SimCluster(config, options.seed)
     cluster.boot_started((2, 3, 4))
     cluster.workload.tps = 1200.0
@@ -56,18 +41,8 @@ CONFIG_CHANGE_AT = 30.0
 
 
 def config_change(options: ScenarioOptions) -> SimCluster:
-    config = simple_config(
-        "config-change",
-        ((2, "192.168.0.2", 0), (3, "192.168.0.3", 0), (4, "192.168.0.4", 1),
-         (5, "192.168.0.5", 1)),
-        api=tuple((i, None) for i in range(50, 54)),
-        max_exec_threads=4,
-        ndb_version=asked_version(options, make_version(8, 4, 3)),
-        data_memory_mb=8192,
-        sql_node_id=50,
-        connected_api=(51,),
-        generation=4,
-    )
+    config = small_config("config-change", options, ((2, 0), (3, 0), (4, 1), (5, 1)),
+                          data_memory_mb=8192, generation=4)
     cluster = SimCluster(config, options.seed)
     cluster.boot_started()
     cluster.workload.tps = 2000.0

@@ -5,11 +5,9 @@ DataMemory climbing through the bands the data nodes report.
 
 from __future__ import annotations
 
-from ndbtop.mgm.version import make_version
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.config import simple_config
 from ndbtop.sim.scenarios.options import ScenarioOptions
-from ndbtop.sim.scenarios.steps import asked_version
+from ndbtop.sim.scenarios.steps import small_config
 
 REDO_FILES, REDO_FILE_MB = 16, 64
 """NoOfFragmentLogFiles and FragmentLogFileSize of ``redo-filling``: 1,024 MB a log part."""
@@ -28,16 +26,7 @@ DATA_MEMORY_MB, DATA_START, DATA_FILL_PAGES_S = 4096, 0.75, 218.0
 
 
 def _two_nodes(name: str, options: ScenarioOptions, **config: object) -> SimCluster:
-    cfg = simple_config(
-        name,
-        ((2, "192.168.0.2", 0), (3, "192.168.0.3", 0)),
-        api=tuple((i, None) for i in range(50, 54)),
-        max_exec_threads=4,
-        ndb_version=asked_version(options, make_version(8, 4, 3)),
-        sql_node_id=50,
-        connected_api=(51,),
-        **config,
-    )
+    cfg = small_config(name, options, ((2, 0), (3, 0)), **config)
     return SimCluster(cfg, options.seed)
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ndbtop.mgm.version import parse_version_text
+from ndbtop.mgm.version import make_version, parse_version_text
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import STARTED
+from ndbtop.sim.config import ClusterConfig, simple_config
 from ndbtop.sim.scenarios.options import ScenarioOptions
 
 
@@ -35,3 +36,20 @@ def started(cluster: SimCluster, *node_ids: int) -> Callable[[], bool]:
 def asked_version(options: ScenarioOptions, default: int) -> int:
     """The NDB version the user asked for, else the scenario's ``default``."""
     return parse_version_text(options.ndb_version) if options.ndb_version else default
+
+
+def small_config(name: str, options: ScenarioOptions, groups: tuple[tuple[int, int], ...],
+                 **extra: object) -> ClusterConfig:
+    """The small clusters of the maintenance and diagnostics scenarios: data nodes
+    ``(id, node group)`` on 192.168.0.<id> with 4 execution threads, API slots 50-53 (the
+    SQL node 50 and an application, 51, connected), NDB 8.4.3 unless asked otherwise."""
+    return simple_config(
+        name,
+        tuple((node_id, f"192.168.0.{node_id}", group) for node_id, group in groups),
+        api=tuple((i, None) for i in range(50, 54)),
+        max_exec_threads=4,
+        ndb_version=asked_version(options, make_version(8, 4, 3)),
+        sql_node_id=50,
+        connected_api=(51,),
+        **extra,
+    )

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from ndbtop.mgm.version import make_version
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.config import simple_config
 from ndbtop.sim.errorlog import Crash, error_log_file
 from ndbtop.sim.ndbinfo_rows import process_id
 from ndbtop.sim.scenarios.options import ScenarioOptions
-from ndbtop.sim.scenarios.steps import asked_version
+from ndbtop.sim.scenarios.steps import small_config
 
 DOWN_NODE = 3
 """The data node that failed before the scenario begins."""
@@ -18,16 +16,7 @@ def node_down(options: ScenarioOptions) -> SimCluster:
     """Four data nodes in two groups; node 3 stopped on a full file system hours ago and
     stays NO_CONTACT: its host holds its error log (an older crash, then this one), its
     DataDir's file system is full and no ndbmtd runs for it."""
-    config = simple_config(
-        "node-down",
-        ((2, "192.168.0.2", 0), (3, "192.168.0.3", 0), (4, "192.168.0.4", 1),
-         (5, "192.168.0.5", 1)),
-        api=tuple((i, None) for i in range(50, 54)),
-        max_exec_threads=4,
-        ndb_version=asked_version(options, make_version(8, 4, 3)),
-        sql_node_id=50,
-        connected_api=(51,),
-    )
+    config = small_config("node-down", options, ((2, 0), (3, 0), (4, 1), (5, 1)))
     cluster = SimCluster(config, options.seed)
     cluster.boot_started((2, 4, 5))
     cluster.workload.tps = 1500.0
