@@ -38,6 +38,8 @@ def sample(o: Option) -> list[str]:
         return [o.name]
     if "choices" in kwargs:
         return [o.name, kwargs["choices"][-1]]
+    if o.name == "--section":
+        return [o.name, "nodes"]
     return [o.name, "4"]
 
 

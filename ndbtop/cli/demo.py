@@ -20,6 +20,8 @@ def run_demo(args: argparse.Namespace) -> int:
         return 0
     if args.json and not args.once:
         raise UsageError("--json needs --once")
+    if args.section is not None and not args.once:
+        raise UsageError("--section needs --once")
     if args.once:
         return asyncio.run(_demo_once(args))
     return _demo_tui(args)
@@ -58,6 +60,6 @@ async def _demo_once(args: argparse.Namespace) -> int:
         events = hub.events
         if events is not None:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)
-        return await print_once(hub, args.json)
+        return await print_once(hub, args.json, args.section)
     finally:
         await sim.close()

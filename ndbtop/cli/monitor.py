@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.actions.left_not_started import LeftNotStarted
@@ -15,7 +16,9 @@ from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceState
+from ndbtop.report.once_sections import sections_json, sections_panels, sections_text
 from ndbtop.report.render import report_json, report_text
+from ndbtop.report.sections import default_panels
 from ndbtop.sanitise import json_text
 
 
@@ -23,6 +26,8 @@ def run_monitor(args: argparse.Namespace) -> int:
     """Open the live view, or print one report."""
     if args.json and not args.once:
         raise UsageError("--json needs --once")
+    if args.section is not None and not args.once:
+        raise UsageError("--section needs --once")
     connectstring = cluster_connectstring(args)
     hub = Hub(
         connectstring,
@@ -36,13 +41,13 @@ def run_monitor(args: argparse.Namespace) -> int:
         backup_status_every=args.backup_status_interval,
     )
     if args.once:
-        return asyncio.run(print_once(hub, args.json))
+        return asyncio.run(print_once(hub, args.json, args.section))
     from ndbtop.tui.launch import run_tui
 
     return run_tui(hub, args)
 
 
-async def print_once(hub: Hub, as_json: bool) -> int:
+async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = None) -> int:
     """Collect once and print the report.
 
     The management server must answer (its error is raised); the report is printed
@@ -52,7 +57,8 @@ async def print_once(hub: Hub, as_json: bool) -> int:
     not be reached or refused, and status 3. The configuration and the events are
     secondary: without them the report still stands.
     """
-    hub.want_processes(True)
+    hub.want_panels("once", default_panels() if sections is None
+                    else sections_panels(sections))
     try:
         snapshot = await hub.collect_once()
     finally:
@@ -61,13 +67,16 @@ async def print_once(hub: Hub, as_json: bool) -> int:
     # --audit-log: it acts on nothing).
     notes = LeftNotStarted(AuditLog(default_audit_path())).notes(snapshot.nodes)
     if as_json:
-        report = report_json(snapshot)
-        for node in report["nodes"]:
+        report = report_json(snapshot) if sections is None else sections_json(snapshot,
+                                                                               sections)
+        for node in report.get("nodes", ()):
             if node["node_id"] in notes:
                 node["note"] = notes[node["node_id"]]
         sys.stdout.write(json_text(report, indent=2) + "\n")
-    else:
+    elif sections is None:
         sys.stdout.write(report_text(snapshot, notes))
+    else:
+        sys.stdout.write(sections_text(snapshot, sections, notes))
     sys.stdout.flush()
     failed = [s for s in snapshot.sources if s.state not in ANSWERED and s.name not in SECONDARY]
     for source in failed:

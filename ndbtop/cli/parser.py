@@ -17,6 +17,7 @@ from ndbtop import __version__
 from ndbtop.actions.backup_commands import BackupCommandError, parse_backup_id
 from ndbtop.cli.clashes import refuse_clashes
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
+from ndbtop.report.sections import parse_sections, section_names
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
 from ndbtop.textnum import MAX_WHOLE, NumberError, is_digits, parse_float, parse_int
@@ -136,6 +137,13 @@ def _report_frequency(text: str) -> int:
     return int(text)
 
 
+def _sections(text: str) -> tuple[str, ...]:
+    try:
+        return parse_sections(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _interval(text: str) -> float:
     value = number(0, 3600, above=True)(text)
     if value < 0.1:
@@ -214,6 +222,11 @@ OPTIONS: tuple[Option, ...] = (
     # What to show, how often.
     option("--once", commands={LIVE, "demo"}, group=DISPLAY, action="store_true", default=False,
            help="print one report and exit (two samples --interval apart for rates)"),
+    option("--section", commands={LIVE, "demo"}, group=DISPLAY, type=_sections,
+           metavar="NAME,...", default=None,
+           help="with --once: only these sections, the heading and the sources ("
+           + ", ".join(section_names()) + "); a triage section's ndbinfo tables are read "
+           "only when it is asked for or a view shows it"),
     option("--json", commands={LIVE, "demo", "wait"}, group=DISPLAY, action="store_true",
            default=False, help="print JSON (with --once; wait: one line per change)"),
     option("--interval", commands=CONNECTING - {"rolling-restart", "mgm", "config"} | {"demo"},

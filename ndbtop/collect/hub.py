@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -170,6 +170,7 @@ class Hub:
         self._recorded: dict[str, object] = {}
         self.threads_wanted = True
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
+        self._panels_wanted: dict[str, frozenset[str]] = {}
         self._threads_read_at: float | None = None
         self._findings = FindingsKeeper()
         self._urgent = False
@@ -335,12 +336,23 @@ class Hub:
         if hasattr(reader, "threads_wanted"):
             reader.threads_wanted = wanted  # type: ignore[union-attr]
 
-    def want_processes(self, wanted: bool) -> None:
-        """Read ``ndbinfo.processes`` at every refresh while something shows the API nodes'
-        processes (an API node's detail, ``--once``, a bundle); never otherwise."""
+    def want_panels(self, owner: str, panels: Iterable[str]) -> None:
+        """Read the on-demand ndbinfo panels ``owner`` shows (a view, ``--once --section``, a
+        bundle) at every refresh, until it asks for none; the reader reads the union of every
+        owner's panels, and none while no one asks."""
+        wanted = frozenset(panels)
+        if wanted:
+            self._panels_wanted[owner] = wanted
+        else:
+            self._panels_wanted.pop(owner, None)
+        union = frozenset().union(*self._panels_wanted.values())
         reader = self.sql.reader if self.sql is not None else None
-        if hasattr(reader, "processes_wanted"):
-            reader.processes_wanted = wanted  # type: ignore[union-attr]
+        if hasattr(reader, "wanted") and reader.wanted != union:  # type: ignore[union-attr]
+            reader.wanted = union  # type: ignore[union-attr]
+
+    def panels_wanted(self) -> frozenset[str]:
+        """Every on-demand panel some owner asks for."""
+        return frozenset().union(*self._panels_wanted.values())
 
     async def start(self) -> None:
         """Start one task per source."""

@@ -45,6 +45,10 @@ from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
 
+MAX_ON_DEMAND_PER_SAMPLE = 4
+"""Statements one sample may send for the panels asked for on demand (:data:`q.ON_DEMAND`),
+beyond :data:`MAX_QUERIES_PER_SAMPLE`: they are read only while something shows them."""
+
 MAX_LAYOUT_READS_PER_SAMPLE = 2
 """Thread-layout reads one sample may add to the fast tier (leaving no slow query)."""
 
@@ -123,9 +127,9 @@ class NdbinfoCollector(Statements):
         thread for it (4,608 in the largest clusters) and the client builds a value per
         thread: a live view that shows no thread wants them only now and then. A sample
         that does not read them keeps those last read (``read_at`` tells when)."""
-        self.processes_wanted = False
-        """Whether samples read ``ndbinfo.processes`` (an API node's detail, ``--once``, a
-        bundle ask for it); never read otherwise, not even at connect."""
+        self.wanted: frozenset[str] = frozenset()
+        """The panels of :data:`q.ON_DEMAND` samples read (a view, ``--once --section``, a
+        bundle ask for them); never read otherwise, not even at connect."""
         self._conn: pymysql.connections.Connection | None = None
         self._version: int | None = None
         self._account: str | None = None
@@ -256,18 +260,13 @@ class NdbinfoCollector(Statements):
             ):
                 self._read_layout(self._layout_pending[0], tally)
                 layout_reads += 1
-            if self.processes_wanted and tally.queries < MAX_QUERIES_PER_SAMPLE:
-                if q.has(self._version, "processes"):
-                    self._read_panel(q.PROCESSES, tally)
-                else:
-                    self._unavailable["processes"] = (
-                        f"ndbinfo.processes needs NDB {q.version_text(q.SINCE['processes'])}")
             rotation = self._rotation
             if rotation:
                 query = rotation[self._next_slow % len(rotation)]
                 if tally.queries + self._statements_at_most(query) <= MAX_QUERIES_PER_SAMPLE:
                     self._read_panel(query, tally)
                     self._next_slow += 1
+            self._read_on_demand(tally)
         except SqlError:
             self.close()
             raise
@@ -281,6 +280,17 @@ class NdbinfoCollector(Statements):
             self._panels["threads"] = threads
             self._read_at["threads"] = taken_at
         return self._sample(taken_at, tally)
+
+    def _read_on_demand(self, tally: Tally) -> None:
+        start = tally.queries
+        for panel, query in q.ON_DEMAND.items():
+            if panel not in self.wanted or tally.queries - start >= MAX_ON_DEMAND_PER_SAMPLE:
+                continue
+            if q.has(self._version, query.table):
+                self._read_panel(query, tally)
+            else:
+                self._unavailable[panel] = (
+                    f"ndbinfo.{query.table} needs NDB {q.version_text(q.SINCE[query.table])}")
 
     def read_all_config_values(self) -> tuple[tuple[int, int, str], ...]:
         """Every (node, parameter id, value) of ``ndbinfo.config_values``: one read on

@@ -158,18 +158,18 @@ class FailoverReader:
         self.cluster_nodes: Callable[[], Sequence[NodeStatus]] = lambda: ()
         """The nodes ``get status`` reports (set by the hub; read by ``auto``)."""
         self._threads_wanted = True
-        self._processes_wanted = False
+        self._wanted: frozenset[str] = frozenset()
 
     @property
-    def processes_wanted(self) -> bool:
-        """Whether samples read ``ndbinfo.processes`` (passed on to every SQL node's reader)."""
-        return self._processes_wanted
+    def wanted(self) -> frozenset[str]:
+        """The panels read on demand (passed on to every SQL node's reader)."""
+        return self._wanted
 
-    @processes_wanted.setter
-    def processes_wanted(self, wanted: bool) -> None:
-        self._processes_wanted = wanted
+    @wanted.setter
+    def wanted(self, panels: frozenset[str]) -> None:
+        self._wanted = panels
         for reader in self._readers.values():
-            _want_processes(reader, wanted)
+            _want_panels(reader, panels)
 
     @property
     def threads_wanted(self) -> bool:
@@ -210,7 +210,7 @@ class FailoverReader:
         if reader is None:
             reader = self._readers[key] = self._make(options)
             _want_threads(reader, self._threads_wanted)
-            _want_processes(reader, self._processes_wanted)
+            _want_panels(reader, self._wanted)
         return reader
 
     def _ordered(self) -> list[Reader]:
@@ -328,9 +328,9 @@ def _want_threads(reader: Reader, wanted: bool) -> None:
         reader.threads_wanted = wanted  # type: ignore[attr-defined]
 
 
-def _want_processes(reader: Reader, wanted: bool) -> None:
-    if hasattr(reader, "processes_wanted"):
-        reader.processes_wanted = wanted  # type: ignore[attr-defined]
+def _want_panels(reader: Reader, panels: frozenset[str]) -> None:
+    if hasattr(reader, "wanted"):
+        reader.wanted = panels  # type: ignore[attr-defined]
 
 
 def failover_reader(

@@ -307,6 +307,11 @@ ALL_CONFIG_VALUES = _q(
 """Every parameter each data node runs with: read once by ``ndbtop config --diff-running``,
 never by a refresh."""
 
+ON_DEMAND: dict[str, Query] = {query.panel: query for query in (PROCESSES,)}
+"""Panels read only while something asks for them (a view that shows them, ``--once
+--section``, a bundle), at every refresh then, never in the background: the tables a support
+engineer reads by hand when triaging, each a scan of every data node."""
+
 SLOW_ROTATION = (
     NODES,
     COUNTERS,

@@ -18,7 +18,7 @@ from ndbtop.model.summary import summarize
 from ndbtop.report.backups import backups_json
 from ndbtop.report.config_report import config_json, node_group_json
 from ndbtop.report.findings import finding_json
-from ndbtop.report.processes import processes_json
+from ndbtop.report.sections import default_sections_json
 
 
 def _iso(epoch: float) -> str:
@@ -65,7 +65,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
         "cluster_log_levels": dict(snap.cluster_log_levels),
         "config": config_json(snap),
         "findings": [finding_json(f) for f in snap.findings],
-        "processes": processes_json(snap),
+        **default_sections_json(snap),
     }
     out.update(_ndbinfo_json(snap))
     out["host"] = _view_json(snap.host)

@@ -20,7 +20,7 @@ from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
 from ndbtop.report.findings import findings_text
-from ndbtop.report.processes import processes_text
+from ndbtop.report.sections import default_sections_text
 from ndbtop.report.tables import duration, format_table, human_bytes, per_second
 
 
@@ -74,11 +74,30 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     """The snapshot as sections of plain tables (every line at most
     :data:`~ndbtop.elide.MAX_LINE_CHARS` characters); ``node_notes`` are said under the
     nodes (a node a failed restart wait left NOT_STARTED)."""
-    s = summarize(snap.nodes, snap.config)
+    lines = [heading_text(snap)]
+    lines += nodes_text(snap, node_notes)
+    lines += findings_text(snap.findings)
+    lines += config_text(snap)
+    lines += default_sections_text(snap)
+    lines += sources_text(snap)
+    lines += backups_text(snap)
+    lines += _ndbinfo_text(snap)
+    lines += _host_text(snap)
+    return elide_lines("\n".join(lines)) + "\n"
+
+
+def heading_text(snap: ClusterSnapshot) -> str:
+    """The report's first line: which cluster, which version, when."""
     when = dt.datetime.fromtimestamp(snap.wall).strftime("%Y-%m-%d %H:%M:%S")
     where = snap.mgm_address or "(no management server)"
+    return f"Cluster at {where}, NDB {snap.mgm_version or '?'}, {when}"
+
+
+def nodes_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = None) -> list[str]:
+    """The summary and every node with its phase and timer; notes, redo progress, down
+    nodes' triage."""
+    s = summarize(snap.nodes, snap.config)
     lines = [
-        f"Cluster at {where}, NDB {snap.mgm_version or '?'}, {when}",
         f"Data nodes started {s.data_started}/{s.data_nodes}; node groups missing a node: "
         f"{', '.join(f'#{g}' for g in s.groups_missing) or 'none'}; API slots connected "
         f"{s.api_connected}/{s.api_slots}"
@@ -125,10 +144,12 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
                 + ("" if r.completed else f", ETA {duration(r.eta_s)}")
             )
     lines += _down_text(snap)
-    lines += findings_text(snap.findings)
-    lines += config_text(snap)
-    lines += processes_text(snap)
-    lines += ["", "Sources:"]
+    return lines
+
+
+def sources_text(snap: ClusterSnapshot) -> list[str]:
+    """Every source with its state, age and what it cannot read."""
+    lines = ["", "Sources:"]
     for src in snap.sources:
         age = src.age(snap.taken_at)
         shown = "waiting" if src.state is SourceState.UNAVAILABLE else src.state.value
@@ -139,10 +160,7 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
         if via:
             lines.extend(f"           also {other}" for other in src.others)
         lines += [f"           {part} unavailable: {why}" for part, why in src.unavailable]
-    lines += backups_text(snap)
-    lines += _ndbinfo_text(snap)
-    lines += _host_text(snap)
-    return elide_lines("\n".join(lines)) + "\n"
+    return lines
 
 
 def _ndbinfo_text(snap: ClusterSnapshot) -> list[str]:

@@ -34,8 +34,8 @@ from ndbtop.model.config_raw import config_ini
 from ndbtop.record.reader import read_recording
 from ndbtop.report.audit_tail import cluster_targets, this_cluster
 from ndbtop.report.findings import findings_text
-from ndbtop.report.processes import processes_text
 from ndbtop.report.render import error_log_json, error_log_line, report_json, report_text
+from ndbtop.report.sections import TRIAGE, bundle_panels
 from ndbtop.sanitise import json_text, sanitise, sanitise_lines
 
 MEMORY_REPORT = 50
@@ -169,7 +169,7 @@ async def collect_bundle(
     """Collect everything; the management server must answer, other parts may fail."""
     bundle = Bundle()
     progress("reading the cluster (two samples for rates)")
-    hub.want_processes(True)
+    hub.want_panels("bundle", bundle_panels())
     snap = await hub.collect_once()
     bundle.add(
         "report.txt",
@@ -186,9 +186,9 @@ async def collect_bundle(
         "\n".join(findings_text(snap.findings)).lstrip("\n") + "\n",
         "what is wrong or about to go wrong, with evidence, threshold and advice",
     )
-    bundle.add("processes.txt", "\n".join(processes_text(snap)).lstrip("\n") + "\n",
-               "the connected API and SQL nodes: address, version, process name and pid, "
-               "service URI, connect count (get status, ndbinfo.processes)")
+    for section in TRIAGE:
+        bundle.add(section.bundle_file, "\n".join(section.text(snap)).lstrip("\n") + "\n",
+                   section.bundle_note)
     bundle.add("config.ini", _config_ini(hub), "the configuration the management server "
                "holds, in config.ini form, every parameter (ndbtop config --all)")
     down = [n.node_id for n in snap.data_nodes() if n.status not in ("STARTED", "STARTING")]

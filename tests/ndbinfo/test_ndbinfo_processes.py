@@ -11,7 +11,11 @@ import asyncio
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, NODE_VERSION, MariaDbServer
 
 from ndbtop.model.ndbinfo import ApiProcess
-from ndbtop.ndbinfo.collector import MAX_QUERIES_PER_SAMPLE, NdbinfoCollector
+from ndbtop.ndbinfo.collector import (
+    MAX_ON_DEMAND_PER_SAMPLE,
+    MAX_QUERIES_PER_SAMPLE,
+    NdbinfoCollector,
+)
 from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.rows import parse_processes
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
@@ -41,14 +45,14 @@ async def test_the_simulated_sql_node_serves_them_only_when_asked() -> None:
                                                   user="root", password=""))
         await asyncio.to_thread(collector.connect)
         before = await asyncio.to_thread(collector.sample)
-        collector.processes_wanted = True
+        collector.wanted = frozenset({"processes"})
         wanted = await asyncio.to_thread(collector.sample)
         collector.close()
     finally:
         await server.close()
     assert before.processes == () and before.panel_read_at("processes") is None
     assert wanted.panel_read_at("processes") is not None
-    assert wanted.queries <= MAX_QUERIES_PER_SAMPLE
+    assert wanted.queries <= MAX_QUERIES_PER_SAMPLE + MAX_ON_DEMAND_PER_SAMPLE
     api = [n for n in cluster.config.api_nodes if n.node_id in cluster.api_connected]
     assert [p.node_id for p in wanted.processes] == sorted(a.node_id for a in api)
     sql = next(p for p in wanted.processes if p.node_id == cluster.config.sql_node_id)
@@ -63,7 +67,7 @@ def test_mariadb_with_the_real_columns(mariadb: MariaDbServer) -> None:
     collector.connect()
     try:
         assert collector.sample().processes == ()
-        collector.processes_wanted = True
+        collector.wanted = frozenset({"processes"})
         sample = collector.sample()
     finally:
         collector.close()

@@ -111,11 +111,14 @@ class MainScreen(Screen[None]):
             self.want_processes()
 
     def want_processes(self) -> None:
-        """Have ``ndbinfo.processes`` read only while the Nodes view details an API node."""
-        want = getattr(self.ndbtop.hub, "want_processes", None)
+        """Have ``ndbinfo.processes`` read only while the Nodes view details an API node, and
+        a view's on-demand panels only while it shows (``panels_wanted`` of the view)."""
+        want = getattr(self.ndbtop.hub, "want_panels", None)
         if want is not None:
             view = self.current_view
-            want(isinstance(view, NodesView) and view.shows_api_node())
+            api = isinstance(view, NodesView) and view.shows_api_node()
+            want("api-detail", ("processes",) if api else ())
+            want("view", getattr(view, "panels_wanted", ()))
 
     def on_data_table_row_highlighted(self) -> None:
         """Selecting another node redraws its details at once."""

@@ -1,0 +1,98 @@
+"""The triage sections: what a support engineer reads by hand from ``ndbinfo``, each read
+only while something asks for it.
+
+A section names the on-demand ndbinfo panels it needs (:data:`ndbtop.ndbinfo.queries.
+ON_DEMAND`), how it reads as JSON and as text, whether the plain ``--once`` report carries it,
+and the file it is in a bundle. ``--once --section NAME`` asks for it by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.report.processes import processes_json, processes_text
+
+
+@dataclass(frozen=True)
+class Section:
+    """One triage section of the report and the bundle."""
+
+    name: str
+    panels: tuple[str, ...]
+    """The on-demand ndbinfo panels it reads."""
+    json: Callable[[ClusterSnapshot], dict[str, Any]]
+    """Its keys of the JSON report."""
+    text: Callable[[ClusterSnapshot], list[str]]
+    """Its lines of the text report (starting with a blank line)."""
+    default: bool
+    """Whether the plain ``--once`` report carries it (a few rows a node: cheap)."""
+    bundle_file: str
+    bundle_note: str
+
+
+TRIAGE: tuple[Section, ...] = (
+    Section(
+        "processes", ("processes",),
+        lambda snap: {"processes": processes_json(snap)}, processes_text, True,
+        "processes.txt", "the connected API and SQL nodes: address, version, process name "
+        "and pid, service URI, connect count (get status, ndbinfo.processes)"),
+)
+"""Every triage section, in the order the reports give them."""
+
+
+CORE = ("nodes", "findings", "config")
+"""The sections of the snapshot every refresh reads (:mod:`ndbtop.report.once_sections`)."""
+
+
+def section_names() -> tuple[str, ...]:
+    """Every name ``--section`` takes, in report order."""
+    return (*CORE, *(s.name for s in TRIAGE))
+
+
+def parse_sections(text: str) -> tuple[str, ...]:
+    """The names of a comma-separated ``--section`` value; ValueError names an unknown one."""
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if not names:
+        raise ValueError("no section named")
+    known = section_names()
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown section {name!r} (one of: {', '.join(known)})")
+    return tuple(n for n in known if n in names)
+
+
+def triage_section(name: str) -> Section | None:
+    """The section called ``name``, if any."""
+    return next((s for s in TRIAGE if s.name == name), None)
+
+
+def panels_of(sections: Iterable[Section]) -> frozenset[str]:
+    """The on-demand panels ``sections`` read."""
+    return frozenset(panel for s in sections for panel in s.panels)
+
+
+def default_panels() -> frozenset[str]:
+    """The panels the plain ``--once`` report reads."""
+    return panels_of(s for s in TRIAGE if s.default)
+
+
+def bundle_panels() -> frozenset[str]:
+    """The panels a bundle reads: every section's."""
+    return panels_of(TRIAGE)
+
+
+def default_sections_json(snap: ClusterSnapshot) -> dict[str, Any]:
+    """The keys of the plain ``--once --json`` report from its triage sections."""
+    out: dict[str, Any] = {}
+    for s in TRIAGE:
+        if s.default:
+            out.update(s.json(snap))
+    return out
+
+
+def default_sections_text(snap: ClusterSnapshot) -> list[str]:
+    """The lines of the plain ``--once`` report from its triage sections."""
+    return [line for s in TRIAGE if s.default for line in s.text(snap)]

@@ -1,0 +1,82 @@
+"""`--once --section`: a report of the named sections only, and the on-demand ndbinfo panels
+read only for the sections asked for."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ndbtop.cli import main
+from ndbtop.collect.hub import Hub
+from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.model.clock import RealClock
+from ndbtop.report.once_sections import CORE_KEYS
+from ndbtop.report.sections import CORE, TRIAGE, parse_sections, section_names
+
+
+def once(ts: Any, *extra: str) -> list[str]:
+    return ["--once", "-c", ts.connectstring, "--mysql-host", "127.0.0.1", "--mysql-port",
+            str(ts.sim.sql_port), "--mysql-user", "root", "--no-host", "--interval", "0.2",
+            *extra]
+
+
+def test_names_are_checked_and_put_in_report_order() -> None:
+    assert tuple(CORE_KEYS) == CORE
+    assert section_names() == (*CORE, *(s.name for s in TRIAGE))
+    assert parse_sections(" processes, nodes,processes") == ("nodes", "processes")
+    with pytest.raises(ValueError, match="unknown section 'memory'"):
+        parse_sections("nodes,memory")
+    with pytest.raises(ValueError, match="no section"):
+        parse_sections(" , ")
+
+
+def test_a_bad_name_or_no_once_is_a_one_line_usage_error(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["demo", "--once", "--section", "nodes,bogus"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown section 'bogus'" in err and "Traceback" not in err
+    assert main(["demo", "--section", "nodes"]) == 2
+    assert "--section needs --once" in capsys.readouterr().err
+
+
+def test_json_holds_only_the_named_sections(threaded_sim: Callable[..., Any],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    ts = threaded_sim("threads", speed=1e-6, sql=True)
+    assert main(once(ts, "--json", "--section", "processes")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"time", "mgm", "sources", "processes"}
+    sql_node = ts.sim.cluster.config.sql_node_id
+    assert any(p["node_id"] == sql_node and p["process_name"] == "mysqld"
+               for p in report["processes"])
+
+    assert main(once(ts, "--json", "--section", "findings,nodes")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"time", "mgm", "sources", "summary", "nodes", "start_timelines",
+                           "findings"}
+
+
+def test_text_holds_the_heading_the_sections_and_the_sources(
+        threaded_sim: Callable[..., Any], capsys: pytest.CaptureFixture[str]) -> None:
+    ts = threaded_sim("threads", speed=1e-6, sql=True)
+    assert main(once(ts, "--section", "processes")) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Cluster at ")
+    assert "Connected API and SQL nodes:" in out and "mysqld" in out
+    assert "Sources:" in out
+    assert "Data nodes started" not in out and "Findings" not in out
+
+
+def test_panels_are_the_union_of_their_owners_and_none_once_released() -> None:
+    hub = Hub(parse_connectstring("127.0.0.1:1"), RealClock(), 1.0)
+    hub.want_panels("view", ("tables",))
+    hub.want_panels("once", ("processes", "tables"))
+    assert hub.panels_wanted() == {"processes", "tables"}
+    hub.want_panels("once", ())
+    assert hub.panels_wanted() == {"tables"}
+    hub.want_panels("view", [])
+    assert hub.panels_wanted() == frozenset()
