@@ -136,11 +136,12 @@ def membership(snap: ClusterSnapshot) -> Membership:
     started = [n for n in snap.data_nodes() if n.status in LIVE_STATES]
     groups = _groups(snap, rows)
     candidates = _candidates(snap)
-    events = _events(snap)
+    arbitration = _arbitration_events(snap.events)
+    events = _events(snap, arbitration)
     if membership_read(snap) and rows:
         return _from_rows(snap, rows, started, groups, candidates, events)
     president, successor = _by_dynamic_id(started)
-    status = arbitration_status(_arbitration_events(snap.events))
+    status = arbitration_status(arbitration)
     node = status.arbitrator if status.phase is ArbitrationPhase.RUNNING else None
     arbitrator = Arbitrator(node, _configured_rank(snap.config, node),
                             _PHASE_STATE.get(status.phase), None, None, len(started))
@@ -267,10 +268,11 @@ def _arbitration_events(events: Sequence[Event]) -> list[Event]:
     return [e for e in events if e.type in kinds and arbit_report(e) is not None]
 
 
-def _events(snap: ClusterSnapshot) -> tuple[ArbitrationEvent, ...]:
+def _events(snap: ClusterSnapshot, arbitration: Sequence[Event]
+            ) -> tuple[ArbitrationEvent, ...]:
     mgmds = [n.node_id for n in snap.nodes if n.type == "MGM"]
     out = []
-    for e in _arbitration_events(snap.events):
+    for e in arbitration[-MAX_EVENTS:]:
         report = arbit_report(e)
         if report is None:
             continue
@@ -279,11 +281,12 @@ def _events(snap: ClusterSnapshot) -> tuple[ArbitrationEvent, ...]:
             e.received_at, e.source_node, "ArbitResult" if report.result else "ArbitState",
             e.text, meaning.summary if meaning else "",
             meaning.concern.value if meaning else ""))
-    return tuple(out[-MAX_EVENTS:])
+    return tuple(out)
 
 
-def headline(m: Membership) -> str:
-    """One line: ``president 1 · successor 2 · arbitrator 49 rank 1 active, agreed by 4/4``."""
+def headline(m: Membership, short: bool = False) -> str:
+    """One line: ``president 1 · successor 2 · arbitrator 49 rank 1 active, agreed by 4/4``
+    (``short``: the source named in two words, for the screen)."""
     parts = [f"president {_id(m.president)}", f"successor {_id(m.successor)}"]
     a = m.arbitrator
     if a.node_id is None:
@@ -301,7 +304,8 @@ def headline(m: Membership) -> str:
     parts.append(arb)
     line = " · ".join(parts)
     if m.source == FROM_EVENTS:
-        line += " (events and configuration: no ndbinfo.membership)"
+        line += (" (from events and config)" if short
+                 else " (events and configuration: no ndbinfo.membership)")
     return line
 
 
