@@ -1,0 +1,66 @@
+"""The Nodes view's membership line and panel while the arbitrator-change scenario plays:
+data node 2, the president, fails (node 3 takes over), then management server 1, the
+arbitrator, loses the data nodes and 49 takes its place. ndbinfo.membership is read only
+while the Nodes view shows."""
+
+from __future__ import annotations
+
+from ndbtop.sim.scenarios import build_scenario
+from ndbtop.sim.scenarios.triage import ARBITRATOR_LOST_AT, PRESIDENT_FAILS_AT
+from ndbtop.tui.views.nodes import NodesView
+
+
+def cluster_before_the_failures():  # noqa: ANN201
+    cluster = build_scenario("arbitrator-change")
+    cluster.advance_to(PRESIDENT_FAILS_AT - 5)
+    return cluster
+
+
+async def listening(t) -> None:  # noqa: ANN001
+    """Wait until the event listener is subscribed: events of the failures reach it."""
+    await t.until(lambda: t.hub.events.listening_levels is not None, "the event listener")
+
+
+async def test_the_line_follows_the_president_and_the_arbitrator(tui) -> None:
+    async with tui(cluster_before_the_failures(), manual=True) as t:
+        await t.until_shown("president 2 · successor 3 · arbitrator 1 rank 1 active, "
+                            "agreed by 4/4")
+        assert "membership" in t.hub.panels_wanted()
+        await listening(t)
+        await t.advance(PRESIDENT_FAILS_AT + 2 - t.sim.cluster.now)
+        await t.until_shown("president 3 · successor 4 · arbitrator 1 rank 1 active, "
+                            "agreed by 3/3")
+        await t.advance(ARBITRATOR_LOST_AT + 3 - t.sim.cluster.now)
+        await t.until_shown("president 3 · successor 4 · arbitrator 49 rank 1 active, "
+                            "agreed by 3/3")
+
+        # A management server's row shows the whole membership in the detail panel.
+        view = t.app.query_one(NodesView)
+        table = t.table("#nodes")
+        table.move_cursor(row=table.get_row_index("49"))
+        await t.until_shown("heartbeat ring: 3 → 4 → 5 → 3")
+        await t.until_shown("Started arbitrator node 49")
+        text = t.text()
+        assert "node groups: 0: 2 3 (1/2 started)  ·  1: 4 5 (2/2 started)" in text
+        assert "Started arbitrator node 49" in text and "Lost arbitrator node 1" in text
+        assert view.drawn_for == 49
+
+        # Another view: the table is no longer read.
+        await t.view("2")
+        await t.until(lambda: "membership" not in t.hub.panels_wanted(),
+                      "membership no longer wanted")
+
+
+async def test_without_a_sql_node_the_line_says_where_it_comes_from(tui) -> None:
+    from ndbtop.collect.hub import Hub
+    from ndbtop.mgm.connectstring import parse_connectstring
+
+    def mgm_only(sim, interval):  # noqa: ANN001, ANN202
+        return Hub(parse_connectstring(sim.connectstring), sim.clock, interval)
+
+    async with tui(cluster_before_the_failures(), manual=True, make_hub=mgm_only) as t:
+        await t.until_shown("president 2 · successor 3 · arbitrator unknown")
+        assert "(from events and config)" in t.text()
+        await listening(t)
+        await t.advance(ARBITRATOR_LOST_AT + 3 - t.sim.cluster.now)
+        await t.until_shown("arbitrator 49 rank 1 active (from events and config)")
