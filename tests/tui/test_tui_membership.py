@@ -5,18 +5,22 @@ while the Nodes view shows."""
 
 from __future__ import annotations
 
+from ndbtop.collect.hub import Hub
+from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import build_scenario
 from ndbtop.sim.scenarios.triage import ARBITRATOR_LOST_AT, PRESIDENT_FAILS_AT
 from ndbtop.tui.views.nodes import NodesView
 
 
-def cluster_before_the_failures():  # noqa: ANN201
+def cluster_before_the_failures() -> SimCluster:
     cluster = build_scenario("arbitrator-change")
     cluster.advance_to(PRESIDENT_FAILS_AT - 5)
     return cluster
 
 
-async def listening(t) -> None:  # noqa: ANN001
+async def listening(t) -> None:
     """Wait until the event listener is subscribed: events of the failures reach it."""
     await t.until(lambda: t.hub.events.listening_levels is not None, "the event listener")
 
@@ -52,10 +56,7 @@ async def test_the_line_follows_the_president_and_the_arbitrator(tui) -> None:
 
 
 async def test_without_a_sql_node_the_line_says_where_it_comes_from(tui) -> None:
-    from ndbtop.collect.hub import Hub
-    from ndbtop.mgm.connectstring import parse_connectstring
-
-    def mgm_only(sim, interval):  # noqa: ANN001, ANN202
+    def mgm_only(sim: Simulator, interval: float) -> Hub:
         return Hub(parse_connectstring(sim.connectstring), sim.clock, interval)
 
     async with tui(cluster_before_the_failures(), manual=True, make_hub=mgm_only) as t:
