@@ -24,10 +24,13 @@ def _worrying(m: Membership) -> bool:
 
 def membership_line(snap: ClusterSnapshot) -> Text | None:
     """``president 1 · successor 2 · arbitrator 49 rank 1 active, agreed by 4/4``; None
-    while no data node has been seen."""
+    while no data node has started and no arbitration event has been seen."""
     if not snap.data_nodes():
         return None
     m = membership(snap)
+    a = m.arbitrator
+    if m.president is None and a.node_id is None and a.state is None:
+        return None  # no data node started, no arbitration seen: nothing to say yet
     worrying = _worrying(m)
     line = Text("! " if worrying else "", style="bold yellow")
     line.append(headline(m, short=True),
