@@ -98,6 +98,14 @@ class SimArbitration:
         self.ticket = self._new_ticket()
         self.cluster.after(CHOOSE_SECONDS, self._choose_one)
 
+    def lost_by_data_nodes(self, node_id: int) -> None:
+        """The data nodes lost management server ``node_id`` (ndbtop may still reach it): it
+        is no longer their arbitrator nor a candidate, without the events (a scenario
+        reports its own)."""
+        self._unregistered.add(node_id)
+        if node_id == self.arbitrator:
+            self.arbitrator = None
+
     def mgmd_started(self, node_id: int) -> None:
         """Management server ``node_id`` is back; it is chosen if there is no arbitrator."""
         start = self._starts[node_id] = self._starts.get(node_id, 0) + 1

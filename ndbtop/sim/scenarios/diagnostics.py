@@ -162,6 +162,7 @@ def arbitrator_lost(options: ScenarioOptions) -> SimCluster:
         cluster.emit(ARBIT_STATE, source, code | (state << 16), node, *ticket)
 
     def lost() -> None:
+        cluster.arbitration.lost_by_data_nodes(1)
         for node_id in (2, 3, 4, 5):
             report(node_id, ArbitCode.API_FAIL, ArbitState.RUN, 1)
         report(2, ArbitCode.THREAD_START, ArbitState.INIT, 0)
