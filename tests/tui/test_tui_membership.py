@@ -7,10 +7,16 @@ from __future__ import annotations
 
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.membership_rows import MembershipRow
+from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import build_scenario
 from ndbtop.sim.scenarios.triage import ARBITRATOR_LOST_AT, PRESIDENT_FAILS_AT
+from ndbtop.tui.views.membership_panel import membership_line, membership_panel
 from ndbtop.tui.views.nodes import NodesView
 
 
@@ -65,3 +71,27 @@ async def test_without_a_sql_node_the_line_says_where_it_comes_from(tui) -> None
         await listening(t)
         await t.advance(ARBITRATOR_LOST_AT + 3 - t.sim.cluster.now)
         await t.until_shown("arbitrator 49 rank 1 active (from events and config)")
+
+
+def test_a_disagreement_is_marked_not_only_coloured() -> None:
+
+    def row(node_id: int, arbitrator: int, ticket: str) -> MembershipRow:
+        return MembershipRow(node_id, 0, 3 - node_id, 3 - node_id, 1, 2, node_id, 0,
+                             arbitrator, ticket, "ARBIT_RUN", True, (49,), ())
+
+    rows = (row(1, 49, "4a2b000200004e20"), row(2, 50, "4a2b000100000001"))
+    snap = ClusterSnapshot(
+        taken_at=10.0, wall=1000.0, interval=1.0,
+        sources=(SourceStatus("ndbinfo", SourceState.CONNECTED),),
+        nodes=(NodeStatus(1, "NDB", "STARTED", dynamic_id=1),
+               NodeStatus(2, "NDB", "STARTED", dynamic_id=2)),
+        ndbinfo=NdbinfoSample(taken_at=10.0, ndb_version=None, membership=rows,
+                              read_at=(("membership", 9.0),)))
+    line = membership_line(snap)
+    assert line is not None
+    assert line.plain == ("! president 1 · successor 2 · arbitrator 49 rank 1 active, "
+                          "agreed by 1/2 (node 2 names 50)")
+    panel = membership_panel(snap).plain
+    assert panel.startswith("membership: president 1")
+    assert "heartbeat ring: 1 → 2 → 1" in panel
+    assert "last arbitration events: none seen since ndbtop connected" in panel

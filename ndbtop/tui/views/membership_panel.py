@@ -42,8 +42,7 @@ def membership_panel(snap: ClusterSnapshot) -> Text:
     """The detail panel: the headline, the ring, the node groups, the arbitrator candidates
     and the last arbitration events."""
     m = membership(snap)
-    out = Text("Membership and arbitration", style="bold")
-    out.append("\n")
+    out = Text("membership: ", style="bold")
     out.append(headline(m), style="yellow" if _worrying(m) else "")
     if m.note:
         out.append(f"\n{m.note}", style="dim")
