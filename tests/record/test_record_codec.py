@@ -89,5 +89,5 @@ def test_membership_rows_are_recorded_and_read_back() -> None:
     assert back.membership == (row,)
     damaged = encode(sample)
     damaged["membership"][0]["arbitrator"] = "49"
-    with pytest.raises(ValueError, match="MembershipRow.arbitrator"):
+    with pytest.raises(ValueError, match=r"MembershipRow\.arbitrator"):
         decode(damaged)
