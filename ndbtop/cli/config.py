@@ -38,21 +38,21 @@ def read_config_ini(path: str) -> str:
         raise UsageError(f"--diff: {path} is not a text file") from None
 
 
-async def read_raw(args: argparse.Namespace) -> tuple[RawConfig, str]:
-    """The configuration and the management server it was read from."""
+async def read_raw(args: argparse.Namespace) -> tuple[RawConfig, str, str]:
+    """The configuration, the management server it was read from and the command used."""
     client = MgmClient(cluster_connectstring(args))
     try:
         address = str(await client.connect())
         _config, raw = config_and_raw_from_blob(await client.get_config_blob())
     finally:
         await client.close()
-    return raw, address
+    return raw, address, client.config_command
 
 
-def source_line(raw: RawConfig, address: str) -> str:
-    """Names the generation and where it was read."""
+def source_line(raw: RawConfig, address: str, command: str) -> str:
+    """Names the generation, where it was read and with which command."""
     return (f"configuration generation {raw.generation}, read from the management server "
-            f"{address} (get config)")
+            f"{address} ({command or 'get config'})")
 
 
 def run_config(args: argparse.Namespace) -> int:
@@ -66,7 +66,7 @@ def run_config(args: argparse.Namespace) -> int:
     if args.diff_running and reader is None:
         raise UsageError("--diff-running reads ndbinfo.config_values: it needs a SQL node "
                          "(not --no-sql)")
-    raw, address = asyncio.run(read_raw(args))
+    raw, address, command = asyncio.run(read_raw(args))
     read_name = f"generation {raw.generation} from {address}"
     if sections is not None:
         diffs, unknown = diff_ini(sections, raw)
@@ -94,5 +94,6 @@ def run_config(args: argparse.Namespace) -> int:
         lines = diff_lines(diffs, read_name, f"ndbinfo.config_values ({gens or 'no node'})")
         sys.stdout.write("".join(f"{line}\n" for line in lines) if diffs else "")
         return NOT_MET if diffs else DONE
-    sys.stdout.write(config_ini(raw, every=args.all_params, header=[source_line(raw, address)]))
+    header = [source_line(raw, address, command)]
+    sys.stdout.write(config_ini(raw, every=args.all_params, header=header))
     return DONE

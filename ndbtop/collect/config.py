@@ -47,6 +47,8 @@ class ConfigSource:
         """Every parameter of :attr:`config` (``ndbtop config``, the bundle's config.ini)."""
         self.read_from = ""
         """The management server :attr:`config` was read from."""
+        self.read_with = ""
+        """The command it was read with (``get config_v2`` or ``get config``)."""
         self.health = Health(self.name, str(client.connectstring))
         self.health.backoff = Backoff(cap=RETRY_CAP)
         self.reads = 0
@@ -128,6 +130,7 @@ class ConfigSource:
             return delay
         self.config, self.raw = config, raw
         self.read_from = str(self.client.address or self.client.connectstring)
+        self.read_with = self.client.config_command
         self.health.ok(self.client.address and str(self.client.address))
         self.on_update()
         return None

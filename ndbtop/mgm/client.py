@@ -89,6 +89,9 @@ class MgmClient:
         outside the protocol's ranges."""
         self.sessions_opened = 0
         """Sessions opened so far: a change tells a reconnect (or a failover) apart."""
+        self.config_command = ""
+        """The command the last configuration was read with (``get config_v2`` or ``get
+        config``), empty before one was read."""
 
     @property
     def address(self) -> MgmAddress | None:
@@ -238,8 +241,10 @@ class MgmClient:
             command = config_command(version)
             while True:
                 try:
-                    return await fetch_config(session, command, client_version, self.timeout,
+                    blob = await fetch_config(session, command, client_version, self.timeout,
                                               from_node)
+                    self.config_command = command
+                    return blob
                 except MgmParserError as exc:
                     if exc.message != "Unknown command":
                         raise ConfigUnavailable(f"configuration unavailable: {exc}") from None

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ndbtop.model.membership_rows import MembershipRow
+
 
 @dataclass(frozen=True, slots=True)
 class NdbinfoNode:
@@ -228,6 +230,9 @@ class NdbinfoSample:
     activity: tuple[NodeActivity, ...] = ()
     processes: tuple[ApiProcess, ...] = ()
     """The API and SQL nodes' processes: read only while something asks for them."""
+    membership: tuple[MembershipRow, ...] = ()
+    """How each started data node sees the membership (``ndbinfo.membership``): read only
+    while something asks for it."""
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

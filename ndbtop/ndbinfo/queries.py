@@ -53,6 +53,7 @@ SINCE: dict[str, int] = {
     "processes": make_version(7, 5, 7),
     "diskstat": make_version(8, 0, 19),
     "config_values": make_version(7, 5, 0),
+    "membership": make_version(7, 1, 26),
 }
 """First NDB version with each table (or ``table.column``) that ndbtop reads."""
 
@@ -307,7 +308,18 @@ ALL_CONFIG_VALUES = _q(
 """Every parameter each data node runs with: read once by ``ndbtop config --diff-running``,
 never by a refresh."""
 
-ON_DEMAND: dict[str, Query] = {query.panel: query for query in (PROCESSES,)}
+MEMBERSHIP = _q(
+    "membership",
+    "membership",
+    """SELECT node_id, group_id, left_node, right_node, president, successor, succession_order,
+    Conf_HB_order, arbitrator, arb_ticket, arb_state, arb_connected, connected_rank1_arbs,
+    connected_rank2_arbs FROM ndbinfo.membership ORDER BY node_id LIMIT 255""",
+)
+"""How each started data node sees the membership: a row a data node. The agreement on the
+arbitrator (``arbitrator_validity_summary``: these rows grouped by arbitrator, ticket and
+arb_connected, ndbinfo.md §2.1) is counted from the same rows, not read by a second scan."""
+
+ON_DEMAND: dict[str, Query] = {query.panel: query for query in (PROCESSES, MEMBERSHIP)}
 """Panels read only while something asks for them (a view that shows them, ``--once
 --section``, a bundle), at every refresh then, never in the background: the tables a support
 engineer reads by hand when triaging, each a scan of every data node."""

@@ -42,6 +42,7 @@ from ndbtop.model.hosts import (
     NodeStart,
     RedoMeasure,
 )
+from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -79,6 +80,7 @@ _CLASSES: dict[str, type] = {
         ni.NodeLinks,
         ni.NodeActivity,
         ni.ApiProcess,
+        MembershipRow,
         ActivityRate,
         PastStart,
         HostReport,

@@ -147,7 +147,7 @@ def _config_ini(hub: Hub) -> str:
         reason = source.status.error or "not read"
         return sanitise(f"# configuration not collected: {reason}") + "\n"
     header = [f"configuration generation {source.raw.generation}, read from the management "
-              f"server {source.read_from} (get config)"]
+              f"server {source.read_from} ({source.read_with or 'get config'})"]
     return sanitise_lines(config_ini(source.raw, every=True, header=header))
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.report.membership import membership_json, membership_text
 from ndbtop.report.processes import processes_json, processes_text
 
 
@@ -39,6 +40,13 @@ TRIAGE: tuple[Section, ...] = (
         lambda snap: {"processes": processes_json(snap)}, processes_text, True,
         "processes.txt", "the connected API and SQL nodes: address, version, process name "
         "and pid, service URI, connect count (get status, ndbinfo.processes)"),
+    Section(
+        "membership", ("membership",),
+        lambda snap: {"membership": membership_json(snap)}, membership_text, True,
+        "membership.txt", "the president and its successor, the arbitrator with its rank, "
+        "state and agreement, the heartbeat ring, the node groups with their started members "
+        "and the last arbitration events (ndbinfo.membership; without a SQL node get status, "
+        "the events and the configuration's ArbitrationRank)"),
 )
 """Every triage section, in the order the reports give them."""
 

@@ -13,7 +13,6 @@ from typing import Any
 from ndbtop.aio import cancel_and_wait
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
-from ndbtop.sim.cluster.arbitration import SimArbitration
 from ndbtop.sim.mgmd.server import MgmdServer
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 
@@ -31,7 +30,7 @@ class Simulator:
         self.mgmds: dict[int, MgmdServer] = {}
         self.sql_server: Any = None
         self.ndbinfo = SimNdbinfo(cluster, self.sync)
-        self.arbitration = SimArbitration(cluster)
+        self.arbitration = cluster.arbitration
         self._driver: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
         self._release: asyncio.Task[None] | None = None

@@ -45,6 +45,7 @@ async def test_both_content_length_forms_decode_and_the_session_goes_on(
     command, args = server.requests[-2]
     assert command == "get config_v2"
     assert args == ("version: 525315", "nodetype: 4294967295", "node: 0")
+    assert client.config_command == "get config_v2"
 
 
 async def test_a_server_before_8_0_is_asked_with_get_config_in_the_v1_format(
@@ -58,6 +59,7 @@ async def test_a_server_before_8_0_is_asked_with_get_config_in_the_v1_format(
     assert "get config_v2" not in server.commands
     command, args = server.requests[-1]
     assert command == "get config" and args == ("version: 525315", "nodetype: 4294967295")
+    assert client.config_command == "get config"
 
 
 async def test_unknown_command_falls_back_to_get_config(

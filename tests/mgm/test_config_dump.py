@@ -21,6 +21,7 @@ from config_vectors import (
     STR,
     SYSTEM,
     TWO_GROUPS,
+    V1_TWO_NODES,
     blob,
     chars,
     config_reply,
@@ -175,8 +176,10 @@ async def test_cli_prints_the_configuration_and_diffs(
     cs = server.connectstring
     assert await asyncio.to_thread(main, ["config", "-c", cs]) == 0
     out = capsys.readouterr().out
+    # The header names the command the configuration was read with (MgmClient falls back
+    # to get config for a server before 8.0.18).
     assert out.startswith(f"# configuration generation 7, read from the management server "
-                          f"{cs} (get config)\n")
+                          f"{cs} (get config_v2)\n")
     assert "DataMemory=1G" in out and "NoOfReplicas" not in out
     assert await asyncio.to_thread(main, ["config", "-c", cs, "--all"]) == 0
     assert "NoOfReplicas=2" in capsys.readouterr().out
@@ -216,6 +219,21 @@ def test_cli_unreachable_management_server_exits_3(capsys: pytest.CaptureFixture
     assert err.startswith("ndbtop: error: ") and err.count("\n") == 1
 
 
+async def test_a_server_before_8_0_18_is_named_as_read_with_get_config(
+    scripted: Scripted, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A 7.6 server knows only get config (mgm-protocol.md; MgmClient.get_config_blob).
+    version = (b"version\nid: 460300\nmajor: 7\nminor: 6\nbuild: 12\n"
+               b"string: mysql-5.7.35 ndb-7.6.12\nmysql_major: 5\nmysql_minor: 7\n"
+               b"mysql_build: 35\n\n")
+    server = await scripted({"get version": version,
+                             "get config": config_reply(V1_TWO_NODES, old_form=True)})
+    assert await asyncio.to_thread(main, ["config", "-c", server.connectstring]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith(f"{server.connectstring} (get config)")
+    assert "get config_v2" not in server.commands
+
+
 async def test_the_bundle_holds_config_ini_naming_its_generation_and_source(
     start_sim: Callable[..., Awaitable[Any]], tmp_path: Path
 ) -> None:
@@ -232,7 +250,8 @@ async def test_the_bundle_holds_config_ini_naming_its_generation_and_source(
         manifest = tar.extractfile("ndbtop-bundle/MANIFEST.txt").read().decode()  # type: ignore[union-attr]
     first = text.splitlines()[0]
     assert first.startswith("# configuration generation ")
-    assert first.endswith(f"read from the management server {sim.connectstring} (get config)")
+    assert first.endswith(f"read from the management server {sim.connectstring} "
+                          "(get config_v2)")
     assert "[ndbd]\nNodeId=2\n" in text and "# at ConfigInfo's default:" in text
     assert "config.ini: the configuration the management server holds" in manifest
     assert "processes.txt: the connected API and SQL nodes" in manifest

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ndbtop.model.backups import RUNNING, Backup, NodeProgress
+from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.model.ndbinfo import NdbinfoSample, ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import decode, encode
@@ -76,3 +79,15 @@ def test_a_host_view_is_recorded_with_its_disk_counters_and_read_without_them() 
     older = encode(view)
     del older["disk_counters"]
     assert decode(older).disk_counters == ()
+
+
+def test_membership_rows_are_recorded_and_read_back() -> None:
+    row = MembershipRow(2, None, 5, 3, 2, 3, 1, 0, 49, "4a2b000100000000", "ARBIT_RUN", True,
+                        (1, 49), ())
+    sample = NdbinfoSample(taken_at=1.0, ndb_version=None, membership=(row,))
+    back = decode(json.loads(json.dumps(encode(sample))))
+    assert back.membership == (row,)
+    damaged = encode(sample)
+    damaged["membership"][0]["arbitrator"] = "49"
+    with pytest.raises(ValueError, match=r"MembershipRow\.arbitrator"):
+        decode(damaged)

@@ -12,6 +12,7 @@ and the same requests at the same simulated times, a run reproduces exactly.
 
 from __future__ import annotations
 
+from ndbtop.sim.cluster.arbitration import SimArbitration
 from ndbtop.sim.cluster.backups import SimBackups
 from ndbtop.sim.cluster.control import ControlOutcome, NodeControl
 from ndbtop.sim.cluster.reports import PeriodicReports
@@ -27,4 +28,5 @@ class SimCluster(NodeControl, PeriodicReports, ClusterStatus):
     def __init__(self, config: ClusterConfig, seed: int = 1) -> None:
         super().__init__(config, seed)
         self.backups = SimBackups(self)
+        self.arbitration = SimArbitration(self)
         self.start_reports()

@@ -14,9 +14,13 @@ arbitrator, words 3 and 4 the ticket.
 
 from __future__ import annotations
 
-from ndbtop.model.arbitration import ARBIT_STATE, ArbitCode, ArbitState
-from ndbtop.sim.cluster import SimCluster
+from typing import TYPE_CHECKING
+
+from ndbtop.model.arbitration import ARBIT_RESULT, ARBIT_STATE, ArbitCode, ArbitState
 from ndbtop.sim.cluster.datanode import SimDataNode
+
+if TYPE_CHECKING:
+    from ndbtop.sim.cluster import SimCluster
 
 REGISTER_SECONDS = 2.0
 """Simulated seconds from a management server's start until the data nodes can choose it."""
@@ -50,6 +54,35 @@ class SimArbitration:
     def _report(self, source: int, code: int, state: int, node: int) -> None:
         self.cluster.emit(ARBIT_STATE, source, code | (state << 16), node, *self.ticket)
 
+    @property
+    def ticket_text(self) -> str:
+        """The ticket as ``ndbinfo.membership`` shows it (``ArbitTicket::getText``)."""
+        return f"{self.ticket[0]:08x}{self.ticket[1]:08x}"
+
+    def state_of(self, node_id: int) -> ArbitState:
+        """A started data node's arbitration state: RUN with an arbitrator; without one, FIND
+        on the president (it looks for one) and NULL on the others (they lost it)."""
+        if self.arbitrator is not None:
+            return ArbitState.RUN
+        president = self.cluster.master()
+        if president is not None and president.node_id == node_id:
+            return ArbitState.FIND
+        return ArbitState.NULL
+
+    def candidates(self) -> tuple[int, ...]:
+        """The management servers (ArbitrationRank 1) the data nodes are connected to."""
+        return tuple(sorted(i for i, alive in self.cluster.mgmd_alive.items()
+                            if alive and i not in self._unregistered))
+
+    def check_won(self) -> None:
+        """A data node failed and the others keep a node group majority: the president
+        reports ``Arbitration check won - node group majority`` (no arbitrator asked)."""
+        president = self.cluster.master()
+        if president is not None:
+            self.cluster.emit(ARBIT_RESULT, president.node_id,
+                              int(ArbitCode.WIN_GROUPS) | (ArbitState.RUN << 16),
+                              self.arbitrator or 0, *self.ticket)
+
     def mgmd_killed(self, node_id: int) -> None:
         """Management server ``node_id`` died; if it was the arbitrator, choose another."""
         self._unregistered.add(node_id)
@@ -64,6 +97,14 @@ class SimArbitration:
         self._report(president.node_id, ArbitCode.THREAD_START, ArbitState.INIT, 0)
         self.ticket = self._new_ticket()
         self.cluster.after(CHOOSE_SECONDS, self._choose_one)
+
+    def lost_by_data_nodes(self, node_id: int) -> None:
+        """The data nodes lost management server ``node_id`` (ndbtop may still reach it): it
+        is no longer their arbitrator nor a candidate, without the events (a scenario
+        reports its own)."""
+        self._unregistered.add(node_id)
+        if node_id == self.arbitrator:
+            self.arbitrator = None
 
     def mgmd_started(self, node_id: int) -> None:
         """Management server ``node_id`` is back; it is chosen if there is no arbitrator."""

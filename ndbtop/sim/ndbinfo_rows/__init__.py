@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import BLOCK_NUMBERS, COUNTER_IDS, process_id, thread_tid
+from ndbtop.sim.ndbinfo_rows.membership import MembershipTables
 from ndbtop.sim.ndbinfo_rows.nodes import NodeTables
 from ndbtop.sim.ndbinfo_rows.storage import StorageTables
 from ndbtop.sim.ndbinfo_rows.threads import ThreadTables
@@ -20,7 +21,7 @@ from ndbtop.sim.ndbinfo_rows.transporters import TransporterTables
 __all__ = ["BLOCK_NUMBERS", "COUNTER_IDS", "SimNdbinfo", "process_id", "thread_tid"]
 
 
-class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables):
+class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables, MembershipTables):
     """The ``NdbinfoProvider`` of a simulated cluster."""
 
     def __init__(self, cluster: SimCluster, sync: Callable[[], None] | None = None) -> None:
@@ -51,6 +52,9 @@ class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables):
             "processes": self._processes,
             "counters": self._counters,
             "hwinfo": self._hwinfo,
+            "membership": self._membership,
+            "arbitrator_validity_detail": self._arbitrator_validity_detail,
+            "arbitrator_validity_summary": self._arbitrator_validity_summary,
         }
 
     @property

@@ -31,7 +31,7 @@ from ndbtop.sim.scenarios.maintenance import (
 from ndbtop.sim.scenarios.options import DEFAULT_FAIL_PHASE, Scenario, ScenarioOptions
 from ndbtop.sim.scenarios.pressure import memory_full, overload, redo_filling
 from ndbtop.sim.scenarios.scale import scaled
-from ndbtop.sim.scenarios.triage import node_down
+from ndbtop.sim.scenarios.triage import arbitrator_change, node_down
 
 __all__ = [
     "CONFIG_CHANGE_AT",
@@ -115,6 +115,14 @@ SCENARIOS: dict[str, Scenario] = {
             "runs for it",
             1.0,
             node_down,
+        ),
+        Scenario(
+            "arbitrator-change",
+            "4 data nodes, management servers 1 and 49; at 30 s data node 2, the president, "
+            "fails (node 3 takes over); at 40 s management server 1, the arbitrator, loses "
+            "the data nodes and 49 becomes the arbitrator",
+            1.0,
+            arbitrator_change,
         ),
         Scenario(
             "config-change",

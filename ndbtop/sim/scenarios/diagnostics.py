@@ -62,13 +62,15 @@ def text(cluster: SimCluster, event_type: int, source: int, message: str) -> Non
     cluster.emit(event_type, source, *pack_string(message))
 
 
-def force_stop(cluster: SimCluster, node_id: int, error: int) -> None:
-    """Data node ``node_id`` shuts down on ``error`` (NDBStopForced); the others report its
-    failure (NODE_FAILREP) and the master its completion (NodeFailCompleted)."""
+def force_stop(cluster: SimCluster, node_id: int, error: int | None) -> None:
+    """Data node ``node_id`` shuts down on ``error`` (NDBStopForced; None: it dies without a
+    word, as when its host fails); the others report its failure (NODE_FAILREP) and the
+    master its completion (NodeFailCompleted)."""
     node = cluster.data_nodes[node_id]
     if node.state == NO_CONTACT:
         return
-    cluster.emit(NDB_STOP_FORCED, node_id, 0, 0, error, 255, 0)
+    if error is not None:
+        cluster.emit(NDB_STOP_FORCED, node_id, 0, 0, error, 255, 0)
     node.generation += 1
     node.state = NO_CONTACT
     node.stop_level = node.start_phase = node.dynamic_id = 0
@@ -160,6 +162,7 @@ def arbitrator_lost(options: ScenarioOptions) -> SimCluster:
         cluster.emit(ARBIT_STATE, source, code | (state << 16), node, *ticket)
 
     def lost() -> None:
+        cluster.arbitration.lost_by_data_nodes(1)
         for node_id in (2, 3, 4, 5):
             report(node_id, ArbitCode.API_FAIL, ArbitState.RUN, 1)
         report(2, ArbitCode.THREAD_START, ArbitState.INIT, 0)

@@ -1,15 +1,23 @@
-"""Triage after the fact: a data node that failed before anyone looked."""
+"""Triage: a data node that failed before anyone looked; an arbitrator that changed after
+failures."""
 
 from __future__ import annotations
 
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.errorlog import Crash, error_log_file
 from ndbtop.sim.ndbinfo_rows import process_id
+from ndbtop.sim.scenarios.diagnostics import force_stop
 from ndbtop.sim.scenarios.options import ScenarioOptions
 from ndbtop.sim.scenarios.steps import small_config
 
 DOWN_NODE = 3
 """The data node that failed before the scenario begins."""
+PRESIDENT_FAILS_AT = 30.0
+"""When data node 2, the president, fails in ``arbitrator-change``."""
+ARBITRATOR_LOST_AT = 40.0
+"""When management server 1, the arbitrator, loses the data nodes in ``arbitrator-change``."""
+SECOND_MGMD = 49
+"""The management server that becomes the arbitrator in ``arbitrator-change``."""
 
 
 def node_down(options: ScenarioOptions) -> SimCluster:
@@ -37,4 +45,30 @@ def node_down(options: ScenarioOptions) -> SimCluster:
         f"{data_dir}/ndb_{DOWN_NODE}_trace.log.2", 9)
     cluster.error_logs[DOWN_NODE] = error_log_file(DOWN_NODE, [older, newest])
     cluster.full_data_dirs.add(DOWN_NODE)
+    return cluster
+
+
+def arbitrator_change(options: ScenarioOptions) -> SimCluster:
+    """Four data nodes in two groups, management servers 1 (the arbitrator) and 49. At 30 s
+    the host of data node 2, the president, fails: node 3 (the successor) becomes president
+    and reports the arbitration check won (node group majority); the arbitrator stays 1. At
+    40 s management server 1 loses its links to the data nodes (ndbtop still reaches it):
+    they report the loss, the president restarts arbitration and management server 49
+    becomes the arbitrator with a new ticket."""
+    config = small_config("arbitrator-change", options, ((2, 0), (3, 0), (4, 1), (5, 1)),
+                          mgm=((1, "192.168.0.1"), (SECOND_MGMD, f"192.168.0.{SECOND_MGMD}")))
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started(uptime=7200.0)
+    cluster.workload.tps = 2000.0
+
+    def president_fails() -> None:
+        force_stop(cluster, 2, None)
+        cluster.arbitration.check_won()
+
+    def arbitrator_lost() -> None:
+        cluster.mgmd_alive[1] = False
+        cluster.arbitration.mgmd_killed(1)
+
+    cluster.at(PRESIDENT_FAILS_AT, president_fails)
+    cluster.at(ARBITRATOR_LOST_AT, arbitrator_lost)
     return cluster

@@ -18,6 +18,8 @@ NOTES = (
     "Actions re-check the live state before they are sent, and are written to the audit log.",
     "They follow the management server's rules: no restart in single-user mode, none while a "
     "data node starts unless -a/-f; -f on a group's last node restarts the whole cluster.",
+    "Nodes view: select a management server's row for the membership: heartbeat ring, node "
+    "groups, arbitrator candidates and the last arbitration events.",
     "Colours: green fine, yellow attention, red act now. NO_COLOR or --no-color: none.",
 )
 

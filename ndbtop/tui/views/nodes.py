@@ -22,6 +22,7 @@ from ndbtop.tui.views.api_detail import api_detail
 from ndbtop.tui.views.base import View
 from ndbtop.tui.views.down_node import down_node_line, error_log_text
 from ndbtop.tui.views.findings import findings_line
+from ndbtop.tui.views.membership_panel import membership_line, membership_panel
 from ndbtop.tui.views.node_cells import (
     address_cell,
     address_line,
@@ -86,6 +87,9 @@ class NodesView(View):
 
     title = "Nodes"
     sort_modes = ("type", "id", "status")
+    panels_wanted = ("membership",)
+    """``ndbinfo.membership`` (a row a data node) is read while this view shows: the
+    membership line under the summary, and the panel of a selected management server."""
 
     DEFAULT_CSS = """
     NodesView #summary { height: auto; padding: 0 1; }
@@ -179,6 +183,10 @@ class NodesView(View):
             nodes = "nodes" if len(silent) > 1 else "node"
             line.append(f"  ·  redo init: no progress reports from {nodes} {', '.join(silent)}",
                         style="yellow")
+        member = membership_line(snap)
+        if member is not None:
+            line.append("\n")
+            line.append_text(member)
         links = links_warning(snap)
         if links is not None:
             line.append("\n")
@@ -315,6 +323,8 @@ class NodesView(View):
         chosen = snap.node(selected) if selected is not None else None
         if chosen is not None and chosen.type == "API":
             return api_detail(snap, chosen)
+        if chosen is not None and chosen.type == "MGM":
+            return membership_panel(snap)
         node_id = self._focus_node(snap)
         if node_id is None:
             return Text("Select a data node to see its start phases.", style="dim")
