@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ndbtop.model.table_memory import TableMemory
+
 
 @dataclass(frozen=True, slots=True)
 class NdbinfoNode:
@@ -228,6 +230,9 @@ class NdbinfoSample:
     activity: tuple[NodeActivity, ...] = ()
     processes: tuple[ApiProcess, ...] = ()
     """The API and SQL nodes' processes: read only while something asks for them."""
+    tables: tuple[TableMemory, ...] = ()
+    """The largest tables' memory per node (``memory_per_fragment``): read only while
+    something asks for them."""
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

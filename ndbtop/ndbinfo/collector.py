@@ -39,6 +39,7 @@ from ndbtop.ndbinfo.errors import (
     map_error,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.ndbinfo.rows_tables import parse_table_memory
 from ndbtop.ndbinfo.statements import Statements, Tally
 from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 
@@ -68,6 +69,7 @@ PANELS = (
     "activity",
     "config_values",
     "processes",
+    "tables",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
@@ -103,6 +105,7 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "activity": lambda rows, _: r.parse_activity(rows),
     "config_values": lambda rows, _: r.parse_config_values(rows),
     "processes": lambda rows, _: r.parse_processes(rows),
+    "tables": lambda rows, _: parse_table_memory(rows),
 }
 
 _NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
@@ -433,6 +436,7 @@ class NdbinfoCollector(Statements):
             activity=panels.get("activity", ()),
             config_values=panels.get("config_values", ()),
             processes=panels.get("processes", ()),
+            tables=panels.get("tables", ()),
             unavailable=tuple(unavailable),
             read_at=tuple(self._read_at.items()),
             queries=tally.queries,

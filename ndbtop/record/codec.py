@@ -46,6 +46,7 @@ from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics
+from ndbtop.model.table_memory import TableMemory, TableNodeMemory
 from ndbtop.textnum import MAX_FLOAT, MAX_TIME, MAX_WHOLE
 
 _CLASSES: dict[str, type] = {
@@ -79,6 +80,8 @@ _CLASSES: dict[str, type] = {
         ni.NodeLinks,
         ni.NodeActivity,
         ni.ApiProcess,
+        TableMemory,
+        TableNodeMemory,
         ActivityRate,
         PastStart,
         HostReport,

@@ -14,13 +14,14 @@ from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import BLOCK_NUMBERS, COUNTER_IDS, process_id, thread_tid
 from ndbtop.sim.ndbinfo_rows.nodes import NodeTables
 from ndbtop.sim.ndbinfo_rows.storage import StorageTables
+from ndbtop.sim.ndbinfo_rows.tables import TableTables
 from ndbtop.sim.ndbinfo_rows.threads import ThreadTables
 from ndbtop.sim.ndbinfo_rows.transporters import TransporterTables
 
 __all__ = ["BLOCK_NUMBERS", "COUNTER_IDS", "SimNdbinfo", "process_id", "thread_tid"]
 
 
-class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables):
+class SimNdbinfo(TableTables, NodeTables, ThreadTables, StorageTables, TransporterTables):
     """The ``NdbinfoProvider`` of a simulated cluster."""
 
     def __init__(self, cluster: SimCluster, sync: Callable[[], None] | None = None) -> None:
@@ -51,6 +52,9 @@ class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables):
             "processes": self._processes,
             "counters": self._counters,
             "hwinfo": self._hwinfo,
+            "memory_per_fragment": self._memory_per_fragment,
+            "dict_obj_info": self._dict_obj_info,
+            "ndb$dict_obj_info": self._dict_obj_info,
         }
 
     @property
