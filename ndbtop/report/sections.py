@@ -14,6 +14,7 @@ from typing import Any
 
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.processes import processes_json, processes_text
+from ndbtop.report.table_memory import tables_json, tables_text
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ TRIAGE: tuple[Section, ...] = (
         lambda snap: {"processes": processes_json(snap)}, processes_text, True,
         "processes.txt", "the connected API and SQL nodes: address, version, process name "
         "and pid, service URI, connect count (get status, ndbinfo.processes)"),
+    Section(
+        "tables", ("tables",), tables_json, tables_text, False, "tables.txt",
+        "the 50 largest tables by DataMemory allocated (fixed, variable, hash index; with "
+        "their indexes and BLOB part tables), per node, with the largest fragment's skew, "
+        "and each node's DataMemory left (ndbinfo.memory_per_fragment, memoryusage)"),
 )
 """Every triage section, in the order the reports give them."""
 
