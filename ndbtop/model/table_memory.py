@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 TOP_TABLES = 50
 """The tables read (the largest by allocated bytes): the SQL node's LIMIT."""
 
+READ_EVERY = 10.0
+"""Seconds between two reads while something asks for the tables: they move slowly, and
+each read scans a row per fragment replica of every table and index on every data node."""
+
 DATA_MEMORY = "Data memory"
 """``memoryusage.memory_type`` of DataMemory."""
 

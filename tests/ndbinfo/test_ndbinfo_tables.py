@@ -18,7 +18,7 @@ from decimal import Decimal
 
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, MariaDbServer, insert_rows
 
-from ndbtop.model.table_memory import TOP_TABLES, TableMemory, TableNodeMemory
+from ndbtop.model.table_memory import READ_EVERY, TOP_TABLES, TableMemory, TableNodeMemory
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo.collector import NdbinfoCollector
 from ndbtop.ndbinfo.options import MysqlOptions
@@ -206,3 +206,30 @@ def test_one_statement_with_a_limit_and_no_join() -> None:
     assert q.ON_DEMAND["tables"] is q.TABLE_MEMORY
     assert sql.startswith(q.TAG) and sql.endswith(f"LIMIT {TOP_TABLES}")
     assert sql.count("FROM ndbinfo.") == 1 and "JOIN" not in sql
+
+
+async def test_while_asked_for_it_is_read_again_only_every_read_every_seconds() -> None:
+    cluster = build_scenario("threads")
+    cluster.advance(10)
+    server = await start_sql_node(SimNdbinfo(cluster), port=0)
+    now = [100.0]
+    try:
+        collector = NdbinfoCollector(MysqlOptions(host="127.0.0.1", port=server.port,
+                                                  user="root", password=""),
+                                     clock=lambda: now[0])
+        await asyncio.to_thread(collector.connect)
+        collector.wanted = frozenset({"tables"})
+        scans = []
+        for step in (0.0, 1.0, READ_EVERY - 1.5, 0.4, 0.1):
+            now[0] += step
+            sample = await asyncio.to_thread(collector.sample)
+            scans.append((server.stats.tables["memory_per_fragment"].queries,
+                          sample.panel_read_at("tables")))
+        collector.close()
+    finally:
+        await server.close()
+    # Read at 100; not at 101, 109.5 or 109.9; again at 110, READ_EVERY seconds on.
+    first = scans[0][0]
+    assert first >= 1 and scans[0][1] == 100.0
+    assert [s for s, _ in scans[1:4]] == [first] * 3
+    assert scans[4] == (first + 1, 110.0)

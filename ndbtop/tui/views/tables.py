@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.table_memory import (
+    READ_EVERY,
     TOP_TABLES,
     TableMemory,
     fills_first,
@@ -159,7 +160,12 @@ class TablesView(View):
         sample = snap.live_ndbinfo()
         tables = sample.tables if sample is not None and state == READ else ()
         caption = Text("Memory per table", style="bold")
-        if state == READ:
+        if state == READ and sample is not None:
+            read_at = sample.panel_read_at("tables")
+            if read_at is not None:
+                age = max(sample.taken_at - read_at, 0.0)
+                caption.append(f"  read {age:.0f} s ago, every {READ_EVERY:g} s while shown",
+                               style="dim")
             caption.append(
                 f"  the {len(tables)} largest by DataMemory allocated"
                 f"{' (at most ' + str(TOP_TABLES) + ')' if len(tables) >= TOP_TABLES else ''}"
