@@ -21,6 +21,7 @@ from ndbtop.model.table_memory import (
 )
 from ndbtop.report.table_memory import READ, tables_state
 from ndbtop.report.tables import human_bytes
+from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import bar, stale_mark
 from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.views.base import View
@@ -50,7 +51,7 @@ def skew_text(value: float | None) -> Text:
     if value is None:
         return Text("-", style="dim")
     style = "bold red" if value >= SKEW_BAD else "yellow" if value >= SKEW_WARN else ""
-    return Text(f"{value:.2f}", style=style)
+    return marked(f"{value:.2f}", ALARM if value >= SKEW_BAD else None, style)
 
 
 def _cells(t: TableMemory) -> tuple[object, ...]:
