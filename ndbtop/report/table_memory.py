@@ -24,6 +24,10 @@ from ndbtop.model.table_memory import (
 )
 from ndbtop.report.tables import format_table, human_bytes
 
+HEADROOM_NODES = 8
+"""Data nodes the text report names on its headroom line (those with the least left; the
+JSON has every node)."""
+
 READ = "read"
 NO_TABLES = "no tables"
 NOT_READ = "not read yet"
@@ -117,10 +121,15 @@ def headroom_line(nodes: tuple[NodeHeadroom, ...]) -> str:
     if not nodes:
         return "DataMemory headroom: memoryusage not read"
     first = fills_first(nodes)
+    shown = list(nodes)
+    head = "DataMemory left: "
+    if len(shown) > HEADROOM_NODES:
+        shown = sorted(shown, key=lambda h: (h.free, h.node_id))[:HEADROOM_NODES]
+        head = f"DataMemory left (the {HEADROOM_NODES} nodes with least, of {len(nodes)}): "
     parts = [f"node {h.node_id} {human_bytes(h.free)} of {human_bytes(h.total)}"
-             + ("" if h.used_pct is None else f" ({h.used_pct:.1f}% used)") for h in nodes]
+             + ("" if h.used_pct is None else f" ({h.used_pct:.1f}% used)") for h in shown]
     tail = f"; fills first: node {first.node_id}" if first is not None else ""
-    return "DataMemory left: " + ", ".join(parts) + tail
+    return head + ", ".join(parts) + tail
 
 
 def _skew_text(t: TableMemory) -> str:

@@ -36,7 +36,7 @@ async def test_the_view_reads_the_tables_only_while_it_shows(tui: Any) -> None:
         assert keys[0] != SKEWED
         # The first table's detail: its nodes and its own fragments.
         await t.until_shown(f"{keys[0]}   largest fragment")
-        assert "fragments (node/fragment: allocated, largest first)" in t.text()
+        await t.until_shown("fragments (node/fragment: allocated, largest first)")
         await t.press("s")
         await t.until(lambda: t.row_keys("#tables")[0] == SKEWED, "sorted by skew")
         await t.until_shown(f"{SKEWED}   largest fragment 0 on node")

@@ -30,13 +30,13 @@ from ndbtop.tui.widgets.keyed_table import KeyedTable
 COLUMNS = (
     ("table", "table"),
     ("bytes", "allocated"),
+    ("skew", "skew"),
+    ("largest", "largest frag"),
     ("in_use", "in use"),
     ("fixed", "fixed"),
     ("var", "var"),
     ("hash", "hash index"),
     ("nodes", "nodes"),
-    ("largest", "largest frag"),
-    ("skew", "skew"),
 )
 SKEW_WARN = 1.5
 """A largest fragment this many times the mean is shown in yellow."""
@@ -44,6 +44,8 @@ SKEW_BAD = 3.0
 """...and from this many times in red."""
 MAX_FRAGMENTS_SHOWN = 64
 """Fragment replicas listed in the detail panel of one table."""
+HEADROOM_NODES = 6
+"""Data nodes named on the headroom line (those with the least DataMemory left)."""
 
 
 def skew_text(value: float | None) -> Text:
@@ -59,13 +61,13 @@ def _cells(t: TableMemory) -> tuple[object, ...]:
     return (
         Text(t.fq_name.replace("/def/", ".", 1), style="bold"),
         human_bytes(t.bytes),
+        skew_text(t.skew),
+        "-" if largest is None else human_bytes(largest[2]),
         human_bytes(t.in_use),
         human_bytes(t.fixed_alloc),
         human_bytes(t.var_alloc),
         human_bytes(t.hash_alloc),
         str(len(t.nodes)),
-        "-" if largest is None else human_bytes(largest[2]),
-        skew_text(t.skew),
     )
 
 
@@ -77,7 +79,12 @@ def headroom_text(snap: ClusterSnapshot) -> Text:
         out.append("memoryusage not read yet", style="dim")
         return out
     first = fills_first(nodes)
-    for h in nodes:
+    shown = list(nodes)
+    if len(shown) > HEADROOM_NODES:
+        # The nodes with the least left: in a large cluster the line would wrap for screens.
+        shown = sorted(shown, key=lambda h: (h.free, h.node_id))[:HEADROOM_NODES]
+        out.append(f"(the {HEADROOM_NODES} with least, of {len(nodes)})", style="dim")
+    for h in shown:
         style = "bold" if first is not None and h.node_id == first.node_id else ""
         out.append(f" node {h.node_id} ", style=style)
         out.append(human_bytes(h.free))
@@ -102,13 +109,11 @@ def detail_panel(t: TableMemory) -> Table:
         head.append_text(skew_text(t.skew))
     grid.add_row(head)
     nodes = Table(box=None, padding=(0, 1), show_edge=False)
-    for name in ("node", "allocated", "in use", "fixed", "fixed free", "var", "var free",
-                 "hash index", "fragments"):
+    for name in ("node", "allocated", "in use", "fixed", "var", "hash index", "fragments"):
         nodes.add_column(name, justify="right", no_wrap=True)
     for n in t.nodes:
         nodes.add_row(str(n.node_id), human_bytes(n.bytes), human_bytes(n.in_use),
-                      human_bytes(n.fixed_alloc), human_bytes(n.fixed_free),
-                      human_bytes(n.var_alloc), human_bytes(n.var_free),
+                      human_bytes(n.fixed_alloc), human_bytes(n.var_alloc),
                       human_bytes(n.hash_alloc), str(len(n.fragments)))
     grid.add_row(nodes)
     frags = sorted(((n.node_id, f, size) for n in t.nodes for f, size in n.fragments),
@@ -135,7 +140,7 @@ class TablesView(View):
     DEFAULT_CSS = """
     TablesView .caption { height: auto; padding: 0 1; }
     TablesView #tables { height: 1fr; }
-    TablesView #table_detail { height: auto; max-height: 16; padding: 0 1; }
+    TablesView #table_detail { height: auto; max-height: 40%; padding: 0 1; }
     """
 
     def __init__(self, **kwargs: object) -> None:
@@ -162,16 +167,16 @@ class TablesView(View):
         tables = sample.tables if sample is not None and state == READ else ()
         caption = Text("Memory per table", style="bold")
         if state == READ and sample is not None:
+            caption.append(
+                f"  {len(tables)} largest by DataMemory allocated"
+                f"{' (the most one read brings)' if len(tables) >= TOP_TABLES else ''}"
+                f", with their indexes and BLOB parts, by {self.sort_mode}; in use = less "
+                "the free space in their pages", style="dim")
             read_at = sample.panel_read_at("tables")
             if read_at is not None:
                 age = max(sample.taken_at - read_at, 0.0)
-                caption.append(f"  read {age:.0f} s ago, every {READ_EVERY:g} s while shown",
+                caption.append(f"; read {age:.0f} s ago (every {READ_EVERY:g} s)",
                                style="dim")
-            caption.append(
-                f"  the {len(tables)} largest by DataMemory allocated"
-                f"{' (at most ' + str(TOP_TABLES) + ')' if len(tables) >= TOP_TABLES else ''}"
-                f", sorted by {self.sort_mode}; a table counts its indexes and BLOB part "
-                "tables; in use = allocated less free space in its pages", style="dim")
         else:
             caption.append(f": {note}", style="yellow" if state != "not read yet" else "dim")
         self.put("#tables_caption", stale_mark(snap, "ndbinfo") + caption)
