@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ndbtop.model.membership_rows import MembershipRow
+from ndbtop.model.table_memory import TableMemory
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +234,9 @@ class NdbinfoSample:
     membership: tuple[MembershipRow, ...] = ()
     """How each started data node sees the membership (``ndbinfo.membership``): read only
     while something asks for it."""
+    tables: tuple[TableMemory, ...] = ()
+    """The largest tables' memory per node (``memory_per_fragment``): read only while
+    something asks for them."""
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

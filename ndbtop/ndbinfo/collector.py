@@ -29,6 +29,7 @@ import pymysql
 from ndbtop.errors import SqlError
 from ndbtop.mgm.nodeids import MAX_NODE_ID, MIN_NODE_ID, known_nodes
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
+from ndbtop.model.table_memory import READ_EVERY
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
 from ndbtop.ndbinfo.deadline import Watchdog
@@ -40,6 +41,7 @@ from ndbtop.ndbinfo.errors import (
 )
 from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.rows_membership import parse_membership
+from ndbtop.ndbinfo.rows_tables import parse_table_memory
 from ndbtop.ndbinfo.statements import Statements, Tally
 from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 
@@ -49,6 +51,11 @@ MAX_QUERIES_PER_SAMPLE = 4
 MAX_ON_DEMAND_PER_SAMPLE = 4
 """Statements one sample may send for the panels asked for on demand (:data:`q.ON_DEMAND`),
 beyond :data:`MAX_QUERIES_PER_SAMPLE`: they are read only while something shows them."""
+
+ON_DEMAND_EVERY: dict[str, float] = {"tables": READ_EVERY}
+"""Seconds an on-demand panel's last read stays good while it is still asked for: memory per
+table moves slowly, and ``memory_per_fragment`` has a row per fragment replica of every table
+and index (75,000 on ``max``) for every data node to scan."""
 
 MAX_LAYOUT_READS_PER_SAMPLE = 2
 """Thread-layout reads one sample may add to the fast tier (leaving no slow query)."""
@@ -70,6 +77,7 @@ PANELS = (
     "config_values",
     "processes",
     "membership",
+    "tables",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
@@ -106,6 +114,7 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "config_values": lambda rows, _: r.parse_config_values(rows),
     "processes": lambda rows, _: r.parse_processes(rows),
     "membership": lambda rows, _: parse_membership(rows),
+    "tables": lambda rows, _: parse_table_memory(rows),
 }
 
 _NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
@@ -289,6 +298,9 @@ class NdbinfoCollector(Statements):
         for panel, query in q.ON_DEMAND.items():
             if panel not in self.wanted or tally.queries - start >= MAX_ON_DEMAND_PER_SAMPLE:
                 continue
+            last = self._read_at.get(panel)
+            if last is not None and self._clock() - last < ON_DEMAND_EVERY.get(panel, 0.0):
+                continue
             if q.has(self._version, query.table):
                 self._read_panel(query, tally)
             else:
@@ -437,6 +449,7 @@ class NdbinfoCollector(Statements):
             config_values=panels.get("config_values", ()),
             processes=panels.get("processes", ()),
             membership=panels.get("membership", ()),
+            tables=panels.get("tables", ()),
             unavailable=tuple(unavailable),
             read_at=tuple(self._read_at.items()),
             queries=tally.queries,

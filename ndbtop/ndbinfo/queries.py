@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbtop.mgm.version import make_version, version_text
+from ndbtop.model.table_memory import TOP_TABLES
 
 TAG = "/* ndbtop */"
 """The comment every statement starts with."""
@@ -54,6 +55,7 @@ SINCE: dict[str, int] = {
     "diskstat": make_version(8, 0, 19),
     "config_values": make_version(7, 5, 0),
     "membership": make_version(7, 1, 26),
+    "memory_per_fragment": make_version(7, 4, 1),
 }
 """First NDB version with each table (or ``table.column``) that ndbtop reads."""
 
@@ -300,6 +302,35 @@ PROCESSES = _q(
 """The API and SQL nodes' processes (one row a connected API node, at most 255 node ids);
 read only while a view, ``--once`` or a bundle asks for them."""
 
+_FRAGMENT_BYTES = ("(COALESCE(fixed_elem_alloc_bytes, 0) + COALESCE(var_elem_alloc_bytes, 0)"
+                   " + COALESCE(hash_index_alloc_bytes, 0))")
+TABLE_MEMORY = _q(
+    "tables",
+    "memory_per_fragment",
+    f"""SELECT tbl, SUM(fixed_alloc + var_alloc + hash_alloc) AS bytes,
+    GROUP_CONCAT(CONCAT(node_id, ' ', fixed_alloc, ' ', fixed_free, ' ', var_alloc, ' ',
+    var_free, ' ', hash_alloc, ' ', frags) SEPARATOR ';') AS per_node
+    FROM (SELECT COALESCE(parent_fq_name, fq_name) AS tbl, node_id,
+    COALESCE(SUM(fixed_elem_alloc_bytes), 0) AS fixed_alloc,
+    COALESCE(SUM(fixed_elem_free_bytes), 0) AS fixed_free,
+    COALESCE(SUM(var_elem_alloc_bytes), 0) AS var_alloc,
+    COALESCE(SUM(var_elem_free_bytes), 0) AS var_free,
+    COALESCE(SUM(hash_index_alloc_bytes), 0) AS hash_alloc,
+    COALESCE(GROUP_CONCAT(IF(parent_fq_name IS NULL,
+    CONCAT(fragment_num, ':', {_FRAGMENT_BYTES}), NULL) SEPARATOR ','), '-') AS frags
+    FROM ndbinfo.memory_per_fragment GROUP BY tbl, node_id) AS t
+    GROUP BY tbl ORDER BY bytes DESC, tbl LIMIT {TOP_TABLES}""",
+)
+"""The largest tables by allocated DataMemory, each table with its indexes and BLOB part
+tables (``parent_fq_name``), summed per table and node on the SQL node: a row per table (at
+most :data:`~ndbtop.model.table_memory.TOP_TABLES`), its nodes as text
+(``node fixed_alloc fixed_free var_alloc var_free hash_alloc frags`` joined by ``;``) and, of
+each node, the table's own fragment replicas as ``fragment_num:bytes`` joined by ``,`` (``-``
+for none). The view already names each fragment's table and parent (it joins
+``dict_obj_info`` itself), so no join is sent; one scan of every data node, where a row per
+fragment replica of every table and index would be 32,000 rows for 2,000 tables of 8
+fragments. Read only while a view, ``--once`` or a bundle asks for it."""
+
 ALL_CONFIG_VALUES = _q(
     "config_values",
     "config_values",
@@ -319,7 +350,8 @@ MEMBERSHIP = _q(
 arbitrator (``arbitrator_validity_summary``: these rows grouped by arbitrator, ticket and
 arb_connected, ndbinfo.md §2.1) is counted from the same rows, not read by a second scan."""
 
-ON_DEMAND: dict[str, Query] = {query.panel: query for query in (PROCESSES, MEMBERSHIP)}
+ON_DEMAND: dict[str, Query] = {query.panel: query for query in (PROCESSES, MEMBERSHIP,
+                                                                TABLE_MEMORY)}
 """Panels read only while something asks for them (a view that shows them, ``--once
 --section``, a bundle), at every refresh then, never in the background: the tables a support
 engineer reads by hand when triaging, each a scan of every data node."""

@@ -47,6 +47,7 @@ from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics
+from ndbtop.model.table_memory import TableMemory, TableNodeMemory
 from ndbtop.textnum import MAX_FLOAT, MAX_TIME, MAX_WHOLE
 
 _CLASSES: dict[str, type] = {
@@ -81,6 +82,8 @@ _CLASSES: dict[str, type] = {
         ni.NodeActivity,
         ni.ApiProcess,
         MembershipRow,
+        TableMemory,
+        TableNodeMemory,
         ActivityRate,
         PastStart,
         HostReport,

@@ -15,6 +15,7 @@ from typing import Any
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.membership import membership_json, membership_text
 from ndbtop.report.processes import processes_json, processes_text
+from ndbtop.report.table_memory import tables_json, tables_text
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,11 @@ TRIAGE: tuple[Section, ...] = (
         "state and agreement, the heartbeat ring, the node groups with their started members "
         "and the last arbitration events (ndbinfo.membership; without a SQL node get status, "
         "the events and the configuration's ArbitrationRank)"),
+    Section(
+        "tables", ("tables",), tables_json, tables_text, False, "tables.txt",
+        "the 50 largest tables by DataMemory allocated (fixed, variable, hash index; with "
+        "their indexes and BLOB part tables), per node, with the largest fragment's skew, "
+        "and each node's DataMemory left (ndbinfo.memory_per_fragment, memoryusage)"),
 )
 """Every triage section, in the order the reports give them."""
 

@@ -46,6 +46,7 @@ from ndbtop.tui.views.events import EventsView
 from ndbtop.tui.views.findings import FindingsView
 from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.views.restarts import RestartsView
+from ndbtop.tui.views.tables import TablesView
 from ndbtop.tui.views.threads import ThreadsView
 from ndbtop.tui.widgets.header import StatusHeader
 from ndbtop.tui.widgets.keybar import KeyBar
@@ -62,6 +63,7 @@ VIEWS: tuple[tuple[str, type[View]], ...] = (
     ("backups", BackupsView),
     ("config", ConfigView),
     ("findings", FindingsView),
+    ("tables", TablesView),
 )
 """The views in their tabs, in the order of their number keys."""
 

@@ -28,7 +28,7 @@ def selected_columns(sql: str) -> list[str]:
     text = re.sub(r"'[^']*'", "", text)
     text = re.sub(r"\b(AS \w+|SEPARATOR)", "", text)
     text = re.sub(r"\b(SUM|CONCAT|COALESCE|GROUP_CONCAT|IF)\(", "(", text)
-    text = re.sub(r"\b(NULL|IN)\b|COUNT\(\*\)", "", text)
+    text = re.sub(r"\b(NULL|IN|IS)\b|COUNT\(\*\)", "", text)
     return re.findall(r"[A-Za-z_]\w*", text)
 
 

@@ -15,13 +15,15 @@ from ndbtop.sim.ndbinfo_rows.ids import BLOCK_NUMBERS, COUNTER_IDS, process_id, 
 from ndbtop.sim.ndbinfo_rows.membership import MembershipTables
 from ndbtop.sim.ndbinfo_rows.nodes import NodeTables
 from ndbtop.sim.ndbinfo_rows.storage import StorageTables
+from ndbtop.sim.ndbinfo_rows.tables import TableTables
 from ndbtop.sim.ndbinfo_rows.threads import ThreadTables
 from ndbtop.sim.ndbinfo_rows.transporters import TransporterTables
 
 __all__ = ["BLOCK_NUMBERS", "COUNTER_IDS", "SimNdbinfo", "process_id", "thread_tid"]
 
 
-class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables, MembershipTables):
+class SimNdbinfo(TableTables, NodeTables, ThreadTables, StorageTables, TransporterTables,
+                 MembershipTables):
     """The ``NdbinfoProvider`` of a simulated cluster."""
 
     def __init__(self, cluster: SimCluster, sync: Callable[[], None] | None = None) -> None:
@@ -55,6 +57,9 @@ class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables, Mem
             "membership": self._membership,
             "arbitrator_validity_detail": self._arbitrator_validity_detail,
             "arbitrator_validity_summary": self._arbitrator_validity_summary,
+            "memory_per_fragment": self._memory_per_fragment,
+            "dict_obj_info": self._dict_obj_info,
+            "ndb$dict_obj_info": self._dict_obj_info,
         }
 
     @property

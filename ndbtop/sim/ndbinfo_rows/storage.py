@@ -16,6 +16,11 @@ class StorageTables:
 
     cluster: SimCluster
 
+    def skew_pages(self, node: SimDataNode, nodes: list[SimDataNode]) -> int:
+        """DataMemory pages a node holds beyond the mean (its tables' share; see
+        :mod:`~ndbtop.sim.ndbinfo_rows.tables`)."""
+        return 0
+
     def _diskpagebuffer(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         return [
             (n.node_id, inst, *(int(v) for v in d.values()))
@@ -132,12 +137,13 @@ class StorageTables:
         rows: list[tuple[object, ...]] = []
         legacy_index = self.cluster.config.ndb_version < 0x080000
         for n in nodes:
+            used = min(n.data_pages_used + self.skew_pages(n, nodes), n.data_pages_total)
             rows.append(
                 (
                     n.node_id,
                     "Data memory",
-                    n.data_pages_used * 32768,
-                    n.data_pages_used,
+                    used * 32768,
+                    used,
                     n.data_pages_total * 32768,
                     n.data_pages_total,
                 )

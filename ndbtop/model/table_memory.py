@@ -1,0 +1,195 @@
+"""Memory per table: ``ndbinfo.memory_per_fragment`` summed per table and data node on the
+SQL node, and the DataMemory each node has left.
+
+What is counted (the view's columns, ndbinfo.md §2.4):
+
+* **allocated** bytes are what a table takes from DataMemory: ``fixed_elem_alloc_bytes``
+  (the pages of its fixed-size row parts), ``var_elem_alloc_bytes`` (the pages of its
+  variable-size parts) and ``hash_index_alloc_bytes`` (its primary key hash index). A
+  fragment's free space inside those pages serves only that fragment, so it is still
+  taken from every other table: :attr:`TableMemory.bytes` is the allocated sum.
+* **in use** is allocated less the free bytes inside those pages
+  (``fixed_elem_free_bytes``, ``var_elem_free_bytes``); the hash index has no free figure.
+* A table's **parts** count towards it: its ordered and unique indexes and its BLOB part
+  tables are objects of their own in NDB, whose ``parent_fq_name`` names the table
+  (``sys/def/<id>/PRIMARY``, ``sys/def/<id>/ix$unique``, ``db/def/NDB$BLOB_<id>_<col>``:
+  ndbinfo.md §2.8). An object without a parent is a table.
+* **Fragments** are the table's own fragment replicas (one row per replica, so a fragment
+  with two replicas is seen twice, on two nodes); its parts' fragments are not among them.
+  The skew is the largest fragment replica against their mean: a table with a skew of 4
+  has one fragment four times the average, and the nodes of that fragment fill first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ndbtop.model.ndbinfo import NdbinfoSample
+
+TOP_TABLES = 50
+"""The tables read (the largest by allocated bytes): the SQL node's LIMIT."""
+
+READ_EVERY = 10.0
+"""Seconds between two reads while something asks for the tables: they move slowly, and
+each read scans a row per fragment replica of every table and index on every data node."""
+
+DATA_MEMORY = "Data memory"
+"""``memoryusage.memory_type`` of DataMemory."""
+
+
+@dataclass(frozen=True)
+class TableNodeMemory:
+    """One table (with its parts) on one data node: sums over its fragment replicas there."""
+
+    node_id: int
+    fixed_alloc: int
+    fixed_free: int
+    var_alloc: int
+    var_free: int
+    hash_alloc: int
+    fragments: tuple[tuple[int, int], ...] = ()
+    """(fragment_num, allocated bytes) of each of the table's own fragment replicas here."""
+
+    @property
+    def bytes(self) -> int:
+        """Allocated: fixed + variable + hash index."""
+        return self.fixed_alloc + self.var_alloc + self.hash_alloc
+
+    @property
+    def in_use(self) -> int:
+        """Allocated less the free bytes inside the fixed and variable pages."""
+        return (max(self.fixed_alloc - self.fixed_free, 0)
+                + max(self.var_alloc - self.var_free, 0) + self.hash_alloc)
+
+
+@dataclass(frozen=True)
+class TableMemory:
+    """A table's memory on every data node that holds a fragment replica of it."""
+
+    fq_name: str
+    """``db/def/table`` as NDB names it (or a part's own name when it has no parent)."""
+    nodes: tuple[TableNodeMemory, ...]
+
+    @property
+    def schema(self) -> str:
+        """The database: the name before the first ``/``."""
+        return self.fq_name.split("/", 1)[0] if "/" in self.fq_name else ""
+
+    @property
+    def table(self) -> str:
+        """The table: the name after ``db/def/`` (the whole name if it has another form)."""
+        parts = self.fq_name.split("/", 2)
+        return parts[2] if len(parts) == 3 else self.fq_name
+
+    @property
+    def bytes(self) -> int:
+        """Allocated bytes over every node."""
+        return sum(n.bytes for n in self.nodes)
+
+    @property
+    def in_use(self) -> int:
+        """In-use bytes over every node."""
+        return sum(n.in_use for n in self.nodes)
+
+    @property
+    def fixed_alloc(self) -> int:
+        """Fixed-size parts' allocated bytes over every node."""
+        return sum(n.fixed_alloc for n in self.nodes)
+
+    @property
+    def var_alloc(self) -> int:
+        """Variable-size parts' allocated bytes over every node."""
+        return sum(n.var_alloc for n in self.nodes)
+
+    @property
+    def hash_alloc(self) -> int:
+        """Hash index bytes over every node."""
+        return sum(n.hash_alloc for n in self.nodes)
+
+    @property
+    def per_node(self) -> dict[int, int]:
+        """Allocated bytes by node id."""
+        return {n.node_id: n.bytes for n in self.nodes}
+
+    @property
+    def fragment_count(self) -> int:
+        """The table's own fragment replicas seen."""
+        return sum(len(n.fragments) for n in self.nodes)
+
+    @property
+    def largest_fragment(self) -> tuple[int, int, int] | None:
+        """(node id, fragment_num, bytes) of the largest fragment replica; None without any."""
+        best: tuple[int, int, int] | None = None
+        for n in self.nodes:
+            for frag, size in n.fragments:
+                if best is None or size > best[2]:
+                    best = (n.node_id, frag, size)
+        return best
+
+    @property
+    def mean_fragment(self) -> float | None:
+        """The mean fragment replica's bytes; None without any."""
+        count = self.fragment_count
+        if not count:
+            return None
+        return sum(size for n in self.nodes for _, size in n.fragments) / count
+
+    @property
+    def skew(self) -> float | None:
+        """Largest fragment replica / mean (1.0: even); None without fragments or bytes."""
+        largest, mean = self.largest_fragment, self.mean_fragment
+        if largest is None or not mean:
+            return None
+        return largest[2] / mean
+
+
+@dataclass(frozen=True)
+class NodeHeadroom:
+    """A data node's DataMemory (``memoryusage``, memory_type ``Data memory``)."""
+
+    node_id: int
+    used: int
+    total: int
+
+    @property
+    def free(self) -> int:
+        """Bytes not used (never below 0)."""
+        return max(self.total - self.used, 0)
+
+    @property
+    def used_pct(self) -> float | None:
+        """Percent used; None when the total is unknown."""
+        return None if self.total <= 0 else 100.0 * self.used / self.total
+
+
+def headroom(sample: NdbinfoSample | None) -> tuple[NodeHeadroom, ...]:
+    """Each data node's DataMemory, by node id (none before ``memoryusage`` was read)."""
+    if sample is None:
+        return ()
+    rows = [NodeHeadroom(m.node_id, m.used, m.total)
+            for m in sample.memory if m.memory_type == DATA_MEMORY]
+    return tuple(sorted(rows, key=lambda h: h.node_id))
+
+
+def fills_first(nodes: Sequence[NodeHeadroom]) -> NodeHeadroom | None:
+    """The node with the least DataMemory left (the fuller one on a tie); None without any
+    node whose total is known."""
+    known = [h for h in nodes if h.total > 0]
+    if not known:
+        return None
+    return min(known, key=lambda h: (h.free, -(h.used_pct or 0.0), h.node_id))
+
+
+def tables_read(sample: NdbinfoSample | None) -> bool:
+    """Whether ``memory_per_fragment`` has been read into ``sample``."""
+    return sample is not None and sample.panel_read_at("tables") is not None
+
+
+def tables_unavailable(sample: NdbinfoSample | None) -> str | None:
+    """Why the tables could not be read, if the last attempt failed."""
+    if sample is None:
+        return None
+    return dict(sample.unavailable).get("tables")
