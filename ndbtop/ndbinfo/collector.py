@@ -28,6 +28,7 @@ import pymysql
 
 from ndbtop.errors import SqlError
 from ndbtop.mgm.nodeids import MAX_NODE_ID, MIN_NODE_ID, known_nodes
+from ndbtop.model.locks import DEFAULT_TXN_AGE_S
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
@@ -39,6 +40,7 @@ from ndbtop.ndbinfo.errors import (
     map_error,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.ndbinfo.rows_locks import parse_locks, parse_transactions
 from ndbtop.ndbinfo.statements import Statements, Tally
 from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 
@@ -68,6 +70,8 @@ PANELS = (
     "activity",
     "config_values",
     "processes",
+    "transactions",
+    "locks",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
@@ -103,6 +107,8 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "activity": lambda rows, _: r.parse_activity(rows),
     "config_values": lambda rows, _: r.parse_config_values(rows),
     "processes": lambda rows, _: r.parse_processes(rows),
+    "transactions": lambda rows, _: parse_transactions(rows),
+    "locks": lambda rows, _: parse_locks(rows),
 }
 
 _NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
@@ -130,6 +136,9 @@ class NdbinfoCollector(Statements):
         self.wanted: frozenset[str] = frozenset()
         """The panels of :data:`q.ON_DEMAND` samples read (a view, ``--once --section``, a
         bundle ask for them); never read otherwise, not even at connect."""
+        self.txn_age_s = DEFAULT_TXN_AGE_S
+        """The age from which ``transactions`` are read (``--txn-age``)."""
+        self._txn_age_read = DEFAULT_TXN_AGE_S
         self._conn: pymysql.connections.Connection | None = None
         self._version: int | None = None
         self._account: str | None = None
@@ -287,6 +296,9 @@ class NdbinfoCollector(Statements):
             if panel not in self.wanted or tally.queries - start >= MAX_ON_DEMAND_PER_SAMPLE:
                 continue
             if q.has(self._version, query.table):
+                if panel == "transactions":
+                    query = q.transactions_query(self.txn_age_s)
+                    self._txn_age_read = self.txn_age_s
                 self._read_panel(query, tally)
             else:
                 self._unavailable[panel] = (
@@ -433,6 +445,9 @@ class NdbinfoCollector(Statements):
             activity=panels.get("activity", ()),
             config_values=panels.get("config_values", ()),
             processes=panels.get("processes", ()),
+            transactions=panels.get("transactions", ()),
+            txn_age_s=self._txn_age_read,
+            locks=panels.get("locks", ()),
             unavailable=tuple(unavailable),
             read_at=tuple(self._read_at.items()),
             queries=tally.queries,

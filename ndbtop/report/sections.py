@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.report.locks import locks_json, locks_text
 from ndbtop.report.processes import processes_json, processes_text
 
 
@@ -39,6 +40,11 @@ TRIAGE: tuple[Section, ...] = (
         lambda snap: {"processes": processes_json(snap)}, processes_text, True,
         "processes.txt", "the connected API and SQL nodes: address, version, process name "
         "and pid, service URI, connect count (get status, ndbinfo.processes)"),
+    Section(
+        "locks", ("transactions", "locks"), locks_json, locks_text, False, "locks.txt",
+        "transactions idle 10 s or more (ndbinfo.cluster_transactions, with "
+        "server_transactions' MySQL connection) and the lock waits as chains "
+        "(ndbinfo.cluster_locks): who waits for whom, on which table and fragment"),
 )
 """Every triage section, in the order the reports give them."""
 
