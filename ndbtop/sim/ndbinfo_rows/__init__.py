@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import BLOCK_NUMBERS, COUNTER_IDS, process_id, thread_tid
+from ndbtop.sim.ndbinfo_rows.locks import LockTables
 from ndbtop.sim.ndbinfo_rows.nodes import NodeTables
 from ndbtop.sim.ndbinfo_rows.storage import StorageTables
 from ndbtop.sim.ndbinfo_rows.threads import ThreadTables
@@ -20,7 +21,7 @@ from ndbtop.sim.ndbinfo_rows.transporters import TransporterTables
 __all__ = ["BLOCK_NUMBERS", "COUNTER_IDS", "SimNdbinfo", "process_id", "thread_tid"]
 
 
-class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables):
+class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables, LockTables):
     """The ``NdbinfoProvider`` of a simulated cluster."""
 
     def __init__(self, cluster: SimCluster, sync: Callable[[], None] | None = None) -> None:
@@ -51,6 +52,10 @@ class SimNdbinfo(NodeTables, ThreadTables, StorageTables, TransporterTables):
             "processes": self._processes,
             "counters": self._counters,
             "hwinfo": self._hwinfo,
+            "cluster_transactions": self._cluster_transactions,
+            "server_transactions": self._server_transactions,
+            "cluster_locks": self._cluster_locks,
+            "dict_obj_info": self._dict_obj_info,
         }
 
     @property

@@ -1,8 +1,9 @@
-"""Triage after the fact: a data node that failed before anyone looked."""
+"""Triage: a data node that failed before anyone looked; transactions holding locks."""
 
 from __future__ import annotations
 
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.cluster.transactions import lock_chain as chain_of_waits
 from ndbtop.sim.errorlog import Crash, error_log_file
 from ndbtop.sim.ndbinfo_rows import process_id
 from ndbtop.sim.scenarios.options import ScenarioOptions
@@ -37,4 +38,17 @@ def node_down(options: ScenarioOptions) -> SimCluster:
         f"{data_dir}/ndb_{DOWN_NODE}_trace.log.2", 9)
     cluster.error_logs[DOWN_NODE] = error_log_file(DOWN_NODE, [older, newest])
     cluster.full_data_dirs.add(DOWN_NODE)
+    return cluster
+
+
+def lock_chain(options: ScenarioOptions) -> SimCluster:
+    """Four data nodes in two groups at 1,500 transactions/s; the SQL node (50) opened a
+    transaction ten minutes ago and left it idle holding a row of ``shop.orders``; three
+    transactions wait behind it in a chain (each wait times out at 1.2 s and is retried),
+    and a few others are idle 14 to 40 s."""
+    config = small_config("lock-chain", options, ((2, 0), (3, 0), (4, 1), (5, 1)))
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started((2, 3, 4, 5))
+    cluster.workload.tps = 1500.0
+    cluster.open_transactions = chain_of_waits((2, 3, 4, 5), 50, 51, cluster.now)
     return cluster
