@@ -182,3 +182,53 @@ def oldest(transactions: Sequence[Transaction]) -> Transaction | None:
 def transid_text(transid: int | None) -> str:
     """A transid as ndbinfo shows it (decimal), ``?`` when unknown."""
     return "?" if transid is None else str(transid)
+
+
+@dataclass(frozen=True)
+class TreeLine:
+    """A line of the waits drawn as trees: a root holder (``wait`` None) at level 0, or a
+    wait under the transaction it waits for."""
+
+    level: int
+    transid: int | None
+    """The root holder's transid, or the waiter's."""
+    wait: LockWait | None = None
+    deadlock: bool = False
+    """The line closes a cycle of waits (a deadlock): its waiter is shown above it."""
+
+
+def wait_tree(waits: Sequence[LockWait]) -> tuple[TreeLine, ...]:
+    """The waits as trees: each transaction that waits for nothing (or whose lock was not
+    read) with the waits behind it, indented by depth; the waits of a cycle, which has no
+    root, start from its first member. Each wait shows once, so a cycle ends where it
+    closes."""
+    under: dict[int | None, list[LockWait]] = {}
+    waiting = set()
+    for w in waits:
+        under.setdefault(w.holder, []).append(w)
+        waiting.add(w.waiter)
+    lines: list[TreeLine] = []
+    shown: set[int] = set()
+
+    def grow(holder: int | None, seen: frozenset[int]) -> None:
+        stack = [(w, 1, seen) for w in reversed(under.get(holder, ()))]
+        while stack:
+            w, depth, path = stack.pop()
+            if id(w) in shown:
+                continue
+            shown.add(id(w))
+            closes = w.waiter in path
+            lines.append(TreeLine(depth, w.waiter, w, closes))
+            if not closes:
+                below = path | {w.waiter}
+                stack.extend((c, depth + 1, below) for c in reversed(under.get(w.waiter, ())))
+
+    roots = [h for h in under if h is None or h not in waiting]
+    for root in sorted(roots, key=lambda h: (h is None, h or 0)):
+        lines.append(TreeLine(0, root))
+        grow(root, frozenset(() if root is None else (root,)))
+    for w in waits:
+        if id(w) not in shown and w.holder is not None:
+            lines.append(TreeLine(0, w.holder, deadlock=True))
+            grow(w.holder, frozenset((w.holder,)))
+    return tuple(lines)

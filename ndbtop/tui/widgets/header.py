@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.summary import single_user_text, summarize
+from ndbtop.report.locks import long_transaction
 from ndbtop.tui.safe import Plain, Text
 
 _LABELS = {"mgm": "mgm", "config": "config", "events": "events", "ndbinfo": "ndbinfo",
@@ -127,6 +128,22 @@ def hosts_text(hosts: list[SourceStatus]) -> Text:
     return out
 
 
+def long_transaction_text(snap: ClusterSnapshot, *, details: bool = True) -> Text:
+    """``  txn idle 612 s (read 3 s ago)``: the oldest transaction of the last read of
+    ``cluster_transactions`` when it passed ndbtop's 60 s; the table is read only while the
+    Locks view shows (or ``--once``), never for the header, so the read's age is said."""
+    found = long_transaction(snap)
+    if found is None:
+        return Text()
+    txn, age = found
+    out = Text("  ")
+    out.append(f"txn idle {txn.inactive_s} s", style="bold yellow")
+    if details:
+        out.append(f" (node {txn.node_id}, api {txn.api_node}; read {age:.0f} s ago)",
+                   style="yellow")
+    return out
+
+
 class StatusHeader(Vertical):
     """Two lines: the cluster and its sources; badges for PAUSED, READ-ONLY, SIMULATED.
 
@@ -213,6 +230,7 @@ class StatusHeader(Vertical):
         if details:
             when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")
             top.append(f"  {when}")
+        top.append_text(long_transaction_text(snap, details=details))
         single = single_user_text(summarize(snap.nodes))
         for badge, on, style in (
             (f" {single} ", single is not None, "bold white on dark_magenta"),
