@@ -62,6 +62,14 @@ class SimTransaction:
     locks: tuple[SimLock, ...] = ()
     mysql_connection_id: int | None = None
     """Its MySQL connection when the simulated SQL node runs it."""
+    period: float = 0.0
+    """Seconds after which its client's next operation (or its next transaction, under the
+    same transid here) makes it active again; 0: idle for good."""
+
+    def inactive_s(self, now: float) -> int:
+        """``inactive_seconds`` at ``now``."""
+        idle = max(now - self.last_active, 0.0)
+        return int(idle % self.period if self.period > 0 else idle)
 
 
 def wait_ms(lock: SimLock, now: float) -> int:
@@ -81,8 +89,10 @@ def lock_chain(data_nodes: tuple[int, ...], sql_node: int, api_node: int, now: f
                ) -> list[SimTransaction]:
     """A transaction idle for ten minutes holding a row of ``orders``; a chain of three
     waits behind it (T2 waits for T1's row, T3 for T2's row of ``stock``, T4 for T3's row
-    of ``payments``); a few transactions idle 14 to 40 s, and some younger than 10 s."""
+    of ``payments``), each retried as it times out; transactions whose clients come back
+    now and then, idle up to 50 s, and some younger than 10 s."""
     n1, n2 = data_nodes[0], data_nodes[1 % len(data_nodes)]
+    retry = DEADLOCK_TIMEOUT_MS / 1000.0
     t1, t2, t3, t4 = (transid(node, c) for node, c in (
         (sql_node, 0x2A01), (api_node, 0x51F3), (api_node, 0x51F7), (sql_node, 0x2A44)))
     held1 = SimLock(n1, 1, 17, 3, 0x10F2, 7001, now - 600.0)
@@ -94,21 +104,21 @@ def lock_chain(data_nodes: tuple[int, ...], sql_node: int, api_node: int, now: f
                        mysql_connection_id=41),
         SimTransaction(t2, n2, 1, api_node, now - 0.9, 4, "Started",
                        (held2, SimLock(n1, 1, 17, 3, 0x10F2, 7010, now - 0.9,
-                                       waiting_for=held1.lock_num))),
+                                       waiting_for=held1.lock_num)), period=retry),
         SimTransaction(t3, n1, 2, api_node, now - 0.6, 2, "Started",
                        (held3, SimLock(n2, 2, 18, 6, 0x03A9, 7110, now - 0.6,
-                                       waiting_for=held2.lock_num))),
+                                       waiting_for=held2.lock_num)), period=retry),
         SimTransaction(t4, n2, 2, sql_node, now - 0.3, 1, "Started",
                        (SimLock(n1, 1, 20, 1, 0x0771, 7040, now - 0.3, False, "READ",
                                 waiting_for=held3.lock_num),),
-                       mysql_connection_id=57),
+                       mysql_connection_id=57, period=retry),
     ]
-    for k, (idle, state, ops) in enumerate(((40.0, "Started", 3), (14.0, "Receiving", 1),
-                                            (22.0, "Started", 6), (4.0, "Started", 2),
-                                            (0.5, "Committing", 9))):
+    for k, (idle, period, state, ops) in enumerate((
+            (40.0, 50.0, "Started", 3), (14.0, 20.0, "Receiving", 1), (22.0, 30.0, "Started", 6),
+            (4.0, 8.0, "Started", 2), (0.5, 2.0, "Committing", 9))):
         node = data_nodes[k % len(data_nodes)]
         out.append(SimTransaction(transid(api_node, 0x6000 + k), node, 1, api_node,
-                                  now - idle, ops, state))
+                                  now - idle, ops, state, period=period))
     return out
 
 
@@ -138,5 +148,5 @@ def many(data_nodes: tuple[int, ...], api_nodes: tuple[int, ...], count: int, se
                                  now - rng.uniform(0, 1), waiting_for=before.lock_num))
         out.append(SimTransaction(transid(api, k + 1), rng.choice(data_nodes), rng.randrange(1, 3),
                                   api, now - rng.uniform(0, 30), rng.randrange(1, 40),
-                                  locks=tuple(locks)))
+                                  locks=tuple(locks), period=30.0))
     return out

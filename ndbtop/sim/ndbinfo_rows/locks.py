@@ -29,7 +29,7 @@ class LockTables:
         up = {n.node_id for n in nodes}
         return [
             (t.mysql_connection_id, t.tc_node, t.tc_instance, t.transid, t.state, t.operations,
-             0, max(int(now - t.last_active), 0), t.api_node, 0x8001)  # an API block ref
+             0, t.inactive_s(now), t.api_node, 0x8001)  # an API block ref
             for t in self.cluster.open_transactions if t.tc_node in up
         ]
 
