@@ -145,7 +145,7 @@ def _depth(start: int, waits_for: dict[int, set[int]]) -> tuple[int, bool]:
     best, cycle = 0, False
     stack: list[tuple[int, int, frozenset[int]]] = [(start, 0, frozenset((start,)))]
     steps = 0
-    while stack and steps < 100_000:
+    while stack and steps < 10_000:
         steps += 1
         node, length, seen = stack.pop()
         best = max(best, length)

@@ -138,9 +138,8 @@ def long_transaction_text(snap: ClusterSnapshot, *, details: bool = True) -> Tex
     txn, age = found
     out = Text("  ")
     out.append(f"txn idle {txn.inactive_s} s", style="bold yellow")
-    if details:
-        out.append(f" (node {txn.node_id}, api {txn.api_node}; read {age:.0f} s ago)",
-                   style="yellow")
+    where = f"node {txn.node_id}, api {txn.api_node}; " if details else ""
+    out.append(f" ({where}read {age:.0f} s ago)", style="yellow")
     return out
 
 
