@@ -338,15 +338,19 @@ LOCKS = _q(
     f"""SELECT l.node_id, l.block_instance, l.tableid, l.fragmentid, l.rowid, l.transid,
     l.mode, l.state, l.op, l.duration_millis, l.lock_num, l.waiting_for, o.fq_name
     FROM ndbinfo.cluster_locks AS l
+    LEFT JOIN (SELECT node_id, block_instance, waiting_for FROM ndbinfo.cluster_locks
+    WHERE state = 'W' GROUP BY node_id, block_instance, waiting_for) AS w
+    ON w.node_id = l.node_id AND w.block_instance = l.block_instance
+    AND w.waiting_for = l.lock_num
     LEFT JOIN ndbinfo.dict_obj_info AS o ON o.id = l.tableid AND o.type IN (1, 2, 3)
-    WHERE l.state = 'W'
-    OR l.lock_num IN (SELECT waiting_for FROM ndbinfo.cluster_locks WHERE state = 'W')
+    WHERE l.state = 'W' OR w.waiting_for IS NOT NULL
     ORDER BY l.duration_millis DESC, l.node_id, l.lock_num LIMIT {MAX_LOCKS}""",
 )
 """The lock waits and the locks they wait for, with the table's name (``dict_obj_info``
 types 1, 2, 3: tables and unique hash indexes, which ACC locks): never the locks no one
-waits for. ``lock_num`` is unique per LDM instance only: the rows are matched exactly
-by :func:`ndbtop.model.locks.lock_waits`."""
+waits for. ``lock_num`` is unique per LDM instance only, so a waiter's ``waiting_for`` is
+matched on the node and instance too, in a derived table read once (a correlated subquery
+would scan every data node again for each row)."""
 
 ON_DEMAND: dict[str, Query] = {
     query.panel: query for query in (PROCESSES, TRANSACTIONS, LOCKS)}

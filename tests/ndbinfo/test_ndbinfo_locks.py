@@ -74,7 +74,7 @@ def test_the_age_is_pushed_to_the_sql_node_with_a_limit() -> None:
     sql = q.transactions_query(25).sql
     assert "WHERE t.inactive_seconds >= 25" in sql and "inactive_seconds >= 25)" in sql
     assert sql.endswith("LIMIT 200") and q.TRANSACTIONS.sql == q.transactions_query(10).sql
-    assert "WHERE l.state = 'W' OR l.lock_num IN" in q.LOCKS.sql
+    assert "WHERE l.state = 'W' OR w.waiting_for IS NOT NULL" in q.LOCKS.sql
     assert q.LOCKS.sql.endswith("LIMIT 1000")
     assert not q.has(q.make_version(7, 5, 3), "cluster_locks")  # dict_obj_info is 7.5.4
 
@@ -119,6 +119,8 @@ def test_mariadb_with_the_real_columns(mariadb: MariaDbServer) -> None:
         (2, 1, 17, 3, 4338, HIGH, "X", "H", "*", "UPDATE", 601000, 7001, None),
         (2, 1, 18, 1, 12, HIGH, "X", "H", "*", "INSERT", 601000, 7002, None),  # no waiter
         (2, 1, 17, 3, 4338, TOP, "X", "W", None, "UPDATE", 900, 7010, 7001),
+        # The same lock_num on another node's LDM, which no one waits for: not read.
+        (1, 1, 17, 2, 9, 55, "X", "H", "*", "UPDATE", 700000, 7001, None),
     ]
     tables = {
         "cluster_transactions": transactions,
@@ -147,7 +149,7 @@ def test_mariadb_with_the_real_columns(mariadb: MariaDbServer) -> None:
         Transaction(2, 1, HIGH, "Started", 12, 0, 601, 50, 41),
         Transaction(4, 1, 77, "Receiving", 1, 1, 15, 51, None),
     )
-    assert [lk.lock_num for lk in sample.locks] == [7001, 7010]
+    assert [(lk.node_id, lk.lock_num) for lk in sample.locks] == [(2, 7001), (2, 7010)]
     (wait,) = lock_waits(sample.locks)
     assert (wait.waiter, wait.holder, wait.lock.table_name) == (TOP, HIGH, "shop.orders")
     assert not [u for u in sample.unavailable if u[0] in ("transactions", "locks")]
