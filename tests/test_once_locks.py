@@ -62,3 +62,16 @@ def test_the_section_is_read_only_when_asked_and_goes_in_the_bundle() -> None:
     assert section is not None and not section.default and section.bundle_file == "locks.txt"
     assert {"transactions", "locks"} <= bundle_panels()
     assert not {"transactions", "locks"} & default_panels()
+
+
+def test_the_long_transaction_is_a_finding_when_the_section_is_read(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--scenario", "lock-chain", "--once", "--json", "--section",
+                 "findings,locks"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (found,) = [f for f in report["findings"] if f["id"] == "long_transaction"]
+    assert found["severity"] == "warning" and "MySQL connection 41" in found["summary"]
+    assert main(["demo", "--scenario", "lock-chain", "--once", "--json", "--section",
+                 "findings"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert not [f for f in report["findings"] if f["id"] == "long_transaction"]

@@ -8,66 +8,12 @@ shown as current that was read long ago.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from ndbtop.model.locks import (
-    LONG_TXN_S,
-    LockWait,
-    Transaction,
-    chain_of,
-    lock_waits,
-    oldest,
-    transid_text,
-)
-from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.model.locks import LockWait, Transaction, chain_of, transid_text
+from ndbtop.model.locks_read import locks_read
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import format_table
-
-
-@dataclass(frozen=True)
-class LocksRead:
-    """What the last read of the two tables gave."""
-
-    transactions: tuple[Transaction, ...]
-    waits: tuple[LockWait, ...]
-    min_age_s: int
-    """The age from which transactions were read."""
-    transactions_age_s: float | None
-    """Seconds since ``cluster_transactions`` was read; None: never read."""
-    locks_age_s: float | None
-    """Seconds since ``cluster_locks`` was read; None: never read."""
-    unavailable: tuple[tuple[str, str], ...]
-    """(table, why) for each of the two that could not be read."""
-
-
-def locks_read(snap: ClusterSnapshot) -> LocksRead:
-    """The transactions and waits of the snapshot's ndbinfo sample, from the last read."""
-    sample = snap.ndbinfo
-    if sample is None:
-        return LocksRead((), (), 0, None, None, ())
-    why = tuple((panel, reason) for panel, reason in sample.unavailable
-                if panel in ("transactions", "locks"))
-    return LocksRead(sample.transactions, lock_waits(sample.locks), sample.txn_age_s,
-                     _age(sample, "transactions"), _age(sample, "locks"), why)
-
-
-def _age(sample: NdbinfoSample, panel: str) -> float | None:
-    at = sample.panel_read_at(panel)
-    return None if at is None else max(sample.taken_at - at, 0.0)
-
-
-def long_transaction(snap: ClusterSnapshot) -> tuple[Transaction, float] | None:
-    """The oldest transaction of the last read when it passed :data:`LONG_TXN_S`, with the
-    seconds since that read; None otherwise."""
-    sample = snap.ndbinfo
-    if sample is None:
-        return None
-    age = _age(sample, "transactions")
-    first = oldest(sample.transactions)
-    if age is None or first is None or first.inactive_s <= LONG_TXN_S:
-        return None
-    return first, age
 
 
 def transaction_json(t: Transaction) -> dict[str, Any]:

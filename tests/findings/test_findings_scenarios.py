@@ -23,6 +23,8 @@ CASES = [
                            ("disk_page_buffer_low_hit", "warning", (4,))}),
     ("node-groups", 30.0, {("node_group_one_left", "warning", (3,))}),
     ("node-down", 30.0, {("node_group_one_left", "warning", (2,))}),
+    # Its transactions are read only when asked for (tests/test_once_locks.py): nothing here.
+    ("lock-chain", 30.0, set()),
     ("single-user", 40.0, {("single_user_mode", "info", ())}),
     ("config-change", 100.0, {("config_not_applied", "info", (3, 4, 5))}),
     ("backup", 100.0, set()),

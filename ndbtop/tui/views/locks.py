@@ -8,8 +8,9 @@ scan of every data node): the view says when they were last read.
 from __future__ import annotations
 
 from ndbtop.model.locks import LONG_TXN_S, LockWait, Transaction, transid_text, wait_tree
+from ndbtop.model.locks_read import LocksRead, locks_read
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.report.locks import LocksRead, locks_read, read_note
+from ndbtop.report.locks import read_note
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 

@@ -9,10 +9,10 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
+from ndbtop.model.locks_read import long_transaction
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.summary import single_user_text, summarize
-from ndbtop.report.locks import long_transaction
 from ndbtop.tui.safe import Plain, Text
 
 _LABELS = {"mgm": "mgm", "config": "config", "events": "events", "ndbinfo": "ndbinfo",
