@@ -75,3 +75,19 @@ def test_the_long_transaction_is_a_finding_when_the_section_is_read(
                  "findings"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert not [f for f in report["findings"] if f["id"] == "long_transaction"]
+
+
+def test_the_bundle_holds_locks_txt(threaded_sim: Callable[..., Any], tmp_path: Any) -> None:
+    import tarfile
+
+    ts = threaded_sim("lock-chain", speed=1e-6, sql=True)
+    bundle = tmp_path / "b.tar.gz"
+    assert main(["report", "--bundle", str(bundle), "-c", ts.connectstring, "--mysql-host",
+                 "127.0.0.1", "--mysql-port", str(ts.sim.sql_port), "--mysql-user", "root",
+                 "--no-host", "--events-seconds", "0"]) == 0
+    with tarfile.open(bundle) as tar:
+        text = tar.extractfile("ndbtop-bundle/locks.txt").read().decode()  # type: ignore[union-attr]
+        manifest = tar.extractfile("ndbtop-bundle/MANIFEST.txt").read().decode()  # type: ignore[union-attr]
+    assert "Transactions idle 10 s or more (ndbinfo.cluster_transactions, read " in text
+    assert "deepest chain 3" in text and "shop.payments" in text
+    assert "locks.txt: transactions idle 10 s or more" in manifest
