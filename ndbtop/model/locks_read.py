@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ndbtop.model.locks import LONG_TXN_S, LockWait, Transaction, lock_waits, oldest
+from ndbtop.model.locks import (
+    DEFAULT_TXN_AGE_S,
+    LONG_TXN_S,
+    LockWait,
+    Transaction,
+    lock_waits,
+    oldest,
+)
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -17,8 +24,15 @@ class LocksRead:
 
     transactions: tuple[Transaction, ...]
     waits: tuple[LockWait, ...]
-    min_age_s: int
-    """The age from which transactions were read."""
+    min_age_s: int | None
+    """The age from which transactions were read; None: never read."""
+
+    @property
+    def idle_text(self) -> str:
+        """``idle 10 s or more``, or ``idle past --txn-age`` before the first read."""
+        if self.min_age_s is None:
+            return f"idle --txn-age seconds or more ({DEFAULT_TXN_AGE_S} by default)"
+        return f"idle {self.min_age_s} s or more"
     transactions_age_s: float | None
     """Seconds since ``cluster_transactions`` was read; None: never read."""
     locks_age_s: float | None
@@ -31,11 +45,12 @@ def locks_read(snap: ClusterSnapshot) -> LocksRead:
     """The transactions and waits of the snapshot's ndbinfo sample, from the last read."""
     sample = snap.ndbinfo
     if sample is None:
-        return LocksRead((), (), 0, None, None, ())
+        return LocksRead((), (), None, None, None, ())
     why = tuple((panel, reason) for panel, reason in sample.unavailable
                 if panel in ("transactions", "locks"))
-    return LocksRead(sample.transactions, lock_waits(sample.locks), sample.txn_age_s,
-                     _age(sample, "transactions"), _age(sample, "locks"), why)
+    age = _age(sample, "transactions")
+    return LocksRead(sample.transactions, lock_waits(sample.locks),
+                     None if age is None else sample.txn_age_s, age, _age(sample, "locks"), why)
 
 
 def _age(sample: NdbinfoSample, panel: str) -> float | None:

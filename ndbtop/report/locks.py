@@ -79,7 +79,7 @@ def read_note(age: float | None, table: str) -> str:
 def locks_text(snap: ClusterSnapshot) -> list[str]:
     """The section of the text report."""
     read = locks_read(snap)
-    lines = ["", f"Transactions idle {read.min_age_s} s or more "
+    lines = ["", f"Transactions {read.idle_text} "
              f"({read_note(read.transactions_age_s, 'cluster_transactions')}): "
              f"{len(read.transactions) or 'none'}"]
     for panel, why in read.unavailable:

@@ -23,6 +23,8 @@ async def test_the_chain_shows_while_the_view_does_and_the_header_keeps_the_last
         await t.view(LOCKS_KEY)
         await t.until_shown("Lock waits (ndbinfo.cluster_locks, read ")
         await t.until_shown("deepest chain 3")
+        await t.until(lambda: t.text().count("└ ") == 3 and "over 60 s" in t.text(),
+                      "the chain and the transactions laid out")
         text = t.text()
         lines = [line.strip() for line in text.splitlines()]
         holder = next(line for line in lines if line.startswith("holder "))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ndbtop.model.locks import LONG_TXN_S, LockWait, Transaction, transid_text, wait_tree
 from ndbtop.model.locks_read import LocksRead, locks_read
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
 from ndbtop.report.locks import read_note
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
@@ -50,12 +51,17 @@ class LocksView(PanelsView):
     def _head(self, snap: ClusterSnapshot, read: LocksRead) -> Text:
         head = Text("Transactions and locks", style="bold")
         head.append("\nRead from ndbinfo only while this view shows (every data node scans "
-                    f"them): transactions idle {read.min_age_s} s or more (--txn-age), the "
+                    f"them): transactions {read.idle_text}"
+                    f"{'' if read.min_age_s is None else ' (--txn-age)'}, the "
                     "oldest first; the lock waits and the locks they wait for. A transaction "
                     f"idle over {LONG_TXN_S} s is ndbtop's own mark (NDB sets no limit).",
                     style="dim")
-        if snap.ndbinfo is None or snap.source("ndbinfo") is None:
-            head.append("\nNo SQL node: cluster_transactions and cluster_locks need one.",
+        src = snap.source("ndbinfo")
+        if src is None or src.state is SourceState.DISABLED:
+            head.append("\nNo SQL node: cluster_transactions and cluster_locks need one "
+                        "(--mysql-host).", style="yellow")
+        elif snap.live_ndbinfo() is None:
+            head.append("\nThe SQL node does not answer: what follows is the last read.",
                         style="yellow")
         for panel, why in read.unavailable:
             head.append(f"\n{panel} unavailable: {why}", style="yellow")
