@@ -189,8 +189,8 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "lock-chain",
             "4 data nodes; a transaction left idle for 10 minutes holds a row of shop.orders, "
-            "three transactions wait behind it in a chain (the Locks view, key 0), others "
-            "idle 14 to 40 s",
+            "three transactions wait behind it in a chain (the Locks view), others idle up "
+            "to 50 s",
             1.0,
             lock_chain,
         ),

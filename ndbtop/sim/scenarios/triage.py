@@ -45,7 +45,7 @@ def lock_chain(options: ScenarioOptions) -> SimCluster:
     """Four data nodes in two groups at 1,500 transactions/s; the SQL node (50) opened a
     transaction ten minutes ago and left it idle holding a row of ``shop.orders``; three
     transactions wait behind it in a chain (each wait times out at 1.2 s and is retried),
-    and a few others are idle 14 to 40 s."""
+    and a few others are idle up to 50 s."""
     config = small_config("lock-chain", options, ((2, 0), (3, 0), (4, 1), (5, 1)))
     cluster = SimCluster(config, options.seed)
     cluster.boot_started((2, 3, 4, 5))
