@@ -42,6 +42,7 @@ from ndbtop.model.hosts import (
     NodeStart,
     RedoMeasure,
 )
+from ndbtop.model.locks import LockRow, Transaction
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -79,6 +80,8 @@ _CLASSES: dict[str, type] = {
         ni.NodeLinks,
         ni.NodeActivity,
         ni.ApiProcess,
+        Transaction,
+        LockRow,
         ActivityRate,
         PastStart,
         HostReport,

@@ -68,3 +68,14 @@ def test_the_oldest_transaction_is_the_longest_idle() -> None:
     old = Transaction(2, 1, (1 << 64) - 1, "Started", 12, 0, 612, 50, 41)
     young = Transaction(3, 1, 5, "Started", 1, 0, 14, 51)
     assert oldest((young, old)) is old and oldest(()) is None
+
+
+def test_a_sample_with_transactions_and_locks_is_recorded_and_read_back() -> None:
+    from ndbtop.model.ndbinfo import NdbinfoSample
+    from ndbtop.record.codec import decode, encode
+
+    sample = NdbinfoSample(
+        taken_at=5.0, ndb_version=None, txn_age_s=30,
+        transactions=(Transaction(2, 1, (1 << 64) - 1, "Started", 12, 0, 601, 50, 41),),
+        locks=(lock((1 << 64) - 1, "H", 10), lock(3, "W", 11, 10)))
+    assert decode(encode(sample)) == sample
