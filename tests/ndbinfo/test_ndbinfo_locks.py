@@ -153,3 +153,12 @@ def test_mariadb_with_the_real_columns(mariadb: MariaDbServer) -> None:
     (wait,) = lock_waits(sample.locks)
     assert (wait.waiter, wait.holder, wait.lock.table_name) == (TOP, HIGH, "shop.orders")
     assert not [u for u in sample.unavailable if u[0] in ("transactions", "locks")]
+
+
+def test_text_from_the_server_reaches_no_terminal_raw() -> None:
+    (lk,) = parse_locks([(2, 1, 17, 3, 1, 5, "X", "H", "UPDATE\x1b[2J", 10, 1, None,
+                          "shop/def/\x1b]0;owned\x07orders" + "x" * 600)])
+    (t,) = parse_transactions([(2, 1, 5, "Started\x1b[31m", 1, 0, 20, 51, None)])
+    for text in (lk.op, lk.table, lk.table_name, t.state):
+        assert "\x1b" not in text and "\x07" not in text
+    assert len(lk.table) <= 512 * 4
