@@ -40,6 +40,7 @@ def _demo_tui(args: argparse.Namespace) -> int:
         await sim.start(sql_port=None if args.no_sql else 0, sql_in_background=True)
         hub = demo_hub(sim, args.interval, history_dir=default_history_dir(),
                        backup_status_every=args.backup_status_interval)
+        hub.want_txn_age(args.txn_age)
         events = hub.events
         if events is not None:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)
@@ -55,6 +56,7 @@ async def _demo_once(args: argparse.Namespace) -> int:
     await sim.start(sql_port=None if args.no_sql else 0)
     try:
         hub = demo_hub(sim, args.interval, backup_status_every=args.backup_status_interval)
+        hub.want_txn_age(args.txn_age)
         # As in the live view: nothing happens faster than real time until the events are
         # listened to, so the report sees the same events the live view does.
         events = hub.events

@@ -40,6 +40,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         history_dir=None if args.once else default_history_dir(),
         backup_status_every=args.backup_status_interval,
     )
+    hub.want_txn_age(args.txn_age)
     if args.once:
         return asyncio.run(print_once(hub, args.json, args.section))
     from ndbtop.tui.launch import run_tui

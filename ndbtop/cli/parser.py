@@ -17,6 +17,7 @@ from ndbtop import __version__
 from ndbtop.actions.backup_commands import BackupCommandError, parse_backup_id
 from ndbtop.cli.clashes import refuse_clashes
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
+from ndbtop.model.locks import DEFAULT_TXN_AGE_S
 from ndbtop.report.sections import parse_sections, section_names
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 from ndbtop.sim.startplan import START_PHASES
@@ -227,6 +228,10 @@ OPTIONS: tuple[Option, ...] = (
            help="with --once: only these sections, the heading and the sources ("
            + ", ".join(section_names()) + "); a triage section's ndbinfo tables are read "
            "only when it is asked for or a view shows it"),
+    option("--txn-age", commands={LIVE, "demo"}, group=DISPLAY,
+           type=number(0, 86400, integer=True), default=DEFAULT_TXN_AGE_S, metavar="SECONDS",
+           help="the Locks view and the locks section list the transactions idle this long or "
+           f"longer (default {DEFAULT_TXN_AGE_S}); the SQL node leaves out the others"),
     option("--json", commands={LIVE, "demo", "wait"}, group=DISPLAY, action="store_true",
            default=False, help="print JSON (with --once; wait: one line per change)"),
     option("--interval", commands=CONNECTING - {"rolling-restart", "mgm", "config"} | {"demo"},

@@ -350,6 +350,13 @@ class Hub:
         if hasattr(reader, "wanted") and reader.wanted != union:  # type: ignore[union-attr]
             reader.wanted = union  # type: ignore[union-attr]
 
+    def want_txn_age(self, seconds: int) -> None:
+        """Read the transactions idle at least ``seconds`` (``--txn-age``) when they are
+        read at all."""
+        reader = self.sql.reader if self.sql is not None else None
+        if hasattr(reader, "txn_age_s"):
+            reader.txn_age_s = seconds  # type: ignore[union-attr]
+
     def panels_wanted(self) -> frozenset[str]:
         """Every on-demand panel some owner asks for."""
         return frozenset().union(*self._panels_wanted.values())

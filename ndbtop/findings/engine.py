@@ -16,6 +16,7 @@ from ndbtop.findings import event_index
 from ndbtop.findings import rules_cluster as cluster
 from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
+from ndbtop.findings import rules_locks as locks
 from ndbtop.findings import rules_starts as starts
 from ndbtop.model.findings import Finding
 from ndbtop.model.findings import FindingSeverity as Severity
@@ -45,6 +46,7 @@ RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
     (("config_not_applied",), cluster.config_not_applied),
     (("mixed_versions",), cluster.mixed_versions),
     (("single_user_mode",), cluster.single_user_mode),
+    (("long_transaction",), locks.long_transactions),
 )
 """Every rule with the finding ids it may raise (the ids are fixed: alerts use them)."""
 

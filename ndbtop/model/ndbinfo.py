@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ndbtop.model.locks import DEFAULT_TXN_AGE_S, LockRow, Transaction
 from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.model.table_memory import TableMemory
 
@@ -237,6 +238,13 @@ class NdbinfoSample:
     tables: tuple[TableMemory, ...] = ()
     """The largest tables' memory per node (``memory_per_fragment``): read only while
     something asks for them."""
+    transactions: tuple[Transaction, ...] = ()
+    """Transactions idle at least ``txn_age_s``, the oldest first: read only while
+    something asks for them."""
+    txn_age_s: int = DEFAULT_TXN_AGE_S
+    """The age ``transactions`` were read with."""
+    locks: tuple[LockRow, ...] = ()
+    """The lock waits and the locks they wait for: read only while something asks."""
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

@@ -28,6 +28,7 @@ import pymysql
 
 from ndbtop.errors import SqlError
 from ndbtop.mgm.nodeids import MAX_NODE_ID, MIN_NODE_ID, known_nodes
+from ndbtop.model.locks import DEFAULT_TXN_AGE_S
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.model.table_memory import READ_EVERY
 from ndbtop.ndbinfo import queries as q
@@ -40,6 +41,7 @@ from ndbtop.ndbinfo.errors import (
     map_error,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.ndbinfo.rows_locks import parse_locks, parse_transactions
 from ndbtop.ndbinfo.rows_membership import parse_membership
 from ndbtop.ndbinfo.rows_tables import parse_table_memory
 from ndbtop.ndbinfo.statements import Statements, Tally
@@ -78,6 +80,8 @@ PANELS = (
     "processes",
     "membership",
     "tables",
+    "transactions",
+    "locks",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
@@ -115,6 +119,8 @@ _PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]]
     "processes": lambda rows, _: r.parse_processes(rows),
     "membership": lambda rows, _: parse_membership(rows),
     "tables": lambda rows, _: parse_table_memory(rows),
+    "transactions": lambda rows, _: parse_transactions(rows),
+    "locks": lambda rows, _: parse_locks(rows),
 }
 
 _NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
@@ -142,6 +148,9 @@ class NdbinfoCollector(Statements):
         self.wanted: frozenset[str] = frozenset()
         """The panels of :data:`q.ON_DEMAND` samples read (a view, ``--once --section``, a
         bundle ask for them); never read otherwise, not even at connect."""
+        self.txn_age_s = DEFAULT_TXN_AGE_S
+        """The age from which ``transactions`` are read (``--txn-age``)."""
+        self._txn_age_read = DEFAULT_TXN_AGE_S
         self._conn: pymysql.connections.Connection | None = None
         self._version: int | None = None
         self._account: str | None = None
@@ -302,6 +311,9 @@ class NdbinfoCollector(Statements):
             if last is not None and self._clock() - last < ON_DEMAND_EVERY.get(panel, 0.0):
                 continue
             if q.has(self._version, query.table):
+                if panel == "transactions":
+                    query = q.transactions_query(self.txn_age_s)
+                    self._txn_age_read = self.txn_age_s
                 self._read_panel(query, tally)
             else:
                 self._unavailable[panel] = (
@@ -450,6 +462,9 @@ class NdbinfoCollector(Statements):
             processes=panels.get("processes", ()),
             membership=panels.get("membership", ()),
             tables=panels.get("tables", ()),
+            transactions=panels.get("transactions", ()),
+            txn_age_s=self._txn_age_read,
+            locks=panels.get("locks", ()),
             unavailable=tuple(unavailable),
             read_at=tuple(self._read_at.items()),
             queries=tally.queries,

@@ -27,6 +27,7 @@ from typing import Protocol
 
 from ndbtop.errors import SqlError, UsageError
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.locks import DEFAULT_TXN_AGE_S
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.ndbinfo.errors import ClusterNotConnected
 from ndbtop.ndbinfo.options import MysqlOptions, options_summary
@@ -159,6 +160,7 @@ class FailoverReader:
         """The nodes ``get status`` reports (set by the hub; read by ``auto``)."""
         self._threads_wanted = True
         self._wanted: frozenset[str] = frozenset()
+        self._txn_age_s = DEFAULT_TXN_AGE_S
 
     @property
     def wanted(self) -> frozenset[str]:
@@ -170,6 +172,17 @@ class FailoverReader:
         self._wanted = panels
         for reader in self._readers.values():
             _want_panels(reader, panels)
+
+    @property
+    def txn_age_s(self) -> int:
+        """The age from which transactions are read (passed on to every SQL node's reader)."""
+        return self._txn_age_s
+
+    @txn_age_s.setter
+    def txn_age_s(self, seconds: int) -> None:
+        self._txn_age_s = seconds
+        for reader in self._readers.values():
+            _want_txn_age(reader, seconds)
 
     @property
     def threads_wanted(self) -> bool:
@@ -211,6 +224,7 @@ class FailoverReader:
             reader = self._readers[key] = self._make(options)
             _want_threads(reader, self._threads_wanted)
             _want_panels(reader, self._wanted)
+            _want_txn_age(reader, self._txn_age_s)
         return reader
 
     def _ordered(self) -> list[Reader]:
@@ -356,3 +370,8 @@ def _all_failed(failures: Sequence[SqlError]) -> SqlError:
     if failures and all(isinstance(f, ClusterNotConnected) for f in failures):
         return ClusterNotConnected(text)
     return SqlError(f"no SQL node answers: {text}")
+
+
+def _want_txn_age(reader: Reader, seconds: int) -> None:
+    if hasattr(reader, "txn_age_s"):
+        reader.txn_age_s = seconds  # type: ignore[attr-defined]

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbtop.mgm.version import make_version, version_text
+from ndbtop.model.locks import DEFAULT_TXN_AGE_S, MAX_LOCKS, MAX_TRANSACTIONS
 from ndbtop.model.table_memory import TOP_TABLES
 
 TAG = "/* ndbtop */"
@@ -56,6 +57,8 @@ SINCE: dict[str, int] = {
     "config_values": make_version(7, 5, 0),
     "membership": make_version(7, 1, 26),
     "memory_per_fragment": make_version(7, 4, 1),
+    "cluster_transactions": make_version(7, 1, 17),
+    "cluster_locks": make_version(7, 5, 4),
 }
 """First NDB version with each table (or ``table.column``) that ndbtop reads."""
 
@@ -350,8 +353,50 @@ MEMBERSHIP = _q(
 arbitrator (``arbitrator_validity_summary``: these rows grouped by arbitrator, ticket and
 arb_connected, ndbinfo.md §2.1) is counted from the same rows, not read by a second scan."""
 
-ON_DEMAND: dict[str, Query] = {query.panel: query for query in (PROCESSES, MEMBERSHIP,
-                                                                TABLE_MEMORY)}
+def transactions_query(age_s: int) -> Query:
+    """The transactions idle at least ``age_s`` seconds, the oldest first, with the MySQL
+    connection of those the SQL node read runs (``server_transactions``, the same columns
+    and ``mysql_connection_id``)."""
+    age = max(0, min(int(age_s), 10**9))
+    return _q(
+        "transactions",
+        "cluster_transactions",
+        f"""SELECT t.node_id, t.block_instance, t.transid, t.state, t.count_operations,
+        t.outstanding_operations, t.inactive_seconds, t.client_node_id, s.mysql_connection_id
+        FROM ndbinfo.cluster_transactions AS t LEFT JOIN
+        (SELECT node_id, transid, mysql_connection_id FROM ndbinfo.server_transactions
+        WHERE inactive_seconds >= {age}) AS s ON s.node_id = t.node_id AND s.transid = t.transid
+        WHERE t.inactive_seconds >= {age}
+        ORDER BY t.inactive_seconds DESC, t.transid LIMIT {MAX_TRANSACTIONS}""",
+    )
+
+
+TRANSACTIONS = transactions_query(DEFAULT_TXN_AGE_S)
+"""Transactions idle 10 s or more (:func:`transactions_query` for another age): read only
+while a view, ``--once`` or a bundle asks for them."""
+
+LOCKS = _q(
+    "locks",
+    "cluster_locks",
+    f"""SELECT l.node_id, l.block_instance, l.tableid, l.fragmentid, l.rowid, l.transid,
+    l.mode, l.state, l.op, l.duration_millis, l.lock_num, l.waiting_for, o.fq_name
+    FROM ndbinfo.cluster_locks AS l
+    LEFT JOIN (SELECT node_id, block_instance, waiting_for FROM ndbinfo.cluster_locks
+    WHERE state = 'W' GROUP BY node_id, block_instance, waiting_for) AS w
+    ON w.node_id = l.node_id AND w.block_instance = l.block_instance
+    AND w.waiting_for = l.lock_num
+    LEFT JOIN ndbinfo.dict_obj_info AS o ON o.id = l.tableid AND o.type IN (1, 2, 3)
+    WHERE l.state = 'W' OR w.waiting_for IS NOT NULL
+    ORDER BY l.duration_millis DESC, l.node_id, l.lock_num LIMIT {MAX_LOCKS}""",
+)
+"""The lock waits and the locks they wait for, with the table's name (``dict_obj_info``
+types 1, 2, 3: tables and unique hash indexes, which ACC locks): never the locks no one
+waits for. ``lock_num`` is unique per LDM instance only, so a waiter's ``waiting_for`` is
+matched on the node and instance too, in a derived table read once (a correlated subquery
+would scan every data node again for each row)."""
+
+ON_DEMAND: dict[str, Query] = {
+    query.panel: query for query in (PROCESSES, MEMBERSHIP, TABLE_MEMORY, TRANSACTIONS, LOCKS)}
 """Panels read only while something asks for them (a view that shows them, ``--once
 --section``, a bundle), at every refresh then, never in the background: the tables a support
 engineer reads by hand when triaging, each a scan of every data node."""

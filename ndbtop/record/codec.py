@@ -42,6 +42,7 @@ from ndbtop.model.hosts import (
     NodeStart,
     RedoMeasure,
 )
+from ndbtop.model.locks import LockRow, Transaction
 from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -84,6 +85,8 @@ _CLASSES: dict[str, type] = {
         MembershipRow,
         TableMemory,
         TableNodeMemory,
+        Transaction,
+        LockRow,
         ActivityRate,
         PastStart,
         HostReport,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.report.locks import locks_json, locks_text
 from ndbtop.report.membership import membership_json, membership_text
 from ndbtop.report.processes import processes_json, processes_text
 from ndbtop.report.table_memory import tables_json, tables_text
@@ -53,6 +54,11 @@ TRIAGE: tuple[Section, ...] = (
         "the 50 largest tables by DataMemory allocated (fixed, variable, hash index; with "
         "their indexes and BLOB part tables), per node, with the largest fragment's skew, "
         "and each node's DataMemory left (ndbinfo.memory_per_fragment, memoryusage)"),
+    Section(
+        "locks", ("transactions", "locks"), locks_json, locks_text, False, "locks.txt",
+        "transactions idle 10 s or more (ndbinfo.cluster_transactions, with "
+        "server_transactions' MySQL connection) and the lock waits as chains "
+        "(ndbinfo.cluster_locks): who waits for whom, on which table and fragment"),
 )
 """Every triage section, in the order the reports give them."""
 

@@ -44,6 +44,7 @@ from ndbtop.tui.views.config import ConfigView
 from ndbtop.tui.views.disk import DiskView
 from ndbtop.tui.views.events import EventsView
 from ndbtop.tui.views.findings import FindingsView
+from ndbtop.tui.views.locks import LocksView
 from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.views.restarts import RestartsView
 from ndbtop.tui.views.tables import TablesView
@@ -64,8 +65,9 @@ VIEWS: tuple[tuple[str, type[View]], ...] = (
     ("config", ConfigView),
     ("findings", FindingsView),
     ("tables", TablesView),
+    ("locks", LocksView),
 )
-"""The views in their tabs, in the order of their number keys."""
+"""The views in their tabs, in the order of their number keys (the tenth on 0)."""
 
 
 class NdbtopApp(App[int]):
@@ -81,7 +83,7 @@ class NdbtopApp(App[int]):
     """
 
     BINDINGS = [
-        *(Binding(str(key), f"view('{name}')", cls.title, show=False)
+        *(Binding(str(key % 10), f"view('{name}')", cls.title, show=False)
           for key, (name, cls) in enumerate(VIEWS, start=1)),
         Binding("plus,equals_sign", "interval(1)", "Slower", show=False),
         Binding("minus", "interval(-1)", "Faster", show=False),
@@ -92,7 +94,8 @@ class NdbtopApp(App[int]):
     ]
     """The keys of every screen under the dialogs; each screen adds its own."""
     HELP = (
-        (f"1 … {len(VIEWS)}", ", ".join(cls.title for _, cls in VIEWS)),
+        (f"1 … {min(len(VIEWS), 9)}" + (", 0" if len(VIEWS) == 10 else ""),
+         ", ".join(cls.title for _, cls in VIEWS)),
         ("↑ ↓ / enter", "select a node (its timeline, its threads)"),
         ("r", "restart the selected data node (RESTART [-i] [-n] [-a] [-f])"),
         ("x", "stop the selected data node (STOP [-a] [-f])"),
@@ -219,7 +222,7 @@ class NdbtopApp(App[int]):
             live.tabs = tabs
             # Each tab carries its number key, so the key bar keeps its room for actions.
             for key, (name, cls) in enumerate(VIEWS, start=1):
-                with TabPane(f"{key} {cls.title}", id=name):
+                with TabPane(f"{key % 10} {cls.title}", id=name):
                     view = live.views[name] = cls(id=f"view-{name}")
                     yield view
         yield Input(

@@ -59,7 +59,7 @@ def test_queries_read_their_table_and_only_columns_it_has(query: q.Query) -> Non
             continue
         assert f"FROM ndbinfo.{query.table}" in text
         # A table joined in brings its columns, and a derived table's sums their names.
-        tables = set(re.findall(r"FROM ndbinfo\.(\w+)", text))
+        tables = set(re.findall(r"(?:FROM|JOIN) ndbinfo\.(\w+)", text))
         columns = {name.lower() for t in tables for name, _ in SCHEMA[t]["columns"]}
         columns |= {alias.lower() for alias in re.findall(r"\bAS (\w+)", text)}
         for column in selected_columns(text):

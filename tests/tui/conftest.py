@@ -51,7 +51,7 @@ WAIT = 10.0
 INTERVAL = 0.25
 """Refresh interval of the live tests (real seconds)."""
 
-VIEW_KEYS = {str(key): name for key, (name, _) in enumerate(VIEWS, start=1)}
+VIEW_KEYS = {str(key % 10): name for key, (name, _) in enumerate(VIEWS, start=1)}
 
 
 async def wait_until(predicate: Callable[[], object], what: str, timeout: float = WAIT) -> None:

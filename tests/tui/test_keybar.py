@@ -18,7 +18,7 @@ from ndbtop.tui.widgets.keybar import KeyBar
 
 LIVE = " r Restart  L Stats log  W Rolling restart  B Backup  p Pause  / Filter  ? Help  q Quit"
 TABS = ["1 Nodes", "2 Threads", "3 Disk", "4 Events", "5 Restarts", "6 Backup", "7 Config",
-        "8 Findings", "9 Tables"]
+        "8 Findings", "9 Tables", "0 Locks"]
 
 
 def _snapshot() -> ClusterSnapshot:

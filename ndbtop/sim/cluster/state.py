@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ndbtop.sim.cluster.datanode import SimDataNode
+from ndbtop.sim.cluster.transactions import SimTransaction
 from ndbtop.sim.config import ClusterConfig
 from ndbtop.sim.eventbus import EventBus
 from ndbtop.sim.startplan import StartStep
@@ -61,6 +62,8 @@ class ClusterState:
         """The ``ndb_<id>_error.log`` each data node's simulated host holds."""
         self.full_data_dirs: set[int] = set()
         """Data nodes whose DataDir's file system is full."""
+        self.open_transactions: list[SimTransaction] = []
+        """Transactions a scenario holds open, with their row locks (none by default)."""
         self.slow_stops: dict[int, tuple[float, float]] = {}
         """Data nodes slow to obey a STOP_REQ: (seconds they stay STARTED first, extra
         seconds they take to shut down); they end NOT_STARTED or stopped all the same."""

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import BLOCK_NUMBERS, COUNTER_IDS, process_id, thread_tid
+from ndbtop.sim.ndbinfo_rows.locks import LockTables
 from ndbtop.sim.ndbinfo_rows.membership import MembershipTables
 from ndbtop.sim.ndbinfo_rows.nodes import NodeTables
 from ndbtop.sim.ndbinfo_rows.storage import StorageTables
@@ -23,7 +24,7 @@ __all__ = ["BLOCK_NUMBERS", "COUNTER_IDS", "SimNdbinfo", "process_id", "thread_t
 
 
 class SimNdbinfo(TableTables, NodeTables, ThreadTables, StorageTables, TransporterTables,
-                 MembershipTables):
+                 MembershipTables, LockTables):
     """The ``NdbinfoProvider`` of a simulated cluster."""
 
     def __init__(self, cluster: SimCluster, sync: Callable[[], None] | None = None) -> None:
@@ -60,7 +61,14 @@ class SimNdbinfo(TableTables, NodeTables, ThreadTables, StorageTables, Transport
             "memory_per_fragment": self._memory_per_fragment,
             "dict_obj_info": self._dict_obj_info,
             "ndb$dict_obj_info": self._dict_obj_info,
+            "cluster_transactions": self._cluster_transactions,
+            "server_transactions": self._server_transactions,
+            "cluster_locks": self._cluster_locks,
         }
+
+    def _dict_obj_info(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
+        # The tables the simulated transactions lock, then the catalogue of the Tables view.
+        return self._lock_dict_obj_info(nodes) + self._table_dict_obj_info(nodes)
 
     @property
     def ndb_version(self) -> int:

@@ -81,7 +81,7 @@ def build_catalogue(tables: int, fragments: int, seed: int = 7,
     skewed = (SKEWED_SHARE, *((1.0 - SKEWED_SHARE) / max(fragments - 1, 1)
                               for _ in range(fragments - 1))) if fragments > 1 else even
     out: list[SimObject] = []
-    next_id = 20
+    next_id = 30
     for rank, name in enumerate(_table_names(tables, rng)):
         rows = int(4_000_000 / (rank + 1) ** falloff) + rng.randint(100, 1000)
         if name == SKEWED:
@@ -139,7 +139,7 @@ class TableTables:
         ldm = max((n.type_counts.get("ldm", 1) for g in groups for n in g), default=1)
         return max(min(len(groups) * ldm, 8), 1)
 
-    def _dict_obj_info(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
+    def _table_dict_obj_info(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         if not nodes:
             return []
         return [(o.obj_type, o.obj_id, 1, _STATE_ONLINE, 2 if o.parent is not None else 0,

@@ -31,7 +31,7 @@ from ndbtop.sim.scenarios.maintenance import (
 from ndbtop.sim.scenarios.options import DEFAULT_FAIL_PHASE, Scenario, ScenarioOptions
 from ndbtop.sim.scenarios.pressure import memory_full, overload, redo_filling
 from ndbtop.sim.scenarios.scale import scaled
-from ndbtop.sim.scenarios.triage import arbitrator_change, node_down
+from ndbtop.sim.scenarios.triage import arbitrator_change, lock_chain, node_down
 
 __all__ = [
     "CONFIG_CHANGE_AT",
@@ -195,6 +195,14 @@ SCENARIOS: dict[str, Scenario] = {
             start_waiting,
         ),
         Scenario(
+            "lock-chain",
+            "4 data nodes; a transaction left idle for 10 minutes holds a row of shop.orders, "
+            "three transactions wait behind it in a chain (the Locks view), others idle up "
+            "to 50 s",
+            1.0,
+            lock_chain,
+        ),
+        Scenario(
             "large",
             "48 data nodes in 24 node groups, 32 threads each, 2 management servers, "
             "100 API nodes (for benchmarks)",
@@ -204,7 +212,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "max",
             "144 data nodes (the protocol's limit), 2 management servers, the remaining "
-            "ids as API nodes",
+            "ids as API nodes, 5,000 open transactions",
             1.0,
             lambda o: scaled("max", 144, 200, o),
         ),

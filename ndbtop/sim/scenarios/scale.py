@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from ndbtop.mgm.version import make_version
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.cluster.transactions import many
 from ndbtop.sim.config import ClusterConfig, DataNodeConfig, NodeSlot
 from ndbtop.sim.scenarios.options import ScenarioOptions
 from ndbtop.sim.scenarios.steps import asked_version
 from ndbtop.sim.threads import auto_layout
 
 # Scale: large and max.
+
+MAX_TRANSACTIONS = 5000
+"""Transactions open in ``max`` (with four row locks each, one in a hundred waiting)."""
 
 
 def scaled(name: str, data_nodes: int, api_nodes: int, options: ScenarioOptions) -> SimCluster:
@@ -35,4 +39,8 @@ def scaled(name: str, data_nodes: int, api_nodes: int, options: ScenarioOptions)
     cluster = SimCluster(config, options.seed)
     cluster.boot_started(uptime=86400.0)
     cluster.workload.tps = 2500.0 * data_nodes
+    if name == "max":
+        # For the cost of reading the transactions and locks (bench/locks_read.py).
+        cluster.open_transactions = many(tuple(d.node_id for d in data), api_ids[:40],
+                                         MAX_TRANSACTIONS, options.seed, cluster.now)
     return cluster

@@ -1,9 +1,10 @@
 """Triage: a data node that failed before anyone looked; an arbitrator that changed after
-failures."""
+failures; transactions holding locks."""
 
 from __future__ import annotations
 
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.cluster.transactions import lock_chain as chain_of_waits
 from ndbtop.sim.errorlog import Crash, error_log_file
 from ndbtop.sim.ndbinfo_rows import process_id
 from ndbtop.sim.scenarios.diagnostics import force_stop
@@ -71,4 +72,14 @@ def arbitrator_change(options: ScenarioOptions) -> SimCluster:
 
     cluster.at(PRESIDENT_FAILS_AT, president_fails)
     cluster.at(ARBITRATOR_LOST_AT, arbitrator_lost)
+def lock_chain(options: ScenarioOptions) -> SimCluster:
+    """Four data nodes in two groups at 1,500 transactions/s; the SQL node (50) opened a
+    transaction ten minutes ago and left it idle holding a row of ``shop.orders``; three
+    transactions wait behind it in a chain (each wait times out at 1.2 s and is retried),
+    and a few others are idle up to 50 s."""
+    config = small_config("lock-chain", options, ((2, 0), (3, 0), (4, 1), (5, 1)))
+    cluster = SimCluster(config, options.seed)
+    cluster.boot_started((2, 3, 4, 5))
+    cluster.workload.tps = 1500.0
+    cluster.open_transactions = chain_of_waits((2, 3, 4, 5), 50, 51, cluster.now)
     return cluster

@@ -154,7 +154,7 @@ class MainScreen(Screen[None]):
         view.filter_text = event.value.strip()
         # The active filter shows in the view's tab: "2 Threads /ldm" (tabs follow the
         # views' order, which is their number keys').
-        key = list(self.views).index(self.tabs.active) + 1
+        key = (list(self.views).index(self.tabs.active) + 1) % 10
         label = Text(f"{key} {view.title}")
         if view.filter_text:
             label.append(f" /{view.filter_text}", style="bold reverse")

@@ -9,6 +9,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
+from ndbtop.model.locks_read import long_transaction
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.summary import single_user_text, summarize
@@ -127,6 +128,21 @@ def hosts_text(hosts: list[SourceStatus]) -> Text:
     return out
 
 
+def long_transaction_text(snap: ClusterSnapshot, *, details: bool = True) -> Text:
+    """``  txn idle 612 s (read 3 s ago)``: the oldest transaction of the last read of
+    ``cluster_transactions`` when it passed ndbtop's 60 s; the table is read only while the
+    Locks view shows (or ``--once``), never for the header, so the read's age is said."""
+    found = long_transaction(snap)
+    if found is None:
+        return Text()
+    txn, age = found
+    out = Text("  ")
+    out.append(f"txn idle {txn.inactive_s} s", style="bold yellow")
+    where = f"node {txn.node_id}, api {txn.api_node}; " if details else ""
+    out.append(f" ({where}read {age:.0f} s ago)", style="yellow")
+    return out
+
+
 class StatusHeader(Vertical):
     """Two lines: the cluster and its sources; badges for PAUSED, READ-ONLY, SIMULATED.
 
@@ -213,6 +229,7 @@ class StatusHeader(Vertical):
         if details:
             when = dt.datetime.fromtimestamp(snap.wall).strftime("%H:%M:%S")
             top.append(f"  {when}")
+        top.append_text(long_transaction_text(snap, details=details))
         single = single_user_text(summarize(snap.nodes))
         for badge, on, style in (
             (f" {single} ", single is not None, "bold white on dark_magenta"),

@@ -1,0 +1,103 @@
+"""Transactions and lock waits in the ``--once`` report, the bundle, the Locks view and the
+header: what ``cluster_transactions`` and ``cluster_locks`` gave at their last read.
+
+These tables are read only while something asks for them (the Locks view, ``--once
+--section locks``, a bundle): everything here says when they were read, and nothing is
+shown as current that was read long ago.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ndbtop.model.locks import LockWait, Transaction, chain_of, transid_text
+from ndbtop.model.locks_read import locks_read
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.report.tables import format_table
+
+
+def transaction_json(t: Transaction) -> dict[str, Any]:
+    """One transaction: the keys the issue names, then what else the row gives."""
+    return {
+        "transid": t.transid,
+        "node_id": t.node_id,
+        "api_node": t.api_node,
+        "state": t.state,
+        "age_s": t.inactive_s,
+        "operations": t.operations,
+        "outstanding_operations": t.outstanding,
+        "block_instance": t.block_instance,
+        "mysql_connection_id": t.mysql_connection_id,
+    }
+
+
+def wait_json(w: LockWait, waits: tuple[LockWait, ...]) -> dict[str, Any]:
+    """One lock wait: the keys the issue names, then where and how deep."""
+    lk = w.lock
+    return {
+        "waiter_transid": w.waiter,
+        "holder_transid": w.holder,
+        "table": lk.table_name,
+        "wait_s": round(w.wait_s, 3),
+        "fragment": lk.fragment_id,
+        "node_id": lk.node_id,
+        "table_id": lk.table_id,
+        "mode": lk.mode,
+        "op": lk.op,
+        "depth": w.depth,
+        "deadlock": w.cycle,
+        "chain": list(chain_of(w, waits)),
+    }
+
+
+def locks_json(snap: ClusterSnapshot) -> dict[str, Any]:
+    """The ``transactions`` and ``lock_waits`` keys, and when and how they were read."""
+    read = locks_read(snap)
+    return {
+        "transactions": [transaction_json(t) for t in read.transactions],
+        "lock_waits": [wait_json(w, read.waits) for w in read.waits],
+        "locks_read": {
+            "transactions_min_age_s": read.min_age_s,
+            "transactions_read_s_ago": _rounded(read.transactions_age_s),
+            "locks_read_s_ago": _rounded(read.locks_age_s),
+            "unavailable": {panel: why for panel, why in read.unavailable},
+        },
+    }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def read_note(age: float | None, table: str) -> str:
+    """``ndbinfo.cluster_locks, read 3 s ago`` or ``not read``."""
+    if age is None:
+        return f"ndbinfo.{table} not read"
+    return f"ndbinfo.{table}, read {age:.0f} s ago"
+
+
+def locks_text(snap: ClusterSnapshot) -> list[str]:
+    """The section of the text report."""
+    read = locks_read(snap)
+    lines = ["", f"Transactions {read.idle_text} "
+             f"({read_note(read.transactions_age_s, 'cluster_transactions')}): "
+             f"{len(read.transactions) or 'none'}"]
+    for panel, why in read.unavailable:
+        lines.append(f"  {panel} unavailable: {why}")
+    if read.transactions:
+        rows = [(transid_text(t.transid), t.node_id, t.api_node, t.state or "-", t.inactive_s,
+                 t.operations, t.mysql_connection_id) for t in read.transactions]
+        lines.append(format_table(("transid", "tc node", "api node", "state", "idle s",
+                                   "ops", "mysql conn"), rows, right=(1, 2, 4, 5, 6)))
+    deepest = max((w.depth for w in read.waits), default=0)
+    lines += ["", f"Lock waits ({read_note(read.locks_age_s, 'cluster_locks')}): "
+              + (f"{len(read.waits)}, deepest chain {deepest}" if read.waits else "none")]
+    if read.waits:
+        rows = [(transid_text(w.waiter), transid_text(w.holder), w.lock.table_name,
+                 w.lock.fragment_id, w.lock.node_id, f"{w.wait_s:.1f}",
+                 f"{w.depth}{' deadlock' if w.cycle else ''}",
+                 " -> ".join(transid_text(t) for t in chain_of(w, read.waits)))
+                for w in read.waits]
+        lines.append(format_table(("waiter", "waits for", "table", "fragment", "node", "wait s",
+                                   "depth", "chain (-> waits for)"), rows, right=(3, 4, 5)))
+    return lines

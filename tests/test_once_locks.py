@@ -1,0 +1,93 @@
+"""``--once --section locks``: the transactions idle past ``--txn-age`` and the lock waits as
+chains, read from the (simulated) SQL node only because the section is asked for; the
+option refused where it is wrong, and the bundle's locks.txt."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ndbtop.cli import main
+from ndbtop.report.sections import bundle_panels, default_panels, triage_section
+
+
+def once(ts: Any, *extra: str) -> list[str]:
+    return ["--once", "-c", ts.connectstring, "--mysql-host", "127.0.0.1", "--mysql-port",
+            str(ts.sim.sql_port), "--mysql-user", "root", "--no-host", "--interval", "0.2",
+            *extra]
+
+
+def test_the_demo_gives_the_json_of_the_lock_chain(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--scenario", "lock-chain", "--once", "--json", "--section",
+                 "locks"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"time", "mgm", "sources", "transactions", "lock_waits", "locks_read"}
+    first = report["transactions"][0]
+    assert set(first) >= {"transid", "node_id", "api_node", "state", "age_s", "operations"}
+    assert first["age_s"] >= 600 and first["state"] == "Started" and first["api_node"] == 50
+    assert all(t["age_s"] >= 10 for t in report["transactions"])
+    waits = report["lock_waits"]
+    assert [w["depth"] for w in waits] == [3, 2, 1]
+    assert set(waits[0]) >= {"waiter_transid", "holder_transid", "table", "wait_s", "fragment"}
+    assert waits[-1]["holder_transid"] == first["transid"] and waits[-1]["table"] == "shop.orders"
+    assert waits[0]["chain"][-1] == first["transid"] and len(waits[0]["chain"]) == 4
+    assert all(0 <= w["wait_s"] < 1.2 for w in waits)  # each wait is retried at 1.2 s
+    assert report["locks_read"]["transactions_min_age_s"] == 10
+
+
+def test_txn_age_moves_the_threshold_of_the_live_command(
+        threaded_sim: Callable[..., Any], capsys: pytest.CaptureFixture[str]) -> None:
+    ts = threaded_sim("lock-chain", speed=1e-6, sql=True)
+    assert main(once(ts, "--section", "locks", "--txn-age", "45")) == 0
+    out = capsys.readouterr().out
+    assert "Transactions idle 45 s or more (ndbinfo.cluster_transactions, read " in out
+    assert "Lock waits (ndbinfo.cluster_locks, read " in out and "deepest chain 3" in out
+    assert "shop.orders" in out and " Receiving " not in out  # idle 14 s: left out
+
+
+def test_a_bad_txn_age_is_a_one_line_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("-1", "ten", "1e3", "86401"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["demo", "--once", "--txn-age", bad])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "--txn-age" in err and "Traceback" not in err
+
+
+def test_the_section_is_read_only_when_asked_and_goes_in_the_bundle() -> None:
+    section = triage_section("locks")
+    assert section is not None and not section.default and section.bundle_file == "locks.txt"
+    assert {"transactions", "locks"} <= bundle_panels()
+    assert not {"transactions", "locks"} & default_panels()
+
+
+def test_the_long_transaction_is_a_finding_when_the_section_is_read(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--scenario", "lock-chain", "--once", "--json", "--section",
+                 "findings,locks"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (found,) = [f for f in report["findings"] if f["id"] == "long_transaction"]
+    assert found["severity"] == "warning" and "MySQL connection 41" in found["summary"]
+    assert main(["demo", "--scenario", "lock-chain", "--once", "--json", "--section",
+                 "findings"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert not [f for f in report["findings"] if f["id"] == "long_transaction"]
+
+
+def test_the_bundle_holds_locks_txt(threaded_sim: Callable[..., Any], tmp_path: Any) -> None:
+    import tarfile
+
+    ts = threaded_sim("lock-chain", speed=1e-6, sql=True)
+    bundle = tmp_path / "b.tar.gz"
+    assert main(["report", "--bundle", str(bundle), "-c", ts.connectstring, "--mysql-host",
+                 "127.0.0.1", "--mysql-port", str(ts.sim.sql_port), "--mysql-user", "root",
+                 "--no-host", "--events-seconds", "0"]) == 0
+    with tarfile.open(bundle) as tar:
+        text = tar.extractfile("ndbtop-bundle/locks.txt").read().decode()  # type: ignore[union-attr]
+        manifest = tar.extractfile("ndbtop-bundle/MANIFEST.txt").read().decode()  # type: ignore[union-attr]
+    assert "Transactions idle 10 s or more (ndbinfo.cluster_transactions, read " in text
+    assert "deepest chain 3" in text and "shop.payments" in text
+    assert "locks.txt: transactions idle 10 s or more" in manifest
