@@ -72,6 +72,9 @@ def arbitrator_change(options: ScenarioOptions) -> SimCluster:
 
     cluster.at(PRESIDENT_FAILS_AT, president_fails)
     cluster.at(ARBITRATOR_LOST_AT, arbitrator_lost)
+    return cluster
+
+
 def lock_chain(options: ScenarioOptions) -> SimCluster:
     """Four data nodes in two groups at 1,500 transactions/s; the SQL node (50) opened a
     transaction ten minutes ago and left it idle holding a row of ``shop.orders``; three
