@@ -84,3 +84,18 @@ async def test_a_hostile_name_and_huge_numbers_are_shown_safely(tui_on: Any) -> 
     text = await _screen(tui_on, _snap(SourceState.CONNECTED, read=True, tables=(evil,)))
     assert "db.\\x1b[2Jx\\u202e" in text and "\x1b" not in text
     assert "skew" in text and "2.00" in text
+
+
+async def test_the_filter_keeps_the_tables_whose_name_matches(tui_on: Any) -> None:
+    def table(name: str, size: int) -> TableMemory:
+        return TableMemory(name, (TableNodeMemory(1, size, 0, 0, 0, 0, ((0, size),)),))
+
+    snap = _snap(SourceState.CONNECTED, read=True,
+                 tables=(table("shop/def/orders", 9), table("auth/def/tokens", 5)))
+    async with tui_on(FrozenSource(snap, parse_connectstring("127.0.0.1:1186"))) as t:
+        await t.view("9")
+        await t.until(lambda: t.row_keys("#tables") == ["shop/def/orders", "auth/def/tokens"],
+                      "both tables")
+        await t.press("slash", *"token", "enter")
+        await t.until(lambda: t.row_keys("#tables") == ["auth/def/tokens"], "the filter")
+        await t.until_shown("auth/def/tokens   largest fragment 0 on node 1")
