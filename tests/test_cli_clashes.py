@@ -104,6 +104,8 @@ def _words(o: Option) -> list[str]:
         return [o.name, kwargs["choices"][-1]]
     if o.destination == "mysql_password":
         return [f"{o.name}=x"]
+    if o.name == "--section":
+        return [o.name, "nodes"]
     return [o.name, "2"]
 
 
