@@ -6,9 +6,11 @@ from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.source import FrozenSource
+from ndbtop.tui.widgets.header import source_text
 from tests.tui.conftest import wait_until
 
 SINGLE_USER_AT = 40.0
@@ -31,3 +33,10 @@ async def test_badges_and_stale_sources_both_show_at_80_columns(tmp_path: Path) 
         assert "10.0.0.1:1186  gen 1" in top
         assert bottom.lstrip().startswith("mgm stale 60s")
         assert tabs.split()[:4] == ["1", "Nodes", "2", "Threads"]
+
+
+def test_a_source_connected_that_never_answered_is_stale_without_an_age() -> None:
+    never = SourceStatus("ndbinfo", SourceState.CONNECTED, last_ok=None)
+    assert source_text(never, 100.0, 1.0).plain == "ndbinfo stale"
+    old = SourceStatus("ndbinfo", SourceState.CONNECTED, last_ok=40.0)
+    assert source_text(old, 100.0, 1.0).plain == "ndbinfo stale 60s"

@@ -46,7 +46,9 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
             text.append(f" (no {parts})", style="yellow")
         return text
     if src.state is SourceState.CONNECTED:
-        return Text(f"{label} stale {age:.0f}s", style="yellow")
+        # A source connected that never answered has no age: stale, without a figure.
+        return Text(f"{label} stale" + (f" {age:.0f}s" if age is not None else ""),
+                    style="yellow")
     if src.state is SourceState.CONNECTING:
         return Text(f"{label} connecting", style="yellow")
     if src.state is SourceState.UNAVAILABLE:
