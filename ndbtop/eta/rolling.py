@@ -169,7 +169,7 @@ def rolling_eta(
         parts.append(now_step)
     if not parts:
         return RollingEta(Eta(0.0, 0.0, 0.0, now, ("every step done",)), None)
-    basis = _basis(parts, now_step)
+    basis = _basis(parts, now_step if now_step is current_eta else None)
     return RollingEta(
         Eta(sum(p.seconds for p in parts), sum(p.low for p in parts),
             sum(p.high for p in parts), now, basis),
@@ -177,12 +177,13 @@ def rolling_eta(
     )
 
 
-def _basis(parts: Iterable[Eta | StepFigure], now_step: Eta | None) -> tuple[str, ...]:
+def _basis(parts: Iterable[Eta | StepFigure], given: Eta | None) -> tuple[str, ...]:
+    """What the parts rest on, the node estimator's figure for the current step first."""
     names: list[str] = []
-    if now_step is not None:
-        names.extend(f"current: {b}" for b in now_step.basis)
+    if given is not None:
+        names.extend(f"current: {b}" for b in given.basis)
     for p in parts:
-        if p is not now_step:
+        if p is not given:
             names.extend(p.basis)
     return tuple(dict.fromkeys(names))
 

@@ -110,7 +110,7 @@ def test_the_current_step_counts_what_it_has_run_and_says_when_it_overruns() -> 
     assert (current.low, current.high) == (pytest.approx(10.0), pytest.approx(110.0))
     assert isinstance(found.run, Eta)
     assert found.run.seconds == pytest.approx(260.0)
-    assert found.run.basis[0] == "current: this run (1 step)"
+    assert found.run.basis == ("this run (1 step)",)
     late = rolling_eta((), (100.0,), NOW, current=((3,), 400.0)).current
     assert isinstance(late, Eta)
     assert (late.seconds, late.low, late.high) == (0.0, 0.0, 0.0)
