@@ -20,9 +20,9 @@ be so: it still has at least nothing to go, and at most what the slowest step to
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ndbtop.model.eta import Eta, EtaMissing, EtaResult, eta_json
 from ndbtop.model.history import PastStart
@@ -55,7 +55,7 @@ class RollingEta:
     """The whole run's estimate and the current step's."""
 
     run: EtaResult
-    current: Optional[EtaResult] = None  # noqa: UP045 (evaluated by dataclasses on 3.9)
+    current: EtaResult | None = None
     """None when no step is in progress."""
 
     def as_json(self) -> dict[str, Any]:
@@ -208,7 +208,8 @@ class RunTimes:
     """What each step of a rolling restart took so far, on one monotonic clock.
 
     Fed by the engine's progress (restart sent, STARTED again, skipped); asked for the
-    estimate at any moment.
+    estimate at any moment. ``node_eta``, when set, gives the node estimator's figure for
+    the step in progress (see :func:`rolling_eta`).
     """
 
     batches: tuple[Batch, ...]
@@ -218,6 +219,7 @@ class RunTimes:
     sent_at: dict[Batch, float] = field(default_factory=dict)
     took: dict[Batch, float] = field(default_factory=dict)
     skipped: set[Batch] = field(default_factory=set)
+    node_eta: Callable[[Batch], EtaResult | None] | None = None
 
     def sent(self, batch: Batch, at: float) -> None:
         """The step's restart was sent (again, after a problem: the first send counts)."""
@@ -238,6 +240,8 @@ class RunTimes:
         running = [b for b in self.batches if b in self.sent_at and b not in self.took
                    and b not in self.skipped]
         current = (running[0], max(at - self.sent_at[running[0]], 0.0)) if running else None
+        if current_eta is None and current is not None and self.node_eta is not None:
+            current_eta = self.node_eta(current[0])
         to_go = [b for b in self.batches if b not in self.sent_at and b not in self.skipped]
         return rolling_eta(to_go, list(self.took.values()), wall, current=current,
                            current_eta=current_eta, history=self.history,

@@ -165,3 +165,20 @@ def test_json_gives_the_run_and_the_current_step() -> None:
     assert out["current"]["eta"]["seconds"] == 60
     missing = RollingEta(EtaMissing("no history"), None).as_json()
     assert missing == {"eta": None, "eta_missing": "no history", "current": None}
+
+
+def test_run_times_ask_the_node_estimator_for_the_step_in_progress() -> None:
+    asked: list[tuple[int, ...]] = []
+
+    def node_eta(batch: tuple[int, ...]) -> Eta:
+        asked.append(batch)
+        return Eta(30.0, 20.0, 50.0, NOW, ("last start",))
+
+    times = RunTimes(PLAN, node_eta=node_eta)
+    assert times.estimate(0.0, NOW).current is None and asked == []
+    times.sent((2,), 0.0)
+    found = times.estimate(5.0, NOW)
+    assert asked == [(2,)] and isinstance(found.current, Eta)
+    assert found.current.seconds == 30.0
+    # The three steps to go have no figure yet: the run has none, the step has one.
+    assert isinstance(found.run, EtaMissing)
