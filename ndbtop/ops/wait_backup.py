@@ -44,6 +44,7 @@ from ndbtop.model.clock import Clock
 from ndbtop.model.config_decode import config_from_blob
 from ndbtop.model.eta import EtaMissing, EtaResult
 from ndbtop.report.tables import duration, human_bytes
+from ndbtop.sanitise import sanitise
 
 LISTEN_LEVELS = {int(Category.BACKUP): 15}
 """What ``ndb_mgm`` itself listens to while it waits for a backup."""
@@ -86,8 +87,13 @@ async def read_scale(client: MgmClient, clock: Clock, scale: BackupScale) -> Non
         scale.in_use = data_in_use_from_events(tuple(decode_event(r, at) for r in raw))
         scale.replicas = config_from_blob(await client.get_config_blob()).no_of_replicas
         scale.why = None if scale.in_use else "no data node reported its DataMemory in use"
-    except (MgmError, NdbtopError) as exc:
-        scale.why = f"DataMemory in use not read: {exc}"
+    except MgmCommandError as exc:
+        scale.why = f"DataMemory in use not read: {sanitise(str(exc))}"
+    except NdbtopError as exc:
+        # A lost, timed-out or garbled exchange leaves the session unusable: the status
+        # reports connect again.
+        scale.why = f"DataMemory in use not read: {sanitise(str(exc))}"
+        await client.close()
 
 
 def progress_line(b: Backup, now: float, eta: EtaResult | None = None) -> str:
@@ -184,6 +190,7 @@ async def wait_for_backup(
                 await asyncio.wait_for(read_scale(client, clock, scale), left())
             except asyncio.TimeoutError:
                 scale.why = "DataMemory in use not read: no answer in time"
+                await client.close()
         # Listen before the first report, so that an end right after it is not missed.
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(listening.wait(), min(LISTEN_WAIT, timeout))
