@@ -41,6 +41,9 @@ FILL_MEASURED_MARGIN = 0.1
 DBTUP = 249
 """The block of ``REPORT MEMORYUSAGE``'s DataMemory figure (DBACC, 248, is the index)."""
 LOG_UNKNOWN = "backup log not known ahead"
+SIZE_AT_MOST = "DataMemory in use / replicas, at most"
+RATE_ONCE = "rate of one interval"
+RATE_BOTH = "rate lately and since the start"
 
 
 def data_in_use(memory: Sequence[MemoryUse]) -> dict[int, float]:
@@ -139,11 +142,10 @@ def backup_eta(b: Backup, in_use: Mapping[int, float] | None, replicas: int | No
     seconds = max(f[0] for f in figures)
     low = max(f[1] for f in figures)
     high = max(f[2] for f in figures)
-    rate = ("rate measured once" if all(len(_rates(b, n)) <= 1 for n in b.nodes)
-            else "rate measured lately and since the start")
-    size = ("DataMemory in use / replicas (at most)" if measured is None
-            else f"fill of the pages measured on node {measured[1]}")
-    return Eta(seconds, low, high, now, ("data written (BACKUPSTATUS)", size, rate, LOG_UNKNOWN))
+    size = (SIZE_AT_MOST if measured is None
+            else f"DataMemory in use at the fill node {measured[1]} showed")
+    rate = (RATE_ONCE if all(len(_rates(b, n)) <= 1 for n in b.nodes) else RATE_BOTH)
+    return Eta(seconds, low, high, now, (size, rate, LOG_UNKNOWN))
 
 
 def eta_in_snapshot(snap: ClusterSnapshot, b: Backup) -> EtaResult:

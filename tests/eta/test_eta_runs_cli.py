@@ -100,7 +100,7 @@ def test_wait_backup_completed_shows_the_backups_eta(
     with_eta = [x for x in lines if ETA.search(x)]
     assert len(with_eta) >= 3
     assert all("backup log not known ahead" in x for x in with_eta)
-    assert "DataMemory in use / replicas (at most)" in with_eta[0]
+    assert "DataMemory in use / replicas, at most" in with_eta[0]
 
 
 def test_wait_backup_completed_json_gives_eta_or_eta_missing(
