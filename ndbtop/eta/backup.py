@@ -100,6 +100,9 @@ def _node(b: Backup, n: NodeProgress, in_use: float, replicas: int,
     slow = min(min(rates), rate * (1 - margin))
     fast = max(max(rates), rate * (1 + margin))
     share = in_use / replicas
+    if n.bytes >= share:
+        return (f"node {n.node_id} wrote more than its DataMemory in use / replicas and "
+                "goes on: what is left is not known")
     since = max(now - n.at, 0.0)
     if fill is None:
         likely = most = max(share - n.bytes, 0.0)

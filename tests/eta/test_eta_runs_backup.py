@@ -86,6 +86,12 @@ def test_a_steady_rate_gives_the_data_left_at_that_rate_and_says_the_log_is_unkn
     assert isinstance(later, Eta) and later.seconds == pytest.approx(70.0)
 
 
+def test_a_node_past_its_share_that_goes_on_has_no_estimate_rather_than_zero() -> None:
+    b = running(node(2, 21 * GIB, rate=0.1 * GIB))
+    found = backup_eta(b, IN_USE, 2, NOW)
+    assert isinstance(found, EtaMissing) and "node 2 wrote more than" in found.reason
+
+
 def test_a_rate_that_halves_widens_the_range_and_moves_the_estimate() -> None:
     steady = backup_eta(running(node(2, 10 * GIB, rate=0.1 * GIB)), IN_USE, 2, NOW)
     halved = backup_eta(running(node(2, 10 * GIB, rate=0.05 * GIB)), IN_USE, 2, NOW)
