@@ -18,12 +18,17 @@ from ndbtop.actions.target import audit_fields, cluster_target
 from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
 from ndbtop.cli.prompt import ask, ask_phrase
 from ndbtop.cli.sources import cluster_connectstring
+from ndbtop.collect.history_store import HistoryStore, default_history_dir
 from ndbtop.errors import MgmError, UsageError
+from ndbtop.eta.rolling import RunTimes, plan_eta
+from ndbtop.eta.wording import duration, eta_text
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.config_decode import config_from_blob
+from ndbtop.model.eta import Eta, EtaResult
+from ndbtop.model.history import PastStart, cluster_key
 from ndbtop.ops.preflight import Verdict, preflight
 from ndbtop.ops.rolling import (
     ABORTED_NOT_DRAINED,
@@ -60,6 +65,8 @@ class PlanContext:
     nodes: tuple[NodeStatus, ...]
     config: ClusterConfig | None
     note: str | None
+    history: tuple[PastStart, ...] = ()
+    """The cluster's start history (what ``ndbtop`` kept while it watched starts)."""
 
 
 async def _plan(args: argparse.Namespace, connectstring: ConnectString) -> PlanContext:
@@ -88,7 +95,24 @@ async def _plan(args: argparse.Namespace, connectstring: ConnectString) -> PlanC
             note = configuration_note(plan, config, await running_older(client, nodes, config))
     finally:
         await client.close()
-    return PlanContext(plan, address, verdict, tuple(nodes), config, note)
+    return PlanContext(plan, address, verdict, tuple(nodes), config, note,
+                       start_history(connectstring, nodes))
+
+
+def start_history(connectstring: ConnectString,
+                  nodes: Sequence[NodeStatus]) -> tuple[PastStart, ...]:
+    """The starts the live view kept for this cluster (the same key as it files them by:
+    its management servers' addresses and its nodes); none when there is no such file."""
+    name = ",".join(str(a) for a in connectstring.addresses)
+    return HistoryStore(default_history_dir(), cluster_key(nodes, name)).load()
+
+
+def plan_time(result: EtaResult) -> str:
+    """``takes about 6m10s (3m05s–9m15s) · start history``, or ``no history: why``."""
+    if not isinstance(result, Eta):
+        return f"not estimated, no history: {result.reason}"
+    return (f"about {duration(result.seconds)} ({duration(result.low)}–"
+            f"{duration(result.high)}) · {', '.join(result.basis)}")
 
 
 def plan_steps(context: PlanContext) -> str:
@@ -134,6 +158,10 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
               f"{len(plan.batches)} step(s), {pace}, waiting for STARTED:\n")
     out.write(plan_steps(context))
+    if plan.batches:
+        estimate = plan_eta(plan.batches, time.time(), history=context.history,
+                            initial=args.initial)
+        out.write(f"takes: {plan_time(estimate)}\n")
     for note in plan.notes:
         out.write(f"  ({note})\n")
     if plan.batches:
@@ -166,13 +194,23 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     started = time.monotonic()
     step_started: dict[tuple[int, ...], float] = {}
     at = Step(len(plan.batches))
+    times = RunTimes(plan.batches, history=context.history, initial=args.initial)
+
+    def estimate() -> None:
+        found = times.estimate(time.monotonic(), time.time())
+        if found.current is not None:
+            out.write(f"    this step: {eta_text(found.current)}\n")
+        if at.number < len(plan.batches) or found.current is not None:
+            out.write(f"    rolling restart: {eta_text(found.run)}\n")
 
     def report(p: Progress) -> None:
         index = plan.batches.index(p.batch) + 1
         if p.step == "restart":
             at.number, at.batch = index, p.batch
             step_started[p.batch] = time.monotonic()
+            times.sent(p.batch, time.monotonic())
             out.write(f"[{index}/{len(plan.batches)}] {p.message}\n")
+            estimate()
         elif p.step in ("waiting", "started"):
             for n in p.nodes:
                 phase, _ = describe(n, None, time.time())
@@ -182,6 +220,9 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
                     extra += f" (took {int(took)} s)"
                     at.batch = ()
                 out.write(f"    node {n.node_id} {n.status}{extra}\n")
+            if p.step == "started":
+                times.started(p.batch, time.monotonic())
+                estimate()
         elif p.step == "problem":
             out.write(f"    problem: {p.message}\n")
         out.flush()
@@ -194,8 +235,11 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
         answer = await ask(f"{problem.kind}: {problem.message}\n[r]etry, [s]kip "
                            f"{' '.join(map(str, problem.batch))}, {start}[a]bort? ",
                            "rsta" if start else "rsa")
-        return {"r": Decision.RETRY, "s": Decision.SKIP,
-                "t": Decision.START}.get(answer, Decision.ABORT)
+        decision = {"r": Decision.RETRY, "s": Decision.SKIP,
+                    "t": Decision.START}.get(answer, Decision.ABORT)
+        if decision is Decision.SKIP:
+            times.skip(problem.batch)
+        return decision
 
     engine = RollingRestart(plan, connectstring, audit, decide=decide, report=report,
                             node_timeout=args.node_timeout, config=context.config,

@@ -11,8 +11,9 @@ from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.errors import MgmError, UsageError
 from ndbtop.model.backups import Backup
 from ndbtop.model.clock import RealClock
+from ndbtop.model.eta import eta_json
 from ndbtop.ops.wait import NodeChange, Target, wait_for
-from ndbtop.ops.wait_backup import progress_line, wait_for_backup
+from ndbtop.ops.wait_backup import BackupScale, progress_line, wait_for_backup
 from ndbtop.sanitise import json_text
 
 
@@ -58,10 +59,13 @@ def _run_backup_wait(args: argparse.Namespace) -> int:
                             if clashing[0] == "interval" else ""))
     connectstring = cluster_connectstring(args)
     clock = RealClock()
+    scale = BackupScale()
 
     def show(b: Backup) -> None:
         now = clock.wall()
-        line = json_text(b.as_json(now)) if args.json else progress_line(b, now)
+        eta = scale.eta(b, now)
+        line = (json_text({**b.as_json(now), **eta_json(eta)}) if args.json
+                else progress_line(b, now, eta))
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
@@ -69,7 +73,7 @@ def _run_backup_wait(args: argparse.Namespace) -> int:
         result = asyncio.run(
             wait_for_backup(connectstring, args.backup_completed, args.timeout, clock=clock,
                             report_every=args.backup_status_interval or args.timeout,
-                            on_change=show)
+                            on_change=show, scale=scale)
         )
     except MgmError as exc:
         sys.stderr.write(f"ndbtop: error: {exc}\n")

@@ -145,6 +145,15 @@ METRICS: tuple[MetricDef, ...] = (
     _m("ndb_backup_node_written_records", "gauge", NODE,
        "Data records the data node has written for the backup in progress, as of its last "
        "status report", "events"),
+    _m("ndb_backup_eta_seconds", "gauge", "",
+       "Seconds until the backup in progress has written its data: the data still to write "
+       "(DataMemory in use over NoOfReplicas, at most) at each node's measured rate; the "
+       "backup log and the stop are not known ahead (none while it cannot be estimated)",
+       "events"),
+    _m("ndb_backup_eta_seconds_low", "gauge", "",
+       "Low end of ndb_backup_eta_seconds's range", "events"),
+    _m("ndb_backup_eta_seconds_high", "gauge", "",
+       "High end of ndb_backup_eta_seconds's range", "events"),
     _m("ndb_backup_last_completed_timestamp_seconds", "gauge", "",
        "Unix time the last completed backup ended (when ndbtop received BackupCompleted)",
        "events"),

@@ -48,6 +48,8 @@ class NodeProgress:
     reported: tuple[int, ...] = ()
     """Records, bytes, log records and log bytes as the node reported them, before the
     lost carries were put back (see :func:`carried`)."""
+    data_bytes_per_s: float | None = None
+    """Data bytes (the log left out) per second since this node's previous report."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +228,13 @@ def progress_rate(previous: NodeProgress | None, current: NodeProgress) -> float
     return written / (current.at - previous.at)
 
 
+def data_rate(previous: NodeProgress | None, current: NodeProgress) -> float | None:
+    """Data bytes (the log left out) per second between two reports of the same node."""
+    if previous is None or current.at <= previous.at or current.bytes < previous.bytes:
+        return None
+    return (current.bytes - previous.bytes) / (current.at - previous.at)
+
+
 def running_backup(backups: tuple[Backup, ...]) -> Backup | None:
     """The backup in progress, if any (the newest one)."""
     return next((b for b in reversed(backups) if b.running), None)
@@ -334,7 +343,8 @@ def _status(backups: tuple[Backup, ...], event: Event, backup_id: int, at: float
         at=at,
         reported=reported,
     )
-    current = replace(current, bytes_per_s=progress_rate(previous, current))
+    current = replace(current, bytes_per_s=progress_rate(previous, current),
+                      data_bytes_per_s=data_rate(previous, current))
     nodes = (*tuple(n for n in base.nodes if n.node_id != current.node_id), current)
     return _put(backups, replace(base, nodes=tuple(sorted(nodes, key=lambda n: n.node_id))))
 

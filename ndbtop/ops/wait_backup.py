@@ -8,6 +8,10 @@ no history of backups: a backup that ended before the wait began is never
 seen to complete, and the wait times out naming what the data nodes report.
 A lost connection is retried until the timeout. The timeout is a promise: no request
 runs past it, whatever the server sends or withholds.
+
+For the estimate of when the backup will be done, the wait asks once, at the start,
+for each data node's DataMemory in use (``REPORT MEMORYUSAGE``) and for the
+configuration's ``NoOfReplicas``.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ndbtop.errors import MgmCommandError, MgmConnectError, MgmError
+from ndbtop.errors import MgmCommandError, MgmConnectError, MgmError, NdbtopError
+from ndbtop.eta.backup import backup_eta, data_in_use_from_events
+from ndbtop.eta.wording import eta_text
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.catalogue import Category, EventType
@@ -35,7 +41,10 @@ from ndbtop.model.backups import (
     running_backup,
 )
 from ndbtop.model.clock import Clock
+from ndbtop.model.config_decode import config_from_blob
+from ndbtop.model.eta import EtaMissing, EtaResult
 from ndbtop.report.tables import duration, human_bytes
+from ndbtop.sanitise import sanitise
 
 LISTEN_LEVELS = {int(Category.BACKUP): 15}
 """What ``ndb_mgm`` itself listens to while it waits for a backup."""
@@ -54,8 +63,42 @@ class BackupWaitResult:
     reason: str
 
 
-def progress_line(b: Backup, now: float) -> str:
-    """``backup 7 running: 12.3 GiB, 4,567 records, 210.0 MiB/s, 2m10s``."""
+@dataclass
+class BackupScale:
+    """What there is to back up: each data node's DataMemory in use (bytes) and the
+    number of replicas, or why they are not known."""
+
+    in_use: dict[int, float] = field(default_factory=dict)
+    replicas: int | None = None
+    why: str | None = "not asked yet"
+
+    def eta(self, b: Backup, now: float) -> EtaResult:
+        """The estimate for ``b`` at ``now``."""
+        if b.running and self.why is not None:
+            return EtaMissing(self.why)
+        return backup_eta(b, self.in_use, self.replicas, now)
+
+
+async def read_scale(client: MgmClient, clock: Clock, scale: BackupScale) -> None:
+    """Fill ``scale`` from ``REPORT MEMORYUSAGE`` and the configuration."""
+    try:
+        raw = await client.dump_events(EventType.MEMORY_USAGE)
+        at = clock.wall()
+        scale.in_use = data_in_use_from_events(tuple(decode_event(r, at) for r in raw))
+        scale.replicas = config_from_blob(await client.get_config_blob()).no_of_replicas
+        scale.why = None if scale.in_use else "no data node reported its DataMemory in use"
+    except MgmCommandError as exc:
+        scale.why = f"DataMemory in use not read: {sanitise(str(exc))}"
+    except NdbtopError as exc:
+        # A lost, timed-out or garbled exchange leaves the session unusable: the status
+        # reports connect again.
+        scale.why = f"DataMemory in use not read: {sanitise(str(exc))}"
+        await client.close()
+
+
+def progress_line(b: Backup, now: float, eta: EtaResult | None = None) -> str:
+    """``backup 7 running: 12.3 GiB, 4,567 records, 210.0 MiB/s, 2m10s`` (then, while it
+    runs, `` · ETA 12:41 (12:35–12:52) in 6m10s · basis``)."""
     parts = [f"backup {b.backup_id} {b.state}"]
     detail = []
     if b.written_bytes is not None:
@@ -69,7 +112,10 @@ def progress_line(b: Backup, now: float) -> str:
         detail.append(duration(took))
     if b.error_text:
         detail.append(f"error {b.error_text}")
-    return parts[0] + (": " + ", ".join(detail) if detail else "")
+    line = parts[0] + (": " + ", ".join(detail) if detail else "")
+    if eta is not None and b.running:
+        line += " · " + eta_text(eta)
+    return line
 
 
 async def wait_for_backup(
@@ -80,8 +126,12 @@ async def wait_for_backup(
     clock: Clock,
     report_every: float = 10.0,
     on_change: Callable[[Backup], None] = lambda b: None,
+    scale: BackupScale | None = None,
 ) -> BackupWaitResult:
     """Wait until backup ``backup_id`` completes (True), aborts or the time runs out (False).
+
+    ``scale``, when given, is filled once connected (:func:`read_scale`) before the first
+    status report.
 
     Raises :class:`MgmConnectError` when the management server cannot be reached at first.
     """
@@ -135,6 +185,12 @@ async def wait_for_backup(
         except MgmError as exc:
             raise MgmConnectError(str(exc)) from None
         listener_task = asyncio.create_task(listen())
+        if scale is not None:
+            try:
+                await asyncio.wait_for(read_scale(client, clock, scale), left())
+            except asyncio.TimeoutError:
+                scale.why = "DataMemory in use not read: no answer in time"
+                await client.close()
         # Listen before the first report, so that an end right after it is not missed.
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(listening.wait(), min(LISTEN_WAIT, timeout))

@@ -5,14 +5,18 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from ndbtop.eta.backup import eta_in_snapshot
 from ndbtop.model.backups import Backup
+from ndbtop.model.eta import eta_json
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import duration, format_table, human_bytes
 
 
 def backups_json(snap: ClusterSnapshot) -> list[dict[str, Any]]:
-    """Every backup seen, oldest first (``Backup.as_json``)."""
-    return [b.as_json(snap.wall) for b in snap.backups]
+    """Every backup seen, oldest first (``Backup.as_json``), each with its ``eta`` (null
+    with ``eta_missing`` once ended, or when it cannot be estimated)."""
+    return [{**b.as_json(snap.wall), **eta_json(eta_in_snapshot(snap, b))}
+            for b in snap.backups]
 
 
 def backup_label(b: Backup) -> str:

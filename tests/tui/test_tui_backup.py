@@ -47,6 +47,8 @@ async def test_start_backup_checked_sent_followed_and_aborted(tui):
                 break
         await t.until_shown("Backup 5 running since")
         await t.until_shown("requested by node 1, master node 2")
+        # Its estimate, or why there is none yet (one report, or none).
+        await t.until_shown("data done: ")
 
         # A second start is refused by ndbtop before anything is sent.
         await prompt(t, "START BACKUP")

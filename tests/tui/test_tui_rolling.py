@@ -107,6 +107,11 @@ async def test_a_confirmed_run_restarts_each_data_node_once_in_plan_order(tui):
         )
         assert row(t, 3).endswith("waiting")
         assert "step 1/2" in t.text()
+        assert "rolling restart: no ETA: no step finished in this run" in t.text()
+        # Once node 2 is back, the run's end and node 3's from what node 2 took.
+        node_3 = re.compile(r"this step: ETA [\d:]+ \([\d:]+–[\d:]+\) in \S+ · this run \(1 step\)")
+        await t.until(lambda: node_3.search(t.text()), "node 3's ETA", timeout=RUN_WAIT)
+        assert re.search(r"rolling restart: ETA [\d:]+ \([\d:]+–[\d:]+\) in \S+", t.text())
         await t.until(lambda: screen.finished, "the run to finish", timeout=RUN_WAIT)
 
         await t.until_shown("finished, restarted: 2 3")

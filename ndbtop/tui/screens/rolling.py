@@ -25,6 +25,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.target import audit_fields, cluster_target, generation_of
 from ndbtop.errors import NdbtopError
+from ndbtop.eta.rolling import RunTimes
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import effective_node_group
@@ -57,6 +58,8 @@ from ndbtop.tui.screens.rolling_progress import (
     mark_progress,
     mark_result,
     plan_rows,
+    plan_time_text,
+    run_times,
     running_text,
     steps_table,
     summary,
@@ -135,6 +138,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         self._started_at = 0.0
         self._ended_at: float | None = None
         self._step = 0
+        self._times: RunTimes | None = None
         self._make_rows()
 
     # State
@@ -249,10 +253,17 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             return summary(self.result, took)
         if self.engine is None:
             self.verdict = self._preflight()
-            return preflight_text(self.plan, self.verdict, self.live())
+            snap = self.live()
+            text = preflight_text(self.plan, self.verdict, snap)
+            if self.plan.batches:
+                text.append("\n")
+                text.append_text(plan_time_text(self.plan, snap, time.time(),
+                                                initial=self.initial))
+            return text
+        eta = self._times.estimate(now, time.time()) if self._times is not None else None
         return running_text(
             self._step, len(self.plan.batches), int(now - self._started_at),
-            aborting=self.abort_requested, paused=self.engine.paused,
+            aborting=self.abort_requested, paused=self.engine.paused, eta=eta,
         )
 
     def _sync_buttons(self) -> None:
@@ -366,6 +377,7 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             confirmed=confirm_phrase(self.plan),
         )
         self._started_at = time.monotonic()
+        self._times = run_times(self.plan, self.live(), initial=self.initial)
         self.run_worker(self._run(self.engine), group="rolling", exclusive=True)
         self._draw()
         self.refresh_bindings()
@@ -393,6 +405,10 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
         now = time.monotonic()
         if progress.step == "restart":
             self._step = self.plan.batches.index(progress.batch) + 1
+            if self._times is not None:
+                self._times.sent(progress.batch, now)
+        elif progress.step == "started" and self._times is not None:
+            self._times.started(progress.batch, now)
         elif progress.step == "waiting":
             self._timelines = apply_status(self._timelines, progress.nodes, now)
         mark_progress(self.rows, progress, now)
@@ -413,6 +429,8 @@ class RollingRestartScreen(ModalScreen[RollingResult | None]):
             self._decision = None
         for node_id in problem.batch:
             self.rows[node_id].state = DECIDED[decision]
+        if decision is Decision.SKIP and self._times is not None:
+            self._times.skip(problem.batch)
         self._draw()
         self.refresh_bindings()
         if decision is not Decision.ABORT:

@@ -11,9 +11,13 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
+from ndbtop.eta.rolling import RollingEta, RunTimes, plan_eta
+from ndbtop.eta.wording import duration, eta_text
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP
+from ndbtop.model.eta import Eta
 from ndbtop.model.phases import StartTimeline
+from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.rolling import Decision, Progress, RollingPlan, RollingResult
 from ndbtop.ops.wait import describe
 from ndbtop.tui.format import status_text
@@ -150,9 +154,47 @@ def progress_text(
     return text
 
 
-def running_text(step: int, count: int, elapsed: int, *, aborting: bool, paused: bool) -> Text:
-    """The line under a running restart: the step, the time, and pause or abort."""
+def run_times(plan: RollingPlan, snap: ClusterSnapshot, *, initial: bool) -> RunTimes:
+    """The steps' times of a run about to start, with the cluster's start history and
+    ``restart_info`` to go by until a step of the run is done."""
+    info = snap.ndbinfo.restart_info if snap.ndbinfo is not None else ()
+    return RunTimes(plan.batches, history=snap.past_starts, restart_info=info, initial=initial)
+
+
+def plan_time_text(plan: RollingPlan, snap: ClusterSnapshot, now: float, *,
+                   initial: bool) -> Text:
+    """``takes about 6m10s (3m05s–9m15s) · start history``, or why it is not estimated."""
+    times = run_times(plan, snap, initial=initial)
+    result = plan_eta(plan.batches, now, history=times.history,
+                      restart_info=times.restart_info, initial=initial)
+    if not isinstance(result, Eta):
+        return Text(f"takes: not estimated, no history: {result.reason}", style="dim")
+    text = Text("takes about ")
+    text.append(f"{duration(result.seconds)} ({duration(result.low)}–{duration(result.high)})",
+                style="bold")
+    text.append(" · " + ", ".join(result.basis), style="dim")
+    return text
+
+
+def eta_lines(found: RollingEta) -> Text:
+    """The whole run's estimate and the current step's, each with its basis."""
+    text = Text("rolling restart: ")
+    text.append(eta_text(found.run), style="bold" if isinstance(found.run, Eta) else "dim")
+    if found.current is not None:
+        text.append("\nthis step: ")
+        text.append(eta_text(found.current),
+                    style="bold" if isinstance(found.current, Eta) else "dim")
+    return text
+
+
+def running_text(step: int, count: int, elapsed: int, *, aborting: bool, paused: bool,
+                 eta: RollingEta | None = None) -> Text:
+    """The line under a running restart: the step, the time, the estimates, and pause or
+    abort."""
     text = Text(f"step {step}/{count} · {elapsed} s", style="bold")
+    if eta is not None:
+        text.append("\n")
+        text.append_text(eta_lines(eta))
     if aborting:
         text.append(" · ABORTING after the current step", style="bold red")
     elif paused:

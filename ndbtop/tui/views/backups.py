@@ -7,7 +7,10 @@ import datetime as dt
 from rich.table import Table
 from textual.widgets import Static
 
+from ndbtop.eta.backup import eta_in_snapshot
+from ndbtop.eta.wording import eta_text
 from ndbtop.model.backups import ABORTED, COMPLETED, RUNNING, Backup, running_backup
+from ndbtop.model.eta import Eta
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.backups import backup_label
 from ndbtop.report.tables import human_bytes
@@ -55,6 +58,7 @@ def running_panel(b: Backup, snap: ClusterSnapshot, now: float, every: float | N
     total.append(f", {number(b.written_records)} records, ")
     total.append(rate_bytes(b.bytes_per_s), style="bold")
     grid.add_row(total)
+    grid.add_row(eta_line(b, snap))
     table = Table(box=None, padding=(0, 1), show_edge=False)
     for name in ("node", "records", "data", "log records", "log", "rate", "reported"):
         table.add_column(name, justify="right", no_wrap=True)
@@ -82,6 +86,16 @@ def running_panel(b: Backup, snap: ClusterSnapshot, now: float, every: float | N
         how += " once at connect (--backup-status-interval 0)"
     grid.add_row(Text(how + " · A aborts this backup", style="dim"))
     return grid
+
+
+def eta_line(b: Backup, snap: ClusterSnapshot) -> Text:
+    """``data done: ETA 12:41 (12:35–12:52) in 6m10s · basis``, or why there is none."""
+    eta = eta_in_snapshot(snap, b)
+    text = Text("data done: ")
+    text.append(eta_text(eta, basis=False), style="bold")
+    if isinstance(eta, Eta) and eta.basis:
+        text.append(" · " + ", ".join(eta.basis), style="dim")
+    return text
 
 
 def history_table(backups: tuple[Backup, ...], now: float) -> Table:
