@@ -10,7 +10,10 @@ The file is a PEX (https://docs.pex-tool.org). PEX rather than shiv because:
   no ``.pyc``), where shiv needs ``--reproducible`` and a fixed ``SOURCE_DATE_EPOCH``;
 - it takes a preamble (``packaging/pyz_preamble.py``) run before anything is unpacked,
   which makes the cache directory the user's own, mode 0700;
-- it runs under ``python3 -I`` (isolated mode) and never reads the user's site-packages.
+- it runs under ``python3 -I`` (isolated mode) and never reads the user's site-packages;
+- ``--venv``: the first run makes a virtual environment in the cache, and later runs
+  start ndbtop in it directly instead of resolving every wheel again (a warm start costs
+  about what the installed package's does: bench/RESULTS.md, "Single-file build").
 
 Steps: the tracked sources are copied to ``build/pyz/src`` with fixed timestamps and made
 into a wheel; the dependencies' wheels (``--only-binary=:all:``) are fetched by
@@ -50,9 +53,10 @@ EPOCH = "315532800"
 """SOURCE_DATE_EPOCH of every build: 1980-01-01, the earliest time a zip entry can have."""
 
 
-def run(*argv: str | Path, env: dict[str, str] | None = None) -> None:
-    """Run a build step; a failure ends the build with its status."""
-    result = subprocess.run([str(a) for a in argv], env=env)
+def run(*argv: str | Path, env: dict[str, str] | None = None, quiet: bool = False) -> None:
+    """Run a build step (``quiet``: without its standard output); a failure ends the build."""
+    result = subprocess.run([str(a) for a in argv], env=env,
+                            stdout=subprocess.DEVNULL if quiet else None)
     if result.returncode:
         sys.exit(f"build-pyz: failed: {' '.join(map(str, argv[:4]))} ... "
                  f"(exit {result.returncode})")
@@ -176,8 +180,8 @@ def main() -> int:
         *platforms, f"--manylinux={MANYLINUX}", "--pip-version=vendored",
         "--console-script", "ndbtop", "--python-shebang", "/usr/bin/env python3",
         "--preamble-file", HERE / "pyz_preamble.py",
-        "--no-compile", "--no-use-system-time", "--no-record-git-state",
-        "--pex-root", WORK / "pex-root", "--output-file", tmp, env=env)
+        "--venv", "--no-compile", "--no-use-system-time", "--no-record-git-state",
+        "--pex-root", WORK / "pex-root", "--output-file", tmp, env=env, quiet=True)
     os.replace(tmp, out)
     print(f"build-pyz: {out.relative_to(ROOT) if ROOT in out.parents else out}: "
           f"{out.stat().st_size} bytes, sha256 {sha256(out)}")
