@@ -3,7 +3,8 @@
 With every CPython from 3.9 to 3.13 found on the machine, in isolated mode (``-I``),
 with no network (a new network namespace: ``unshare -rn``) and an empty ``HOME``:
 
-- ``--version`` exits 0 and names that interpreter (not another one PEX chose instead);
+- ``--version`` exits 0 and names that interpreter (not another one PEX chose instead),
+  and ``./ndbtop.pyz --version`` runs through its ``#!/usr/bin/env python3`` line;
 - ``demo`` in a pseudo-terminal draws its first screen, runs 5 s and exits 0 on ``q``;
 - ``sim`` runs, and ``--once --json`` against it exits 0 with a JSON report.
 
@@ -141,6 +142,20 @@ def check(python: str, version: str, pyz: Path) -> list[str]:
     return failures
 
 
+def check_direct(pyz: Path) -> bool:
+    """``./ndbtop.pyz --version`` (its ``#!/usr/bin/env python3`` line) runs; said either way."""
+    with tempfile.TemporaryDirectory(prefix="ndbtop-pyz-home-") as home:
+        done = subprocess.run([str(pyz), "--version"], env=isolated_env(Path(home)),
+                              capture_output=True, text=True, timeout=120)
+    first = (done.stdout.splitlines() or [""])[0]
+    if done.returncode == 0 and first.startswith("ndbtop "):
+        print(f"check-pyz: ./{pyz.name} --version: ok ({first})")
+        return True
+    print(f"check-pyz: ./{pyz.name} --version: FAILED: exit {done.returncode}: "
+          f"{(done.stdout + done.stderr).strip()[-300:]}")
+    return False
+
+
 def main() -> int:
     """Check the file with every interpreter; name each version and what became of it."""
     args = sys.argv[1:]
@@ -152,7 +167,7 @@ def main() -> int:
         without_network()
     pyz = Path(args[0]).resolve() if args else ROOT / "dist" / "ndbtop.pyz"
     inside = made_for(pyz)
-    bad = 0
+    bad = 0 if check_direct(pyz) else 1
     for version in VERSIONS:
         python = find_python(version)
         if python is None:
