@@ -125,15 +125,19 @@ def test_version_names_the_ndb_versions_and_what_ndbtop_asks_each(
     assert exc.value.code == 0 and out == version_text()
     lines = out.splitlines()
     assert lines[0].startswith("ndbtop 0.1.0 (Python 3.")
-    series = {line.split()[0]: line for line in lines[2:]}
+    assert lines[1] == "Written against MySQL NDB Cluster 7.6, 8.0, 8.4 and 9.x."
+    series: dict[str, str] = {}
+    name = ""
+    for line in lines[3:]:
+        name = line[:5].strip() or name
+        series[name] = series.get(name, "") + line[5:].strip() + "\n"
     assert list(series) == ["7.6", "8.0", "8.4", "9.x"]
     v2 = ndb_version(V2_SINCE)
     tls = ".".join(map(str, TLS_SINCE))
     # get config_v2 from 8.0.18 (config_fetch.V2_SINCE); start tls from 8.3.0 (TLS_SINCE).
-    assert "get config (v1)" in series["7.6"] and "config_v2" not in series["7.6"]
-    assert f"get config (v1) before {v2}, get config_v2 (v2) from {v2}" in series["8.0"]
-    assert "get config_v2 (v2)" in series["8.4"] and "(v1)" not in series["8.4"]
-    for old in ("7.6", "8.0"):
-        assert f"no TLS (start tls is from {tls})" in series[old]
+    assert series["7.6"] == f"config: get config (v1)\nTLS: none (start tls is from {tls})\n"
+    assert series["8.0"] == (f"config: get config (v1) before {v2}, get config_v2 (v2) "
+                             f"from {v2}\nTLS: none (start tls is from {tls})\n")
     for new in ("8.4", "9.x"):
-        assert f"TLS by start tls (from {tls})" in series[new]
+        assert series[new] == f"config: get config_v2 (v2)\nTLS: start tls (from {tls})\n"
+    assert max(map(len, lines[1:])) <= 80

@@ -33,8 +33,8 @@ def _config_protocol(series: tuple[int, int], v2_since: tuple[int, int, int]) ->
 def _tls(series: tuple[int, int], tls_since: tuple[int, int, int]) -> str:
     since = ".".join(map(str, tls_since))
     if series < tls_since[:2]:
-        return f"no TLS (start tls is from {since})"
-    return f"TLS by start tls (from {since})"
+        return f"none (start tls is from {since})"
+    return f"start tls (from {since})"
 
 
 def version_text() -> str:
@@ -48,12 +48,13 @@ def version_text() -> str:
     lines = [
         f"ndbtop {__version__} (Python {python}, {sys.executable or 'python'})",
         "Written against MySQL NDB Cluster " + ", ".join(s for s, _ in SERIES[:-1])
-        + f" and {SERIES[-1][0]}; what it asks of the management server of each:",
+        + f" and {SERIES[-1][0]}.",
+        "What it asks of the management server of each:",
     ]
     width = max(len(s) for s, _ in SERIES)
     for name, series in SERIES:
-        lines.append(f"  {name:<{width}}  configuration by {_config_protocol(series, v2_since)};"
-                     f" {_tls(series, TLS_SINCE)}")
+        lines.append(f"  {name:<{width}}  config: {_config_protocol(series, v2_since)}")
+        lines.append(f"  {'':<{width}}  TLS: {_tls(series, TLS_SINCE)}")
     return "\n".join(lines) + "\n"
 
 

@@ -24,6 +24,8 @@ def roff(text: str) -> str:
 
 
 def _flags(o: Option) -> str:
+    if o.positional:
+        return f"\\fI{roff(str(o.kwargs.get('metavar', o.name)))}\\fR"
     metavar = o.kwargs.get("metavar")
     if metavar is None and "choices" in o.kwargs:
         metavar = "{" + ",".join(o.kwargs["choices"]) + "}"
