@@ -11,6 +11,13 @@ def _ndbtop_private_cache():
         sys.stderr.write("ndbtop: error: " + message + "\n")
         sys.exit(2)
 
+    def parents(path):
+        try:
+            os.makedirs(path, 0o700, exist_ok=True)
+        except OSError as exc:
+            refuse(f"cannot make the cache directory {path!r} ({exc.strerror}; "
+                   "set PEX_ROOT to a directory of your own)")
+
     def private(path):
         try:
             os.mkdir(path, 0o700)
@@ -31,16 +38,13 @@ def _ndbtop_private_cache():
     root = os.environ.get("PEX_ROOT")
     if root:
         root = os.path.abspath(os.path.expanduser(root))
-        parent = os.path.dirname(root)
-        if not os.path.isdir(parent):
-            os.makedirs(parent, 0o700)
+        parents(os.path.dirname(root))
         private(root)
         return
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     if not os.path.isabs(cache):
         refuse("no home directory for the cache (set PEX_ROOT to a directory of your own)")
-    if not os.path.isdir(cache):
-        os.makedirs(cache, 0o700)
+    parents(cache)
     top = os.path.join(cache, "ndbtop")
     private(top)
     root = os.path.join(top, "pyz")
