@@ -21,7 +21,8 @@ from ndbtop.cli.optionspec import LIVE, Option
 from ndbtop.cli.parser import COMMANDS, OPTIONS, PROMPT, build_parser
 
 # What each command needs besides the option under test.
-BASE = {LIVE: [], "record": ["out.rec"], "replay": ["out.rec"], "report": ["--bundle", "b.tgz"]}
+BASE = {LIVE: [], "record": ["out.rec"], "replay": ["out.rec"], "report": ["--bundle", "b.tgz"],
+        "completion": ["bash"]}
 FLAGS = [o for o in OPTIONS if not o.positional]
 # What an option needs beside it to apply (ndbtop.cli.clashes).
 NEEDS = {"--minutes": ["--recording", "r.rec"], "--ssh-config": ["--ssh"], "--ssh-user": ["--ssh"],

@@ -100,6 +100,14 @@ def _dispatch(args: object) -> int:
         from ndbtop.cli.sim import run_sim
 
         return run_sim(args)
+    if command == "completion":
+        from ndbtop.cli.completion import run_completion
+
+        return run_completion(args)
+    if command == "man":
+        from ndbtop.cli.manpage import run_man
+
+        return run_man(args)
     from ndbtop.cli.monitor import run_monitor
 
     return run_monitor(args)

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from ndbtop import __version__
 from ndbtop.actions.backup_commands import BackupCommandError, parse_backup_id
+from ndbtop.cli.about import VersionAction
 from ndbtop.cli.clashes import refuse_clashes
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S
@@ -161,7 +161,7 @@ ACTING = frozenset({LIVE, "demo", "rolling-restart", "mgm"})
 SHOWING = frozenset({LIVE, "demo", "replay"})
 SIMULATING = frozenset({"demo", "sim", "record"})
 COMMANDS = ("demo", "sim", "wait", "rolling-restart", "mgm", "record", "replay", "report",
-            "export", "check", "config")
+            "export", "check", "config", "completion", "man")
 EVERY = frozenset({LIVE, *COMMANDS})
 
 MGM = "management server"
@@ -389,10 +389,12 @@ OPTIONS: tuple[Option, ...] = (
     option("--tls-dir", commands={"sim"}, group="simulator", metavar="DIR",
            help="give the management servers a certificate: a CA, their certificate and a "
            "client's (ndb-api-cert) are made in DIR with openssl if not there"),
+    option("shell", commands={"completion"}, group="completion", metavar="SHELL",
+           choices=("bash", "zsh", "fish"), help="the shell to complete for: bash, zsh or fish"),
 )
 """Every option of every command: see :mod:`ndbtop.cli.optionspec` for the rules."""
 
-_DESCRIPTIONS = {
+DESCRIPTIONS = {
     "demo": ("watch a simulated cluster (no server needed)",
              "Start a simulated cluster on loopback ports and watch it with ndbtop."),
     "sim": ("run a simulated cluster for other clients",
@@ -438,7 +440,16 @@ _DESCRIPTIONS = {
     "report": ("collect a triage bundle to attach to a ticket",
                "Collect the --once report, recent events, log levels, memory reports, a "
                "recording's tail and the audit log into one .tar.gz. No password goes in."),
+    "completion": ("print the shell completion script for bash, zsh or fish",
+                   "Print the completion script of ndbtop's commands, options and values for "
+                   "SHELL. bash: eval \"$(ndbtop completion bash)\" in ~/.bashrc; zsh: save it "
+                   "as _ndbtop in a directory of $fpath; fish: save it as "
+                   "~/.config/fish/completions/ndbtop.fish."),
+    "man": ("print the manual page ndbtop(1)",
+            "Print the manual page, ndbtop(1): through man on a terminal, else its roff source "
+            "(ndbtop man > ndbtop.1)."),
 }
+"""Each command's one-line summary (ndbtop --help) and description (ndbtop COMMAND --help)."""
 _ASK = "\x00ask"
 """Stands for a bare ``-p`` directly before the command: ask for the password."""
 
@@ -479,12 +490,14 @@ def build_parser() -> CommandLine:
         "those it cannot use ('ndbtop COMMAND --help' lists its own). "
         "Try 'ndbtop demo' for a simulated cluster.",
     )
-    p.add_argument("--version", action="version", version=f"ndbtop {__version__}")
+    p.add_argument("--version", action=VersionAction,
+                   help="show the version, the Python it runs on and the NDB versions and "
+                   "protocol features ndbtop uses with each, and exit")
     add_options(p, OPTIONS, LIVE)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     p._commands = {}
     for name in COMMANDS:
-        summary, description = _DESCRIPTIONS[name]
+        summary, description = DESCRIPTIONS[name]
         command = sub.add_parser(name, help=summary, description=description)
         add_options(command, OPTIONS, name)
         p._commands[name] = command

@@ -1,0 +1,259 @@
+"""``ndbtop completion bash|zsh|fish``: shell completion made from the option declarations.
+
+Every command and option comes from :data:`ndbtop.cli.parser.COMMANDS` and
+:data:`ndbtop.cli.parser.OPTIONS`, so the scripts cannot drift from the parser. Values
+completed: an option's choices, the scenario names (``--scenario``), files and
+directories for ``FILE``/``PATH``/``DIR`` values, and the shell of ``completion``.
+Node ids are not completed: knowing them takes a round trip to a management server,
+too slow and too likely to hang for a key press.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ndbtop.cli.optionspec import LIVE, Option
+from ndbtop.cli.parser import COMMANDS, DESCRIPTIONS, OPTIONS
+
+SHELLS = ("bash", "zsh", "fish")
+FILES = frozenset({"FILE", "PATH"})
+DIRECTORIES = frozenset({"DIR"})
+NAMES = ("ndbtop", "ndbtop.pyz")
+"""The command names completed: the installed script and the single file."""
+
+
+def scenario_names() -> tuple[str, ...]:
+    """The simulator's scenarios, in their order."""
+    from ndbtop.sim.scenarios import SCENARIOS
+
+    return tuple(SCENARIOS)
+
+
+def takes_value(o: Option) -> bool:
+    """True when the option is followed by its value (not a flag, not ``-p``'s optional one)."""
+    return (not o.positional and o.kwargs.get("action") not in ("store_true", "store_false")
+            and o.kwargs.get("nargs") != "?")
+
+
+def values(o: Option) -> tuple[str, tuple[str, ...]]:
+    """What completes the option's value: ``("words", names)``, ``("files", ())``,
+    ``("dirs", ())`` or ``("none", ())``."""
+    if "choices" in o.kwargs:
+        return "words", tuple(o.kwargs["choices"])
+    if o.destination == "scenario":
+        return "words", scenario_names()
+    metavar = str(o.kwargs.get("metavar", ""))
+    if metavar in FILES:
+        return "files", ()
+    if metavar in DIRECTORIES:
+        return "dirs", ()
+    return "none", ()
+
+
+def options_of(command: str) -> list[Option]:
+    """The options (not positionals) ``command`` takes, in declaration order."""
+    return [o for o in OPTIONS if command in o.commands and not o.positional]
+
+
+def flags_of(command: str) -> list[str]:
+    """Every flag ``command`` takes, with ``--help`` (and ``--version`` for the live view)."""
+    flags = [f for o in options_of(command) for f in o.flags]
+    return [*flags, "-h", "--help", *(["--version"] if command == LIVE else [])]
+
+
+def summary(o: Option) -> str:
+    """The first clause of the option's help, for the shells that show one."""
+    text = str(o.kwargs.get("help", ""))
+    for stop in ("; ", " (", ": "):
+        text = text.split(stop, 1)[0]
+    return text[:70]
+
+
+def positional(command: str) -> Option | None:
+    """The positional argument of ``command``, if it has one."""
+    return next((o for o in OPTIONS if o.positional and command in o.commands), None)
+
+
+def _bash_value_cases() -> list[str]:
+    cases = []
+    by_kind: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for o in OPTIONS:
+        if takes_value(o):
+            by_kind.setdefault(values(o), []).extend(o.flags)
+    for (kind, words), flags in by_kind.items():
+        action = {"words": f'COMPREPLY=($(compgen -W "{" ".join(words)}" -- "$cur"))',
+                  "files": 'COMPREPLY=($(compgen -f -- "$cur"))',
+                  "dirs": 'COMPREPLY=($(compgen -d -- "$cur"))',
+                  "none": "COMPREPLY=()"}[kind]
+        cases.append(f"        {'|'.join(flags)})\n            {action}\n            return ;;")
+    return cases
+
+
+def _positional_action(command: str, shell: str) -> str:
+    o = positional(command)
+    if o is None:
+        return {"bash": "COMPREPLY=()", "zsh": ":", "fish": ""}[shell]
+    kind, words = values(o)
+    if shell == "bash":
+        return (f'COMPREPLY=($(compgen -W "{" ".join(words)}" -- "$cur"))' if kind == "words"
+                else 'COMPREPLY=($(compgen -f -- "$cur"))')
+    return f"compadd -- {' '.join(words)}" if kind == "words" else "_files"
+
+
+def bash() -> str:
+    """The bash completion script."""
+    lines = [
+        "# bash completion for ndbtop (made by 'ndbtop completion bash')",
+        "_ndbtop() {",
+        "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}",
+        "    local cmd='' i",
+        "    for ((i = 1; i < COMP_CWORD; i++)); do",
+        "        case ${COMP_WORDS[i]} in",
+        f"            {'|'.join(COMMANDS)}) cmd=${{COMP_WORDS[i]}}; break ;;",
+        "        esac",
+        "    done",
+        "    case $prev in",
+        *_bash_value_cases(),
+        "    esac",
+        "    local opts",
+        "    case $cmd in",
+        f"        '') opts=\"{' '.join(flags_of(LIVE))}\" ;;",
+        *[f"        {c}) opts=\"{' '.join(flags_of(c))}\" ;;" for c in COMMANDS],
+        "    esac",
+        "    if [[ $cur == -* ]]; then",
+        '        COMPREPLY=($(compgen -W "$opts" -- "$cur"))',
+        "    elif [[ -z $cmd ]]; then",
+        f'        COMPREPLY=($(compgen -W "{" ".join(COMMANDS)}" -- "$cur"))',
+        "    else",
+        "        case $cmd in",
+        *[f"            {c}) {_positional_action(c, 'bash')} ;;" for c in COMMANDS
+          if positional(c) is not None],
+        "            *) COMPREPLY=() ;;",
+        "        esac",
+        "    fi",
+        "}",
+        f"complete -F _ndbtop {' '.join(NAMES)}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _zsh_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _zsh_value_cases() -> list[str]:
+    cases = []
+    for o in OPTIONS:
+        if not takes_value(o):
+            continue
+        kind, words = values(o)
+        action = {"words": f"compadd -- {' '.join(words)}", "files": "_files",
+                  "dirs": "_files -/",
+                  "none": f"_message {_zsh_quote(str(o.kwargs.get('metavar', 'value')))}"}[kind]
+        cases.append(f"    ({'|'.join(o.flags)}) {action}; return ;;")
+    return cases
+
+
+def zsh() -> str:
+    """The zsh completion function (``_ndbtop``)."""
+    def described(command: str) -> str:
+        items = [f"{f}:{summary(o)}".replace("\\", "") for o in options_of(command)
+                 for f in o.flags]
+        items += ["-h:show the help", "--help:show the help"]
+        if command == LIVE:
+            items.append("--version:show the version and the NDB versions spoken to")
+        return " ".join(_zsh_quote(i) for i in items)
+
+    lines = [
+        "#compdef ndbtop ndbtop.pyz",
+        "# zsh completion for ndbtop (made by 'ndbtop completion zsh')",
+        "_ndbtop() {",
+        "  local cmd='' i prev=${words[CURRENT-1]}",
+        "  local -a commands options",
+        "  commands=(" + " ".join(_zsh_quote(f"{c}:{DESCRIPTIONS[c][0]}") for c in COMMANDS)
+        + ")",
+        "  for (( i = 2; i < CURRENT; i++ )); do",
+        "    case ${words[i]} in",
+        f"      ({'|'.join(COMMANDS)}) cmd=${{words[i]}}; break ;;",
+        "    esac",
+        "  done",
+        "  case $prev in",
+        *_zsh_value_cases(),
+        "  esac",
+        "  case $cmd in",
+        f"    ('') options=({described(LIVE)}) ;;",
+        *[f"    ({c}) options=({described(c)}) ;;" for c in COMMANDS],
+        "  esac",
+        "  if [[ ${words[CURRENT]} == -* ]]; then",
+        "    _describe -t options option options",
+        "  elif [[ -z $cmd ]]; then",
+        "    _describe -t commands command commands",
+        "  else",
+        "    case $cmd in",
+        *[f"      ({c}) {_positional_action(c, 'zsh')} ;;" for c in COMMANDS
+          if positional(c) is not None],
+        "    esac",
+        "  fi",
+        "}",
+        'if [[ $zsh_eval_context[-1] == loadautofunc ]]; then',
+        '  _ndbtop "$@"',
+        "else",
+        f"  compdef _ndbtop {' '.join(NAMES)}",
+        "fi",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _fish_quote(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def fish() -> str:
+    """The fish completion script."""
+    lines = ["# fish completion for ndbtop (made by 'ndbtop completion fish')"]
+    for name in NAMES:
+        c = f"complete -c {name}"
+        lines.append(f"{c} -f")
+        lines.append(f"{c} -n __fish_use_subcommand -l version "
+                     "-d 'show the version and the NDB versions spoken to'")
+        for command in COMMANDS:
+            lines.append(f"{c} -n __fish_use_subcommand -a {command} "
+                         f"-d {_fish_quote(DESCRIPTIONS[command][0])}")
+        for o in OPTIONS:
+            if o.positional:
+                continue
+            where = " ".join(sorted(x for x in o.commands if x))
+            conditions = []
+            if LIVE in o.commands:
+                conditions.append("__fish_use_subcommand")
+            if where:
+                conditions.append(f"__fish_seen_subcommand_from {where}")
+            condition = _fish_quote("; or ".join(conditions))
+            value = ""
+            if takes_value(o):
+                kind, words = values(o)
+                value = {"words": f" -x -a {_fish_quote(' '.join(words))}", "files": " -r -F",
+                         "dirs": " -x -a '(__fish_complete_directories)'", "none": " -x"}[kind]
+            for flag in o.flags:
+                switch = f"-l {flag[2:]}" if flag.startswith("--") else f"-s {flag[1:]}"
+                lines.append(f"{c} -n {condition} {switch}{value} -d {_fish_quote(summary(o))}")
+        for command in COMMANDS:
+            o = positional(command)
+            if o is None:
+                continue
+            kind, words = values(o)
+            what = f"-a {_fish_quote(' '.join(words))}" if kind == "words" else "-F"
+            lines.append(f"{c} -n '__fish_seen_subcommand_from {command}' {what}")
+    return "\n".join(lines) + "\n"
+
+
+def script(shell: str) -> str:
+    """The completion script for ``shell`` (one of :data:`SHELLS`)."""
+    return {"bash": bash, "zsh": zsh, "fish": fish}[shell]()
+
+
+def run_completion(args: argparse.Namespace) -> int:
+    """Print the script for ``args.shell``."""
+    sys.stdout.write(script(args.shell))
+    return 0
