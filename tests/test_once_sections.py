@@ -13,8 +13,10 @@ from ndbtop.cli import main
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.clock import RealClock
+from ndbtop.ndbinfo.collector import MAX_ON_DEMAND_PER_SAMPLE
+from ndbtop.ndbinfo.queries import ON_DEMAND
 from ndbtop.report.once_sections import CORE_KEYS
-from ndbtop.report.sections import CORE, TRIAGE, parse_sections, section_names
+from ndbtop.report.sections import CORE, TRIAGE, bundle_panels, parse_sections, section_names
 
 
 def once(ts: Any, *extra: str) -> list[str]:
@@ -80,3 +82,9 @@ def test_panels_are_the_union_of_their_owners_and_none_once_released() -> None:
     assert hub.panels_wanted() == {"tables"}
     hub.want_panels("view", [])
     assert hub.panels_wanted() == frozenset()
+
+
+def test_a_bundle_reads_every_triage_panel_in_one_sample() -> None:
+    # The bundle asks for every section's panels: none may be left for a later sample.
+    assert bundle_panels() == frozenset(ON_DEMAND)
+    assert len(ON_DEMAND) <= MAX_ON_DEMAND_PER_SAMPLE

@@ -50,9 +50,10 @@ from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
 
-MAX_ON_DEMAND_PER_SAMPLE = 4
+MAX_ON_DEMAND_PER_SAMPLE = 6
 """Statements one sample may send for the panels asked for on demand (:data:`q.ON_DEMAND`),
-beyond :data:`MAX_QUERIES_PER_SAMPLE`: they are read only while something shows them."""
+beyond :data:`MAX_QUERIES_PER_SAMPLE`: they are read only while something shows them, and a
+bundle, which asks for every one, reads them all in one sample."""
 
 ON_DEMAND_EVERY: dict[str, float] = {"tables": READ_EVERY}
 """Seconds an on-demand panel's last read stays good while it is still asked for: memory per
