@@ -76,7 +76,7 @@ def membership_lines(m: Membership) -> list[str]:
     if m.events:
         lines += ["", "  Last arbitration events:"]
         for e in m.events:
-            when = dt.datetime.fromtimestamp(e.at, dt.timezone.utc).strftime("%H:%M:%S")
+            when = dt.datetime.fromtimestamp(e.at).strftime("%H:%M:%S")
             meaning = f"  ({e.meaning})" if e.meaning else ""
             lines.append(sanitise(f"    {when} node {e.node} {e.kind}: {e.text}{meaning}"))
     else:
