@@ -18,6 +18,7 @@ from ndbtop.actions.target import audit_fields, cluster_target
 from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
 from ndbtop.cli.prompt import ask, ask_phrase
 from ndbtop.cli.sources import cluster_connectstring
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmError, UsageError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
@@ -49,7 +50,7 @@ def run_rolling(args: argparse.Namespace) -> int:
     return asyncio.run(_run(args, connectstring))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class PlanContext:
     """The plan with what it was made from: the management server that answered, the live
     status, the configuration and the pre-flight verdict."""

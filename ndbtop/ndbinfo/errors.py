@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pymysql
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import SqlError
 
 NDB_NO_CONNECTION = frozenset({157, 4009})
@@ -88,7 +89,7 @@ class SqlQueryFailed(SqlTableError):
     """The server refused a query on one table with any other server error."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ErrorContext:
     """What a message may name: the server, the account and the table being read."""
 

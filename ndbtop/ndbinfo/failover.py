@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import SqlError, UsageError
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.ndbinfo import NdbinfoSample
@@ -104,7 +105,7 @@ def candidate_options(base: MysqlOptions, hosts: Sequence[tuple[str, int | None]
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Candidate:
     """A SQL node the reader may use, and how it stands."""
 

@@ -17,6 +17,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmCommandError, MgmConnectError, MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
@@ -45,7 +46,7 @@ LISTEN_WAIT = 3.0
 """Seconds to wait for the event subscription before the first status report."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class BackupWaitResult:
     """How the wait ended: the backup's last record (None if never seen) and why."""
 
