@@ -104,16 +104,21 @@ async def start_tls(
     writer: asyncio.StreamWriter, context: ssl.SSLContext,
     ssl_handshake_timeout: float | None = None,
 ) -> None:
-    """Run the TLS handshake on the socket under ``writer`` (either side), in place.
-
-    ``StreamWriter.start_tls`` where it exists (3.11+); before, the same steps it
-    takes: ``loop.start_tls`` on the transport, then the writer and its protocol
-    moved onto the TLS transport. 3.9 and 3.10 receive no change to these
-    attributes any more.
-    """
+    """Run the TLS handshake on the socket under ``writer`` (either side), in place:
+    ``StreamWriter.start_tls`` where it exists (3.11+), else :func:`start_tls_by_loop`."""
     if hasattr(writer, "start_tls"):
         await writer.start_tls(context, ssl_handshake_timeout=ssl_handshake_timeout)
-        return
+    else:
+        await start_tls_by_loop(writer, context, ssl_handshake_timeout)
+
+
+async def start_tls_by_loop(
+    writer: asyncio.StreamWriter, context: ssl.SSLContext,
+    ssl_handshake_timeout: float | None = None,
+) -> None:
+    """``StreamWriter.start_tls`` as 3.11 does it, for 3.9 and 3.10: ``loop.start_tls``
+    (3.7+) on the transport, then the writer and its protocol moved onto the TLS
+    transport (attributes that 3.9 to 3.13 all have, and 3.9 and 3.10 no longer change)."""
     protocol: Any = writer._protocol  # type: ignore[attr-defined]
     await writer.drain()
     transport = await asyncio.get_running_loop().start_tls(
