@@ -6,6 +6,7 @@ every version and ``tests/test_python_floor.py`` can keep it so:
 - :data:`SLOTS`: ``@dataclass(frozen=True, **SLOTS)`` gives slotted dataclasses
   where ``dataclass`` can make them (3.10+) and ordinary ones on 3.9;
 - :func:`zip_strict`: ``zip(..., strict=True)``, which 3.9 lacks;
+- :data:`TIMEOUT_ERRORS`: what ``except TimeoutError`` means from 3.11;
 - :func:`type_hints`: ``typing.get_type_hints`` that also reads ``X | Y`` on 3.9;
 - :func:`start_tls`: ``StreamWriter.start_tls`` (3.11+) from ``loop.start_tls`` (3.7+);
 - :class:`AsyncLock` and :class:`AsyncEvent`: ``asyncio``'s, bound to the loop that runs when
@@ -20,6 +21,7 @@ import ast
 import asyncio
 import collections
 import functools
+import socket
 import ssl
 import sys
 import types
@@ -29,6 +31,12 @@ from typing import Any
 
 SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 """Keyword arguments that make a dataclass slotted where this Python can."""
+
+TIMEOUT_ERRORS: tuple[type[BaseException], ...] = (
+    TimeoutError, socket.timeout, asyncio.TimeoutError,
+)
+"""A timeout from a socket or from asyncio: the same class from 3.11, three before (a
+blocking socket's ``socket.timeout`` is no ``TimeoutError`` on 3.9)."""
 
 UNION_TYPES: tuple[Any, ...] = (typing.Union, getattr(types, "UnionType", typing.Union))
 """What ``typing.get_origin`` returns for a union, written either way."""

@@ -103,6 +103,10 @@ def problems(text: str, where: str) -> Iterator[str]:
         line = f"{where}:{getattr(node, 'lineno', 0)}"
         if isinstance(node, ast.Name) and node.id in NEWER_NAMES:
             yield f"{line}: {node.id} is not in 3.9"
+        elif isinstance(node, ast.Name) and node.id == "TimeoutError" and where.startswith(
+                "ndbtop"):
+            yield (f"{line}: on 3.9 socket.timeout and asyncio.TimeoutError are no "
+                   "TimeoutError: use ndbtop.compat.TIMEOUT_ERRORS")
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
                 (node.value.id, node.attr) in NEWER_ATTRIBUTES):
             yield f"{line}: {node.value.id}.{node.attr} (use ndbtop.compat or an older form)"
@@ -179,9 +183,10 @@ def test_asyncio_primitives_made_outside_a_coroutine_come_from_compat() -> None:
      "asyncio.timeout"),
     ("n = (5).bit_count()\n", ".bit_count()"),
     ("def f(x: int | None) -> None:\n    pass\n", "without `from __future__"),
+    ("try:\n    pass\nexcept TimeoutError:\n    pass\n", "TIMEOUT_ERRORS"),
 ])
 def test_the_checks_find_what_3_9_cannot_run(text: str, why: str) -> None:
-    found = list(problems(text, "probe.py"))
+    found = list(problems(text, "ndbtop/probe.py"))
     assert any(why in p for p in found), found
 
 
