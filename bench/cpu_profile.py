@@ -23,6 +23,8 @@ from typing import Any
 from harness import SimProcess
 from peer import PEER_VENV, SETTLE_S, ndbtop_pane, peer_python
 
+from ndbtop.compat import zip_strict
+
 RATE_HZ = 200
 _OWN = re.compile(r"[ (/]ndbtop/(?!.*site-packages)")
 """The path of ndbtop's own modules: the total shares are given for its functions."""
@@ -80,7 +82,7 @@ def summarise(collapsed: str, top: int) -> dict[str, Any]:
             continue  # a thread blocked in a wait that py-spy did not see as idle
         total += count
         own[frames[-1]] += count
-        for frame in {short for short, f in zip(frames, raw, strict=True) if _OWN.search(f)}:
+        for frame in {short for short, f in zip_strict(frames, raw) if _OWN.search(f)}:
             below[frame] += count
     return {
         "samples": total,

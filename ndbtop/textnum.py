@@ -143,7 +143,7 @@ def finite_json(value: Any) -> tuple[Any, dict[str, str]]:
             return None
         if isinstance(v, dict):
             return {k: walk(x, f"{at}.{k}" if at else str(k)) for k, x in v.items()}
-        if isinstance(v, list | tuple):
+        if isinstance(v, (list, tuple)):
             return [walk(x, f"{at}[{i}]") for i, x in enumerate(v)]
         return v
 

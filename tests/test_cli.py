@@ -21,6 +21,7 @@ import pytest
 from ndbtop import __version__
 from ndbtop.cli import main
 from ndbtop.collect.events import levels_from_names
+from ndbtop.compat import zip_strict
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.mgm.events.decode import decode_event, start_phase
 from ndbtop.mgm.listener import EventListener
@@ -173,7 +174,7 @@ def test_scenario_lists(run: Run, command: str) -> None:
     assert (status, err) == (0, "")
     lines = out.splitlines()
     assert [line.split()[0] for line in lines] == list(SCENARIOS)
-    for line, scenario in zip(lines, SCENARIOS.values(), strict=True):
+    for line, scenario in zip_strict(lines, SCENARIOS.values()):
         assert scenario.summary in line
 
 
@@ -209,7 +210,7 @@ async def test_event_stream_decodes_start_phases_of_an_initial_start(
         phases = []
         items = listener.items()
         while len(phases) < 8:
-            item = await asyncio.wait_for(anext(items), 3.0)
+            item = await asyncio.wait_for(items.__anext__(), 3.0)
             assert isinstance(item, RawEvent)
             event = decode_event(item, 0.0)
             found = start_phase(event)

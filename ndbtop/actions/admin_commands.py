@@ -17,7 +17,9 @@ Each carries its ``ndb_mgm`` command line and the exact request it sends
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Union
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.catalogue import EventType, Severity
 
 TOGGLE = -1
@@ -29,7 +31,7 @@ REPORTS = {"BACKUPSTATUS": EventType.BACKUP_STATUS, "MEMORYUSAGE": EventType.MEM
 """The reports ``REPORT`` names (matched by prefix, as ``executeReport`` does), by event type."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class SetLogFilter:
     """``CLUSTERLOG ON|OFF|TOGGLE [SEVERITY ...]``: turn the cluster log, or some of its
     severities, on, off or over."""
@@ -64,7 +66,7 @@ class SetLogFilter:
         return self.requests()[0]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class EnterSingleUser:
     """``ENTER SINGLE USER MODE N``: only API node N may use the cluster."""
 
@@ -87,7 +89,7 @@ class EnterSingleUser:
         return "enter single user", [("nodeId", self.api_id)]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ExitSingleUser:
     """``EXIT SINGLE USER MODE``."""
 
@@ -108,7 +110,7 @@ class ExitSingleUser:
         return "exit single user", []
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Report:
     """``ALL REPORT MEMORY`` / ``N REPORT BACKUPSTATUS``: read-only, nothing changes."""
 
@@ -137,5 +139,5 @@ class Report:
         return "dump events", args
 
 
-AdminAction = SetLogFilter | EnterSingleUser | ExitSingleUser
+AdminAction = Union[SetLogFilter, EnterSingleUser, ExitSingleUser]
 """The actions of this module that change the cluster."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.summary import single_user_api
@@ -25,7 +26,7 @@ PHRASE_LOSE_CLUSTER = "shut down every data node"
 """Typed to kill the last started node of a node group with ``-a``."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Assessment:
     """What the operator must see before confirming an action."""
 

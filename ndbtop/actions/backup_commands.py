@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import NdbtopError
 from ndbtop.mgm.replies import backup_request_args
 from ndbtop.textnum import is_digits
@@ -29,7 +30,7 @@ class BackupCommandError(NdbtopError):
     """A START BACKUP or ABORT BACKUP line ``ndb_mgm`` would refuse, with its reason."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class StartBackup:
     """``START BACKUP [id] [NOWAIT|WAIT STARTED|WAIT COMPLETED] [SNAPSHOTSTART|SNAPSHOTEND]``.
 
@@ -71,7 +72,7 @@ class StartBackup:
         return "start backup", backup_request_args(self.wait, self.backup_id, self.snapshot_start)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class AbortBackup:
     """``ABORT BACKUP id``."""
 

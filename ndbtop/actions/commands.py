@@ -7,14 +7,16 @@ Every action shows two forms before it runs: what an operator would type in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Union
 
 from ndbtop.actions.admin_commands import EnterSingleUser, ExitSingleUser, SetLogFilter
 from ndbtop.actions.backup_commands import AbortBackup, StartBackup
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.wire import encode_request
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RestartNode:
     """``N RESTART [-i] [-n] [-a] [-f]``."""
 
@@ -56,7 +58,7 @@ class RestartNode:
         ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class StopNode:
     """``N STOP [-a] [-f]``."""
 
@@ -85,7 +87,7 @@ class StopNode:
         ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class StartNode:
     """``N START``: start a data node left NOT_STARTED."""
 
@@ -108,7 +110,7 @@ class StartNode:
         return "start", [("node", self.node_id)]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class SetClusterLogLevel:
     """``ALL CLUSTERLOG CATEGORY=LEVEL``: one request per data node, as ``ndb_mgm`` sends it
     (``N CLUSTERLOG CATEGORY=LEVEL`` without ``all_nodes``)."""
@@ -142,14 +144,14 @@ class SetClusterLogLevel:
         return self.requests()[0]
 
 
-Action = (
-    RestartNode | StopNode | StartNode | SetClusterLogLevel | StartBackup | AbortBackup
-    | SetLogFilter | EnterSingleUser | ExitSingleUser
-)
+Action = Union[
+    RestartNode, StopNode, StartNode, SetClusterLogLevel, StartBackup, AbortBackup,
+    SetLogFilter, EnterSingleUser, ExitSingleUser,
+]
 
 
 def wire_text(action: Action) -> str:
     """The exact bytes the action sends, as text (every request, empty lines included)."""
-    several = isinstance(action, SetClusterLogLevel | SetLogFilter)
+    several = isinstance(action, (SetClusterLogLevel, SetLogFilter))
     pairs = action.requests() if several else [action.request()]
     return "".join(encode_request(cmd, args).decode() for cmd, args in pairs)

@@ -70,13 +70,13 @@ def assess(
     (and, for backup actions, the backups known)."""
     nodes = tuple(nodes)
     by_id = {n.node_id: n for n in nodes}
-    if isinstance(action, SetLogFilter | EnterSingleUser | ExitSingleUser) or (
+    if isinstance(action, (SetLogFilter, EnterSingleUser, ExitSingleUser)) or (
         isinstance(action, SetClusterLogLevel) and not action.all_nodes
     ):
         return assess_admin(action, nodes)
     if isinstance(action, SetClusterLogLevel):
         return Assessment((), (), False, None)
-    if isinstance(action, StartBackup | AbortBackup):
+    if isinstance(action, (StartBackup, AbortBackup)):
         return assess_backup(action, nodes, backups)
     blockers: list[str] = []
     warnings: list[str] = []
@@ -108,7 +108,7 @@ def assess(
             )
         return Assessment((), tuple(warnings), False, None)
 
-    assert isinstance(action, RestartNode | StopNode)
+    assert isinstance(action, (RestartNode, StopNode))
     return assess_node_control(action, nodes, config, warnings)
 
 

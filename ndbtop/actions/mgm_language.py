@@ -19,6 +19,7 @@ restarts the data nodes).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Union
 
 from ndbtop.actions.admin_commands import (
     REPORTS,
@@ -35,6 +36,7 @@ from ndbtop.actions.backup_commands import (
     parse_start_backup,
 )
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StartNode, StopNode
+from ndbtop.compat import SLOTS
 from ndbtop.errors import UsageError
 from ndbtop.mgm.events.catalogue import MAX_LOGLEVEL, Category, Severity
 from ndbtop.mgm.status import MAX_NODE_ID
@@ -82,7 +84,7 @@ class MgmUsageError(UsageError):
         self.reason = reason
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Query:
     """A command that changes nothing: ``SHOW``, ``STATUS``, ``REPORT``, ``CLUSTERLOG INFO``."""
 
@@ -92,7 +94,7 @@ class Query:
     report: Report | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Change:
     """A command that changes the cluster: its actions, sent in order.
 
@@ -104,7 +106,7 @@ class Change:
     all_data_nodes: bool = False
 
 
-Command = Query | Change
+Command = Union[Query, Change]
 
 
 def bind(change: Change, data_node_ids: tuple[int, ...]) -> Change:

@@ -29,6 +29,7 @@ from ndbtop.actions.commands import (
 )
 from ndbtop.actions.guards import assess
 from ndbtop.actions.target import audit_fields
+from ndbtop.compat import SLOTS
 from ndbtop.errors import (
     MgmCommandError,
     MgmError,
@@ -44,7 +45,7 @@ from ndbtop.model.backups import Backup, apply_status_report
 from ndbtop.model.config import ClusterConfig
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ActionOutcome:
     """What happened: ``ok``, and the server's reply or the error, verbatim."""
 

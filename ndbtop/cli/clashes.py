@@ -14,13 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ndbtop.cli.optionspec import LIVE, Option
+from ndbtop.compat import SLOTS
 
 SQL_OPTIONS = ("mysql_host", "mysql_port", "mysql_user", "mysql_password", "mysql_socket",
                "ssl_ca", "ssl_cert", "ssl_key")
 """Destinations of the options that say how to reach the SQL node."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Clash:
     """With ``when`` given to one of ``commands`` (or, with ``absent``, not given), the
     options stored in ``refused`` cannot apply; ``why`` says why."""

@@ -32,6 +32,7 @@ from ndbtop.actions.target import cluster_target
 from ndbtop.cli.exits import DONE, NOT_MET
 from ndbtop.cli.prompt import read_line
 from ndbtop.cli.sources import cluster_connectstring
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmCommandError, MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
@@ -55,7 +56,7 @@ def run_mgm(args: argparse.Namespace) -> int:
     return asyncio.run(execute(command, args, connectstring))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Live:
     """What the management server said just now: its address, the nodes, the configuration."""
 

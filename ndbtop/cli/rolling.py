@@ -19,6 +19,7 @@ from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
 from ndbtop.cli.prompt import ask, ask_phrase
 from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.collect.history_store import HistoryStore, default_history_dir
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmError, UsageError
 from ndbtop.eta.rolling import RunTimes, plan_eta
 from ndbtop.eta.wording import duration, eta_text
@@ -54,7 +55,7 @@ def run_rolling(args: argparse.Namespace) -> int:
     return asyncio.run(_run(args, connectstring))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class PlanContext:
     """The plan with what it was made from: the management server that answered, the live
     status, the configuration and the pre-flight verdict."""

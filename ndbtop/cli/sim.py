@@ -46,7 +46,7 @@ async def _serve(args: argparse.Namespace) -> int:
                          f"simulator runs {'.'.join(map(str, version))}")
     tls = _tls_context(args)
     mgm_ids = [m.node_id for m in sim.cluster.config.mgm_nodes]
-    ports = dict(zip(mgm_ids, args.mgm_port or [], strict=False))
+    ports = dict(zip(mgm_ids, args.mgm_port or []))
     try:
         await sim.start(
             mgm_ports=ports,

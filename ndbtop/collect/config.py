@@ -17,10 +17,10 @@ says why in the source's status.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 
 from ndbtop.collect.health import Health
+from ndbtop.compat import AsyncEvent
 from ndbtop.errors import MgmError
 from ndbtop.mgm.client import ConfigUnavailable, MgmClient
 from ndbtop.mgm.status import NodeStatus
@@ -55,7 +55,7 @@ class ConfigSource:
         """Configurations requested so far (tests and benchmarks check it stays small)."""
         self.reason = "connect"
         """Why the next read is wanted."""
-        self._wanted = asyncio.Event()
+        self._wanted = AsyncEvent()
         self._sessions = 0
         self._connects: dict[int, int] = {}
         self._moved: set[int] = set()

@@ -20,10 +20,10 @@ at 11 are thousands per checkpoint).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Collection
 
 from ndbtop.collect.health import Health
+from ndbtop.compat import AsyncEvent
 from ndbtop.errors import MgmError
 from ndbtop.mgm.connectstring import MgmAddress
 from ndbtop.mgm.events.catalogue import CLUSTER_LOG_DEFAULT_LEVELS, Category
@@ -83,7 +83,7 @@ class EventSource:
         self.listening_levels: dict[int, int] | None = None
         self.unavailable: tuple[tuple[str, str], ...] = ()
         """Events left out, with why (:func:`ndbtop.mgm.events.admit.refusal`)."""
-        self.answered = asyncio.Event()
+        self.answered = AsyncEvent()
         """Set once the server answered the subscription, by accepting or refusing it."""
 
     @property

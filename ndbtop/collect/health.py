@@ -7,6 +7,7 @@ import contextlib
 import time
 from dataclasses import replace
 
+from ndbtop.compat import AsyncEvent
 from ndbtop.model.sources import Backoff, SourceState, SourceStatus
 
 
@@ -22,7 +23,7 @@ class Health:
     ) -> None:
         self.status = SourceStatus(name, state, target)
         self.backoff = Backoff()
-        self.wake = asyncio.Event()
+        self.wake = AsyncEvent()
 
     def ok(
         self, target: str | None = None, unavailable: tuple[tuple[str, str], ...] = ()

@@ -26,6 +26,7 @@ from ndbtop.collect.node_files import (
     read_node_files,
 )
 from ndbtop.collect.ssh import SshHost, report_state
+from ndbtop.compat import AsyncEvent
 from ndbtop.host.remote import SshOptions
 from ndbtop.host.samples import DiskFree, ProcessSeen
 from ndbtop.mgm.events.decode import Event
@@ -103,7 +104,7 @@ class HostSet:
         self._reads: set[asyncio.Task[None]] = set()
         self._running = False
         self._sampling = False
-        self._wake = asyncio.Event()
+        self._wake = AsyncEvent()
         self._last_status: dict[int, str] = {}
         self._local_name = local_name or socket.gethostname()
 

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ndbtop.collect.health import Health
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
@@ -18,7 +19,7 @@ LOGLEVEL_EVERY = 60
 """Refreshes between two reads of the cluster-log levels."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class MgmReading:
     """One good answer of the management server."""
 

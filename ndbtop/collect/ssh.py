@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 
 from ndbtop.collect.health import Health
+from ndbtop.compat import AsyncLock
 from ndbtop.host.procfs import parse_df, parse_sample
 from ndbtop.host.remote import SshOptions, UnusableHost, check_host, check_path, ssh_argv
 from ndbtop.host.samples import DiskFree, HostSample, RedoFiles
@@ -74,8 +75,8 @@ class SshHost:
         self._last_stderr = ""
         self._token = ""
         self._clk_tck = 100
-        self._lock = asyncio.Lock()
-        self._connecting = asyncio.Lock()
+        self._lock = AsyncLock()
+        self._connecting = AsyncLock()
         self._aborted: str | None = None
         self.connects = 0
 

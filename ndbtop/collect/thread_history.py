@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 
+from ndbtop.compat import zip_strict
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.series import Pair, Series
 
@@ -62,7 +63,7 @@ class ThreadHistory:
         nodes = list(map(_NODE, threads))
         numbers = list(map(_THR_NO, threads))
         if nodes != self._nodes or numbers != self._numbers:
-            self._realign(list(zip(nodes, numbers, strict=True)))
+            self._realign(list(zip_strict(nodes, numbers)))
             self._nodes, self._numbers = nodes, numbers
         # A thread that reads as it did (most do from one second to the next) is not asked
         # for its percentage again.
@@ -94,7 +95,7 @@ class ThreadHistory:
     def _realign(self, keys: list[ThreadKey]) -> None:
         # The series so far, per thread, before the columns start over in the new order.
         current = _cut(self._names, self._keys, tuple(self._columns), self._before, self.points)
-        self._before.update(zip(self._keys, (values for _, values in current), strict=True))
+        self._before.update(zip_strict(self._keys, (values for _, values in current)))
         self._keys = keys
         self._names = [series_key(key) for key in keys]
         self._columns.clear()
@@ -150,11 +151,11 @@ def _cut(
     """The series of the threads of the columns."""
     if not keys:
         return []
-    cut = zip(*columns, strict=True) if columns else iter([()] * len(keys))
+    cut = zip_strict(*columns) if columns else iter([()] * len(keys))
     if not before:
-        return list(zip(names, cut, strict=True))
+        return list(zip_strict(names, cut))
     out = []
-    for name, key, values in zip(names, keys, cut, strict=True):
+    for name, key, values in zip_strict(names, keys, cut):
         earlier = before.get(key)
         if earlier:
             values = (earlier + values)[-points:]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
+from ndbtop.compat import SLOTS
 from ndbtop.demo.hub import demo_hub
 from ndbtop.findings import evaluate
 from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
@@ -48,7 +49,7 @@ MGM_PORT = 1186
 SQL_PORT = 3306
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class CaptureSpec:
     """Which moment to capture and how the hub saw the time before it.
 
@@ -69,7 +70,7 @@ class CaptureSpec:
     statistics: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Capture:
     """A captured snapshot and the connect string that names its management server."""
 

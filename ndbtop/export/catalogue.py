@@ -13,10 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ndbtop.compat import SLOTS
+
 Kind = Literal["gauge", "counter"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class MetricDef:
     """One metric: ``name`` is what a query uses (counters end in ``_total``)."""
 

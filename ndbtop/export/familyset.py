@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.export.catalogue import METRICS
 from ndbtop.export.lines import Row, new_family
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -54,7 +55,7 @@ def fresh(last_ok: float | None, now: float, interval: float) -> bool:
     return last_ok is not None and now - last_ok <= max(STALE_AFTER * interval, STALE_FLOOR)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Group:
     """Families made from a few parts of a snapshot (``inputs``), rendered together: a
     scrape renders again only the groups whose inputs changed (:func:`same_inputs`).
@@ -89,12 +90,12 @@ def same_inputs(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     collectors keep the objects of what did not change), plain values by value."""
     if len(a) != len(b):
         return False
-    for x, y in zip(a, b, strict=True):
+    for x, y in zip_strict(a, b):
         if x is y:
             continue
         if type(x) is tuple and type(y) is tuple:
-            if len(x) != len(y) or any(p is not q for p, q in zip(x, y, strict=True)):
+            if len(x) != len(y) or any(p is not q for p, q in zip_strict(x, y)):
                 return False
-        elif not (isinstance(x, str | int | float) and x == y):
+        elif not (isinstance(x, (str, int, float)) and x == y):
             return False
     return True

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from ndbtop.compat import zip_strict
 from ndbtop.export.familyset import Families, Group, fresh, rows_group
 from ndbtop.export.lines import Row
 from ndbtop.host.samples import DiskCounters
@@ -44,18 +45,18 @@ def host_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
             reports.append(r)
     ups = tuple(host_up(r, now, snapshot.interval) for r in reports)
     shown = tuple(reports)
-    read = tuple(r for r, up in zip(shown, ups, strict=True) if up and r.view is not None)
+    read = tuple(r for r, up in zip_strict(shown, ups) if up and r.view is not None)
     return [Group("hosts", (shown, ups), lambda out: _hosts(out, shown, ups)),
             rows_group("host_disks", (read,), lambda: _disk_rows(read))]
 
 
 def _hosts(out: Families, reports: tuple[HostReport, ...], ups: tuple[bool, ...]) -> None:
-    for report, up in zip(reports, ups, strict=True):
+    for report, up in zip_strict(reports, ups):
         out.add("ndbtop_host_up", (report.host, report.via), 1.0 if up else 0.0)
         for node_id in report.node_ids:
             out.add("ndbtop_host_data_node", (report.host, str(node_id)), 1.0)
     measured: set[int] = set()
-    for report, up in zip(reports, ups, strict=True):
+    for report, up in zip_strict(reports, ups):
         for e in report.error_logs:
             if e.error_code is not None:
                 out.add("ndb_node_last_error_code", (str(e.node_id), e.time or ""),

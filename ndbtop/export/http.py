@@ -39,13 +39,15 @@ from dataclasses import dataclass
 from typing import Any
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler
 
+from ndbtop.compat import SLOTS
+
 App = Callable[..., Iterable[bytes]]
 
 OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 """``accept()`` errors that retrying at once cannot cure."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Limits:
     """What clients of the exporter can hold."""
 

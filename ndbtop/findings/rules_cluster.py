@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ndbtop.compat import zip_strict
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group, pending_restarts
 from ndbtop.model.findings import Evidence, Finding, Threshold
 from ndbtop.model.findings import FindingSeverity as Severity
@@ -100,7 +101,7 @@ def _behind(snap: ClusterSnapshot) -> list[int]:
     ni = snap.ndbinfo
     read = ni is not None and ni.panel_read_at("nodes") is not None
     key = (snap.config, ni.nodes if ni else None, ni.config_values if ni else None, read)
-    if _BEHIND and all(a is b for a, b in zip(_BEHIND[0][0], key, strict=True)):
+    if _BEHIND and all(a is b for a, b in zip_strict(_BEHIND[0][0], key)):
         return _BEHIND[0][1]
     behind = sorted(n for n, b in pending_restarts(snap.config, ni).items() if b)
     _BEHIND[:] = [(key, behind)]

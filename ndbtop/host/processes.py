@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import psutil
 
+from ndbtop.compat import SLOTS
 from ndbtop.host.samples import ThreadSample
 from ndbtop.textnum import int_or_none
 
@@ -29,7 +30,7 @@ DATA_NODE_NAMES = frozenset({"ndbmtd", "ndbd"})
 _CONNECTSTRING_OPTIONS = ("--ndb-connectstring", "--connect-string", "--ndb-mgmd-host")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NdbProcess:
     """A local data node process (or, with a pid override, any process)."""
 
@@ -127,7 +128,7 @@ def angel_pid_from_cmdline(cmdline: Sequence[str]) -> int | None:
     return _positive_int(values[-1]) if values else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ProcessInfo:
     """What discovery reads of a process: pid, name, command line and parent pid."""
 

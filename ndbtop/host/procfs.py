@@ -23,6 +23,7 @@ import contextlib
 import re
 from collections.abc import Iterable, Sequence
 
+from ndbtop.compat import zip_strict
 from ndbtop.host.devices import VIRTUAL_PREFIXES
 from ndbtop.host.processes import NdbProcess, ProcessInfo, classify
 from ndbtop.host.samples import (
@@ -80,7 +81,7 @@ def parse_cpu(line: str, clk_tck: int) -> CpuTimes | None:
     except NumberError:
         return None
     ticks += [0] * (10 - len(ticks))
-    return CpuTimes(**{k: v / clk_tck for k, v in zip(_CPU_FIELDS, ticks, strict=True)})
+    return CpuTimes(**{k: v / clk_tck for k, v in zip_strict(_CPU_FIELDS, ticks)})
 
 
 def parse_meminfo(lines: Iterable[str]) -> MemInfo:

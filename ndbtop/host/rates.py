@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.host.samples import CpuTimes, DiskCounters, ThreadSample
 
 KB = 1024
@@ -29,7 +30,7 @@ KB = 1024
 _CPU_TOTAL_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DiskRates:
     """``iostat -x`` figures of one device over one interval.
 
@@ -55,7 +56,7 @@ class DiskRates:
     util_pct: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class CpuPercent:
     """Host CPU use over one interval, in percent of all CPU time (``iostat`` avg-cpu).
 
@@ -71,7 +72,7 @@ class CpuPercent:
     idle: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ThreadRates:
     """CPU use of one data node thread over one interval, in percent of one CPU."""
 

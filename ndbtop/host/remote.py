@@ -30,6 +30,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.textnum import int_or_none
 
 SCRIPT = (
@@ -93,7 +94,7 @@ def check_path(path: str) -> str:
     return path
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class SshOptions:
     """How to run ``ssh``: ``config`` is ``-F``, ``user`` is ``-l``, ``options`` are ``-o``."""
 

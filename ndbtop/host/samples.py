@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
+
 SECTOR_SIZE = 512
 """Bytes per sector in ``/proc/diskstats``: always 512, whatever the device's block size."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DiskCounters:
     """Cumulative I/O counters of one block device since boot (``/proc/diskstats`` on Linux).
 
@@ -36,7 +38,7 @@ class DiskCounters:
     write_merged: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class CpuTimes:
     """Cumulative host CPU time in seconds, summed over all CPUs (``/proc/stat``).
 
@@ -70,7 +72,7 @@ class CpuTimes:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ThreadSample:
     """Cumulative CPU time of one thread of a local data node process.
 
@@ -92,7 +94,7 @@ class ThreadSample:
         return self.user_s + self.system_s
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RedoFiles:
     """What one data node process shows of its redo log on its host.
 
@@ -112,7 +114,7 @@ class RedoFiles:
     """The ``DBLQH`` directories of the FragLog files it has open, as the host names them."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DiskFree:
     """The file system holding a path, as ``df -P -k`` gives it."""
 
@@ -128,7 +130,7 @@ class DiskFree:
         return self.available_bytes == 0 or self.used_pct >= 100
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ProcessSeen:
     """A data node process on the host: its pid, node id (``None`` when nothing says) and
     whether it is an angel (the process that starts and restarts the worker)."""
@@ -138,7 +140,7 @@ class ProcessSeen:
     angel: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class MemInfo:
     """Host memory in bytes (``/proc/meminfo`` MemTotal and MemAvailable)."""
 
@@ -146,7 +148,7 @@ class MemInfo:
     available: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class HostSample:
     """One reading of the host: every disk, the CPU times and the data node threads.
 

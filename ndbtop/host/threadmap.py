@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from ndbtop.compat import SLOTS
+
 
 class LocalThread(Protocol):
     """What matching needs from a local thread: its tid and, if known, its node id."""
@@ -28,7 +30,7 @@ class LocalThread(Protocol):
 T = TypeVar("T", bound=LocalThread)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NdbinfoThread:
     """One data node thread as ndbinfo names it.
 
@@ -42,7 +44,7 @@ class NdbinfoThread:
     os_tid: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ThreadMatch(Generic[T]):
     """A local thread and the ndbinfo thread it is."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.host.devices import MAX_DEVICES, block_devices
 from ndbtop.host.rates import (
     CpuPercent,
@@ -19,7 +20,7 @@ MAX_THREADS = 4096
 """Most data node threads shown for one host (a data node runs at most a few hundred)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class HostView:
     """Disk, CPU and data node thread rates over one interval.
 

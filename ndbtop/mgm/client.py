@@ -10,9 +10,9 @@ cluster are never retried.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 
+from ndbtop.compat import AsyncLock
 from ndbtop.errors import (
     MgmAuthError,
     MgmCommandError,
@@ -74,7 +74,7 @@ class MgmClient:
         self.connect_timeout = connect_timeout
         self.timeout = timeout
         self._session: MgmSession | None = None
-        self._lock = asyncio.Lock()
+        self._lock = AsyncLock()
         self.server_version: ServerVersion | None = None
         self.dropped: tuple[str, ...] = ()
         """What the last ``get status`` held outside the protocol's ranges, left out."""

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import ConnectStringError
 from ndbtop.files import read_limited
 from ndbtop.mgm.tls import TlsOptions
@@ -28,7 +29,7 @@ DEFAULT_PORT = 1186
 DEFAULT_CONNECTSTRING = "localhost:1186"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class MgmAddress:
     """One management server: host and TCP port, plus an optional local bind address."""
 
@@ -41,7 +42,7 @@ class MgmAddress:
         return f"{host}:{self.port}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ConnectString:
     """A parsed connect string: management servers in failover order, and ``nodeid``."""
 

@@ -24,7 +24,9 @@ import sys
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Union
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmProtocolError
 
 MAGIC_V2 = b"NDBCONF2"
@@ -48,7 +50,7 @@ KEY_NODE_ID = 3
 KEY_CONNECTION_NODE_1 = 400
 KEY_CONNECTION_NODE_2 = 401
 
-Value = int | str
+Value = Union[int, str]
 Entries = dict[int, Value]
 
 
@@ -56,7 +58,7 @@ class ConfigFormatError(MgmProtocolError):
     """The configuration cannot be decoded; the message is the one-line reason."""
 
 
-@dataclass(slots=True)
+@dataclass(**SLOTS)
 class PackedConfig:
     """The sections of one configuration, in the order the server sent them.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmCommandError, MgmProtocolError, MgmTimeout
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.nodeids import MAX_NODE_ID
@@ -21,7 +22,7 @@ SEVERITY_NAMES = ("enabled", "debug", "info", "warning", "error", "critical", "a
 """``get info clusterlog`` names, in the order of severities 0..6."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ServerVersion:
     """What ``get version`` says about the management server."""
 
@@ -37,7 +38,7 @@ class ServerVersion:
         return f"{self.major}.{self.minor}.{self.build}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeControlResult:
     """Reply to restart/stop/start: how many nodes the server acted on, verbatim result."""
 

@@ -21,6 +21,7 @@ import time
 from collections import deque
 from pathlib import Path
 
+from ndbtop.compat import start_tls
 from ndbtop.errors import (
     MgmAuthError,
     MgmConnectError,
@@ -206,22 +207,14 @@ class MgmSession:
             if reply is not None:
                 return reply
 
-    @property
-    def tls_capable(self) -> bool:
-        """True when this Python can upgrade the socket (asyncio gained it in 3.11)."""
-        return hasattr(self._writer, "start_tls")
-
     async def start_tls(
         self, context: ssl.SSLContext, timeout: float, cert_file: Path | None = None
     ) -> None:
         """Run the TLS handshake on this socket (after ``start tls`` was answered ``Ok``)."""
         self.cert_file = cert_file
-        if not self.tls_capable:
-            self.close()
-            raise MgmTlsError(f"{self.address}: TLS to the management server needs Python 3.11")
         try:
             await asyncio.wait_for(
-                self._writer.start_tls(context, ssl_handshake_timeout=timeout), timeout + 1
+                start_tls(self._writer, context, ssl_handshake_timeout=timeout), timeout + 1
             )
         except asyncio.TimeoutError:
             self.close()

@@ -29,8 +29,6 @@ async def negotiate_tls(
         setup = client_setup(options)
         if setup.context is None:
             reason = setup.reason
-        elif not session.tls_capable:
-            reason = "TLS to the management server needs Python 3.11 or later"
         else:
             end = deadline(timeout)  # the request, the handshake and the check: one exchange
             reply = await session.request("start tls", [], end)

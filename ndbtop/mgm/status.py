@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmProtocolError
 from ndbtop.mgm.nodeids import MAX_NODE_ID, is_node_id
 from ndbtop.mgm.version import version_text
@@ -77,7 +78,7 @@ def _node_id(number: str, key: str) -> int:
     return node_id
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeStatus:
     """One node as ``get status`` reports it.
 

@@ -21,6 +21,8 @@ import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
+from ndbtop.compat import SLOTS
+
 DEFAULT_SEARCH_PATH = "$HOME/ndb-tls"
 CLIENT_KEY = "ndb-api-private-key"
 CLIENT_CERT = "ndb-api-cert"
@@ -33,7 +35,7 @@ _PEM_CERT = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class TlsOptions:
     """``--ndb-tls-search-path`` and ``--ndb-mgm-tls``."""
 
@@ -46,7 +48,7 @@ class TlsOptions:
         return self.mode == "strict"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class TlsSetup:
     """The outcome of looking for the client's key and certificate."""
 

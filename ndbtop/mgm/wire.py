@@ -16,7 +16,9 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat, starmap
+from typing import Union
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmLineTooLong, MgmProtocolError
 from ndbtop.textnum import U64, NumberError
 from ndbtop.textnum import parse_int as parse_number
@@ -140,7 +142,7 @@ class LineBuffer:
         return len(self._buf)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Reply:
     """One reply block: its header line and its ``key: value`` lines in order."""
 
@@ -173,7 +175,7 @@ class Reply:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ParserErrorReply:
     """The server's request parser refused the request (``result: <message>, '<token>'``)."""
 
@@ -181,14 +183,14 @@ class ParserErrorReply:
     token: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class AuthFailureReply:
     """``Authorization failed`` / ``Error: <reason>``: the command was not run."""
 
     reason: str
 
 
-AnyReply = Reply | ParserErrorReply | AuthFailureReply
+AnyReply = Union[Reply, ParserErrorReply, AuthFailureReply]
 
 
 _INT = re.compile(r"-?[0-9]{1,20}")
@@ -363,7 +365,7 @@ def parse_replies(data: bytes) -> list[AnyReply]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RawEvent:
     """A parsable event block before decoding: ``type``, ``time``, source and body lines."""
 
@@ -373,7 +375,7 @@ class RawEvent:
     body: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class TextEventLine:
     """One event of a text-mode listener: ``Node <id>: <text>``."""
 

@@ -37,6 +37,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.catalogue import Severity
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.arbitration_reports import (
@@ -99,7 +100,7 @@ class Concern(Enum):
         }[self]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Interpretation:
     """What an arbitration event means: how worrying, and a one-line ``arbitration: ...``."""
 
@@ -197,7 +198,7 @@ class ArbitrationPhase(Enum):
     """The last arbitration was lost or failed: data nodes shut down."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ArbitrationStatus:
     """The state the latest arbitration events leave the cluster in.
 

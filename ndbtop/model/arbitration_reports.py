@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.decode import TEXT_LINE_TYPE, Event
 from ndbtop.mgm.events.text import event_text
 
@@ -64,7 +65,7 @@ class ArbitState(IntEnum):
     CRASH = 8
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ArbitReport:
     """One ArbitState (``result`` false) or ArbitResult (``result`` true) event, decoded.
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.mgm.errorcodes import ndb_error_string
 from ndbtop.mgm.events.catalogue import EventType
 from ndbtop.mgm.events.decode import Event
@@ -32,7 +33,7 @@ HISTORY = 50
 """Backups kept, newest last."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeProgress:
     """What one data node has written for a backup, as of one status report."""
 
@@ -52,7 +53,7 @@ class NodeProgress:
     """Data bytes (the log left out) per second since this node's previous report."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Backup:
     """One backup: running, completed, aborted, or a start the data nodes refused.
 
@@ -332,7 +333,7 @@ def _status(backups: tuple[Backup, ...], event: Event, backup_id: int, at: float
             previous.reported[i] if previous is not None and previous.reported else None,
             value,
         )
-        for i, (field, value) in enumerate(zip(_PROGRESS_FIELDS, reported, strict=True))
+        for i, (field, value) in enumerate(zip_strict(_PROGRESS_FIELDS, reported))
     ]
     current = NodeProgress(
         event.source_node,

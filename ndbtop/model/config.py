@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.ndbinfo import NdbinfoSample
 
@@ -21,7 +22,7 @@ LIVE_GROUP_STATES = frozenset({"STARTED", "SINGLE USER MODE"})
 """Statuses in which the node group ``get status`` reports is the node's own, settled one."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeConfig:
     """One node section of any type.
 
@@ -37,7 +38,7 @@ class NodeConfig:
     arbitration_rank: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DataNodeConfig:
     """The parameters of one data node that ndbtop shows or relies on.
 
@@ -84,7 +85,7 @@ class DataNodeConfig:
         return self.node_group != NO_NODE_GROUP
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ClusterConfig:
     """One generation of the cluster configuration.
 

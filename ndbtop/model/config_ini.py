@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import UsageError
 from ndbtop.mgm.packed_config import API_NODE, DATA_NODE, MGM_NODE, SYSTEM, Value
 from ndbtop.model.config_params import (
@@ -149,7 +150,7 @@ def normalised(param: Param, text: str) -> Value | None:
     return text
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Difference:
     """One parameter of one section whose two values differ (None: not there)."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.packed_config import API_NODE, DATA_NODE, MGM_NODE, SYSTEM
 
 K = 1024
@@ -26,7 +27,7 @@ REDO_PROBLEM_ACTION = ("abort", "queue")
 """``default_operation_redo_problem_action_typelib``."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Param:
     """One parameter: its config.ini name, value type and ConfigInfo default (None: none)."""
 

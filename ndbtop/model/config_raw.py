@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.packed_config import API_NODE, DATA_NODE, MGM_NODE, SYSTEM, Value
 from ndbtop.model.config_params import (
     BOOL,
@@ -28,7 +29,7 @@ SECTION_ORDER = (MGM_NODE, DATA_NODE, API_NODE)
 """Sections are printed as a config.ini usually has them: management, data, then API nodes."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RawSection:
     """One node section: its type (:mod:`ndbtop.mgm.packed_config`), node id and values."""
 
@@ -37,7 +38,7 @@ class RawSection:
     values: dict[int, Value]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RawConfig:
     """Every section of one generation, as decoded."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import attrgetter
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
     DiskWriteSpeed,
@@ -48,7 +49,7 @@ def hit_ratio(direct_return: float, wait_io: float, min_requests: float = 1) -> 
     return 100.0 * direct_return / total
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class HitRatio:
     """A node's disk page buffer hit ratio since it started and over the last interval."""
 
@@ -83,7 +84,7 @@ def hit_ratios(
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class LinkRate:
     """Bytes per second over all the links of one data node, over ``seconds``."""
 
@@ -140,7 +141,7 @@ def link_rates(
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ActivityRate:
     """What one data node did per second between two readings of its counters."""
 
@@ -174,7 +175,7 @@ def activity_rates(
         prev = before.get(cur.node_id)
         if prev is None or any(
             now < then
-            for now, then in zip(_ACTIVITY_COUNTERS(cur), _ACTIVITY_COUNTERS(prev), strict=True)
+            for now, then in zip_strict(_ACTIVITY_COUNTERS(cur), _ACTIVITY_COUNTERS(prev))
         ):
             out.append(ActivityRate(cur.node_id, *(None,) * 7, seconds))
             continue
@@ -194,7 +195,7 @@ def activity_rates(
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class IoLagRate:
     """Seconds a data node's redo writes were slowed down for I/O lag between two readings
     (``slowed_s`` of ``seconds``; None across a restart or when not read)."""
@@ -226,7 +227,7 @@ REDO_TAIL_PROBLEM_BYTES = 4 << 20
 (DblqhMain.cpp: ``c_free_mb_tail_problem_limit = 4``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RedoFillRate:
     """How fast one redo log part filled between two readings of ``logspaces`` (bytes per
     second; None when it emptied, as a checkpoint moved its tail), and the seconds until it

@@ -47,7 +47,7 @@ class EtaMissing:
     reason: str
 
 
-EtaResult = Union[Eta, EtaMissing]  # noqa: UP007 (a runtime alias: Python 3.9 has no X | Y)
+EtaResult = Union[Eta, EtaMissing]
 """An estimate, or the reason there is none."""
 
 

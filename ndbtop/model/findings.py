@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ndbtop.compat import SLOTS
+
 
 class FindingSeverity(Enum):
     """How bad: ``info`` to know, ``warning`` to act on, ``critical`` to act on now."""
@@ -24,7 +26,7 @@ class FindingSeverity(Enum):
         return ("info", "warning", "critical").index(self.value)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Evidence:
     """One figure a finding rests on: what, its value, where it comes from and how old it is."""
 
@@ -34,7 +36,7 @@ class Evidence:
     age_s: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Threshold:
     """What the evidence was judged against.
 
@@ -60,7 +62,7 @@ class Threshold:
         return f"{self.value}: ndbtop's judgement"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Finding:
     """One conclusion; ``id`` is fixed (scripts and alerts use it), ``key`` tells two
     findings of one rule apart (a node, a log part, a link)."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Freshness:
     """The age of one source's data in a snapshot."""
 

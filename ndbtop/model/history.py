@@ -16,6 +16,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.phases import StartTimeline
 
@@ -25,7 +26,7 @@ SLOWER_MIN_EXCESS_S = 30.0
 """...and at least this many seconds longer than last time."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class PastStart:
     """One completed start of one node."""
 
@@ -82,7 +83,7 @@ def slower_than_last_time(spent: float, previous: float | None) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class PhaseVsLastTime:
     """One phase of a start in progress next to the same phase in the last comparable start."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.host.rates import DiskRates, ThreadRates
 from ndbtop.host.samples import DiskFree, RedoFiles
 from ndbtop.host.view import HostView
@@ -23,7 +24,7 @@ SMOOTHING = 0.3
 """Weight of the newest interval in the smoothed write rate."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RedoMeasure:
     """Redo-log initialisation of one data node, measured on its host.
 
@@ -48,7 +49,7 @@ class RedoMeasure:
         return min(self.bytes_written / self.bytes_expected, 1.0)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RedoSize:
     """What the configuration says of a node's redo log (config-protocol.md)."""
 
@@ -63,7 +64,7 @@ class RedoSize:
         return self.log_bytes // SPARSE_FRACTION if self.sparse else self.log_bytes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeStart:
     """When a data node's start began, read on its host (epoch seconds).
 
@@ -78,7 +79,7 @@ class NodeStart:
     redo_began_at: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ErrorLogEntry:
     """The newest entry of a data node's ``ndb_<id>_error.log``, read on its host.
 
@@ -162,7 +163,7 @@ PROCESS_STATES = ("angel and worker", "worker only", "angel only", "none")
 ``angel only`` is a node between two of its starts, or one whose worker keeps failing."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeOnHost:
     """What a data node's host shows of it while the node is not STARTED.
 
@@ -197,7 +198,7 @@ def _gib(n: int) -> str:
     return f"{n / (1 << 30):,.1f} GiB"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class HostReport:
     """One data node host: where it is read from, its state and its last rates.
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.model.ndbinfo import NodeLinks
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -22,7 +23,7 @@ KINDS = ("NDB", "MGM", "API")
 """Node types in the order their link counts are shown."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class LinkCount:
     """Links of one data node to the nodes of one type."""
 
@@ -31,7 +32,7 @@ class LinkCount:
     configured: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeLinkState:
     """What a data node's links look like at the last reading of ``transporters``."""
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ndbtop.compat import SLOTS
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S, LockRow, Transaction
 from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.model.table_memory import TableMemory
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NdbinfoNode:
     """A row of ``ndbinfo.nodes``: a started data node's uptime and state."""
 
@@ -62,7 +63,7 @@ class ThreadCpu(NamedTuple):
         return measured if measured >= os_busy else os_busy
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DiskPageBuffer:
     """``diskpagebuffer`` summed over a node's PGMAN instances (counters since node start)."""
 
@@ -76,7 +77,7 @@ class DiskPageBuffer:
     log_waits: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DiskWriteSpeed:
     """``disk_write_speed_aggregate_node``: bytes/s written for LCP+backup and redo."""
 
@@ -92,7 +93,7 @@ class DiskWriteSpeed:
     (``disk_write_speed_aggregate.slowdowns_due_to_io_lag``; None when not read)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DiskStat:
     """``diskstat`` summed per node: disk data page I/O per second over the last second."""
 
@@ -103,7 +104,7 @@ class DiskStat:
     get_page_reqs_issued: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class LogSpace:
     """``logspaces``/``logbuffers``: one redo log part or undo log group (bytes)."""
 
@@ -120,7 +121,7 @@ class LogSpace:
         return None if self.total <= 0 else 100.0 * self.used / self.total
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class MemoryUse:
     """``memoryusage``: one memory type of one node (bytes and pages)."""
 
@@ -137,7 +138,7 @@ class MemoryUse:
         return None if self.total <= 0 else 100.0 * self.used / self.total
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RestartInfo:
     """``restart_info``: the phase durations of a node's last restart (seconds)."""
 
@@ -149,7 +150,7 @@ class RestartInfo:
     total_s: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeLinks:
     """``transporters`` summed per data node: its links to every other configured node.
 
@@ -173,7 +174,7 @@ class NodeLinks:
     or slowed down since it connected."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeActivity:
     """``counters`` summed per data node: what its transaction coordinators (DBTC) and
     local query handlers (DBLQH) did since the node started."""
@@ -192,7 +193,7 @@ class NodeActivity:
     """Operations the node's LDM threads executed (its share of the data)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ApiProcess:
     """An API or SQL node's process as ``ndbinfo.processes`` names it (its view gives NULL
     for a pid of 0, and an API node on Linux has no angel)."""
@@ -205,7 +206,7 @@ class ApiProcess:
     service_uri: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NdbinfoSample:
     """Everything read from ``ndbinfo`` in one refresh, stamped with a monotonic time.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.decode import Event, LogFileInit, log_file_init, start_phase
 from ndbtop.mgm.status import NodeStatus
 
@@ -100,7 +101,7 @@ def typical_seconds(
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class PhaseRecord:
     """One completed phase: when it began, how long it took, and whether that is exact."""
 
@@ -110,7 +111,7 @@ class PhaseRecord:
     exact: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RedoProgress:
     """Redo-log initialisation as the last ``LogFileInitStatus`` reports told it."""
 
@@ -143,7 +144,7 @@ class RedoProgress:
         return max(self.total_mb - self.mb_done, 0) / self.mb_per_s
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class StartTimeline:
     """One start of one data node, phase by phase (times are wall-clock epoch seconds)."""
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.ndbinfo import ApiProcess, NdbinfoSample
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ConnectedProcess:
     """One connected API or SQL node. Fields ``ndbinfo.processes`` fills are empty (or None)
     when it was not read or has no row for the node."""

@@ -9,9 +9,9 @@ for; it reads as the tuple of every pair (iteration, length, indexing, equality)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import overload
+from typing import Optional, overload
 
-Series = tuple[float | None, ...]
+Series = tuple[Optional[float], ...]
 Pair = tuple[str, Series]
 
 
@@ -69,7 +69,7 @@ class SeriesSet(Sequence[Pair]):
         return self._all()[index]
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, SeriesSet | tuple):
+        if isinstance(other, (SeriesSet, tuple)):
             return self._all() == tuple(other)
         return NotImplemented
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.host.view import HostView
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
@@ -25,7 +26,7 @@ from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ClusterSnapshot:
     """Everything known about the cluster at one moment.
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from ndbtop.compat import SLOTS
+
 STALE_AFTER = 2
 """Refresh intervals after which a source's last data is stale: what is derived from it is
 shown with its age, never as current, and no action is taken on it."""
@@ -27,7 +29,7 @@ class SourceState(Enum):
     UNAVAILABLE = "unavailable"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class SourceStatus:
     """One source's state, its last error, and when it last produced good data.
 

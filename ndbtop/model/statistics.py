@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.decode import Event, statistics
 
 TRANS_FIELDS = (
@@ -25,7 +26,7 @@ TRANS_FIELDS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeStatistics:
     """The latest statistics one data node reported."""
 

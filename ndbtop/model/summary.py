@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig, resolve_groups, unknown_groups
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ClusterSummary:
     """Data nodes started, node groups missing a node, API slots in use, and the master."""
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pymysql
 
+from ndbtop.compat import SLOTS, TIMEOUT_ERRORS
 from ndbtop.errors import SqlError
 
 NDB_NO_CONNECTION = frozenset({157, 4009})
@@ -88,7 +89,7 @@ class SqlQueryFailed(SqlTableError):
     """The server refused a query on one table with any other server error."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ErrorContext:
     """What a message may name: the server, the account and the table being read."""
 
@@ -178,7 +179,7 @@ def _from_code(
             return _from_os_error(original, context)
         return SqlConnectError(f"cannot connect to the SQL node at {target}")
     if code in (2006, 2013) or isinstance(exc, pymysql.err.InterfaceError):
-        if isinstance(original, TimeoutError):
+        if isinstance(original, TIMEOUT_ERRORS):
             return SqlTimeout(
                 f"the SQL node at {target} did not answer within {context.read_timeout:g} s"
             )
@@ -200,7 +201,7 @@ def _from_os_error(exc: OSError, context: ErrorContext) -> SqlError:
     target = context.target
     if isinstance(exc, socket.gaierror):
         return SqlUnknownHost(f"unknown SQL node host '{_host_of(target)}'")
-    if isinstance(exc, TimeoutError):
+    if isinstance(exc, TIMEOUT_ERRORS):
         return SqlTimeout(
             f"no answer from the SQL node at {target} within {context.connect_timeout:g} s"
         )

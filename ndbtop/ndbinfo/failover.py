@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import SqlError, UsageError
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S
@@ -105,7 +106,7 @@ def candidate_options(base: MysqlOptions, hosts: Sequence[tuple[str, int | None]
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Candidate:
     """A SQL node the reader may use, and how it stands."""
 

@@ -19,7 +19,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import UsageError
 from ndbtop.files import UnfitFile, read_limited
 from ndbtop.textnum import float_or_none, int_or_none
@@ -77,7 +79,7 @@ def login_name(env: Mapping[str, str]) -> str:
         return "root"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class MysqlOptions:
     """How to reach and log in to the SQL node.
 
@@ -141,7 +143,7 @@ def describe_options(options: MysqlOptions) -> tuple[str, ...]:
     return tuple(lines)
 
 
-_Setting = tuple[str | None, str]
+_Setting = tuple[Optional[str], str]
 """An option's value (None for a bare ``name`` line) and where it came from."""
 
 

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.version import make_version, version_text
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S, MAX_LOCKS, MAX_TRANSACTIONS
 from ndbtop.model.table_memory import TOP_TABLES
@@ -72,7 +73,7 @@ GROUP_CONCAT_MAX_LEN = 64 * 1024 * 1024
 packed result; ``max_allowed_packet`` still bounds it, and a cut result is detected."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Query:
     """One statement: the panel it feeds and the ``ndbinfo`` table it reads."""
 
@@ -416,7 +417,7 @@ SLOW_ROTATION = (
 """The slow tier in the order it is read, newest schema."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class QueryPlan:
     """What to send to a server of one NDB version.
 

@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from operator import itemgetter
+from typing import Optional
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.model.ndbinfo import (
     ApiProcess,
     DiskPageBuffer,
@@ -267,7 +269,7 @@ def thread_os_ids(rows: Sequence[Row]) -> dict[ThreadKey, int]:
     return tids
 
 
-ThreadLayout = tuple[str, tuple[str, ...], int | None]
+ThreadLayout = tuple[str, tuple[str, ...], Optional[int]]
 """A thread's name, block names and OS thread id."""
 
 _NO_LAYOUT: ThreadLayout = ("", (), None)
@@ -364,7 +366,7 @@ class CpustatJoin:
                 if not described:
                     unknown.append((thread.node_id, thread.thr_no))
                     dropped.append(text)
-        kept = dict(zip(rows, found, strict=True))
+        kept = dict(zip_strict(rows, found))
         for text in dropped:
             kept.pop(text, None)
         self._known = kept  # type: ignore[assignment]
@@ -395,7 +397,7 @@ class CpustatJoin:
         return thread, described
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class CpuCounters:
     """One ``threadstat`` reading of a thread: OS clock (ms) and CPU times (µs)."""
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ndbtop.actions.guards import REFUSED_5063, node_groups, single_user_refusal
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig, effective_node_group
 from ndbtop.model.summary import in_single_user_mode
@@ -22,7 +23,7 @@ from ndbtop.model.summary import in_single_user_mode
 STARTED = "STARTED"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Verdict:
     """The pre-flight verdict of a rolling restart."""
 

@@ -25,6 +25,7 @@ from enum import Enum
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.commands import StartNode
 from ndbtop.actions.runner import run_action
+from ndbtop.compat import SLOTS, AsyncEvent
 from ndbtop.errors import MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
@@ -68,7 +69,7 @@ class Decision(Enum):
     """Start the nodes a failed restart wait left NOT_STARTED (``N START``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Problem:
     """Why the run stopped: a refusal, a guard, a timeout or a failed node."""
 
@@ -79,7 +80,7 @@ class Problem:
     """Nodes of the batch that are NOT_STARTED: they can be started (``N START``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Progress:
     """One observation during the run (for display and logs)."""
 
@@ -129,7 +130,7 @@ class RollingRestart:
         self.node_timeout = node_timeout
         self.poll = poll
         self.settle = settle
-        self._running = asyncio.Event()
+        self._running = AsyncEvent()
         self._running.set()
         self._abort = False
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ndbtop.actions.commands import RestartNode
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
 from ndbtop.model.phases import INITIAL_NODE_RESTART, NODE_RESTART
@@ -25,7 +26,7 @@ ABORTED_NOT_DRAINED = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RollingPlan:
     """Batches of data nodes restarted together, in order."""
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmConnectError, MgmError, UsageError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
@@ -38,7 +39,7 @@ class Target(Enum):
         }[self]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeChange:
     """One node's new state."""
 
@@ -68,7 +69,7 @@ class NodeChange:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class WaitResult:
     """How the wait ended: ``reached``, or the nodes that did not get there (and why)."""
 

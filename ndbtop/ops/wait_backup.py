@@ -21,6 +21,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmCommandError, MgmConnectError, MgmError, NdbtopError
 from ndbtop.eta.backup import backup_eta, data_in_use_from_events
 from ndbtop.eta.wording import eta_text
@@ -54,7 +55,7 @@ LISTEN_WAIT = 3.0
 """Seconds to wait for the event subscription before the first status report."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class BackupWaitResult:
     """How the wait ended: the backup's last record (None if never seen) and why."""
 

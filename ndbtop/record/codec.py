@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import types
 import typing
 from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
+from ndbtop.compat import UNION_TYPES, type_hints, zip_strict
 from ndbtop.host.rates import CpuPercent, DiskRates, ThreadRates
 from ndbtop.host.samples import DiskCounters
 from ndbtop.host.view import HostView
@@ -137,14 +137,14 @@ def encode(value: Any) -> Any:
         return out
     if type(value) in _NAMED_TUPLES:
         record: dict[str, Any] = {"@": type(value).__name__}
-        for name, item in zip(field_names(type(value)), value, strict=True):
+        for name, item in zip_strict(field_names(type(value)), value):
             record[name] = encode(item)
         return record
-    if isinstance(value, tuple | list):
+    if isinstance(value, (tuple, list)):
         return [encode(v) for v in value]
     if isinstance(value, frozenset):
         return {"@f": sorted(encode(v) for v in value)}
-    if value is None or isinstance(value, bool | int | float | str):
+    if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise TypeError(f"cannot record a {type(value).__name__}")
 
@@ -182,7 +182,7 @@ def _checks(cls: type) -> dict[str, Callable[[Any], bool]]:
     a recording is untrusted, and a number where text belongs (or the reverse) must not
     reach the views."""
     return {name: _check(hint, name in TIMES)
-            for name, hint in typing.get_type_hints(cls).items()}
+            for name, hint in type_hints(cls).items()}
 
 
 def _any(value: Any) -> bool:
@@ -194,7 +194,7 @@ def _check(hint: Any, time: bool = False) -> Callable[[Any], bool]:
     args = typing.get_args(hint)
     if hint is Any:
         return _any
-    if origin is typing.Union or origin is types.UnionType:
+    if origin in UNION_TYPES:
         others = [a for a in args if a is not type(None)]
         if len(others) == 1 and len(args) == 2:
             one = _check(others[0], time)
@@ -215,7 +215,7 @@ def _check(hint: Any, time: bool = False) -> Callable[[Any], bool]:
             return lambda v: type(v) is tuple and all(map(item, v))
         items = [_check(a) for a in args]
         return lambda v: (type(v) is tuple and len(v) == len(items)
-                          and all(c(x) for c, x in zip(items, v, strict=True)))
+                          and all(c(x) for c, x in zip_strict(items, v)))
     if origin is frozenset:
         item = _check(args[0])
         return lambda v: type(v) is frozenset and all(map(item, v))

@@ -39,7 +39,7 @@ def _cell(value: object) -> str:
 def _line(values: Sequence[str], widths: Sequence[int], right: Sequence[int]) -> str:
     parts = [
         v.rjust(w) if i in right else v.ljust(w)
-        for i, (v, w) in enumerate(zip(values, widths, strict=False))
+        for i, (v, w) in enumerate(zip(values, widths))
     ]
     return "  ".join(parts).rstrip()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.version import make_version
 from ndbtop.sim.startplan import REDO_INIT_PHASE, RestartProfile
 from ndbtop.sim.threads import ThreadSpec, classic_layout
@@ -11,7 +12,7 @@ from ndbtop.sim.threads import ThreadSpec, classic_layout
 DEFAULT_VERSION = make_version(8, 4, 3)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DataNodeConfig:
     """One ``[ndbd]`` section: id, host, node group and thread layout."""
 
@@ -30,7 +31,7 @@ class DataNodeConfig:
         return self.data_dir or f"/var/lib/mysql-cluster/{self.node_id}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class NodeSlot:
     """One ``[ndb_mgmd]`` or ``[mysqld]``/``[api]`` section; ``host`` None means any host."""
 
@@ -38,7 +39,7 @@ class NodeSlot:
     host: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ClusterConfig:
     """Everything about a simulated cluster that does not change while it runs."""
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import base64
 import struct
 from collections.abc import Sequence
+from typing import Union
 
+from ndbtop.compat import zip_strict
 from ndbtop.sim.config import ClusterConfig, DataNodeConfig
 
 MB = 1024 * 1024
@@ -25,7 +27,7 @@ NODE_ID = 3
 KEEP = {DATA: (NODE_ID,), API: (NODE_ID,), MGM: (NODE_ID,), TCP: (400, 401), SHM: (400, 401)}
 """Keys every section of a type keeps even when its default section has the same value."""
 
-Entry = tuple[int, int, int | str]
+Entry = tuple[int, int, Union[int, str]]
 """(value type, key, value)."""
 
 
@@ -117,7 +119,7 @@ def pack_v2(config: ClusterConfig, generation: int | None = None) -> bytes:
         ids = [i for i in order if nodes[i][0] == kind]
         default, kept = _factor(kind, [nodes[i][1] for i in ids])
         out += _section(kind, default)
-        kept_nodes.update(zip(ids, kept, strict=True))
+        kept_nodes.update(zip_strict(ids, kept))
     tcp_default, tcp_kept = _factor(TCP, connections)
     out += _section(TCP, tcp_default)
     out += _section(SHM, [])

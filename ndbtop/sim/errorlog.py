@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
+
 HEADER = 69
 MESSAGE_LENGTH = 999
 ENTRY_BYTES = MESSAGE_LENGTH - 1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Crash:
     """What one entry records."""
 

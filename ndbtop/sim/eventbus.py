@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.catalogue import CATALOGUE
 
 CLUSTER_LOG_DEFAULTS: dict[int, int] = {cat: 7 for cat in range(250, 263)}
@@ -22,7 +23,7 @@ CLUSTER_LOG_DEFAULTS.update({255: 8, 258: 15, 261: 15})
 HISTORY = 20000
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class SimEvent:
     """One reported event: simulated time, type, reporting node and its signal words 1..n."""
 

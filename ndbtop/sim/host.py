@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.host.samples import (
     CpuTimes,
     DiskCounters,
@@ -24,7 +25,7 @@ from ndbtop.sim.ndbinfo_rows import process_id, thread_tid
 from ndbtop.sim.workload import noise
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class DiskLoad:
     """What a disk is doing: requests and kilobytes per second, latency and busy share."""
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ndbtop.aio import cancel_and_wait
+from ndbtop.compat import AsyncEvent
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.mgmd.server import MgmdServer
@@ -32,7 +33,7 @@ class Simulator:
         self.ndbinfo = SimNdbinfo(cluster, self.sync)
         self.arbitration = cluster.arbitration
         self._driver: asyncio.Task[None] | None = None
-        self._changed = asyncio.Event()
+        self._changed = AsyncEvent()
         self._release: asyncio.Task[None] | None = None
         self._sql_socket: socket.socket | None = None
         self._sql_starting: asyncio.Task[None] | None = None
@@ -138,7 +139,7 @@ class Simulator:
         while True:
             self.sync()
             self._changed.set()
-            self._changed = asyncio.Event()
+            self._changed = AsyncEvent()
             await asyncio.sleep(DRIVER_INTERVAL)
 
     async def wait_for(self, predicate: Callable[[], bool], sim_timeout: float) -> bool:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
+
 START_PHASES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101)
 """STTOR phases after phase 0 (allocating memory), in order: those a start can be made to
 hang in."""
@@ -89,7 +91,7 @@ _SUMMARY_PARTS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class StartStep:
     """One step of a start: its STTOR phase, duration and what it reports."""
 
@@ -103,7 +105,7 @@ class StartStep:
     ``index_rebuild``, ``copy``, ``memory`` or empty."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class RestartProfile:
     """Durations (simulated seconds) of a node restart's main steps."""
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
+
 DESCRIPTIONS = {
     "main": "main thread, schema and distribution handling",
     "rep": "rep thread, asynch replication and proxy block handling",
@@ -40,7 +42,7 @@ TC_BLOCKS = ("DBTC", "DBSPJ")
 RECV_BLOCKS = ("CMVMI", "TRPMAN")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ThreadSpec:
     """One thread of a data node: number, type name, description and (block, instance) pairs."""
 

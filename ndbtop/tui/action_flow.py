@@ -245,7 +245,7 @@ class ActionFlow:
         if outcome.ok and isinstance(action, SetClusterLogLevel):
             self._statistics_changed(action, previous)
         reporter = getattr(app.hub, "backup_reporter", None)
-        if reporter is not None and isinstance(action, StartBackup | AbortBackup):
+        if reporter is not None and isinstance(action, (StartBackup, AbortBackup)):
             reporter.ask_now(EXPECT_BACKUP_FOR if isinstance(action, StartBackup) else 0.0)
         app.hub.refresh_now()
         return outcome

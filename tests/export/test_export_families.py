@@ -428,14 +428,14 @@ def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
     t = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
                       redo=RedoProgress(64, 16, 1024, 256, WALL - 1), redo_phase=4)
     sample = ndbinfo_sample()
-    sample = NdbinfoSample(**{**{f: getattr(sample, f) for f in sample.__slots__},
-                              "log_spaces": (LogSpace(2, "REDO", 0, 1, 1 << 30, 1 << 20),),
-                              "activity": (NodeActivity(2, 10, 9, 1, 100, 50, 5, 700),),
-                              # Both nodes of the running backup, with more in use than
-                              # they wrote: its ETA is served.
-                              "memory": (*sample.memory[1:],
-                                         *(MemoryUse(n, "Data memory", 1 << 24, 512, 1 << 30,
-                                                     32768) for n in (2, 3)))})
+    sample = dataclasses.replace(
+        sample,
+        log_spaces=(LogSpace(2, "REDO", 0, 1, 1 << 30, 1 << 20),),
+        activity=(NodeActivity(2, 10, 9, 1, 100, 50, 5, 700),),
+        # Both nodes of the running backup, with more in use than they wrote: its ETA is
+        # served.
+        memory=(*sample.memory[1:],
+                *(MemoryUse(n, "Data memory", 1 << 24, 512, 1 << 30, 32768) for n in (2, 3))))
     view = HostView(NOW, 1.0, (), None, (ThreadRates(40, 2, "ndbmtd", 41, "ldm"),),
                     (DiskCounters("sda", 1, 2, 3, 4, 5, 6, 7, 8, 9),))
     measure = RedoMeasure(4, 3, 64, 1 << 20, 1 << 25, 1e6, 31.0)

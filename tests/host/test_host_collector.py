@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import select
 import subprocess
@@ -166,7 +167,7 @@ def test_disk_counters_agree_with_proc_diskstats() -> None:
     got = sample.disk(name)
     assert got is not None
     low, high = expected_counters(name, before), expected_counters(name, after)
-    for field in DiskCounters.__slots__[1:]:
+    for field in [f.name for f in dataclasses.fields(DiskCounters)][1:]:
         assert getattr(low, field) <= getattr(got, field) <= getattr(high, field), field
     if before == after:
         assert got == low

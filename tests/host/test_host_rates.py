@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -31,7 +32,7 @@ BASE = DiskCounters(
 
 def after(**delta: int) -> DiskCounters:
     """BASE with each named counter increased by the given amount."""
-    fields = {f: getattr(BASE, f) for f in BASE.__slots__}
+    fields = {f.name: getattr(BASE, f.name) for f in dataclasses.fields(BASE)}
     for key, value in delta.items():
         fields[key] += value
     return DiskCounters(**fields)
@@ -182,7 +183,7 @@ def test_wrapped_time_counter_only_hides_the_figures_built_on_it() -> None:
     cur = after(writes=50, write_bytes=1024 * 1024, busy_time_ms=1_000)
     wrapped = DiskCounters(
         **{
-            **{f: getattr(cur, f) for f in cur.__slots__},
+            **{f.name: getattr(cur, f.name) for f in dataclasses.fields(cur)},
             "write_time_ms": 17,
         }
     )
@@ -206,10 +207,10 @@ def test_reset_never_gives_negative_or_huge_rates() -> None:
         "write_time_ms",
         "busy_time_ms",
     ):
-        values = {f: getattr(BASE, f) for f in BASE.__slots__}
+        values = {f.name: getattr(BASE, f.name) for f in dataclasses.fields(BASE)}
         values[field] = 0
         rates = disk_rates(BASE, DiskCounters(**values), 1.0)
-        for name in DiskRates.__slots__:
+        for name in (f.name for f in dataclasses.fields(DiskRates)):
             value = getattr(rates, name)
             if isinstance(value, float):
                 assert 0 <= value <= 100, (field, name, value)

@@ -217,7 +217,7 @@ JSON_VALUES = st.recursive(
 def _mutate(value: Any, path: list[int], new: Any) -> Any:
     """``value`` (decoded JSON) with the node reached by ``path`` (indexes taken modulo the
     children at each level) replaced by ``new``."""
-    if not path or not isinstance(value, dict | list) or not value:
+    if not path or not isinstance(value, (dict, list)) or not value:
         return new
     if isinstance(value, dict):
         keys = sorted(value, key=str)

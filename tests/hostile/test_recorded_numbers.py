@@ -117,13 +117,13 @@ async def test_the_backup_view_of_such_a_recording(
 
 def _numbers(value: Any) -> list[float | int]:
     """Every number in a decoded snapshot."""
-    if isinstance(value, bool | str | Enum) or value is None:
+    if isinstance(value, (bool, str, Enum)) or value is None:
         return []
-    if isinstance(value, int | float):
+    if isinstance(value, (int, float)):
         return [value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return [n for f in dataclasses.fields(value) for n in _numbers(getattr(value, f.name))]
-    if isinstance(value, tuple | list | frozenset):
+    if isinstance(value, (tuple, list, frozenset)):
         return [n for v in value for n in _numbers(v)]
     if isinstance(value, dict):
         return [n for v in value.values() for n in _numbers(v)]

@@ -549,7 +549,7 @@ async def test_listener_stream_and_its_end(sim: Simulator, client: MgmClient, un
     await listener.open()
     try:
         sim.cluster.emit(18, 3)
-        item = await asyncio.wait_for(anext(listener.items()), 3.0)
+        item = await asyncio.wait_for(listener.items().__anext__(), 3.0)
         assert item == RawEvent(18, 0, 3, (("data", ""),))
         assert listener.last_ping is not None
         await sim.stop_mgmd(1)

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ndbtop.compat import zip_strict
 from ndbtop.errors import MgmProtocolError
 from ndbtop.mgm.status import (
     MAX_NODE_ID,
@@ -108,11 +109,11 @@ def test_a_cache_keeps_unchanged_nodes_as_the_same_objects() -> None:
     cache: dict = {}
     first = parse_status_reply(status_reply(EXAMPLE_2_6), cache)
     again = parse_status_reply(status_reply(EXAMPLE_2_6), cache)
-    assert again == first and all(a is b for a, b in zip(again, first, strict=True))
+    assert again == first and all(a is b for a, b in zip_strict(again, first))
     changed = EXAMPLE_2_6.replace(b"node.2.startphase: 0", b"node.2.startphase: 4")
     assert changed != EXAMPLE_2_6
     third = parse_status_reply(status_reply(changed), cache)
-    moved = [n.node_id for a, n in zip(again, third, strict=True) if a is not n]
+    moved = [n.node_id for a, n in zip_strict(again, third) if a is not n]
     assert moved == [2] and third[1].start_phase == 4
 
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ndbtop.compat import zip_strict
 from ndbtop.errors import MgmLineTooLong, MgmProtocolError
 from ndbtop.mgm.wire import (
     MAX_LINE_CHARS,
@@ -539,7 +540,7 @@ def test_reply_parser_on_arbitrary_bytes_only_raises_protocol_errors(data: bytes
     except MgmProtocolError:
         return
     for reply in replies:
-        assert isinstance(reply, Reply | ParserErrorReply | AuthFailureReply)
+        assert isinstance(reply, (Reply, ParserErrorReply, AuthFailureReply))
 
 
 @SETTINGS
@@ -618,7 +619,7 @@ def test_event_stream_parser_on_arbitrary_bytes_only_raises_protocol_errors(data
     except MgmProtocolError:
         return
     for item in items:
-        assert item == PING or isinstance(item, RawEvent | TextEventLine)
+        assert item == PING or isinstance(item, (RawEvent, TextEventLine))
 
 
 _NAME = st.text(
@@ -677,11 +678,11 @@ def test_the_same_body_again_is_not_split_again_and_a_changed_one_is() -> None:
     (again,) = _replies_from(ReplyParser(memo), lines[:3], lines[3:])
     assert again == first
     # The fields of the same text are the very tuples split the first time.
-    assert all(a is b for a, b in zip(again.fields, first.fields, strict=True))
+    assert all(a is b for a, b in zip_strict(again.fields, first.fields))
     changed = [*lines[:3], "node.2.status: NO_CONTACT", ""]
     (other,) = _replies_from(ReplyParser(memo), changed)
     assert other.fields[-1] == ("node.2.status", "NO_CONTACT")
     # Another header's body does not replace this one's.
     _replies_from(ReplyParser(memo), ["get cluster loglevel", "startup: 7", ""])
     (back,) = _replies_from(ReplyParser(memo), changed)
-    assert all(a is b for a, b in zip(back.fields, other.fields, strict=True))
+    assert all(a is b for a, b in zip_strict(back.fields, other.fields))

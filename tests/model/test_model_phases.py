@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ndbtop.compat import zip_strict
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.events.encode import encode_parsable
 from ndbtop.mgm.status import NodeStatus
@@ -159,9 +160,9 @@ def test_redo_speed_is_measured_per_instance_when_their_reports_arrive_together(
     # not 1,024 MB in the 3 ms between the two events.
     t = apply_event({}, event(10, 10, (525315, 525315), 0.0))
     refs = [(i << 16) | 10 for i in (1, 2)]
-    for ref, at in zip(refs, (100.0, 100.002), strict=True):
+    for ref, at in zip_strict(refs, (100.0, 100.002)):
         t = apply_event(t, event(71, 10, (ref, 8, 0, 4096, 0), at))
-    for ref, at in zip(refs, (110.0, 110.003), strict=True):
+    for ref, at in zip_strict(refs, (110.0, 110.003)):
         t = apply_event(t, event(71, 10, (ref, 8, 2, 4096, 1024), at))
     redo = t[10].redo
     assert redo is not None and redo.mb_done == 2048

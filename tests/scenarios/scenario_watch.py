@@ -21,6 +21,7 @@ from typing import Any
 import pymysql
 import pytest
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.mgm.client import CLUSTER_LOGLEVEL_NAMES, MgmClient
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.events.filters import format_filter
@@ -46,7 +47,7 @@ TEXT_LINE = re.compile(r"Node (\d+): (.*)", re.DOTALL)
 MARKER_LINE = re.compile(r"Local checkpoint \d+ completed")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Seen:
     """An event as the listeners received it: the simulated time of its arrival, the
     parsable block decoded, and the text-mode line without its ``Node <id>: `` prefix."""
@@ -134,7 +135,7 @@ class ScenarioWatch:
         assert self._items is not None and self.text_listener is not None
         events: list[Event] = []
         while True:
-            item = await asyncio.wait_for(anext(self._items), READ_TIMEOUT)
+            item = await asyncio.wait_for(self._items.__anext__(), READ_TIMEOUT)
             assert isinstance(item, RawEvent), item
             event = decode_event(item, self.now)
             if event.source_node == MARKER_SOURCE and event.type == MARKER_TYPE:
@@ -153,7 +154,7 @@ class ScenarioWatch:
             lines.append((int(found.group(1)), found.group(2)))
         # Both subscriptions have the same levels: the same events in the same order.
         assert [(e.source_node) for e in events] == [source for source, _ in lines]
-        fresh = [Seen(self.now, e, text) for e, (_, text) in zip(events, lines, strict=True)]
+        fresh = [Seen(self.now, e, text) for e, (_, text) in zip_strict(events, lines)]
         self.events.extend(fresh)
         return fresh
 

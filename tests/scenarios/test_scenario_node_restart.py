@@ -9,6 +9,7 @@ from typing import Any
 
 from scenario_watch import CLUSTER_LOG_LEVELS, ScenarioWatch, Watch, assert_reference_texts, only
 
+from ndbtop.compat import zip_strict
 from ndbtop.mgm.events.decode import start_phase
 
 COLUMNS = (
@@ -53,7 +54,7 @@ async def restart_of_node_3(w: ScenarioWatch, step: float, sample_every: float) 
 
 def restart_info(row: tuple[Any, ...]) -> dict[str, Any]:
     """A restart_info row by column name."""
-    return dict(zip(COLUMNS, row, strict=True))
+    return dict(zip_strict(COLUMNS, row))
 
 
 def assert_walks_the_restart(statuses: list[int]) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 from scenario_watch import Watch, assert_reference_texts
 
+from ndbtop.compat import zip_strict
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import parse_connectstring
 
@@ -42,7 +43,7 @@ async def test_every_node_answers_both_protocols(
     # Both management servers answer, each naming itself.
     addresses = parse_connectstring(w.sim.connectstring).addresses
     assert len(addresses) == 2
-    for address, mgmd in zip(addresses, by_type["MGM"], strict=True):
+    for address, mgmd in zip_strict(addresses, by_type["MGM"]):
         client = make_client(f"{address.host}:{address.port}")
         assert await client.get_mgmd_nodeid() == mgmd
         assert len(await client.get_status(["NDB"])) == data_nodes

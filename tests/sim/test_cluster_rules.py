@@ -214,7 +214,7 @@ class Watch:
         assert self._items is not None
         seen: list[RawEvent] = []
         while True:
-            item = await asyncio.wait_for(anext(self._items), 3.0)
+            item = await asyncio.wait_for(self._items.__anext__(), 3.0)
             assert isinstance(item, RawEvent)
             if (item.type, item.source_nodeid) == (18, 7):
                 return seen

@@ -156,12 +156,12 @@ def test_arbitrary_bytes_give_requests_failures_or_a_too_long_line(data: bytes) 
     parser = RequestParser(COMMANDS)
     for line in lines:
         item = parser.feed(line)
-        assert item is None or isinstance(item, Request | ParseFailure)
+        assert item is None or isinstance(item, (Request, ParseFailure))
         if isinstance(item, Request):
             assert item.command in COMMANDS
             assert set(item.args) <= set(COMMANDS[item.command])
     if parser.in_request:
-        assert isinstance(parser.finish(), Request | ParseFailure)
+        assert isinstance(parser.finish(), (Request, ParseFailure))
 
 
 _STRING_VALUE = st.text(

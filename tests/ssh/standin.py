@@ -11,6 +11,8 @@ writes 1 MiB to it and fsyncs;
 each command is answered by ``ok`` on stdout.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 import threading

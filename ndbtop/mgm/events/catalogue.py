@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from types import MappingProxyType
 
+from ndbtop.compat import SLOTS
+
 
 class Category(IntEnum):
     """Log-event categories, numbered as on the wire (``CFG_LOGLEVEL_*``, 250..262)."""
@@ -119,7 +121,7 @@ CLUSTER_LOG_DEFAULT_LEVELS: Mapping[Category, int] = MappingProxyType(
 """The cluster-log levels a management server starts with (``MgmtSrvr`` constructor)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class EventSpec:
     """How one event type is classified and serialised.
 

@@ -22,6 +22,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.admit import refusal
 from ndbtop.mgm.events.catalogue import (
     CATALOGUE,
@@ -49,7 +50,7 @@ _NUMBER = re.compile(r"[+-]?[0-9]{1,20}")
 _TEXT_LINE = re.compile(r"Node ([0-9]{1,10}): (.*)", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Event:
     """One cluster event as ndbtop sees it.
 
@@ -279,7 +280,7 @@ def decode_text_line(line: str, received_at: float) -> Event:
 # Typed views of the events ndbtop relies on.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class StartPhase:
     """StartPhaseCompleted: the phase a node finished and the kind of start."""
 
@@ -307,7 +308,7 @@ def start_phase(event: Event) -> StartPhase | None:
     return StartPhase(event.word(1), event.word(2))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class LogFileInit:
     """Redo-log initialisation progress (LogFileInitStatus / LogFileInitCompStatus).
 

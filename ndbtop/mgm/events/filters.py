@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.events.catalogue import MAX_LOGLEVEL, MIN_LOGLEVEL, Category, EventSpec
 
 _BY_NAME = {c.filter_name: c for c in Category if c.filter_name is not None}
@@ -62,7 +63,7 @@ def _ascii_upper(text: str) -> str:
     return "".join(chr(ord(c) - 32) if "a" <= c <= "z" else c for c in text)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ListenFilter:
     """An accepted filter: the level of every category (0 for those not named)."""
 
@@ -80,7 +81,7 @@ class ListenFilter:
         return dict(self.levels)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class FilterRejected:
     """A refused filter: ``message`` is the server's ``msg:`` text, verbatim."""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.sim.workload import noise
 
@@ -42,7 +43,7 @@ LOG_BYTES_PER_TXN = 96.0
 LOG_RECORD_BYTES = 48
 
 
-@dataclass(slots=True)
+@dataclass(**SLOTS)
 class SimBackup:
     """A backup in progress (or ended: ``outcome`` set)."""
 

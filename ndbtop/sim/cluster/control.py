@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.sim.cluster.datanode import NOT_STARTED, SINGLE_USER, STARTED, STARTING, SimDataNode
 from ndbtop.sim.cluster.stops import NodeStops
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ControlOutcome:
     """The result of a node-control request.
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from ndbtop.compat import SLOTS
 from ndbtop.mgm.version import split_version
 
 
@@ -25,7 +26,7 @@ class ArgType(Enum):
     LONG_STRING = "LongString"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ArgSpec:
     """One argument a command accepts."""
 
@@ -33,7 +34,7 @@ class ArgSpec:
     mandatory: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Request:
     """A complete, valid request."""
 
@@ -41,7 +42,7 @@ class Request:
     args: dict[str, int | str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ParseFailure:
     """A rejected request: ``result: <message>, '<token>'``."""
 

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from ndbtop.aio import cancel_and_wait
+from ndbtop.compat import start_tls
 from ndbtop.errors import MgmLineTooLong
 from ndbtop.mgm.events.encode import encode_parsable, encode_text
 from ndbtop.mgm.events.filters import FilterRejected, parse_filter
@@ -176,12 +177,12 @@ class MgmdServer(QueryHandlers, ControlHandlers):
             reply = format_block("start tls reply", [("result", "Already Connected")])
             await self._send(session, reply)
             return False
-        if self.tls is None or not hasattr(session.writer, "start_tls"):  # 3.11+
+        if self.tls is None:
             await self._send(session, format_block("start tls reply", [("result", "Failed")]))
             return False
         await self._send(session, format_block("start tls reply", [("result", "Ok")]))
         try:
-            await session.writer.start_tls(self.tls, ssl_handshake_timeout=SOCKET_TIMEOUT)
+            await start_tls(session.writer, self.tls, ssl_handshake_timeout=SOCKET_TIMEOUT)
         except (ssl.SSLError, OSError, asyncio.TimeoutError):
             return True
         session.tls = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ndbtop.compat import zip_strict
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import (
@@ -32,7 +33,7 @@ class ThreadTables:
     def _cpustat(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         rows: list[tuple[object, ...]] = []
         for n in nodes:
-            for t, load in zip(n.threads, n.loads, strict=True):
+            for t, load in zip_strict(n.threads, n.loads):
                 user = round(load * 0.84)
                 system = round(load * 0.16)
                 idle = max(100 - user - system, 0)

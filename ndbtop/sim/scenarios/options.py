@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ndbtop.compat import SLOTS
 from ndbtop.sim.cluster import SimCluster
 
 DEFAULT_FAIL_PHASE = 5
@@ -12,7 +13,7 @@ DEFAULT_FAIL_PHASE = 5
 starting node copies and restores its data and waits for a local checkpoint."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ScenarioOptions:
     """Choices a user can make when starting a scenario."""
 
@@ -32,7 +33,7 @@ class ScenarioOptions:
     default 0 for the initial start)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Scenario:
     """A named scenario: what it shows, how fast the demo plays it, and how to build it."""
 

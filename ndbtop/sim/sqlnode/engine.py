@@ -26,6 +26,7 @@ from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 from sqlglot.errors import ErrorLevel, SqlglotError
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.sim.sqlnode import errors
 from ndbtop.sim.sqlnode.exprtypes import GROUP_CONCAT_MAX_LEN_DEFAULT
 from ndbtop.sim.sqlnode.provider import Row
@@ -59,7 +60,7 @@ class _SQLiteBackticks(SQLite):
         IDENTIFIERS: ClassVar[list[str | tuple[str, str]]] = ["`", '"', ("[", "]")]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ResultColumnInfo:
     """A result column: MySQL name, type, and where it comes from if it is a plain column."""
 
@@ -70,7 +71,7 @@ class ResultColumnInfo:
     org_name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class QueryResult:
     """The outcome of a SELECT: described columns and rows of wire-ready values."""
 
@@ -202,7 +203,7 @@ def _name_unaliased_items(statement: exp.Expression, sql: str | None) -> None:
     if texts is None or len(texts) != len(select.expressions):
         return
     named = []
-    for item, text in zip(select.expressions, texts, strict=True):
+    for item, text in zip_strict(select.expressions, texts):
         text = text.strip()
         if isinstance(item, exp.Alias) and not _ends_with_alias(text, item.alias):
             # An alias mysql-mimic gave a value it substituted, as in DATABASE().

@@ -30,13 +30,14 @@ from mysql_mimic.connection import Connection
 from mysql_mimic.results import ResultColumn, ResultSet
 from mysql_mimic.types import Capabilities, ColumnDefinition, ColumnType
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.sim.sqlnode.errors import access_denied, sqlstate
 from ndbtop.sim.sqlnode.sqltypes import SqlType, wire_column
 
 _NO_PASSWORD_CAN_MATCH = "00" * 20
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Account:
     """A MySQL account: its password and the ``ndbinfo`` tables it may read (None: all)."""
 
@@ -44,7 +45,7 @@ class Account:
     tables: frozenset[str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ColumnOrigin:
     """Column definition details besides the type: source table and column names."""
 
@@ -54,7 +55,7 @@ class ColumnOrigin:
     org_name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class ResultMeta:
     """Full MySQL metadata of a result set's columns, beyond what mysql-mimic keeps."""
 
@@ -212,7 +213,7 @@ class SqlNodeConnection(Connection):
             packets.make_column_count(capabilities=self.capabilities, column_count=len(columns))
         ]
         origins = meta.origins or (ColumnOrigin(),) * len(columns)
-        for column, column_type, origin in zip(columns, meta.types, origins, strict=True):
+        for column, column_type, origin in zip_strict(columns, meta.types, origins):
             header.append(self._definition(column, column_type, origin))
         if not self.deprecate_eof():
             header.append(self.eof(warnings=self._warning_count()))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.sim.sqlnode.exprtypes import (
     GROUP_CONCAT_MAX_LEN_DEFAULT,
     SESSION_GROUP_CONCAT_MAX_LEN,
@@ -27,7 +28,7 @@ from ndbtop.sim.sqlnode.schema import Table
 from ndbtop.sim.sqlnode.sqltypes import SqlType
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class OutputColumn:
     """One result column: its name as MySQL reports it, and its type if known."""
 
@@ -35,7 +36,7 @@ class OutputColumn:
     type: SqlType | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Relation:
     """The columns a FROM item offers, in order, with their types."""
 
@@ -45,7 +46,7 @@ class Relation:
     def find(self, name: str) -> tuple[bool, SqlType | None]:
         """Whether a column of that name (any case) exists, and its type."""
         lowered = name.lower()
-        for n, t in zip(self.names, self.types, strict=True):
+        for n, t in zip_strict(self.names, self.types):
             if n.lower() == lowered:
                 return True, t
         return False, None
@@ -61,7 +62,7 @@ class Relation:
         return cls(tuple(o.name for o in outputs), tuple(o.type for o in outputs))
 
 
-@dataclass(slots=True)
+@dataclass(**SLOTS)
 class _Scope:
     sources: dict[str, Relation | None]
     parent: _Scope | None
@@ -123,7 +124,7 @@ def _describe(
             return left
         return [
             OutputColumn(a.name, merge_types([a.type, b.type]))
-            for a, b in zip(left, right, strict=True)
+            for a, b in zip_strict(left, right)
         ]
     if not isinstance(query, exp.Select):
         return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
 
+from ndbtop.compat import SLOTS
 from ndbtop.sim.sqlnode.sqltypes import SqlType, parse_column_type
 
 DATABASE = "ndbinfo"
@@ -40,7 +41,7 @@ UNPREFIXED_BASE_TABLES = frozenset(
 unprefixed name is a view."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Column:
     """One column: its name, its type as declared in the schema, and that type parsed."""
 
@@ -49,7 +50,7 @@ class Column:
     type: SqlType
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Table:
     """One ``ndbinfo`` table or view."""
 

@@ -8,6 +8,7 @@ import logging
 import socket
 from collections.abc import Iterable, Mapping
 from types import TracebackType
+from typing import Optional
 
 from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES
 from mysql_mimic.control import LocalControl
@@ -33,7 +34,7 @@ logger = logging.getLogger(__name__)
 # garble a terminal UI running the simulator.
 logging.getLogger("mysql_mimic").addHandler(logging.NullHandler())
 
-UserSpec = tuple[str, Iterable[str] | None]
+UserSpec = tuple[str, Optional[Iterable[str]]]
 """``(password, tables the account may read or None for all)``."""
 
 DEFAULT_USERS: Mapping[str, UserSpec] = {"root": ("", None)}

@@ -23,6 +23,7 @@ from mysql_mimic.session import Query, Session
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
+from ndbtop.compat import SLOTS, zip_strict
 from ndbtop.sim.sqlnode import errors
 from ndbtop.sim.sqlnode.engine import QueryResult, referenced_tables, run_select
 from ndbtop.sim.sqlnode.lookups import built_in_rows
@@ -43,7 +44,7 @@ _SHOW_DIAGNOSTICS = {"WARNINGS", "ERRORS"}
 _WRITES = (exp.Insert, exp.Update, exp.Delete, exp.TruncateTable)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class Diagnostic:
     """One row of ``SHOW WARNINGS``."""
 
@@ -223,7 +224,7 @@ class NdbinfoSession(Session):
         databases: Sequence[str],
     ) -> ResultSet:
         tables: dict[str, Table] = {}
-        for reference, database in zip(references, databases, strict=True):
+        for reference, database in zip_strict(references, databases):
             if not database:
                 raise errors.no_database_selected()
             table = self.state.tables.get(reference.name) if database == DATABASE else None
@@ -346,7 +347,7 @@ class NdbinfoSession(Session):
     def _text_result(self, names: Sequence[str], rows: list[tuple[object, ...]]) -> ResultSet:
         types = tuple(string(512) for _ in names)
         result_set = ResultSet(
-            rows=rows, columns=[result_column(n, t) for n, t in zip(names, types, strict=True)]
+            rows=rows, columns=[result_column(n, t) for n, t in zip_strict(names, types)]
         )
         return self.described.describe(result_set, ResultMeta(types))
 
@@ -355,7 +356,7 @@ class NdbinfoSession(Session):
         names = ("Level", "Code", "Message")
         result_set = ResultSet(
             rows=[(d.level, d.code, d.message) for d in diagnostics],
-            columns=[result_column(n, t) for n, t in zip(names, types, strict=True)],
+            columns=[result_column(n, t) for n, t in zip_strict(names, types)],
         )
         return self.described.describe(result_set, ResultMeta(types))
 

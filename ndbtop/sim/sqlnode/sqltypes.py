@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from mysql_mimic.types import ColumnDefinition, ColumnType
 
+from ndbtop.compat import SLOTS
+
 MAX_DECIMAL_PRECISION = 65
 MAX_DECIMAL_SCALE = 30
 DIV_PRECISION_INCREMENT = 4
@@ -41,7 +43,7 @@ class Kind(enum.Enum):
     NULL = "null"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class SqlType:
     """A MySQL column type, reduced to what a client can observe.
 
@@ -132,7 +134,7 @@ def parse_column_type(text: str) -> SqlType:
     raise ValueError(f"unknown column type: {text!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class WireColumn:
     """How a column is described in a result set's column definition packet."""
 

@@ -11,8 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ndbtop.compat import SLOTS
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, **SLOTS)
 class TableLoad:
     """Scans of one table and the rows they returned."""
 
@@ -20,7 +22,7 @@ class TableLoad:
     rows: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, **SLOTS)
 class SqlNodeStats:
     """A snapshot of the SQL node's counters since it started."""
 

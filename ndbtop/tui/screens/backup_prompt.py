@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -17,7 +19,7 @@ HINT = (
 )
 
 
-class BackupPrompt(ModalScreen[StartBackup | None]):
+class BackupPrompt(ModalScreen[Optional[StartBackup]]):
     """Dismisses with the START BACKUP to confirm, or None."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

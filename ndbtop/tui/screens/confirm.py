@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Optional
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -44,7 +45,7 @@ _FLAGS = {
 }
 
 
-class ConfirmAction(ModalScreen[Action | None]):
+class ConfirmAction(ModalScreen[Optional[Action]]):
     """Confirm or cancel one action; dismisses with the action to run, or None."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

@@ -9,6 +9,7 @@ the views, and the prompt says so.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Optional
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -38,7 +39,7 @@ def verb_of(action: Action) -> str:
     return VERBS.get(action.kind, "Send")
 
 
-class MgmPrompt(ModalScreen[Action | None]):
+class MgmPrompt(ModalScreen[Optional[Action]]):
     """Dismisses with the action to confirm, or None."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from typing import Optional
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -71,7 +72,7 @@ from ndbtop.tui.widgets.typed_confirm import TypedConfirm
 __all__ = ["INITIAL_CONFIRM", "RollingRestartScreen"]
 
 
-class RollingRestartScreen(ModalScreen[RollingResult | None]):
+class RollingRestartScreen(ModalScreen[Optional[RollingResult]]):
     """Plan, confirm and follow a rolling restart; dismisses with the result (None if not run)."""
 
     BINDINGS = [

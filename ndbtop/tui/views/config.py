@@ -9,6 +9,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from textual import events
 
+from ndbtop.compat import zip_strict
 from ndbtop.model.config import (
     ClusterConfig,
     DataNodeConfig,
@@ -101,7 +102,7 @@ def config_tables(config: ClusterConfig, pending: dict[int, bool | None],
                     [str(d.node_id), *threads]]
         else:
             rows = [place + hold, [str(d.node_id), *starts, *threads]]
-        for table, row in zip(tables, rows, strict=True):
+        for table, row in zip_strict(tables, rows):
             table.add_row(*row)
     grid = Table.grid()
     for i, table in enumerate(tables):

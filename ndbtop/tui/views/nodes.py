@@ -9,6 +9,7 @@ from rich.table import Table
 from textual.app import ComposeResult
 
 from ndbtop.actions.left_not_started import LeftNotStarted
+from ndbtop.compat import zip_strict
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import effective_node_group
 from ndbtop.model.config_facts import measured_redo, reports_off
@@ -73,7 +74,7 @@ def _same_objects(now: tuple[object, ...], before: tuple[object, ...]) -> bool:
     """Whether each of ``now`` is the object it was ``before`` (a tuple: each item is)."""
     if len(now) != len(before):
         return False
-    for a, b in zip(now, before, strict=True):
+    for a, b in zip_strict(now, before):
         if a is b:
             continue
         if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)

@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ndbtop.compat import zip_strict
 from ndbtop.model.hosts import host_threads
 from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -190,10 +191,10 @@ class ThreadsView(View):
             if mode == "cpu"
             else (t.thread_name, t.thr_no) if mode == "name"
             else (t.thr_no,)
-            for t, pct in zip(ts, node_pcts, strict=True)
+            for t, pct in zip_strict(ts, node_pcts)
         }
         shown = [
-            (t, pct) for t, pct in zip(ts, node_pcts, strict=True)
+            (t, pct) for t, pct in zip_strict(ts, node_pcts)
             if not self.filter_text or self.matches(t.thread_name, " ".join(t.blocks), node_id)
         ]
         place = {key: i for i, key in enumerate(sorted((str(t.thr_no) for t, _ in shown),
@@ -286,7 +287,7 @@ class ThreadsView(View):
         for look in looks:
             shown = (len(str(look[0])), cell_len(look[1]), len(look[3]),
                      BAR_WIDTH + 1 + OS_BAR_WIDTH, len(look[8]), TREND_WIDTH)
-            widths = [max(w, c) for w, c in zip(widths, shown, strict=False)]
+            widths = [max(w, c) for w, c in zip(widths, shown)]
         used = sum(w + 2 * detail.cell_padding for w in widths[: len(DETAIL_COLUMNS) - 1])
         # The room is known before the view is first laid out: the view spans the screen,
         # and the scrollbar's gutter is kept whether the scrollbar shows or not.

@@ -9,6 +9,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
+from ndbtop.compat import zip_strict
 from ndbtop.model.locks_read import long_transaction
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -203,7 +204,7 @@ class StatusHeader(Vertical):
         if width > 0 and _used(bottom) > width:
             bottom.truncate(width, overflow="ellipsis")
         # Lines of a fixed height: no layout pass of the whole screen is needed.
-        for i, (line, widget) in enumerate(zip((top, bottom), self._widgets, strict=True)):
+        for i, (line, widget) in enumerate(zip_strict((top, bottom), self._widgets)):
             if line != self._lines[i]:
                 self._lines[i] = line
                 widget.update(line, layout=False)

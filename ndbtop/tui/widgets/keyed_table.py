@@ -27,6 +27,7 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
+from ndbtop.compat import zip_strict
 from ndbtop.elide import MAX_CELL_CHARS, elide
 from ndbtop.sanitise import UNSAFE, sanitise
 from ndbtop.tui.safe import AnyText, Text, safe_text
@@ -63,7 +64,7 @@ class KeyedTable(DataTable):
 
     def on_mount(self) -> None:
         """Create the columns."""
-        for key, label in zip(self._column_keys, self._labels, strict=True):
+        for key, label in zip_strict(self._column_keys, self._labels):
             self.add_column(label, key=key)
 
     def set_label(self, column: str, label: str) -> None:
@@ -110,7 +111,7 @@ class KeyedTable(DataTable):
         for key in removed if self._cells else ():
             narrowed = narrowed or (self._shrink and any(
                 cell_width(cell) >= width
-                for cell, width in zip(self._shown_row(key), self._widths, strict=True)))
+                for cell, width in zip_strict(self._shown_row(key), self._widths)))
             self.remove_row(key)
             del self._cells[key]
             self._lines.pop(key, None)
@@ -132,7 +133,7 @@ class KeyedTable(DataTable):
                 appended = True
             else:
                 data = self._data[RowKey(key)]
-                for col, (before, after) in enumerate(zip(old, cells, strict=True)):
+                for col, (before, after) in enumerate(zip_strict(old, cells)):
                     if before is after or _same(before, after):
                         continue
                     changed[key] = col
@@ -174,7 +175,7 @@ class KeyedTable(DataTable):
         if widths == self._widths:
             return False
         self._widths = widths
-        for column, width in zip(self.ordered_columns, widths, strict=True):
+        for column, width in zip_strict(self.ordered_columns, widths):
             column.content_width = width
         return True
 
@@ -196,7 +197,7 @@ class KeyedTable(DataTable):
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         # DataTable measures every cell of the new rows by rendering it; the widths of
         # every value shown are tracked here as cells arrive, and every row is one line.
-        for column, width in zip(self.ordered_columns, self._widths, strict=False):
+        for column, width in zip(self.ordered_columns, self._widths):
             column.content_width = max(column.content_width, width)
         header = self.header_height if self.show_header else 0
         width = sum(column.get_render_width(self) for column in self.columns.values())
@@ -276,7 +277,7 @@ class KeyedTable(DataTable):
         key = row_key.value
         drawn = self._lines.get(key)
         if drawn is not None and drawn[0] == line_key:
-            for a, b in zip(drawn[1], values, strict=True):
+            for a, b in zip_strict(drawn[1], values):
                 if a is not b:
                     break
             else:
@@ -299,7 +300,7 @@ class KeyedTable(DataTable):
         row_style, pre_style, post_style, extend_style = paint.styles(row_index, cursor, hover)
         segments: list[Segment] = []
         cells = self._drawn_cells
-        for column_index, (value, width) in enumerate(zip(values, paint.widths, strict=True)):
+        for column_index, (value, width) in enumerate(zip_strict(values, paint.widths)):
             slot = (row_key, column_index)
             drawn = cells.get(slot)
             if (
@@ -355,7 +356,7 @@ class KeyedTable(DataTable):
         if len(before) != len(after):
             self.refresh()
             return after
-        return [now for was, now in zip(before, after, strict=True) if was != now]
+        return [now for was, now in zip_strict(before, after) if was != now]
 
     @property
     def widths(self) -> list[int]:
