@@ -70,6 +70,42 @@ class KeptRestart:
     seen_at: float
 
 
+def redo_now(snap: ClusterSnapshot, t: StartTimeline
+             ) -> tuple[str, float, float, object] | None:
+    """(source, MB of log per second, MB of log still to create, the reading's key) of a
+    redo initialisation in progress with a measured rate; None otherwise.
+
+    The host's measure stands when it wins over the events (:func:`host_redo_wins`): it
+    counts bytes written, about 1/32 of the log with SPARSE (redo-init.md §4).
+    """
+    cfg = snap.config.data_node(t.node_id) if snap.config is not None else None
+    measured = host_redo_wins(snap, t.node_id)
+    if measured is not None:
+        if (not measured.rate_bytes_per_s or measured.bytes_expected is None
+                or measured.bytes_written is None
+                or measured.bytes_written >= measured.bytes_expected):
+            return None
+        factor = SPARSE_FRACTION if cfg is None or not cfg.redo_init_full else 1
+        host = snap.host_of(t.node_id)
+        return ("host", measured.rate_bytes_per_s * factor / MIB,
+                (measured.bytes_expected - measured.bytes_written) * factor / MIB,
+                ("host", host.last_ok if host is not None else snap.wall))
+    r = t.redo
+    if r is None or r.completed or not r.mb_per_s or not r.total_mb:
+        return None
+    # With InitFragmentLogFiles=FULL the events count files, not MB (redo-init.md §6): the
+    # share done, of the configured log, is what they tell.
+    scale = cfg.redo_log_bytes / MIB / r.total_mb if cfg is not None else 1.0
+    return "events", r.mb_per_s * scale, (r.total_mb - r.mb_done) * scale, ("events", r.at)
+
+
+def redo_mb_per_s(snap: ClusterSnapshot, node_id: int) -> float | None:
+    """The measured speed of a node's redo initialisation in progress (MB of log/s)."""
+    t = snap.timeline(node_id)
+    now = redo_now(snap, t) if t is not None and t.active else None
+    return None if now is None else now[1]
+
+
 def data_used(snap: ClusterSnapshot) -> dict[int, int]:
     """DataMemory in use per live data node (``memoryusage``), bytes."""
     ni = snap.ndbinfo
@@ -131,29 +167,10 @@ class StartEtaKeeper:
     def _redo(self, snap: ClusterSnapshot, t: StartTimeline) -> RedoRate | None:
         """The redo initialisation in progress with its recent rates, None when there is
         none or no rate is measured."""
-        cfg = snap.config.data_node(t.node_id) if snap.config is not None else None
-        log_mb = cfg.redo_log_bytes / MIB if cfg is not None else None
-        measured = host_redo_wins(snap, t.node_id)
-        key: object
-        if measured is not None:
-            if (not measured.rate_bytes_per_s or measured.bytes_expected is None
-                    or measured.bytes_written is None
-                    or measured.bytes_written >= measured.bytes_expected):
-                return None
-            factor = SPARSE_FRACTION if cfg is None or not cfg.redo_init_full else 1
-            rate = measured.rate_bytes_per_s * factor / MIB
-            left = (measured.bytes_expected - measured.bytes_written) * factor / MIB
-            host = snap.host_of(t.node_id)
-            key, source = ("host", host.last_ok if host is not None else snap.wall), "host"
-        else:
-            r = t.redo
-            if r is None or r.completed or not r.mb_per_s or not r.total_mb:
-                return None
-            # With InitFragmentLogFiles=FULL the events count files, not MB (redo-init.md
-            # §6): the share done, of the configured log, is what they tell.
-            scale = log_mb / r.total_mb if log_mb else 1.0
-            rate, left = r.mb_per_s * scale, (r.total_mb - r.mb_done) * scale
-            key, source = ("events", r.at), "events"
+        now = redo_now(snap, t)
+        if now is None:
+            return None
+        source, rate, left, key = now
         began, kept = self._rates.get(t.node_id, (t.began_at, deque(maxlen=RATE_SAMPLES)))
         if began != t.began_at:
             kept = deque(maxlen=RATE_SAMPLES)

@@ -186,7 +186,7 @@ def test_restart_info_steps_sum_to_their_start_phases() -> None:
 
 def config() -> ClusterConfig:
     data = tuple(DataNodeConfig(n, 0, data_memory=4 * GIB, fragment_log_parts=4,
-                                fragment_log_files=16, fragment_log_file_size=16 << 20)
+                                fragment_log_files=64, fragment_log_file_size=16 << 20)
                  for n in (10, 11))
     return ClusterConfig(1, "t", 2, tuple(NodeConfig(n, "NDB") for n in (10, 11)), data)
 
