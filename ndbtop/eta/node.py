@@ -15,7 +15,8 @@ Each phase still to run is estimated from the best evidence at hand, in this ord
   node's earlier restart, else a partner's, scaled by DataMemory in use;
 - the same phase of the last comparable start (history), this node's before another's;
 - a short phase with a fixed norm (:func:`typical_phase`);
-- else nothing: the whole estimate is missing and says for which phase.
+- else nothing: the whole estimate is missing and says for which phase
+  (``phase 5 (copy data, wait LCP): no restart_info, no past start``).
 
 Each basis has a relative spread (:data:`SPREAD`): the weaker the basis, the wider the
 range. Phases done count for nothing still to go; the phase in progress counts what is
@@ -171,7 +172,7 @@ def phase_parts(evidence: StartEvidence) -> tuple[PhasePart, ...] | EtaMissing:
     for phase in ahead:
         part = _phase_estimate(evidence, phase)
         if part is None:
-            return EtaMissing(f"no basis for phase {phase} ({phase_name(phase, t.redo_phase)})"
+            return EtaMissing(f"phase {phase} ({phase_name(phase, t.redo_phase)})"
                               f": {_why_none(evidence, phase)}")
         if phase == current and not part.basis.startswith("redo rate"):
             part = _left_of(part, t.in_phase_s(evidence.now) or 0.0, evidence.poll_interval,
@@ -189,8 +190,8 @@ def _index(phase: int) -> int:
 def _why_none(evidence: StartEvidence, phase: int) -> str:
     t = evidence.timeline
     if phase == t.redo_phase or (phase == t.current_phase and t.redo is not None):
-        return "no redo rate measured (no progress reports, no host measure) and no earlier start"
-    return "no restart_info of this node or its partners and no earlier start of this kind"
+        return "no redo rate measured, no past start"
+    return "no restart_info, no past start"
 
 
 def _part(phase: int, name: str, value: float, basis: str, kind: str | None = None,

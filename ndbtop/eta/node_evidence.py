@@ -22,8 +22,23 @@ from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 
 MIB = 1024 * 1024
-RATE_SAMPLES = 6
-"""Recent redo rates kept per node: their slowest and fastest make the range."""
+RATE_SAMPLES = 8
+"""Redo readings kept per node."""
+RATE_WINDOW = 4
+"""Intervals a redo rate is measured over: one report's arrival, late or early, moves it
+little (events are stamped when they arrive), a change of speed moves it at once."""
+
+
+def window_rates(readings: list[RedoReading]) -> list[float]:
+    """The rate over up to :data:`RATE_WINDOW` intervals ending at each reading after the
+    first two (MB of log per second), oldest first."""
+    out = []
+    for i in range(2, len(readings)):
+        first = readings[max(i - RATE_WINDOW, 0)]
+        last = readings[i]
+        if last.at > first.at and last.done_mb >= first.done_mb:
+            out.append((last.done_mb - first.done_mb) / (last.at - first.at))
+    return out[-RATE_WINDOW:]
 RESTART_COMPLETED = 12
 """``node_restart_status_int`` of a restart that completed (ndbinfo.md, restart_info)."""
 
@@ -70,10 +85,23 @@ class KeptRestart:
     seen_at: float
 
 
-def redo_now(snap: ClusterSnapshot, t: StartTimeline
-             ) -> tuple[str, float, float, object] | None:
-    """(source, MB of log per second, MB of log still to create, the reading's key) of a
-    redo initialisation in progress with a measured rate; None otherwise.
+@dataclass(frozen=True)
+class RedoReading:
+    """One reading of a redo initialisation in progress: MB of log done and still to do
+    at ``at`` (seconds on the reading's own clock), and the rate the source gives."""
+
+    source: str
+    at: float
+    done_mb: float
+    left_mb: float
+    mb_per_s: float | None
+    since: float | None
+    """When the initialisation began, on the same clock, if that was seen."""
+
+
+def redo_now(snap: ClusterSnapshot, t: StartTimeline) -> RedoReading | None:
+    """The latest reading of a node's redo initialisation in progress; None when there is
+    none.
 
     The host's measure stands when it wins over the events (:func:`host_redo_wins`): it
     counts bytes written, about 1/32 of the log with SPARSE (redo-init.md §4).
@@ -81,29 +109,33 @@ def redo_now(snap: ClusterSnapshot, t: StartTimeline
     cfg = snap.config.data_node(t.node_id) if snap.config is not None else None
     measured = host_redo_wins(snap, t.node_id)
     if measured is not None:
-        if (not measured.rate_bytes_per_s or measured.bytes_expected is None
-                or measured.bytes_written is None
-                or measured.bytes_written >= measured.bytes_expected):
+        host = snap.host_of(t.node_id)
+        if (measured.bytes_expected is None or measured.bytes_written is None
+                or measured.bytes_written >= measured.bytes_expected or host is None
+                or host.last_ok is None):
             return None
         factor = SPARSE_FRACTION if cfg is None or not cfg.redo_init_full else 1
-        host = snap.host_of(t.node_id)
-        return ("host", measured.rate_bytes_per_s * factor / MIB,
-                (measured.bytes_expected - measured.bytes_written) * factor / MIB,
-                ("host", host.last_ok if host is not None else snap.wall))
+        rate = measured.rate_bytes_per_s
+        return RedoReading("host", host.last_ok, measured.bytes_written * factor / MIB,
+                           (measured.bytes_expected - measured.bytes_written) * factor / MIB,
+                           rate * factor / MIB if rate else None, None)
     r = t.redo
-    if r is None or r.completed or not r.mb_per_s or not r.total_mb:
+    if r is None or r.completed or not r.total_mb:
         return None
     # With InitFragmentLogFiles=FULL the events count files, not MB (redo-init.md §6): the
     # share done, of the configured log, is what they tell.
     scale = cfg.redo_log_bytes / MIB / r.total_mb if cfg is not None else 1.0
-    return "events", r.mb_per_s * scale, (r.total_mb - r.mb_done) * scale, ("events", r.at)
+    seen = t.current_phase == t.redo_phase and t.current_from in ("event", "host")
+    return RedoReading("events", r.at, r.mb_done * scale, (r.total_mb - r.mb_done) * scale,
+                       r.mb_per_s * scale if r.mb_per_s else None,
+                       t.current_since if seen else None)
 
 
 def redo_mb_per_s(snap: ClusterSnapshot, node_id: int) -> float | None:
     """The measured speed of a node's redo initialisation in progress (MB of log/s)."""
     t = snap.timeline(node_id)
     now = redo_now(snap, t) if t is not None and t.active else None
-    return None if now is None else now[1]
+    return None if now is None else now.mb_per_s
 
 
 def data_used(snap: ClusterSnapshot) -> dict[int, int]:
@@ -127,7 +159,7 @@ class StartEtaKeeper:
     """What the estimates of starts need beyond one snapshot, and the estimates."""
 
     def __init__(self) -> None:
-        self._rates: dict[int, tuple[float, deque[tuple[object, float]]]] = {}
+        self._rates: dict[int, tuple[float, deque[RedoReading]]] = {}
         self._restarts: dict[int, KeptRestart] = {}
 
     def observe(self, snap: ClusterSnapshot) -> tuple[tuple[int, EtaResult], ...]:
@@ -165,20 +197,30 @@ class StartEtaKeeper:
         )
 
     def _redo(self, snap: ClusterSnapshot, t: StartTimeline) -> RedoRate | None:
-        """The redo initialisation in progress with its recent rates, None when there is
-        none or no rate is measured."""
-        now = redo_now(snap, t)
-        if now is None:
+        """The redo initialisation in progress with its rate and the spread of its recent
+        rates; None when there is none or no rate is measured yet."""
+        reading = redo_now(snap, t)
+        if reading is None:
             return None
-        source, rate, left, key = now
         began, kept = self._rates.get(t.node_id, (t.began_at, deque(maxlen=RATE_SAMPLES)))
         if began != t.began_at:
             kept = deque(maxlen=RATE_SAMPLES)
-        if not kept or kept[-1][0] != key:
-            kept.append((key, rate))
+        if not kept or kept[-1].at != reading.at:
+            kept.append(reading)
         self._rates[t.node_id] = (t.began_at, kept)
-        rates = [r for _, r in kept]
-        return RedoRate(source, left, rate, min(rates), max(rates), len(rates))
+        rates = window_rates(list(kept))
+        if rates:
+            return RedoRate(reading.source, reading.left_mb, rates[-1], min(rates), max(rates),
+                            len(rates) + 1)
+        # One reading: the average since the initialisation began when that was seen, else
+        # the rate between the source's last two reports (a weak basis).
+        if reading.since is not None and reading.at > reading.since and reading.done_mb > 0:
+            average = reading.done_mb / (reading.at - reading.since)
+            return RedoRate(reading.source, reading.left_mb, average, average, average, 2)
+        if reading.mb_per_s:
+            rate = reading.mb_per_s
+            return RedoRate(reading.source, reading.left_mb, rate, rate, rate, 1)
+        return None
 
     def references(self, snap: ClusterSnapshot, node_id: int,
                    used: dict[int, int]) -> tuple[RestartReference, ...]:
