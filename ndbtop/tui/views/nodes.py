@@ -35,6 +35,7 @@ from ndbtop.tui.views.node_cells import (
     transactions_cell,
     util_cell,
 )
+from ndbtop.tui.views.node_eta import eta_line, eta_lines
 from ndbtop.tui.views.node_facts import (
     activity_line,
     cluster_transactions,
@@ -183,6 +184,9 @@ class NodesView(View):
         if links is not None:
             line.append("\n")
             line.append_text(links)
+        for estimate in eta_lines(snap):
+            line.append("\n")
+            line.append_text(estimate)
         found = findings_line(snap)
         if found is not None:
             line.append("\n")
@@ -324,6 +328,7 @@ class NodesView(View):
             line
             for line in (
                 self._left_not_started(node),
+                eta_line(snap, node_id),
                 address_line(node, snap),
                 error_log_text(snap, node_id),
                 memory_line(snap, node_id) if running else None,
