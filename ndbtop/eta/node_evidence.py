@@ -11,7 +11,7 @@ starting data node.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ndbtop.eta.node import RedoRate, RestartReference, StartEvidence, estimate_start
 from ndbtop.model.config_facts import host_redo_wins
@@ -168,9 +168,14 @@ class StartEtaKeeper:
         ni = snap.ndbinfo
         for info in ni.restart_info if ni is not None else ():
             kept = self._restarts.get(info.node_id)
-            if info.status_int == RESTART_COMPLETED and (kept is None or kept.info != info):
+            if info.status_int != RESTART_COMPLETED:
+                continue
+            if kept is None or kept.info != info:
                 self._restarts[info.node_id] = KeptRestart(info, used.get(info.node_id),
                                                            snap.wall)
+            elif kept.data_used is None and info.node_id in used:
+                # Its memory is read once it is live again, a refresh or two after.
+                self._restarts[info.node_id] = replace(kept, data_used=used[info.node_id])
         out: list[tuple[int, EtaResult]] = []
         for t in snap.timelines:
             if not t.active:
