@@ -1,6 +1,7 @@
 """When will a starting data node be STARTED: an estimate phase by phase.
 
-:func:`estimate_start` is the one entry point. It takes a :class:`StartEvidence` (the
+:func:`estimate_start` is the one entry point (:func:`estimate_whole_start` the same for a
+start not begun yet). It takes a :class:`StartEvidence` (the
 start's timeline and what else is known: the configuration's memory and redo log sizes,
 the redo initialisation's measured rate, ``restart_info`` of earlier restarts, the start
 history) and returns an :class:`~ndbtop.model.eta.Eta` or the reason there is none.
@@ -157,6 +158,20 @@ def estimate_start(evidence: StartEvidence) -> EtaResult | None:
     if any(p.done for p in parts):
         basis = (*basis, "phases done")
     return Eta(seconds, min(low, seconds), max(high, seconds), evidence.now, basis)
+
+
+def estimate_whole_start(node_id: int, kind: int, now: float, *,
+                         memory_bytes: int | None = None,
+                         references: tuple[RestartReference, ...] = (),
+                         history: tuple[PastStart, ...] = ()) -> EtaResult:
+    """How long a start of ``node_id`` that has not begun yet would take (from ``now``),
+    on the same evidence as :func:`estimate_start`: for a rolling restart's nodes still to
+    go. ``kind`` is the start type (:data:`~ndbtop.model.phases.NODE_RESTART`...)."""
+    t = StartTimeline(node_id, kind, now, True, current_since=now)
+    result = estimate_start(StartEvidence(t, now, memory_bytes=memory_bytes,
+                                          references=references, history=history))
+    assert result is not None
+    return result
 
 
 def phase_parts(evidence: StartEvidence) -> tuple[PhasePart, ...] | EtaMissing:

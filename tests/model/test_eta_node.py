@@ -16,6 +16,7 @@ from ndbtop.eta.node import (
     RestartReference,
     StartEvidence,
     estimate_start,
+    estimate_whole_start,
     phase_parts,
 )
 from ndbtop.eta.node_evidence import StartEtaKeeper, restart_phases
@@ -264,3 +265,29 @@ def test_the_keeper_keeps_a_completed_restart_before_it_is_overwritten() -> None
                                         {2: 60 * GIB}))
     assert not isinstance(parts, EtaMissing)
     assert next(p for p in parts if p.phase == 5).seconds == 600.0 - 10.0
+
+
+def test_a_start_not_begun_is_estimated_whole_from_the_same_evidence() -> None:
+    ref = RestartReference(3, ((1, 1.0), (2, 1.0), (3, 1.0), (5, 400.0), (101, 6.0)))
+    whole = estimate_whole_start(3, NODE_RESTART, 5000.0, memory_bytes=27 * GIB,
+                                 references=(ref,))
+    assert isinstance(whole, Eta)
+    memory = 27 * GIB / FIELD_MEMORY_BYTES_PER_S
+    # Memory at the field's rate, the restart_info phases, norms for phases 4, 6..9, 100.
+    assert abs(whole.seconds - (memory + 409.0 + 6 * 2.0)) < 1e-6
+    assert whole.basis[0] == "restart_info (this node)" and whole.now == 5000.0
+    assert estimate_whole_start(3, NODE_RESTART, 5000.0) == EtaMissing(
+        "phase 5 (copy data, wait LCP): no restart_info, no past start")
+
+
+def test_a_completed_restart_gets_its_data_memory_once_the_node_is_live() -> None:
+    keeper = StartEtaKeeper()
+    finished = RestartInfo(3, "Restart completed", 12, rows(secs_restore_fragments=100), 120)
+    nodes = tuple(NodeStatus(n, "NDB", "STARTED", 0, 0, 0, 0, 0, 1, "h") for n in (2, 3))
+    keeper.observe(snap({}, 900.0, nodes=nodes,
+                        ndbinfo=NdbinfoSample(0.0, None, restart_info=(finished,))))
+    used = (MemoryUse(3, "Data memory", 10 * GIB, 0, 64 * GIB, 0),)
+    keeper.observe(snap({}, 901.0, nodes=nodes,
+                        ndbinfo=NdbinfoSample(0.0, None, memory=used, restart_info=(finished,))))
+    refs = keeper.references(snap({}, 902.0, nodes=nodes), 3, {2: 20 * GIB})
+    assert [(r.node_id, r.scale) for r in refs] == [(3, 2.0)]
