@@ -276,8 +276,10 @@ def test_a_start_not_begun_is_estimated_whole_from_the_same_evidence() -> None:
     # Memory at the field's rate, the restart_info phases, norms for phases 4, 6..9, 100.
     assert abs(whole.seconds - (memory + 409.0 + 6 * 2.0)) < 1e-6
     assert whole.basis[0] == "restart_info (this node)" and whole.now == 5000.0
-    assert estimate_whole_start(3, NODE_RESTART, 5000.0) == EtaMissing(
+    assert estimate_whole_start(3, NODE_RESTART, 5000.0, memory_bytes=GIB) == EtaMissing(
         "phase 5 (copy data, wait LCP): no restart_info, no past start")
+    assert estimate_whole_start(3, NODE_RESTART, 5000.0, references=(ref,)) == EtaMissing(
+        "phase 0 (allocate memory): no configuration (DataMemory), no past start")
 
 
 def test_a_completed_restart_gets_its_data_memory_once_the_node_is_live() -> None:
