@@ -134,10 +134,16 @@ async def _watch(hub: Any, sim: Simulator, case: Case, poll: float) -> tuple[flo
         starts_done += 1
         if starts_done == len(order):
             return total, seen
-        # A second restart once the first one's restart_info and history are read; at
-        # real speed for its first seconds, so that no status asked before it is taken
-        # for its end.
-        await asyncio.sleep(20 * poll)
+        # The next restart once this one's restart_info is read (it is one of the panels
+        # read in rotation) and its node's memory after it; at real speed for its first
+        # seconds, so that no status asked before it is taken for its end.
+        for _ in range(400):
+            ni = hub.snapshot().ndbinfo
+            if ni is not None and any(r.node_id == node and r.status_int == 12
+                                      for r in ni.restart_info):
+                break
+            await asyncio.sleep(poll)
+        await asyncio.sleep(40 * poll)
         sim.clock.set_speed(1.0)
         sim.cluster.restart_nodes((order[starts_done],))
     raise RuntimeError(f"{case.label}: node {case.node} never finished its start")
