@@ -19,11 +19,12 @@ from ndbtop.eta.node import (
     estimate_whole_start,
     phase_parts,
 )
-from ndbtop.eta.node_evidence import StartEtaKeeper, restart_phases
+from ndbtop.eta.node_evidence import StartEtaKeeper, redo_mb_per_s, restart_phases
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.eta import Eta, EtaMissing, eta_json
 from ndbtop.model.history import PastStart
+from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.ndbinfo import MemoryUse, NdbinfoSample, RestartInfo
 from ndbtop.model.phases import (
     INITIAL_START,
@@ -293,3 +294,23 @@ def test_a_completed_restart_gets_its_data_memory_once_the_node_is_live() -> Non
                         ndbinfo=NdbinfoSample(0.0, None, memory=used, restart_info=(finished,))))
     refs = keeper.references(snap({}, 902.0, nodes=nodes), 3, {2: 20 * GIB})
     assert [(r.node_id, r.scale) for r in refs] == [(3, 2.0)]
+
+
+def test_the_hosts_measure_counts_bytes_written_one_32nd_of_the_log() -> None:
+    # StartupStatusReportFrequency=0: the events stay at their first figures, the host's
+    # measure stands (redo-init.md §4: SPARSE writes one 32 KiB page per MiB of log).
+    keeper = StartEtaKeeper()
+    t = started(10, 1000.0)
+    t = done(t, 10, 1, INITIAL_START, 1001.0)
+    t = apply_event(t, redo_report(10, 0, 1002.0, TOTAL_MB))
+    log = TOTAL_MB << 20
+    written = (log // 32) // 4  # a quarter of the writes done
+    measure = RedoMeasure(10, 64, 256, written, log // 32, 1 << 20, None)
+    host = HostReport("db10", "ssh", (10,), "ok", last_ok=50.0, redo_init=(measure,))
+    result = dict(keeper.observe(snap(t, 1100.0, hosts=(host,))))[10]
+    assert isinstance(result, Eta) and result.basis[0] == "redo rate (host)"
+    # 1 MiB/s written is 32 MiB/s of log; three quarters of 4096 MiB of log left.
+    parts = phase_parts(keeper.evidence(snap(t, 1100.0, hosts=(host,)), t[10], {}))
+    assert not isinstance(parts, EtaMissing)
+    assert next(p for p in parts if p.phase == 2).seconds == 3 * 1024 / 32
+    assert redo_mb_per_s(snap(t, 1100.0, hosts=(host,)), 10) == 32.0
