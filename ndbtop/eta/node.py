@@ -144,6 +144,8 @@ def estimate_start(evidence: StartEvidence) -> EtaResult | None:
         return EtaMissing("start not seen from its beginning: its times are lower bounds")
     if t.kind is None:
         return EtaMissing("kind of start not known yet")
+    if _redo_ahead(evidence):
+        return EtaMissing("redo log init not begun yet: no rate, no past start")
     parts = phase_parts(evidence)
     if isinstance(parts, EtaMissing):
         return parts
@@ -170,8 +172,7 @@ def estimate_whole_start(node_id: int, kind: int, now: float, *,
     t = StartTimeline(node_id, kind, now, True, current_since=now)
     result = estimate_start(StartEvidence(t, now, memory_bytes=memory_bytes,
                                           references=references, history=history))
-    assert result is not None
-    return result
+    return result if result is not None else EtaMissing("not starting")
 
 
 def phase_parts(evidence: StartEvidence) -> tuple[PhasePart, ...] | EtaMissing:
@@ -194,6 +195,18 @@ def phase_parts(evidence: StartEvidence) -> tuple[PhasePart, ...] | EtaMissing:
                             t.current_from)
         out.append(part)
     return tuple(out)
+
+
+def _redo_ahead(evidence: StartEvidence) -> bool:
+    """True for an initial start (or initial node restart) whose redo log creation is still
+    ahead with nothing to say how long it takes: which phase will hold it depends on the
+    release (redo-init.md §2), so no phase's norm may stand for it."""
+    t = evidence.timeline
+    if t.kind not in (INITIAL_START, INITIAL_NODE_RESTART):
+        return False
+    if t.redo_phase is not None or t.redo is not None or evidence.redo is not None:
+        return False
+    return not any(p.start_type == t.kind and not p.partial for p in evidence.history)
 
 
 def _index(phase: int) -> int:
