@@ -1,4 +1,5 @@
-"""The start estimate on the Nodes view: one line per starting data node."""
+"""The start estimate on the Nodes view: one line under the summary, and one in the
+selected node's detail."""
 
 from __future__ import annotations
 
@@ -12,20 +13,37 @@ from ndbtop.tui.safe import Text
 def eta_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
     """``node 10 ETA 12:41 (12:35–12:52) · redo 18 MB/s (events), last start``, or
     ``node 10 no ETA: <why>``; None for a node that is not starting."""
-    result = snap.start_eta(node_id)
+    return _line(snap, (node_id,))
+
+
+def eta_summary(snap: ClusterSnapshot) -> Text | None:
+    """Every starting node's estimate on one line: nodes whose estimates read the same
+    share it (``nodes 10, 11 ETA 12:41 ...``, S1's two nodes creating their redo logs);
+    None when no node is starting."""
+    groups: dict[str, list[int]] = {}
+    for node_id, _ in sorted(snap.start_etas, key=lambda pair: pair[0]):
+        groups.setdefault(_words(snap, node_id), []).append(node_id)
+    parts = [_line(snap, tuple(ids)) for ids in groups.values()]
+    line = Text()
+    for part in parts:
+        if part is not None:
+            if line.plain:
+                line.append("  ·  ")
+            line.append_text(part)
+    return line if line.plain else None
+
+
+def _words(snap: ClusterSnapshot, node_id: int) -> str:
+    return eta_text(snap.start_eta(node_id), redo_mb_per_s(snap, node_id))
+
+
+def _line(snap: ClusterSnapshot, node_ids: tuple[int, ...]) -> Text | None:
+    result = snap.start_eta(node_ids[0])
     if result is None:
         return None
-    line = Text(f"node {node_id} ")
-    words = eta_text(result, redo_mb_per_s(snap, node_id))
-    line.append(words, style="bold cyan" if isinstance(result, Eta) else "dim")
+    who = f"node {node_ids[0]}" if len(node_ids) == 1 else \
+        f"nodes {', '.join(map(str, node_ids))}"
+    line = Text(f"{who} ")
+    line.append(_words(snap, node_ids[0]), style="bold cyan" if isinstance(result, Eta)
+                else "dim")
     return line
-
-
-def eta_lines(snap: ClusterSnapshot) -> list[Text]:
-    """:func:`eta_line` of every starting data node, by id."""
-    out = []
-    for node_id, _ in sorted(snap.start_etas, key=lambda pair: pair[0]):
-        line = eta_line(snap, node_id)
-        if line is not None:
-            out.append(line)
-    return out

@@ -35,7 +35,7 @@ from ndbtop.tui.views.node_cells import (
     transactions_cell,
     util_cell,
 )
-from ndbtop.tui.views.node_eta import eta_line, eta_lines
+from ndbtop.tui.views.node_eta import eta_line, eta_summary
 from ndbtop.tui.views.node_facts import (
     activity_line,
     cluster_transactions,
@@ -184,9 +184,10 @@ class NodesView(View):
         if links is not None:
             line.append("\n")
             line.append_text(links)
-        for estimate in eta_lines(snap):
+        estimates = eta_summary(snap)
+        if estimates is not None:
             line.append("\n")
-            line.append_text(estimate)
+            line.append_text(estimates)
         found = findings_line(snap)
         if found is not None:
             line.append("\n")
