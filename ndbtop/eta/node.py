@@ -218,7 +218,7 @@ def _index(phase: int) -> int:
 def _why_none(evidence: StartEvidence, phase: int) -> str:
     t = evidence.timeline
     if phase == t.redo_phase or (phase == t.current_phase and t.redo is not None):
-        return "no redo rate measured, no past start"
+        return "no rate measured, no past start"
     if phase == 0:
         return "no configuration (DataMemory), no past start"
     return "no restart_info, no past start"

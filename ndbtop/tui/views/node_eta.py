@@ -16,13 +16,14 @@ def eta_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
     return _line(snap, (node_id,))
 
 
-def eta_summary(snap: ClusterSnapshot) -> Text | None:
-    """Every starting node's estimate on one line: nodes whose estimates read the same
-    share it (``nodes 10, 11 ETA 12:41 ...``, S1's two nodes creating their redo logs);
-    None when no node is starting."""
+def eta_summary(snap: ClusterSnapshot, skip: frozenset[int] = frozenset()) -> Text | None:
+    """Every starting node's estimate on one line, but those of ``skip``: nodes whose
+    estimates read the same share it (``nodes 10, 11 ETA 12:41 ...``, S1's two nodes
+    creating their redo logs); None when there is none to show."""
     groups: dict[str, list[int]] = {}
     for node_id, _ in sorted(snap.start_etas, key=lambda pair: pair[0]):
-        groups.setdefault(_words(snap, node_id), []).append(node_id)
+        if node_id not in skip:
+            groups.setdefault(_words(snap, node_id), []).append(node_id)
     parts = [_line(snap, tuple(ids)) for ids in groups.values()]
     line = Text()
     for part in parts:

@@ -12,6 +12,7 @@ from ndbtop.actions.left_not_started import LeftNotStarted
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import effective_node_group
 from ndbtop.model.config_facts import measured_redo, reports_off
+from ndbtop.model.eta import EtaMissing
 from ndbtop.model.freshness import freshness
 from ndbtop.model.live import LIVE_STATES
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -176,15 +177,20 @@ class NodesView(View):
                     f" ETA {seconds(t.redo.eta_s)}",
                     style="yellow",
                 )
+        # A silent node's missing estimate is said here, its reason being the silence.
+        unestimated = frozenset(int(n) for n in silent
+                                if isinstance(snap.start_eta(int(n)), EtaMissing))
+        if len(unestimated) < len(silent):
+            unestimated = frozenset()
         if silent:
             nodes = "nodes" if len(silent) > 1 else "node"
-            line.append(f"  ·  redo init: no progress reports from {nodes} {', '.join(silent)}",
-                        style="yellow")
+            line.append(f"  ·  redo init: no progress reports from {nodes} {', '.join(silent)}"
+                        + (": no ETA" if unestimated else ""), style="yellow")
         links = links_warning(snap)
         if links is not None:
             line.append("\n")
             line.append_text(links)
-        estimates = eta_summary(snap)
+        estimates = eta_summary(snap, skip=unestimated)
         if estimates is not None:
             line.append("\n")
             line.append_text(estimates)
