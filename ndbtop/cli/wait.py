@@ -8,11 +8,13 @@ import sys
 
 from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
 from ndbtop.cli.sources import cluster_connectstring
+from ndbtop.collect.history_store import default_history_dir
+from ndbtop.collect.hub import Hub
 from ndbtop.errors import MgmError, UsageError
 from ndbtop.model.backups import Backup
 from ndbtop.model.clock import RealClock
 from ndbtop.model.eta import eta_json
-from ndbtop.ops.wait import NodeChange, Target, wait_for
+from ndbtop.ops.wait import NodeChange, Target, WaitResult, wait_for
 from ndbtop.ops.wait_backup import BackupScale, progress_line, wait_for_backup
 from ndbtop.sanitise import json_text
 
@@ -32,10 +34,21 @@ def run_wait(args: argparse.Namespace) -> int:
             sys.stdout.write(change.text() + "\n")
         sys.stdout.flush()
 
+    async def waiting() -> WaitResult:
+        # A hub beside the wait follows the events and the start history: the estimates.
+        hub = Hub(connectstring, RealClock(), args.interval, events=True,
+                  history_dir=default_history_dir())
+        await hub.start()
+        try:
+            return await wait_for(connectstring, Target(args.status), args.nodes,
+                                  args.timeout, clock=RealClock(), interval=args.interval,
+                                  on_change=show,
+                                  estimate=lambda node_id: hub.snapshot().start_eta(node_id))
+        finally:
+            await hub.stop()
+
     try:
-        result = asyncio.run(wait_for(connectstring, Target(args.status), args.nodes,
-                                      args.timeout, clock=RealClock(), interval=args.interval,
-                                      on_change=show))
+        result = asyncio.run(waiting())
     except MgmError as exc:
         sys.stderr.write(f"ndbtop: error: {exc}\n")
         return UNREACHABLE

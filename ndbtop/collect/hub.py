@@ -32,6 +32,7 @@ from ndbtop.collect.series import (
     SeriesRecorder,
 )
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
+from ndbtop.eta.node_evidence import StartEtaKeeper
 from ndbtop.findings import FindingsKeeper
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
@@ -173,6 +174,7 @@ class Hub:
         self._panels_wanted: dict[str, frozenset[str]] = {}
         self._threads_read_at: float | None = None
         self._findings = FindingsKeeper()
+        self._start_etas = StartEtaKeeper()
         self._urgent = False
         self._told: dict[int, tuple[str, float]] = {}
         """Node -> (state, when) an event told, newer than the last ``get status``."""

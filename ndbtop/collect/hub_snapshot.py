@@ -2,7 +2,8 @@
 
 The figures of a data node that is not live (not STARTED, or not read since its last
 start) are left out (:mod:`ndbtop.model.live`), a state an event told since the last
-``get status`` is shown, and the findings are judged on the result.
+``get status`` is shown, the estimate of each starting node's time to STARTED is made
+(:mod:`ndbtop.eta.node_evidence`), and the findings are judged on the result.
 """
 
 from __future__ import annotations
@@ -69,4 +70,5 @@ def build_snapshot(hub: Hub) -> ClusterSnapshot:
         config=hub.config.config,
         hosts=hub.hosts.reports(nodes, timelines, hub.cluster_config()),
     )
+    snap = replace(snap, start_etas=hub._start_etas.observe(snap))
     return replace(snap, findings=hub._findings.update(evaluate(snap), snap.wall))

@@ -20,6 +20,7 @@ from ndbtop.mgm.status import STATUS_STRINGS, NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, effective_node_group
 from ndbtop.model.config_facts import host_redo_wins, reports_off
 from ndbtop.model.derive import HitRatio
+from ndbtop.model.eta import Eta
 from ndbtop.model.findings import Finding
 from ndbtop.model.history import last_time
 from ndbtop.model.ndbinfo import (
@@ -71,6 +72,7 @@ def snapshot_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
         groups.append(Group("nodes", (s.nodes, s.config), lambda out: _nodes(out, s)))
         groups.append(Group("starts", (s.timelines, s.past_starts, s.config, s.hosts, s.wall),
                             lambda out: _starts(out, s)))
+        groups.append(Group("start_eta", (s.start_etas,), lambda out: _start_etas(out, s)))
     if source_up(s, "events", now):
         groups.append(backup_group(s))
     sample = s.ndbinfo
@@ -168,6 +170,17 @@ def _start_info(out: Families, snapshot: ClusterSnapshot) -> None:
         out.add("ndb_node_start_info",
                 (str(n.node_id), "" if kind is None else START_TYPE_SHORT.get(kind, ""),
                  phase, name), 1.0)
+
+
+def _start_etas(out: Families, snapshot: ClusterSnapshot) -> None:
+    """The estimate of each starting data node's time to STARTED, with its range; none for
+    a node whose estimate is missing."""
+    for node_id, result in snapshot.start_etas:
+        if isinstance(result, Eta):
+            node = (str(node_id),)
+            out.add("ndb_node_start_eta_seconds", node, result.seconds)
+            out.add("ndb_node_start_eta_low_seconds", node, result.low)
+            out.add("ndb_node_start_eta_high_seconds", node, result.high)
 
 
 def _starts(out: Families, snapshot: ClusterSnapshot) -> None:

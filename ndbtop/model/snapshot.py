@@ -16,6 +16,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import Backup
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, IoLagRate, LinkRate, RedoFillRate
+from ndbtop.model.eta import EtaResult
 from ndbtop.model.findings import Finding
 from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import HostReport
@@ -76,6 +77,9 @@ class ClusterSnapshot:
     findings: tuple[Finding, ...] = ()
     """What is wrong or about to go wrong, most severe first, as the hub judged it
     (:mod:`ndbtop.findings`), each with the time it first held."""
+    start_etas: tuple[tuple[int, EtaResult], ...] = ()
+    """(node id, estimate of its time to STARTED or why there is none) for every data node
+    that is starting (:mod:`ndbtop.eta.node`)."""
 
     def source(self, name: str) -> SourceStatus | None:
         """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""
@@ -99,6 +103,10 @@ class ClusterSnapshot:
     def timeline(self, node_id: int) -> StartTimeline | None:
         """The current or last start of a data node."""
         return next((t for t in self.timelines if t.node_id == node_id), None)
+
+    def start_eta(self, node_id: int) -> EtaResult | None:
+        """The estimate of a starting data node's time to STARTED (None: not starting)."""
+        return next((e for n, e in self.start_etas if n == node_id), None)
 
     def host_of(self, node_id: int) -> HostReport | None:
         """The report of the host data node ``node_id`` runs on, if it is read."""

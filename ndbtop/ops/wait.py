@@ -15,10 +15,12 @@ from enum import Enum
 
 from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmConnectError, MgmError, UsageError
+from ndbtop.eta.node_text import eta_text
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.clock import Clock
+from ndbtop.model.eta import EtaMissing, EtaResult, eta_json
 from ndbtop.model.phases import StartTimeline, apply_status, phase_text
 
 
@@ -49,6 +51,8 @@ class NodeChange:
     start_phase: int
     phase: str
     in_phase_s: float | None
+    eta: EtaResult | None = None
+    """The estimate of a STARTING node's time to STARTED, or why there is none."""
 
     def text(self) -> str:
         """One human-readable line."""
@@ -58,15 +62,20 @@ class NodeChange:
             line += f" {self.phase}"
         if self.in_phase_s is not None:
             line += f" ({int(self.in_phase_s)}s in phase)"
+        if self.eta is not None:
+            line += f" · {eta_text(self.eta)}"
         return line
 
     def as_json(self) -> dict[str, object]:
-        """The change as a JSON object."""
-        return {
+        """The change as a JSON object (``eta`` and ``eta_missing`` for a STARTING node)."""
+        out: dict[str, object] = {
             "time": self.at, "node_id": self.node_id, "status": self.status,
             "start_phase": self.start_phase, "phase": self.phase,
             "in_phase_s": None if self.in_phase_s is None else round(self.in_phase_s, 1),
         }
+        if self.status == "STARTING":
+            out.update(eta_json(self.eta))
+        return out
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -98,8 +107,13 @@ async def wait_for(
     clock: Clock,
     interval: float = 1.0,
     on_change: Callable[[NodeChange], None] = lambda change: None,
+    estimate: Callable[[int], EtaResult | None] | None = None,
 ) -> WaitResult:
     """Poll until every chosen data node is in ``target``, or ``timeout`` seconds pass.
+
+    ``estimate`` gives a starting node's estimate of its time to STARTED (from a hub that
+    follows the cluster's events, :mod:`ndbtop.eta.node`): every line of a STARTING node
+    carries it.
 
     Raises :class:`MgmConnectError` when the management server cannot be
     reached at first; a connection lost later is retried until the timeout.
@@ -127,7 +141,9 @@ async def wait_for(
                 if seen.get(node_id) != key:
                     seen[node_id] = key
                     phase, spent = describe(n, timelines.get(node_id), now)
-                    on_change(NodeChange(now, node_id, n.status, n.start_phase, phase, spent))
+                    eta = _estimate(estimate, n)
+                    on_change(NodeChange(now, node_id, n.status, n.start_phase, phase, spent,
+                                         eta))
             missing = tuple(current[i] for i in sorted(current) if current[i].status
                             not in target.wire)
             if not missing and len(current) == len(wanted):
@@ -161,3 +177,11 @@ def _choose(statuses: tuple[NodeStatus, ...], nodes: Iterable[int] | None) -> se
     if unknown:
         raise UsageError(f"not a data node of this cluster: {', '.join(map(str, unknown))}")
     return chosen
+
+
+def _estimate(estimate: Callable[[int], EtaResult | None] | None,
+              node: NodeStatus) -> EtaResult | None:
+    if node.status != "STARTING":
+        return None
+    result = estimate(node.node_id) if estimate is not None else None
+    return result if result is not None else EtaMissing("nothing seen of the start yet")

@@ -32,6 +32,7 @@ from ndbtop.model import ndbinfo as ni
 from ndbtop.model.backups import Backup, NodeProgress
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.derive import ActivityRate, HitRatio, IoLagRate, LinkRate, RedoFillRate
+from ndbtop.model.eta import Eta, EtaMissing
 from ndbtop.model.findings import Evidence, Finding, FindingSeverity, Threshold
 from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import (
@@ -103,6 +104,8 @@ _CLASSES: dict[str, type] = {
         Finding,
         Evidence,
         Threshold,
+        Eta,
+        EtaMissing,
     )
 }
 _NAMED_TUPLES: frozenset[type] = frozenset({ni.ThreadCpu})

@@ -10,6 +10,7 @@ from typing import Any
 
 from ndbtop.host.view import HostView
 from ndbtop.model.config_facts import reports_off
+from ndbtop.model.eta import eta_json
 from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost
 from ndbtop.model.links import link_states
 from ndbtop.model.phases import phase_text
@@ -56,6 +57,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
                 "connect_count": n.connect_count,
                 "is_single_user": n.is_single_user,
                 **_live_figures(snap, n.node_id),
+                **(eta_json(snap.start_eta(n.node_id)) if n.type == "NDB" else {}),
             }
             for n in snap.nodes
         ],

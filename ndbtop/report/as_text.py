@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ndbtop.elide import elide_lines
+from ndbtop.eta.node_evidence import redo_mb_per_s
+from ndbtop.eta.node_text import eta_text
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
@@ -143,6 +145,8 @@ def nodes_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = Non
                 f"{r.files_done}/{r.total_files} files, {redo_speed_text(t)}"
                 + ("" if r.completed else f", ETA {duration(r.eta_s)}")
             )
+    for node_id, result in snap.start_etas:
+        lines.append(f"  node {node_id} {eta_text(result, redo_mb_per_s(snap, node_id))}")
     lines += _down_text(snap)
     return lines
 

@@ -20,6 +20,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import ABORTED, COMPLETED, RUNNING, Backup, NodeProgress
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, DataNodeConfig
 from ndbtop.model.derive import HitRatio
+from ndbtop.model.eta import Eta, EtaMissing
 from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost, RedoMeasure
 from ndbtop.model.ndbinfo import (
@@ -443,7 +444,8 @@ def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
     snap = snapshot(config=CONFIG, timelines=(t,), ndbinfo=sample, hosts=hosts,
                     hit_ratios=(HitRatio(2, 90.0, 80.0, 5.0),), backups=BACKUPS,
                     backup_failures=1)
-    snap = dataclasses.replace(snap, findings=evaluate(snap))
+    snap = dataclasses.replace(snap, findings=evaluate(snap),
+                               start_etas=((4, Eta(120.0, 90.0, 200.0, WALL, ("last start",))),))
     assert names(snap) == {m.name for m in METRICS}
     assert value(samples(snap), "ndbtop_host_data_node", host="db1", node_id="2") == 1
 
@@ -522,3 +524,15 @@ def test_a_finding_is_one_series_per_node_while_it_holds() -> None:
     healthy = snapshot(config=CONFIG, nodes=(ndb(2, "STARTED"), ndb(3, "STARTED")))
     assert "ndbtop_finding" not in names(dataclasses.replace(healthy,
                                                              findings=evaluate(healthy)))
+
+
+def test_a_start_estimate_is_served_with_its_range_and_a_missing_one_not_at_all() -> None:
+    eta = Eta(120.0, 90.0, 200.0, WALL, ("redo rate (host)", "last start"))
+    snap = dataclasses.replace(snapshot(), start_etas=(
+        (4, eta), (5, EtaMissing("start not seen from its beginning: its times are lower bounds"))))
+    found = samples(snap)
+    assert value(found, "ndb_node_start_eta_seconds", node_id="4") == 120.0
+    assert value(found, "ndb_node_start_eta_low_seconds", node_id="4") == 90.0
+    assert value(found, "ndb_node_start_eta_high_seconds", node_id="4") == 200.0
+    assert not [k for k in found if k[0].startswith("ndb_node_start_eta")
+                and dict(k[1])["node_id"] == "5"]

@@ -91,3 +91,16 @@ def test_membership_rows_are_recorded_and_read_back() -> None:
     damaged["membership"][0]["arbitrator"] = "49"
     with pytest.raises(ValueError, match=r"MembershipRow\.arbitrator"):
         decode(damaged)
+
+
+def test_start_estimates_are_recorded_and_read_back_and_a_bad_one_refused() -> None:
+    from ndbtop.model.eta import Eta, EtaMissing
+
+    etas = ((3, Eta(600.0, 300.0, 900.0, 1_800_000_000.0, ("restart_info (this node)",))),
+            (4, EtaMissing("start not seen from its beginning: its times are lower bounds")))
+    snap = ClusterSnapshot(taken_at=1.0, wall=2.0, interval=1.0, sources=(), start_etas=etas)
+    record = json.loads(json.dumps(encode(snap)))
+    assert decode(record) == snap
+    record["start_etas"][0][1]["seconds"] = "600"
+    with pytest.raises(ValueError, match=r"^Eta\.seconds holds str$"):
+        decode(record)

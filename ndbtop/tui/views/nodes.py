@@ -13,6 +13,7 @@ from ndbtop.compat import zip_strict
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import effective_node_group
 from ndbtop.model.config_facts import measured_redo, reports_off
+from ndbtop.model.eta import EtaMissing
 from ndbtop.model.freshness import freshness
 from ndbtop.model.live import LIVE_STATES
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -37,6 +38,7 @@ from ndbtop.tui.views.node_cells import (
     transactions_cell,
     util_cell,
 )
+from ndbtop.tui.views.node_eta import eta_line, eta_summary
 from ndbtop.tui.views.node_facts import (
     activity_line,
     cluster_transactions,
@@ -180,10 +182,15 @@ class NodesView(View):
                     f" ETA {seconds(t.redo.eta_s)}",
                     style="yellow",
                 )
+        # A silent node's missing estimate is said here, its reason being the silence.
+        unestimated = frozenset(int(n) for n in silent
+                                if isinstance(snap.start_eta(int(n)), EtaMissing))
+        if len(unestimated) < len(silent):
+            unestimated = frozenset()
         if silent:
             nodes = "nodes" if len(silent) > 1 else "node"
-            line.append(f"  ·  redo init: no progress reports from {nodes} {', '.join(silent)}",
-                        style="yellow")
+            line.append(f"  ·  redo init: no progress reports from {nodes} {', '.join(silent)}"
+                        + (": no ETA" if unestimated else ""), style="yellow")
         member = membership_line(snap)
         if member is not None:
             line.append("\n")
@@ -192,6 +199,10 @@ class NodesView(View):
         if links is not None:
             line.append("\n")
             line.append_text(links)
+        estimates = eta_summary(snap, skip=unestimated)
+        if estimates is not None:
+            line.append("\n")
+            line.append_text(estimates)
         found = findings_line(snap)
         if found is not None:
             line.append("\n")
@@ -335,6 +346,7 @@ class NodesView(View):
             line
             for line in (
                 self._left_not_started(node),
+                eta_line(snap, node_id),
                 address_line(node, snap),
                 error_log_text(snap, node_id),
                 memory_line(snap, node_id) if running else None,

@@ -1,0 +1,200 @@
+"""The start estimate against the field: S1 and S2 replayed by the simulator, fast.
+
+Each run plays one field scenario through the real collectors (the demo's hub, with its
+simulated hosts) at a high simulation speed, keeps every snapshot's estimate of one
+node's time to STARTED, and once the node is STARTED compares the estimated total
+(time so far + estimate) with the real total at 10 %, 25 %, 50 % and 75 % of the way.
+
+    PYTHONPATH=. .venv/bin/python bench/eta_field.py [--speed 100] [--json]
+
+Prints a Markdown table (the one in bench/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if sys.path[1:2] != [str(ROOT)]:
+    sys.path.insert(1, str(ROOT))
+
+from ndbtop.demo.hub import demo_hub  # noqa: E402
+from ndbtop.model.eta import Eta, EtaMissing  # noqa: E402
+from ndbtop.sim.clock import SimClock  # noqa: E402
+from ndbtop.sim.runtime import Simulator  # noqa: E402
+from ndbtop.sim.scenarios import ScenarioOptions, build_scenario  # noqa: E402
+
+POINTS = (0.10, 0.25, 0.50, 0.75)
+"""Shares of the way at which the estimate is compared with the real total."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One replay: a scenario, its options, the node watched and which of its starts."""
+
+    label: str
+    scenario: str
+    node: int
+    options: ScenarioOptions = field(default_factory=ScenarioOptions)
+    before: tuple[int, ...] = ()
+    """Nodes whose starts come first, one after the other: the first is the scenario's own,
+    each next one a restart once the one before is STARTED (their ``restart_info`` and the
+    start history are then there for the node measured, restarted last)."""
+    speed: float = 100.0
+    attach_at: float = 0.0
+    """Simulated second the replay starts at (S2's restart comes at 60 s)."""
+
+
+CASES = (
+    Case("S1 per-page sync, no progress reports", "initial-start", 10),
+    Case("S1 per-page sync, reports every 10 s", "initial-start", 10,
+         ScenarioOptions(report_frequency=10)),
+    Case("S1 with the fix, reports every 10 s", "initial-start", 10,
+         ScenarioOptions(fast_redo=True, report_frequency=10), speed=25.0),
+    Case("S2 node restart 7.5, first seen", "node-restart", 3,
+         ScenarioOptions(ndb_version="7.5.10"), speed=50.0, attach_at=55.0),
+    Case("S2 node restart 7.5, again", "node-restart", 3,
+         ScenarioOptions(ndb_version="7.5.10"), (3,), speed=50.0, attach_at=55.0),
+    Case("S2 7.5, node 2 after its partner", "node-restart", 2,
+         ScenarioOptions(ndb_version="7.5.10"), (3,), speed=50.0, attach_at=55.0),
+    Case("S2 node restart 7.6, first seen", "node-restart", 3,
+         ScenarioOptions(ndb_version="7.6.6"), speed=25.0, attach_at=55.0),
+    Case("S2 node restart 7.6, again", "node-restart", 3,
+         ScenarioOptions(ndb_version="7.6.6"), (3,), speed=25.0, attach_at=55.0),
+    Case("S2 7.6, node 2 after its partner", "node-restart", 2,
+         ScenarioOptions(ndb_version="7.6.6"), (3,), speed=25.0, attach_at=55.0),
+)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One snapshot's estimate: simulated wall time, and the estimate or its absence."""
+
+    wall: float
+    began_at: float
+    eta: Eta | EtaMissing | None
+
+
+async def replay(case: Case, poll: float = 0.05) -> tuple[float, list[Seen]]:
+    """(real total, estimates seen during the start) of one case."""
+    cluster = build_scenario(case.scenario, case.options)
+    # Real time until a start's first seconds are seen (a status asked before it and
+    # answered after its first event would be taken for its end), then fast.
+    cluster.advance_to(case.attach_at)
+    sim = Simulator(cluster, SimClock(speed=1.0, start_at=case.attach_at))
+    await sim.start(sql_port=0)
+    with tempfile.TemporaryDirectory() as history:
+        hub = demo_hub(sim, poll, history_dir=Path(history))
+        await hub.start()
+        try:
+            return await _watch(hub, sim, case, poll)
+        finally:
+            await hub.stop()
+            await sim.close()
+
+
+async def _watch(hub: Any, sim: Simulator, case: Case, poll: float) -> tuple[float, list[Seen]]:
+    order = (*case.before, case.node)
+    starts_done = 0
+    seen: list[Seen] = []
+    followed: float | None = None
+    """When the start followed began: its timeline may be replaced between two looks (a
+    late event of its last phase opens another), so its end is read from the history."""
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        await asyncio.sleep(poll)
+        snap = hub.snapshot()
+        node = order[starts_done]
+        t = snap.timeline(node)
+        if followed is None:
+            if t is not None and t.active:
+                followed = t.began_at
+                await asyncio.sleep(3.0)
+                sim.clock.set_speed(case.speed)
+            else:
+                continue
+        if t is not None and t.active and t.began_at == followed:
+            if starts_done + 1 == len(order):
+                seen.append(Seen(snap.wall, t.began_at, snap.start_eta(node)))
+            continue
+        ended = [p for p in snap.past_starts
+                 if p.node_id == node and p.finished_at >= followed]
+        if not ended:
+            continue
+        total = min(ended, key=lambda p: p.finished_at).total_s
+        followed = None
+        starts_done += 1
+        if starts_done == len(order):
+            return total, seen
+        # The next restart once this one's restart_info is read (it is one of the panels
+        # read in rotation) and its node's memory after it; at real speed for its first
+        # seconds, so that no status asked before it is taken for its end.
+        for _ in range(400):
+            ni = hub.snapshot().ndbinfo
+            if ni is not None and any(r.node_id == node and r.status_int == 12
+                                      for r in ni.restart_info):
+                break
+            await asyncio.sleep(poll)
+        await asyncio.sleep(40 * poll)
+        sim.clock.set_speed(1.0)
+        sim.cluster.restart_nodes((order[starts_done],))
+    raise RuntimeError(f"{case.label}: node {case.node} never finished its start")
+
+
+def at_points(total: float, seen: list[Seen]) -> list[str]:
+    """The estimate at each share of the way: ``est. total (low-high) error``."""
+    cells = []
+    for share in POINTS:
+        point = next((s for s in seen if s.wall - s.began_at >= share * total), None)
+        if point is None or point.eta is None:
+            cells.append("-")
+        elif isinstance(point.eta, EtaMissing):
+            cells.append(f"none: {point.eta.reason}")
+        else:
+            so_far = point.wall - point.began_at
+            est = so_far + point.eta.seconds
+            low, high = so_far + point.eta.low, so_far + point.eta.high
+            inside = "in" if low <= total <= high else "OUT"
+            error = 100 * (est - total) / total
+            cells.append(f"{_mmss(est)} ({_mmss(low)}–{_mmss(high)}) {error:+.0f}% {inside};"
+                         f" {', '.join(point.eta.basis[:2])}")
+    return cells
+
+
+def _mmss(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", help="run only the cases whose label contains this")
+    args = parser.parse_args()
+    rows = []
+    for case in CASES:
+        if args.only and args.only not in case.label:
+            continue
+        total, seen = await replay(case)
+        rows.append({"case": case.label, "real_total_s": round(total, 1),
+                     "points": at_points(total, seen)})
+        print(f"{case.label}: {_mmss(total)}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rows, indent=2, allow_nan=False))
+        return
+    head = " | ".join(f"{int(p * 100)}% of the way" for p in POINTS)
+    print(f"| case | real total | {head} |")
+    print("|---|---|" + "---|" * len(POINTS))
+    for r in rows:
+        print(f"| {r['case']} | {_mmss(r['real_total_s'])} | " + " | ".join(r["points"]) + " |")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,55 @@
+"""A start estimate in words: ``ETA 12:41 (12:35–12:52) · redo 18 MB/s, last start``.
+
+Every output (the Nodes view, ``--once``, ``wait``) says an estimate the same way: the
+clock time it ends at, its range, and what it rests on, the strongest basis first; or
+``no ETA: <why>``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from ndbtop.model.eta import Eta, EtaMissing, EtaResult
+
+SHORT_BASIS = {
+    "restart_info (this node)": "its restart_info",
+    "memory rate (field report)": "field memory rate",
+    "phases done": "",
+}
+"""How a basis is named on one line (the JSON keeps the full names)."""
+
+
+def clock(epoch: float) -> str:
+    """``12:41`` in local time."""
+    return dt.datetime.fromtimestamp(epoch).strftime("%H:%M")
+
+
+def basis_text(basis: Sequence[str], redo_mb_per_s: float | None = None,
+               most: int = 2) -> str:
+    """``redo 18 MB/s, last start``: the first ``most`` bases, a redo rate with its speed."""
+    words = []
+    for b in basis:
+        if b.startswith("redo rate"):
+            source = b[len("redo rate"):].strip(" ()")
+            speed = f"{redo_mb_per_s:.0f} MB/s" if redo_mb_per_s else "rate"
+            words.append(f"redo {speed} ({source})" if source else f"redo {speed}")
+        else:
+            short = SHORT_BASIS.get(b, b)
+            if short:
+                words.append(short)
+        if len(words) == most:
+            break
+    return ", ".join(words)
+
+
+def eta_text(result: EtaResult | None, redo_mb_per_s: float | None = None) -> str:
+    """``ETA 12:41 (12:35–12:52) · redo 18 MB/s (host), last start``, ``no ETA: why``, or
+    ``""`` for a node that is not starting."""
+    if isinstance(result, EtaMissing):
+        return f"no ETA: {result.reason}"
+    if not isinstance(result, Eta):
+        return ""
+    low, high = clock(result.now + result.low), clock(result.now + result.high)
+    span = f" ({low}–{high})" if (low, high) != (clock(result.at),) * 2 else ""
+    return f"ETA {clock(result.at)}{span} · {basis_text(result.basis, redo_mb_per_s)}"

@@ -1,0 +1,44 @@
+"""``wait`` prints a starting node's estimate on each of its lines, or why there is none."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.eta import Eta, EtaMissing
+from ndbtop.ops.wait import NodeChange, _estimate
+
+
+def local(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch).strftime("%H:%M")
+
+
+def test_a_starting_node_line_carries_the_estimate_its_range_and_basis() -> None:
+    now = 1_800_000_000.0
+    eta = Eta(600.0, 300.0, 900.0, now, ("restart_info (this node)", "typical", "phases done"))
+    change = NodeChange(now, 3, "STARTING", 4, "phase 5 copy data, wait LCP", 20.0, eta)
+    assert change.text().endswith(
+        f"node 3 STARTING phase 5 copy data, wait LCP (20s in phase) · ETA {local(now + 600)}"
+        f" ({local(now + 300)}–{local(now + 900)}) · its restart_info, typical")
+    out = change.as_json()
+    assert out["eta"] == eta.as_json() and "eta_missing" not in out
+    assert out["eta"]["basis"] == ["restart_info (this node)", "typical", "phases done"]
+
+
+def test_no_estimate_is_said_and_a_started_node_has_none() -> None:
+    missing = EtaMissing("start not seen from its beginning: its times are lower bounds")
+    change = NodeChange(0.0, 3, "STARTING", 4, "phase 5", 1.0, missing)
+    assert change.text().endswith(" · no ETA: start not seen from its beginning: its times "
+                                  "are lower bounds")
+    assert change.as_json()["eta"] is None
+    assert change.as_json()["eta_missing"] == missing.reason
+    done = NodeChange(0.0, 3, "STARTED", 0, "", None, None)
+    assert "ETA" not in done.text() and "eta" not in done.as_json()
+
+
+def test_a_starting_node_with_nothing_seen_yet_says_so() -> None:
+    starting = NodeStatus(3, "NDB", "STARTING", 0, 0, 2, 0, 0, 1, "h")
+    assert _estimate(lambda node: None, starting) == EtaMissing("nothing seen of the start yet")
+    assert _estimate(None, starting) == EtaMissing("nothing seen of the start yet")
+    started = NodeStatus(3, "NDB", "STARTED", 0, 0, 0, 0, 0, 1, "h")
+    assert _estimate(lambda node: EtaMissing("x"), started) is None
