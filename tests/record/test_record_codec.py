@@ -8,6 +8,7 @@ import json
 import pytest
 
 from ndbtop.model.backups import RUNNING, Backup, NodeProgress
+from ndbtop.model.eta import Eta, EtaMissing
 from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.model.ndbinfo import NdbinfoSample, ThreadCpu
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -94,8 +95,6 @@ def test_membership_rows_are_recorded_and_read_back() -> None:
 
 
 def test_start_estimates_are_recorded_and_read_back_and_a_bad_one_refused() -> None:
-    from ndbtop.model.eta import Eta, EtaMissing
-
     etas = ((3, Eta(600.0, 300.0, 900.0, 1_800_000_000.0, ("restart_info (this node)",))),
             (4, EtaMissing("start not seen from its beginning: its times are lower bounds")))
     snap = ClusterSnapshot(taken_at=1.0, wall=2.0, interval=1.0, sources=(), start_etas=etas)
