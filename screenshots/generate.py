@@ -143,6 +143,28 @@ SHOTS = (
         "Trace file path",
     ),
     Shot(
+        "tables-skewed",
+        CaptureSpec("node-down", 60.0, step=1.0, panels=("tables",)),
+        ("9",),
+        "ndbtop · memory per table: the largest tables, a skewed one, and the node that fills "
+        "first",
+        "order_events",
+    ),
+    Shot(
+        "locks-lock-chain",
+        CaptureSpec("lock-chain", 60.0, step=1.0, panels=("transactions", "locks")),
+        ("0",),
+        "ndbtop · a transaction idle ten minutes and the three lock waits chained behind it",
+        "orders",
+    ),
+    Shot(
+        "nodes-arbitrator-change",
+        CaptureSpec("arbitrator-change", 50.0, step=1.0, panels=("membership",)),
+        ("1",),
+        "ndbtop · the president failed and the arbitrator moved: the membership line",
+        "arbitrator 49",
+    ),
+    Shot(
         "help",
         CaptureSpec("threads", 120.0),
         ("question_mark",),

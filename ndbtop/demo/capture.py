@@ -68,6 +68,8 @@ class CaptureSpec:
     interval: float = 1.0
     seed: int = 1
     statistics: bool = False
+    panels: tuple[str, ...] = ()
+    """The on-demand ndbinfo panels read, as the view that shows them asks for them."""
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -118,6 +120,7 @@ async def capture(spec: CaptureSpec) -> Capture:
     hub: Hub | None = None
     try:
         hub = demo_hub(sim, spec.interval)
+        hub.want_panels("capture", spec.panels)
         await _poll(hub)
         events = hub.events
         if events is not None:
