@@ -257,3 +257,14 @@ def plan_eta(batches: Sequence[Batch], now: float, *, history: Sequence[PastStar
         return EtaMissing(result.reason.replace(IN_THIS_RUN, "", 1))
     return result
 
+
+
+def batch_eta(batch: Batch, start_eta: Callable[[int], EtaResult | None]) -> Eta | None:
+    """The node estimator's figure for a step: the latest of its nodes' estimates once every
+    node of the step has one (each is starting and its start can be estimated); otherwise
+    None, and the run's own figure stands."""
+    found = [start_eta(node) for node in batch]
+    estimates = [e for e in found if isinstance(e, Eta)]
+    if not batch or len(estimates) < len(batch):
+        return None
+    return max(estimates, key=lambda e: e.at)

@@ -12,6 +12,7 @@ from ndbtop.eta.rolling import (
     HISTORY_MARGIN,
     RollingEta,
     RunTimes,
+    batch_eta,
     from_this_run,
     plan_eta,
     rolling_eta,
@@ -181,4 +182,21 @@ def test_run_times_ask_the_node_estimator_for_the_step_in_progress() -> None:
     assert asked == [(2,)] and isinstance(found.current, Eta)
     assert found.current.seconds == 30.0
     # The three steps to go have no figure yet: the run has none, the step has one.
+    assert isinstance(found.run, EtaMissing)
+
+
+def test_a_step_goes_by_the_node_estimator_once_every_node_of_it_has_an_estimate() -> None:
+    soon = Eta(60.0, 40.0, 90.0, NOW, ("redo rate (events)",))
+    later = Eta(300.0, 200.0, 450.0, NOW, ("restart_info (this node)",))
+    etas = {2: soon, 4: later, 3: EtaMissing("start not seen from its beginning")}
+    assert batch_eta((2, 4), etas.get) is later
+    assert batch_eta((2,), etas.get) is soon
+    # Node 3 has no estimate and node 5 is not starting yet: the run's own figure stands.
+    assert batch_eta((2, 3), etas.get) is None
+    assert batch_eta((2, 5), etas.get) is None
+    times = RunTimes(((2,), (3,)), node_eta=lambda batch: batch_eta(batch, etas.get))
+    times.sent((2,), 0.0)
+    found = times.estimate(5.0, NOW)
+    assert found.current is soon
+    # The rest of the run has nothing to go by yet: the whole run says so.
     assert isinstance(found.run, EtaMissing)

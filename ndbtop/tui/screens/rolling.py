@@ -26,7 +26,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.target import audit_fields, cluster_target, generation_of
 from ndbtop.errors import NdbtopError
-from ndbtop.eta.rolling import RunTimes
+from ndbtop.eta.rolling import RunTimes, batch_eta
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import effective_node_group
@@ -379,6 +379,8 @@ class RollingRestartScreen(ModalScreen[Optional[RollingResult]]):
         )
         self._started_at = time.monotonic()
         self._times = run_times(self.plan, self.live(), initial=self.initial)
+        # The step in progress goes by the node estimator once its nodes are starting.
+        self._times.node_eta = lambda batch: batch_eta(batch, self.live().start_eta)
         self.run_worker(self._run(self.engine), group="rolling", exclusive=True)
         self._draw()
         self.refresh_bindings()
