@@ -40,8 +40,8 @@ def _backups(out: Families, backups: tuple[Backup, ...], failures: int,
             out.add("ndb_backup_id", (), float(running.backup_id))
         if isinstance(eta, Eta):
             out.add("ndb_backup_eta_seconds", (), eta.seconds)
-            out.add("ndb_backup_eta_seconds_low", (), eta.low)
-            out.add("ndb_backup_eta_seconds_high", (), eta.high)
+            out.add("ndb_backup_eta_low_seconds", (), eta.low)
+            out.add("ndb_backup_eta_high_seconds", (), eta.high)
         for n in running.nodes:
             node = (str(n.node_id),)
             out.add("ndb_backup_node_written_bytes", node, float(n.bytes + n.log_bytes))

@@ -160,9 +160,9 @@ METRICS: tuple[MetricDef, ...] = (
        "(DataMemory in use over NoOfReplicas, at most) at each node's measured rate; the "
        "backup log and the stop are not known ahead (none while it cannot be estimated)",
        "events"),
-    _m("ndb_backup_eta_seconds_low", "gauge", "",
+    _m("ndb_backup_eta_low_seconds", "gauge", "",
        "Low end of ndb_backup_eta_seconds's range", "events"),
-    _m("ndb_backup_eta_seconds_high", "gauge", "",
+    _m("ndb_backup_eta_high_seconds", "gauge", "",
        "High end of ndb_backup_eta_seconds's range", "events"),
     _m("ndb_backup_last_completed_timestamp_seconds", "gauge", "",
        "Unix time the last completed backup ended (when ndbtop received BackupCompleted)",

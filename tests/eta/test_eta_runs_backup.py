@@ -189,8 +189,8 @@ def test_the_snapshot_and_the_export_give_the_running_backups_estimate() -> None
     assert isinstance(eta, Eta) and eta.seconds == pytest.approx(100.0)
     found = flat(backup_group(snap).families())
     assert found["ndb_backup_eta_seconds"] == pytest.approx(100.0)
-    assert found["ndb_backup_eta_seconds_low"] == pytest.approx(eta.low)
-    assert found["ndb_backup_eta_seconds_high"] == pytest.approx(eta.high)
+    assert found["ndb_backup_eta_low_seconds"] == pytest.approx(eta.low)
+    assert found["ndb_backup_eta_high_seconds"] == pytest.approx(eta.high)
     # Without ndbinfo's memory there is no figure to export, and the JSON says why.
     bare = snapshot((), b)
     assert isinstance(eta_in_snapshot(bare, b), EtaMissing)
