@@ -20,9 +20,10 @@ from ndbtop.cli.prompt import ask, ask_phrase
 from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.collect.history_store import HistoryStore, default_history_dir
 from ndbtop.compat import SLOTS
+from ndbtop.durations import duration
 from ndbtop.errors import MgmError, UsageError
 from ndbtop.eta.rolling import RunTimes, plan_eta
-from ndbtop.eta.wording import duration, eta_text
+from ndbtop.eta.wording import eta_text
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ndbtop.durations import duration
 from ndbtop.model.eta import Eta, EtaResult
 
 SECONDS_SHOWN_BELOW = 120.0
 """A range narrower than this shows its times to the second."""
-
-
-def duration(seconds: float) -> str:
-    """``38m47s``, ``1h02m``, ``12s`` (as the reports write a duration)."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
 
 
 def clock(epoch: float, *, seconds: bool) -> str:

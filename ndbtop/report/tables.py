@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ndbtop.durations import duration as plain_duration
 from ndbtop.elide import MAX_CELL_CHARS, elide
 from ndbtop.sanitise import sanitise
 
@@ -62,12 +63,5 @@ def per_second(value: float | None) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """``38m47s``, ``1h02m``, ``12s``."""
-    if seconds is None:
-        return "-"
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    """``38m47s``, ``1h02m``, ``12s``; ``-`` for none."""
+    return "-" if seconds is None else plain_duration(seconds)

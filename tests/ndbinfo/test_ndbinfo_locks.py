@@ -12,10 +12,10 @@ H/W, ``waiting_for`` NULL unless it waits; ``server_transactions`` is
 
 from __future__ import annotations
 
-import asyncio
 from decimal import Decimal
 
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, MariaDbServer, insert_rows
+from sim_reads import samples_wanting
 
 from ndbtop.model.locks import LockRow, Transaction, lock_waits
 from ndbtop.ndbinfo import queries as q
@@ -24,7 +24,6 @@ from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.rows_locks import parse_locks, parse_transactions
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 from ndbtop.sim.scenarios import build_scenario
-from ndbtop.sim.sqlnode import start_sql_node
 
 TOP = (1 << 64) - 1
 """A transid with all 64 bits set: transid1 = transid0 = 0xFFFFFFFF."""
@@ -82,19 +81,12 @@ def test_the_age_is_pushed_to_the_sql_node_with_a_limit() -> None:
 async def test_the_simulated_lock_chain_is_read_only_when_asked() -> None:
     cluster = build_scenario("lock-chain")
     cluster.advance(2)
-    server = await start_sql_node(SimNdbinfo(cluster), port=0)
-    try:
-        collector = NdbinfoCollector(MysqlOptions(host="127.0.0.1", port=server.port,
-                                                  user="root", password=""))
-        await asyncio.to_thread(collector.connect)
-        before = await asyncio.to_thread(collector.sample)
-        collector.wanted = frozenset({"transactions", "locks"})
-        wanted = await asyncio.to_thread(collector.sample)
+
+    def older_than_30_s(collector: NdbinfoCollector) -> None:
         collector.txn_age_s = 30
-        older = await asyncio.to_thread(collector.sample)
-        collector.close()
-    finally:
-        await server.close()
+
+    before, wanted, older = await samples_wanting(SimNdbinfo(cluster), {"transactions", "locks"},
+                                                  older_than_30_s)
     assert before.transactions == () and before.locks == ()
     assert before.panel_read_at("transactions") is None
     ages = [t.inactive_s for t in wanted.transactions]

@@ -11,9 +11,8 @@ the connected candidates of rank 1 and 2 joined with ``", "`` or ``-``.
 
 from __future__ import annotations
 
-import asyncio
-
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, MariaDbServer, insert_rows
+from sim_reads import samples_wanting
 
 from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.ndbinfo.collector import NdbinfoCollector
@@ -23,7 +22,6 @@ from ndbtop.ndbinfo.rows_membership import COLUMNS, parse_membership
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 from ndbtop.sim.scenarios import build_scenario
 from ndbtop.sim.scenarios.triage import ARBITRATOR_LOST_AT, PRESIDENT_FAILS_AT, SECOND_MGMD
-from ndbtop.sim.sqlnode import start_sql_node
 
 TICKET = "7c3b00010000a1f2"
 """A ticket as ``%08x%08x`` prints it: process 0x7c3b, first ticket, 41,458 ms."""
@@ -72,17 +70,7 @@ def test_the_query_reads_every_column_of_the_view_once_per_node() -> None:
 
 
 async def _read(cluster: object) -> tuple[MembershipRow, ...]:
-    server = await start_sql_node(SimNdbinfo(cluster), port=0)  # type: ignore[arg-type]
-    try:
-        collector = NdbinfoCollector(MysqlOptions(host="127.0.0.1", port=server.port,
-                                                  user="root", password=""))
-        await asyncio.to_thread(collector.connect)
-        before = await asyncio.to_thread(collector.sample)
-        collector.wanted = frozenset({"membership"})
-        wanted = await asyncio.to_thread(collector.sample)
-        collector.close()
-    finally:
-        await server.close()
+    before, wanted = await samples_wanting(SimNdbinfo(cluster), {"membership"})  # type: ignore[arg-type]
     assert before.membership == () and before.panel_read_at("membership") is None
     assert wanted.panel_read_at("membership") is not None
     return wanted.membership

@@ -6,9 +6,8 @@ against the simulated SQL node and against MariaDB holding the real column layou
 
 from __future__ import annotations
 
-import asyncio
-
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, NODE_VERSION, MariaDbServer
+from sim_reads import samples_wanting
 
 from ndbtop.model.ndbinfo import ApiProcess
 from ndbtop.ndbinfo.collector import (
@@ -20,7 +19,6 @@ from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.rows import parse_processes
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 from ndbtop.sim.scenarios import build_scenario
-from ndbtop.sim.sqlnode import start_sql_node
 
 
 def test_rows_as_the_server_sends_them() -> None:
@@ -39,17 +37,7 @@ def test_rows_as_the_server_sends_them() -> None:
 async def test_the_simulated_sql_node_serves_them_only_when_asked() -> None:
     cluster = build_scenario("threads")
     cluster.advance(10)
-    server = await start_sql_node(SimNdbinfo(cluster), port=0)
-    try:
-        collector = NdbinfoCollector(MysqlOptions(host="127.0.0.1", port=server.port,
-                                                  user="root", password=""))
-        await asyncio.to_thread(collector.connect)
-        before = await asyncio.to_thread(collector.sample)
-        collector.wanted = frozenset({"processes"})
-        wanted = await asyncio.to_thread(collector.sample)
-        collector.close()
-    finally:
-        await server.close()
+    before, wanted = await samples_wanting(SimNdbinfo(cluster), {"processes"})
     assert before.processes == () and before.panel_read_at("processes") is None
     assert wanted.panel_read_at("processes") is not None
     assert wanted.queries <= MAX_QUERIES_PER_SAMPLE + MAX_ON_DEMAND_PER_SAMPLE

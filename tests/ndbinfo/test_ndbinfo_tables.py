@@ -17,6 +17,7 @@ import asyncio
 from decimal import Decimal
 
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, MariaDbServer, insert_rows
+from sim_reads import samples_wanting
 
 from ndbtop.model.table_memory import READ_EVERY, TOP_TABLES, TableMemory, TableNodeMemory
 from ndbtop.ndbinfo import queries as q
@@ -146,17 +147,7 @@ async def test_the_simulated_sql_node_serves_them_only_when_asked() -> None:
     cluster = build_scenario("node-down")
     cluster.advance(10)
     provider = SimNdbinfo(cluster)
-    server = await start_sql_node(provider, port=0)
-    try:
-        collector = NdbinfoCollector(MysqlOptions(host="127.0.0.1", port=server.port,
-                                                  user="root", password=""))
-        await asyncio.to_thread(collector.connect)
-        before = await asyncio.to_thread(collector.sample)
-        collector.wanted = frozenset({"tables"})
-        wanted = await asyncio.to_thread(collector.sample)
-        collector.close()
-    finally:
-        await server.close()
+    before, wanted = await samples_wanting(provider, {"tables"})
     assert before.tables == () and before.panel_read_at("tables") is None
     assert wanted.panel_read_at("tables") is not None
     rows = provider.rows("memory_per_fragment")

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
+from ndbtop.durations import duration
 from ndbtop.eta.rolling import RollingEta, RunTimes, plan_eta
-from ndbtop.eta.wording import duration, eta_text
+from ndbtop.eta.wording import eta_text
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.eta import Eta
