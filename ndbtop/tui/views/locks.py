@@ -61,7 +61,8 @@ class LocksView(PanelsView):
             head.append("\nNo SQL node: cluster_transactions and cluster_locks need one "
                         "(--mysql-host).", style="yellow")
         elif snap.live_ndbinfo() is None:
-            head.append("\nThe SQL node does not answer: what follows is the last read.",
+            why = f" ({src.error})" if src.error else ""
+            head.append(f"\nThe SQL node does not answer{why}: what follows is the last read.",
                         style="yellow")
         for panel, why in read.unavailable:
             head.append(f"\n{panel} unavailable: {why}", style="yellow")
