@@ -232,8 +232,10 @@ OPTIONS: tuple[Option, ...] = (
            type=number(0, 86400, integer=True), default=DEFAULT_TXN_AGE_S, metavar="SECONDS",
            help="the Locks view and the locks section list the transactions idle this long or "
            f"longer (default {DEFAULT_TXN_AGE_S}); the SQL node leaves out the others"),
-    option("--json", commands={LIVE, "demo", "wait"}, group=DISPLAY, action="store_true",
-           default=False, help="print JSON (with --once; wait: one line per change)"),
+    option("--json", commands={LIVE, "demo", "wait", "rolling-restart"}, group=DISPLAY,
+           action="store_true", default=False,
+           help="print JSON (with --once; wait: one line per change; rolling-restart: "
+                "one line per event)"),
     option("--interval", commands=CONNECTING - {"rolling-restart", "mgm", "config"} | {"demo"},
            group=DISPLAY,
            type=_interval, default=1.0, metavar="SECONDS",

@@ -10,28 +10,33 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from typing import TextIO
 
 
-async def ask(question: str, choices: str) -> str:
+async def ask(question: str, choices: str, stream: TextIO | None = None) -> str:
     """The first letter of the answer if it is one of ``choices``, else ``""``.
 
-    Without a terminal on stdin nothing is asked and the answer is ``""``.
+    Without a terminal on stdin nothing is asked and the answer is ``""``. The question
+    goes to ``stream`` (stdout unless given: stderr keeps a JSON stdout clean).
     """
     if not sys.stdin.isatty():
         return ""
-    sys.stdout.write(question)
-    sys.stdout.flush()
+    stream = stream or sys.stdout
+    stream.write(question)
+    stream.flush()
     line = await read_line(sys.stdin.fileno())
     answer = line.strip().lower()[:1]
     return answer if answer in choices else ""
 
 
-async def ask_phrase(question: str) -> str:
-    """The whole answer, stripped: a phrase typed to confirm (``""`` without a terminal)."""
+async def ask_phrase(question: str, stream: TextIO | None = None) -> str:
+    """The whole answer, stripped: a phrase typed to confirm (``""`` without a terminal),
+    asked on ``stream`` (stdout unless given)."""
     if not sys.stdin.isatty():
         return ""
-    sys.stdout.write(question)
-    sys.stdout.flush()
+    stream = stream or sys.stdout
+    stream.write(question)
+    stream.flush()
     return (await read_line(sys.stdin.fileno())).strip()
 
 

@@ -11,12 +11,21 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.actions.guards import assess
 from ndbtop.actions.target import audit_fields, cluster_target
 from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
 from ndbtop.cli.prompt import ask, ask_phrase
+from ndbtop.cli.rolling_json import (
+    interrupted_event,
+    not_started_event,
+    plan_event,
+    progress_event,
+    result_event,
+    write,
+)
 from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.collect.history_store import HistoryStore, default_history_dir
 from ndbtop.compat import SLOTS
@@ -125,6 +134,26 @@ def plan_steps(context: PlanContext) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _plan_text(out: TextIO, context: PlanContext, target: str, connectstring: str, pace: str,
+               estimate: EtaResult | None, warnings: Sequence[str]) -> None:
+    """The plan as text: its steps, what it takes, its notes and warnings, the verdict and
+    the phrase it asks for."""
+    plan = context.plan
+    out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
+              f"{len(plan.batches)} step(s), {pace}, waiting for STARTED:\n")
+    out.write(plan_steps(context))
+    if estimate is not None:
+        out.write(f"takes: {plan_time(estimate)}\n")
+    for note in plan.notes:
+        out.write(f"  ({note})\n")
+    for warning in warnings:
+        out.write(f"  ! {warning}\n")
+    out.write(context.verdict.text() + "\n")
+    if plan.phrase is not None:
+        out.write(f"to confirm, type: {plan.phrase} (scripts: --confirm '{plan.phrase}'; "
+                  "--yes never skips it)\n")
+
+
 async def running_older(client: MgmClient, nodes: Sequence[NodeStatus],
                         config: ClusterConfig) -> dict[int, bool | None]:
     """Whether each data node runs an older configuration than the management server's,
@@ -147,35 +176,33 @@ async def running_older(client: MgmClient, nodes: Sequence[NodeStatus],
 
 async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     out = sys.stdout
+    # With --json, stdout carries only JSON Lines: the questions go to stderr.
+    js = bool(args.json)
+    asked = sys.stderr if js else sys.stdout
     context = await _plan(args, connectstring)
     plan, address, verdict = context.plan, context.address, context.verdict
     target = cluster_target(address, context.config.generation if context.config else None)
-    if not plan.batches and verdict.ok and not plan.notes:
-        out.write(f"no data node to restart at {target}\n")
-        return 0
     pace = ("one node per node group at a time, restarted together with -a (abort: "
             "their transactions are aborted, not drained)" if plan.aborts
             else "one node per node group at a time" if args.per_group
             else "one node at a time")
-    out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
-              f"{len(plan.batches)} step(s), {pace}, waiting for STARTED:\n")
-    out.write(plan_steps(context))
-    if plan.batches:
-        estimate = plan_eta(plan.batches, time.time(), history=context.history,
-                            initial=args.initial)
-        out.write(f"takes: {plan_time(estimate)}\n")
-    for note in plan.notes:
-        out.write(f"  ({note})\n")
-    if plan.batches:
-        # What each step's audit record says the operator was told.
-        first = plan.action(plan.batches[0])
-        for warning in assess(first, context.nodes, context.config).warnings:
-            out.write(f"  ! {warning}\n")
-    out.write(verdict.text() + "\n")
-    if plan.phrase is not None:
-        out.write(f"to confirm, type: {plan.phrase} (scripts: --confirm '{plan.phrase}'; "
-                  "--yes never skips it)\n")
-    elif args.confirm is not None:
+    estimate = (plan_eta(plan.batches, time.time(), history=context.history,
+                         initial=args.initial) if plan.batches else None)
+    # What each step's audit record says the operator was told.
+    warnings = (assess(plan.action(plan.batches[0]), context.nodes, context.config).warnings
+                if plan.batches else ())
+    if js:
+        write(out, plan_event(plan, cluster=target, connectstring=str(connectstring),
+                              pace=pace, takes=estimate, notes=plan.notes,
+                              warnings=warnings, configuration=context.note,
+                              verdict=verdict))
+    if not plan.batches and verdict.ok and not plan.notes:
+        if not js:
+            out.write(f"no data node to restart at {target}\n")
+        return 0
+    if not js:
+        _plan_text(out, context, target, str(connectstring), pace, estimate, warnings)
+    if plan.phrase is None and args.confirm is not None:
         raise UsageError("--confirm: this plan asks for no typed phrase (only --per-group "
                          "does)")
     out.flush()
@@ -198,6 +225,11 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     at = Step(len(plan.batches))
     times = RunTimes(plan.batches, history=context.history, initial=args.initial)
 
+    def progress(p: Progress, took: float | None = None) -> None:
+        index = plan.batches.index(p.batch) + 1
+        found = times.estimate(time.monotonic(), time.time())
+        write(out, progress_event(p, index, len(plan.batches), found, took))
+
     def estimate() -> None:
         found = times.estimate(time.monotonic(), time.time())
         if found.current is not None:
@@ -211,6 +243,14 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
             at.number, at.batch = index, p.batch
             step_started[p.batch] = time.monotonic()
             times.sent(p.batch, time.monotonic())
+        elif p.step == "started":
+            at.batch = ()
+            times.started(p.batch, time.monotonic())
+        if js:
+            took = time.monotonic() - step_started.get(p.batch, started)
+            progress(p, took if p.step == "started" else None)
+            return
+        if p.step == "restart":
             out.write(f"[{index}/{len(plan.batches)}] {p.message}\n")
             estimate()
         elif p.step in ("waiting", "started"):
@@ -220,10 +260,8 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
                 if p.step == "started":
                     took = time.monotonic() - step_started.get(p.batch, started)
                     extra += f" (took {int(took)} s)"
-                    at.batch = ()
                 out.write(f"    node {n.node_id} {n.status}{extra}\n")
             if p.step == "started":
-                times.started(p.batch, time.monotonic())
                 estimate()
         elif p.step == "problem":
             out.write(f"    problem: {p.message}\n")
@@ -236,7 +274,7 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
                  if problem.not_started else "")
         answer = await ask(f"{problem.kind}: {problem.message}\n[r]etry, [s]kip "
                            f"{' '.join(map(str, problem.batch))}, {start}[a]bort? ",
-                           "rsta" if start else "rsa")
+                           "rsta" if start else "rsa", asked)
         decision = {"r": Decision.RETRY, "s": Decision.SKIP,
                     "t": Decision.START}.get(answer, Decision.ABORT)
         if decision is Decision.SKIP:
@@ -254,25 +292,35 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
         loop.add_signal_handler(signal.SIGINT, task.cancel)
     try:
         if plan.phrase is not None:
-            refusal = await _typed(args, plan.phrase)
+            refusal = await _typed(args, plan.phrase, asked)
             if refusal is not None:
+                if js:
+                    write(out, not_started_event(refusal))
                 sys.stderr.write(f"ndbtop: rolling restart not started: {refusal}; "
                                  "nothing was sent\n")
                 return NOT_MET
-        elif not args.yes and await ask(question, "yn") != "y":
-            out.write("not started\n")
+        elif not args.yes and await ask(question, "yn", asked) != "y":
+            if js:
+                write(out, not_started_event("the start was not confirmed"))
+            else:
+                out.write("not started\n")
             return NOT_MET
         result = await engine.run()
     except asyncio.CancelledError:
         generation = context.config.generation if context.config else None
+        if js:
+            write(out, interrupted_event(at.number, at.total, at.batch))
         return _interrupted(at, audit, address, generation)
     finally:
         with contextlib.suppress(NotImplementedError):
             loop.remove_signal_handler(signal.SIGINT)
     total = int(time.monotonic() - started)
-    out.write(f"restarted: {' '.join(map(str, result.done)) or 'none'}"
-              + (f"; skipped: {' '.join(map(str, result.skipped))}" if result.skipped else "")
-              + ("; ABORTED" if result.aborted else "") + f" ({total} s)\n")
+    if js:
+        write(out, result_event(result, total))
+    else:
+            out.write(f"restarted: {' '.join(map(str, result.done)) or 'none'}"
+                  + (f"; skipped: {' '.join(map(str, result.skipped))}" if result.skipped else "")
+                  + ("; ABORTED" if result.aborted else "") + f" ({total} s)\n")
     out.flush()
     problem = result.stopped_by
     if problem is not None:
@@ -283,7 +331,7 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
     return DONE if not result.aborted and not result.skipped else NOT_MET
 
 
-async def _typed(args: argparse.Namespace, phrase: str) -> str | None:
+async def _typed(args: argparse.Namespace, phrase: str, asked: TextIO) -> str | None:
     """Why the plan's phrase was not confirmed (None: it was), from ``--confirm`` or asked:
     ``--yes`` never stands for it."""
     if args.confirm is not None:
@@ -291,7 +339,7 @@ async def _typed(args: argparse.Namespace, phrase: str) -> str | None:
             f"--confirm {args.confirm[:40]!r} is not the phrase this plan asks for, {phrase!r}")
     if args.yes or not sys.stdin.isatty():
         return f"{ABORTED_NOT_DRAINED}: confirm with --confirm '{phrase}' (--yes never skips it)"
-    typed = await ask_phrase(f"{ABORTED_NOT_DRAINED}.\ntype '{phrase}' to start: ")
+    typed = await ask_phrase(f"{ABORTED_NOT_DRAINED}.\ntype '{phrase}' to start: ", asked)
     return None if typed == phrase else f"'{phrase}' was not typed"
 
 
