@@ -95,7 +95,8 @@ class NdbtopApp(App[int]):
     """The keys of every screen under the dialogs; each screen adds its own."""
     HELP = (
         (f"1 … {min(len(VIEWS), 9)}" + (", 0" if len(VIEWS) == 10 else ""),
-         ", ".join(cls.title for _, cls in VIEWS)),
+         # Space-separated: ten titles with commas would wrap in the help at 120 columns.
+         " ".join(cls.title for _, cls in VIEWS)),
         ("↑ ↓ / enter", "select a node (its timeline, its threads)"),
         ("r", "restart the selected data node (RESTART [-i] [-n] [-a] [-f])"),
         ("x", "stop the selected data node (STOP [-a] [-f])"),

@@ -302,7 +302,7 @@ async def test_question_mark_lists_every_key(tui):
             assert re.search(rf"{re.escape(key)}  +{re.escape(description)}", text), key
         documented |= {key for key, _ in NdbtopApp.REPLAY_HELP}
         labels = {
-            **{str(n): f"1 … {len(VIEWS)}" for n in range(1, len(VIEWS) + 1)},
+            **{str(n % 10): "1 … 9, 0" for n in range(1, len(VIEWS) + 1)},
             "slash": "/",
             "question_mark": "?",
             "plus,equals_sign": "+ / -",
