@@ -32,6 +32,7 @@ from ndbtop.model.locks import DEFAULT_TXN_AGE_S
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.model.table_memory import READ_EVERY
 from ndbtop.ndbinfo import queries as q
+from ndbtop.ndbinfo import queries_triage as qt
 from ndbtop.ndbinfo import rows as r
 from ndbtop.ndbinfo.deadline import Watchdog
 from ndbtop.ndbinfo.errors import (
@@ -51,7 +52,7 @@ MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
 
 MAX_ON_DEMAND_PER_SAMPLE = 6
-"""Statements one sample may send for the panels asked for on demand (:data:`q.ON_DEMAND`),
+"""Statements one sample may send for the panels asked for on demand (:data:`qt.ON_DEMAND`),
 beyond :data:`MAX_QUERIES_PER_SAMPLE`: they are read only while something shows them, and a
 bundle, which asks for every one, reads them all in one sample."""
 
@@ -147,7 +148,7 @@ class NdbinfoCollector(Statements):
         thread: a live view that shows no thread wants them only now and then. A sample
         that does not read them keeps those last read (``read_at`` tells when)."""
         self.wanted: frozenset[str] = frozenset()
-        """The panels of :data:`q.ON_DEMAND` samples read (a view, ``--once --section``, a
+        """The panels of :data:`qt.ON_DEMAND` samples read (a view, ``--once --section``, a
         bundle ask for them); never read otherwise, not even at connect."""
         self.txn_age_s = DEFAULT_TXN_AGE_S
         """The age from which ``transactions`` are read (``--txn-age``)."""
@@ -305,7 +306,7 @@ class NdbinfoCollector(Statements):
 
     def _read_on_demand(self, tally: Tally) -> None:
         start = tally.queries
-        for panel, query in q.ON_DEMAND.items():
+        for panel, query in qt.ON_DEMAND.items():
             if panel not in self.wanted or tally.queries - start >= MAX_ON_DEMAND_PER_SAMPLE:
                 continue
             last = self._read_at.get(panel)
@@ -313,7 +314,7 @@ class NdbinfoCollector(Statements):
                 continue
             if q.has(self._version, query.table):
                 if panel == "transactions":
-                    query = q.transactions_query(self.txn_age_s)
+                    query = qt.transactions_query(self.txn_age_s)
                     self._txn_age_read = self.txn_age_s
                 self._read_panel(query, tally)
             else:
@@ -326,7 +327,7 @@ class NdbinfoCollector(Statements):
         if self._conn is None:
             raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
         try:
-            rows, _ = self._fetch(q.ALL_CONFIG_VALUES, Tally())
+            rows, _ = self._fetch(qt.ALL_CONFIG_VALUES, Tally())
         except SqlError:
             self.close()
             raise
