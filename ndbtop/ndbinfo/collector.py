@@ -34,6 +34,7 @@ from ndbtop.model.table_memory import READ_EVERY
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import queries_triage as qt
 from ndbtop.ndbinfo import rows as r
+from ndbtop.ndbinfo import rows_threads as rt
 from ndbtop.ndbinfo.deadline import Watchdog
 from ndbtop.ndbinfo.errors import (
     SqlConnectionLost,
@@ -168,15 +169,15 @@ class NdbinfoCollector(Statements):
         self._checked: dict[str, tuple[Any, Any, frozenset[int]]] = {}
         self._read_at: dict[str, float] = {}
         self._unavailable: dict[str, str] = {}
-        self._names: dict[r.ThreadKey, str] = {}
-        self._blocks: dict[r.ThreadKey, tuple[str, ...]] = {}
-        self._tids: dict[r.ThreadKey, int] = {}
-        self._layout: dict[r.ThreadKey, r.ThreadLayout] = {}
+        self._names: dict[rt.ThreadKey, str] = {}
+        self._blocks: dict[rt.ThreadKey, tuple[str, ...]] = {}
+        self._tids: dict[rt.ThreadKey, int] = {}
+        self._layout: dict[rt.ThreadKey, rt.ThreadLayout] = {}
         self._layout_pending: list[q.Query] = []
-        self._unknown_tried: frozenset[r.ThreadKey] = frozenset()
+        self._unknown_tried: frozenset[rt.ThreadKey] = frozenset()
         self._uptimes: dict[int, int] | None = None
-        self._cpu_counters: dict[r.ThreadKey, r.CpuCounters] = {}
-        self._cpustat_join = r.CpustatJoin()
+        self._cpu_counters: dict[rt.ThreadKey, rt.CpuCounters] = {}
+        self._cpustat_join = rt.CpustatJoin()
         self._next_slow = 0
         self._packing = False
         self._unpacked: set[q.Query] = set()
@@ -299,7 +300,7 @@ class NdbinfoCollector(Statements):
                 if layout_reads:
                     threads, _ = self._threads(plan.thread_cpu, cpu_rows)
                 if plan.thread_cpu is q.THREADSTAT_CPU:
-                    self._cpu_counters = r.threadstat_counters(cpu_rows)
+                    self._cpu_counters = rt.threadstat_counters(cpu_rows)
             self._panels["threads"] = threads
             self._read_at["threads"] = taken_at
         return self._sample(taken_at, tally)
@@ -392,14 +393,14 @@ class NdbinfoCollector(Statements):
             self._layout_pending.remove(query)
         rows = self._run_panel(query, tally)
         if query is q.THREAD_NAMES:
-            self._names = r.thread_names(rows or ())
+            self._names = rt.thread_names(rows or ())
         elif query is q.THREAD_BLOCKS:
-            self._blocks = r.thread_blocks(rows or ())
+            self._blocks = rt.thread_blocks(rows or ())
         elif query is q.THREAD_OS_IDS:
-            self._tids = r.thread_os_ids(rows or ())
-        self._layout = r.thread_layout(self._names, self._blocks, self._tids)
+            self._tids = rt.thread_os_ids(rows or ())
+        self._layout = rt.thread_layout(self._names, self._blocks, self._tids)
 
-    def _check_layout(self, unknown: frozenset[r.ThreadKey]) -> None:
+    def _check_layout(self, unknown: frozenset[rt.ThreadKey]) -> None:
         """Queue the layout reads when a thread nobody has described appears (once per set)."""
         if unknown and unknown != self._unknown_tried:
             self._unknown_tried = unknown
@@ -417,10 +418,10 @@ class NdbinfoCollector(Statements):
 
     def _threads(
         self, query: q.Query, cpu_rows: list[Any]
-    ) -> tuple[tuple[Any, ...], frozenset[r.ThreadKey]]:
+    ) -> tuple[tuple[Any, ...], frozenset[rt.ThreadKey]]:
         """The threads of this sample and those the layout does not describe."""
         if query is q.THREADSTAT_CPU:
-            threads = r.threads_from_threadstat(cpu_rows, self._cpu_counters, self._blocks)
+            threads = rt.threads_from_threadstat(cpu_rows, self._cpu_counters, self._blocks)
             layout = self._layout
             keys = ((t.node_id, t.thr_no) for t in threads)
             return threads, frozenset(key for key in keys if key not in layout)
