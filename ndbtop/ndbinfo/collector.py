@@ -27,9 +27,9 @@ from typing import Any
 import pymysql
 
 from ndbtop.errors import SqlError
-from ndbtop.mgm.nodeids import MAX_NODE_ID, MIN_NODE_ID, known_nodes
+from ndbtop.mgm.nodeids import known_nodes
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S
-from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
+from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.table_memory import READ_EVERY
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import queries_triage as qt
@@ -43,11 +43,8 @@ from ndbtop.ndbinfo.errors import (
     map_error,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
-from ndbtop.ndbinfo.rows_locks import parse_locks, parse_transactions
-from ndbtop.ndbinfo.rows_membership import parse_membership
-from ndbtop.ndbinfo.rows_tables import parse_table_memory
+from ndbtop.ndbinfo.panels import PARSERS, build_sample, parse_texts
 from ndbtop.ndbinfo.statements import Statements, Tally
-from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 
 MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
@@ -67,27 +64,6 @@ MAX_LAYOUT_READS_PER_SAMPLE = 2
 
 DATABASE = "ndbinfo"
 
-PANELS = (
-    "nodes",
-    "threads",
-    "disk_page_buffer",
-    "disk_write_speed",
-    "disk_stat",
-    "log_spaces",
-    "log_buffers",
-    "memory",
-    "restart_info",
-    "links",
-    "activity",
-    "config_values",
-    "processes",
-    "membership",
-    "tables",
-    "transactions",
-    "locks",
-)
-"""The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
-
 THREADS_UNWANTED_EVERY = 30
 """While no one wants the per-thread CPU (:attr:`NdbinfoCollector.threads_wanted`), it is
 read at one sample in this many: a view that opens then has figures at most that old."""
@@ -105,29 +81,6 @@ def slow_rotation(slow: Sequence[q.Query]) -> tuple[q.Query, ...]:
     for i in range(rounds):
         order.extend(query for query in slow if i % RARE_PANELS.get(query.panel, 1) == 0)
     return tuple(order)
-
-
-_PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]] = {
-    "nodes": lambda rows, _: r.parse_nodes(rows),
-    "disk_page_buffer": lambda rows, _: r.parse_disk_page_buffer(rows),
-    "disk_write_speed": lambda rows, _: r.parse_disk_write_speed(rows),
-    "disk_stat": lambda rows, _: r.parse_disk_stat(rows),
-    "log_spaces": lambda rows, _: r.parse_logs(rows),
-    "log_buffers": lambda rows, _: r.parse_logs(rows),
-    "memory": lambda rows, _: r.parse_memory(rows),
-    "restart_info": r.parse_restart_info,
-    "links": lambda rows, _: r.parse_links(rows),
-    "activity": lambda rows, _: r.parse_activity(rows),
-    "config_values": lambda rows, _: r.parse_config_values(rows),
-    "processes": lambda rows, _: r.parse_processes(rows),
-    "membership": lambda rows, _: parse_membership(rows),
-    "tables": lambda rows, _: parse_table_memory(rows),
-    "transactions": lambda rows, _: parse_transactions(rows),
-    "locks": lambda rows, _: parse_locks(rows),
-}
-
-_NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
-"""Text panels of whole numbers only, read by :func:`parse_numbers`."""
 
 
 class NdbinfoCollector(Statements):
@@ -370,21 +323,14 @@ class NdbinfoCollector(Statements):
                 # the same values.
                 value = last[1]
             else:
-                value = self._parse_texts(query, rows)
+                value = parse_texts(query, rows)
                 self._texts_read[query.panel] = (rows, value)
         else:
-            value = _PARSERS[query.panel](rows, columns)
+            value = PARSERS[query.panel](rows, columns)
         if query.panel == "nodes":
             self._check_uptimes(value)
         self._panels[query.panel] = value
         self._read_at[query.panel] = self._clock()
-
-    @staticmethod
-    def _parse_texts(query: q.Query, texts: list[str]) -> tuple[Any, ...]:
-        numbers = _NUMBER_ROWS.get(query.panel)
-        if numbers is not None:
-            return parse_numbers(texts, numbers)
-        return _PARSERS[query.panel](split_fields(texts, query.fields, query.text_field), ())
 
     # Thread layout cache
 
@@ -439,38 +385,5 @@ class NdbinfoCollector(Statements):
                 self._checked[name] = checked
             panels[name] = checked[1]
             dropped |= checked[2]
-        order = {name: i for i, name in enumerate(PANELS)}
-        unavailable = sorted(
-            self._unavailable.items(), key=lambda item: (order.get(item[0], len(order)), item[0])
-        )
-        if dropped:
-            ids = ", ".join(map(str, sorted(dropped)[:5]))
-            unavailable.append(("rows out of range", f"node ids {ids} are not node ids "
-                                f"({MIN_NODE_ID}-{MAX_NODE_ID}): left out"))
-        return NdbinfoSample(
-            taken_at=taken_at,
-            ndb_version=self._version,
-            nodes=panels.get("nodes", ()),
-            threads=panels.get("threads", ()),
-            disk_page_buffer=panels.get("disk_page_buffer", ()),
-            disk_write_speed=panels.get("disk_write_speed", ()),
-            disk_stat=panels.get("disk_stat", ()),
-            log_spaces=panels.get("log_spaces", ()),
-            log_buffers=panels.get("log_buffers", ()),
-            memory=panels.get("memory", ()),
-            restart_info=panels.get("restart_info", ()),
-            links=panels.get("links", ()),
-            activity=panels.get("activity", ()),
-            config_values=panels.get("config_values", ()),
-            processes=panels.get("processes", ()),
-            membership=panels.get("membership", ()),
-            tables=panels.get("tables", ()),
-            transactions=panels.get("transactions", ()),
-            txn_age_s=self._txn_age_read,
-            locks=panels.get("locks", ()),
-            unavailable=tuple(unavailable),
-            read_at=tuple(self._read_at.items()),
-            queries=tally.queries,
-            rows=tally.rows,
-        )
-
+        return build_sample(taken_at, self._version, panels, self._unavailable, dropped,
+                            self._txn_age_read, tuple(self._read_at.items()), tally)
