@@ -22,10 +22,11 @@ from dataclasses import replace
 from ndbtop.demo.capture import CaptureSpec, capture
 from ndbtop.findings import evaluate
 from ndbtop.findings.engine import forget
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.events.encode import encode_parsable
 from ndbtop.mgm.events.text import pack_string
-from ndbtop.mgm.wire import ENCODING, EventStreamParser, RawEvent
+from ndbtop.mgm.wire import ENCODING, RawEvent
 
 
 def history(count: int, wall: float) -> tuple[Event, ...]:

@@ -16,16 +16,16 @@ from typing import Any
 
 def _read_once(collector: Any) -> tuple[float, dict[str, int], int]:
     from ndbtop.model.locks import lock_waits
-    from ndbtop.ndbinfo import queries as q
+    from ndbtop.ndbinfo import queries_triage as qt
     from ndbtop.ndbinfo.rows_locks import parse_locks, parse_transactions
     from ndbtop.ndbinfo.statements import Tally
 
     start = time.thread_time()
     rows: dict[str, int] = {}
-    fetched, _ = collector._fetch(q.TRANSACTIONS, Tally())
+    fetched, _ = collector._fetch(qt.TRANSACTIONS, Tally())
     rows["transactions"] = len(fetched)
     parse_transactions(fetched)
-    fetched, _ = collector._fetch(q.LOCKS, Tally())
+    fetched, _ = collector._fetch(qt.LOCKS, Tally())
     rows["locks"] = len(fetched)
     waits = lock_waits(parse_locks(fetched))
     return time.thread_time() - start, rows, len(waits)

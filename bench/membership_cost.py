@@ -63,9 +63,10 @@ async def membership_read(rounds: int) -> dict[str, Any]:
 def membership_model(rounds: int) -> dict[str, Any]:
     """CPU of working out the membership (and the Nodes view's line) from a snapshot of
     ``max`` with its 144 rows and 2,000 events (8 of them arbitration events)."""
+    from ndbtop.mgm.event_stream import EventStreamParser
     from ndbtop.mgm.events import decode_event
     from ndbtop.mgm.status import NodeStatus
-    from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
+    from ndbtop.mgm.wire import LineBuffer, RawEvent
     from ndbtop.model.membership import headline, membership
     from ndbtop.model.ndbinfo import NdbinfoSample
     from ndbtop.model.snapshot import ClusterSnapshot

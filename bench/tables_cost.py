@@ -59,7 +59,7 @@ def _scanned(port: int) -> dict[str, int]:
 
 def tables_cost(scenario: str, rounds: int) -> dict[str, Any]:
     """The aggregate ndbtop sends, and ``SELECT *`` of the view for comparison."""
-    from ndbtop.ndbinfo.queries import TABLE_MEMORY
+    from ndbtop.ndbinfo.queries_triage import TABLE_MEMORY
     from ndbtop.ndbinfo.rows_tables import parse_table_memory
 
     sim = SimProcess(scenario)

@@ -14,7 +14,7 @@ from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.ndbinfo.collector import MAX_ON_DEMAND_PER_SAMPLE
-from ndbtop.ndbinfo.queries import ON_DEMAND
+from ndbtop.ndbinfo.queries_triage import ON_DEMAND
 from ndbtop.report.once_sections import CORE_KEYS
 from ndbtop.report.sections import CORE, TRIAGE, bundle_panels, parse_sections, section_names
 

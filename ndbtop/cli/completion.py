@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ndbtop.cli.command_help import DESCRIPTIONS
 from ndbtop.cli.optionspec import LIVE, Option
-from ndbtop.cli.parser import COMMANDS, DESCRIPTIONS, OPTIONS
+from ndbtop.cli.parser import COMMANDS, OPTIONS
 
 SHELLS = ("bash", "zsh", "fish")
 FILES = frozenset({"FILE", "PATH"})

@@ -13,8 +13,9 @@ import subprocess
 import sys
 
 from ndbtop import __version__
+from ndbtop.cli.command_help import DESCRIPTIONS
 from ndbtop.cli.optionspec import LIVE, Option
-from ndbtop.cli.parser import COMMANDS, DESCRIPTIONS, OPTIONS, build_parser
+from ndbtop.cli.parser import COMMANDS, OPTIONS, build_parser
 
 
 def roff(text: str) -> str:

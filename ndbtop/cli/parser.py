@@ -7,21 +7,32 @@ Each option is declared once in :data:`OPTIONS` with the commands that take it;
 from __future__ import annotations
 
 import argparse
-import contextlib
-import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NoReturn
 
-from ndbtop.actions.backup_commands import BackupCommandError, parse_backup_id
 from ndbtop.cli.about import VersionAction
 from ndbtop.cli.clashes import refuse_clashes
+from ndbtop.cli.command_help import DESCRIPTIONS
+from ndbtop.cli.option_types import (
+    DAY,
+    backup_id,
+    host_list,
+    interval,
+    node_id,
+    node_list,
+    number,
+    port,
+    positive,
+    report_frequency,
+    report_interval,
+    section_list,
+    start_phase,
+)
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S
-from ndbtop.report.sections import parse_sections, section_names
+from ndbtop.report.sections import section_names
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
-from ndbtop.sim.startplan import START_PHASES
-from ndbtop.textnum import MAX_WHOLE, NumberError, is_digits, parse_float, parse_int
 
 DEFAULT_LISTEN_HOST = "127.0.0.1"
 DEFAULT_LISTEN_PORT = 11186
@@ -41,115 +52,6 @@ class Parser(argparse.ArgumentParser):
         """Print ``ndbtop: error: <message>`` and exit 2."""
         sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
         sys.exit(2)
-
-
-def number(
-    low: float, high: float, *, above: bool = False, integer: bool = False
-) -> Callable[[str], float]:
-    """The type of a numeric option: a finite number from ``low`` (excluded with
-    ``above``) to ``high``. ``nan``, ``inf`` and anything out of range are refused when
-    the command line is read."""
-
-    def parse(text: str) -> float:
-        try:
-            value: float = (parse_int(text, -MAX_WHOLE, MAX_WHOLE) if integer
-                            else float(parse_float(text, -math.inf, math.inf)))
-        except NumberError:
-            with contextlib.suppress(ValueError):
-                if not math.isfinite(float(text)):
-                    raise argparse.ArgumentTypeError(f"not a finite number: {text!r}") from None
-            kind = "a whole number" if integer else "a number"
-            raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
-        if above and value <= low and low == 0:
-            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-        if value < low or (above and value <= low) or value > high:
-            bound = "above" if above else "from"
-            raise argparse.ArgumentTypeError(f"{text!r} out of range ({bound} {low:g} to {high:g})")
-        return value
-
-    return parse
-
-
-DAY = 86400.0
-_positive = number(0, 7 * DAY, above=True)
-"""Seconds (or another positive quantity) of at most a week."""
-
-
-def _port(text: str) -> int:
-    if not is_digits(text) or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"invalid port {text!r} (0-65535)")
-    return int(text)
-
-
-def _node_list(text: str) -> tuple[int, ...]:
-    ids = []
-    for part in text.replace(" ", ",").split(","):
-        if not part:
-            continue
-        if not is_digits(part) or not 1 <= int(part) <= 255:
-            raise argparse.ArgumentTypeError(f"invalid node id {part!r} (1-255)")
-        ids.append(int(part))
-    if not ids:
-        raise argparse.ArgumentTypeError("no node id given")
-    return tuple(ids)
-
-
-def _node_id(text: str) -> int:
-    ids = _node_list(text)
-    if len(ids) != 1:
-        raise argparse.ArgumentTypeError(f"one node id expected, not {text!r}")
-    return ids[0]
-
-
-def _start_phase(text: str) -> int:
-    if not is_digits(text) or int(text) not in START_PHASES:
-        phases = ", ".join(map(str, START_PHASES))
-        raise argparse.ArgumentTypeError(f"invalid start phase {text!r} ({phases})")
-    return int(text)
-
-
-_report_interval = number(0, DAY)
-"""Seconds between backup status reports: 0 (only at connect) to a day."""
-
-
-def _backup_id(text: str) -> int:
-    try:
-        return parse_backup_id(text)
-    except BackupCommandError as exc:
-        raise argparse.ArgumentTypeError(f"{exc} (not {text!r})") from None
-
-
-def _host_list(text: str) -> tuple[str, ...]:
-    from ndbtop.host.remote import UnusableHost, check_host
-
-    hosts = tuple(h for h in text.split(",") if h)
-    if not hosts:
-        raise argparse.ArgumentTypeError("no host given")
-    for h in hosts:
-        try:
-            check_host(h)
-        except UnusableHost as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-    return hosts
-def _report_frequency(text: str) -> int:
-    if not is_digits(text, 6):
-        raise argparse.ArgumentTypeError(f"invalid report frequency {text[:20]!r} (seconds, "
-                                         "0 or more)")
-    return int(text)
-
-
-def _sections(text: str) -> tuple[str, ...]:
-    try:
-        return parse_sections(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _interval(text: str) -> float:
-    value = number(0, 3600, above=True)(text)
-    if value < 0.1:
-        raise argparse.ArgumentTypeError("the refresh interval must be at least 0.1 s")
-    return value
 
 
 # Which commands take which options (LIVE: the live view, ndbtop without a command).
@@ -190,7 +92,7 @@ OPTIONS: tuple[Option, ...] = (
            help="SQL node host (default localhost); several, in order of preference: one is "
            "read at a time, the next when it fails, the first again when it returns; auto: "
            "the API nodes the management server reports connected"),
-    option("--mysql-port", commands=SQL, group=SQLG, metavar="PORT", type=_port,
+    option("--mysql-port", commands=SQL, group=SQLG, metavar="PORT", type=port,
            help="SQL node port (3306)"),
     option("--mysql-user", commands=SQL, group=SQLG, metavar="USER",
            help="SQL user (default: your login name)"),
@@ -223,7 +125,7 @@ OPTIONS: tuple[Option, ...] = (
     # What to show, how often.
     option("--once", commands={LIVE, "demo"}, group=DISPLAY, action="store_true", default=False,
            help="print one report and exit (two samples --interval apart for rates)"),
-    option("--section", commands={LIVE, "demo"}, group=DISPLAY, type=_sections,
+    option("--section", commands={LIVE, "demo"}, group=DISPLAY, type=section_list,
            metavar="NAME,...", default=None,
            help="with --once: only these sections, the heading and the sources ("
            + ", ".join(section_names()) + "); a triage section's ndbinfo tables are read "
@@ -238,7 +140,7 @@ OPTIONS: tuple[Option, ...] = (
                 "one line per event)"),
     option("--interval", commands=CONNECTING - {"rolling-restart", "mgm", "config"} | {"demo"},
            group=DISPLAY,
-           type=_interval, default=1.0, metavar="SECONDS",
+           type=interval, default=1.0, metavar="SECONDS",
            help="seconds between samples, refreshes or polls (default 1)"),
     option("--no-color", commands=SHOWING, group=DISPLAY, action="store_true", default=False,
            help="no colours (also: $NO_COLOR)"),
@@ -259,15 +161,15 @@ OPTIONS: tuple[Option, ...] = (
     option("--status", commands={"wait"}, group="wait", default="started",
            choices=("started", "not-started", "no-contact"),
            help="the state to wait for (default started)"),
-    option("--nodes", commands={"wait", "rolling-restart"}, group="nodes", type=_node_list,
+    option("--nodes", commands={"wait", "rolling-restart"}, group="nodes", type=node_list,
            metavar="ID,ID", help="only these data nodes (default: all)"),
-    option("--timeout", commands={"wait"}, group="wait", type=_positive, default=600.0,
+    option("--timeout", commands={"wait"}, group="wait", type=positive, default=600.0,
            metavar="SECONDS", help="give up after this long (default 600; at most a week)"),
-    option("--backup-completed", commands={"wait"}, group="wait", type=_backup_id,
+    option("--backup-completed", commands={"wait"}, group="wait", type=backup_id,
            metavar="ID", help="wait until backup ID completes (exit 1 if it aborts or the "
            "time runs out), printing its progress; instead of --status"),
     option("--backup-status-interval", commands={LIVE, "demo", "record", "wait", "export"},
-           group="backups", type=_report_interval, default=10.0, metavar="SECONDS",
+           group="backups", type=report_interval, default=10.0, metavar="SECONDS",
            help="while a backup runs, ask the data nodes for its progress (REPORT "
            "BACKUPSTATUS) this often (default 10; 0: only at connect)"),
     option("--per-group", commands={"rolling-restart"}, group="rolling restart",
@@ -292,7 +194,7 @@ OPTIONS: tuple[Option, ...] = (
            "stopping or NO_CONTACT), leaving out the nodes that cannot be restarted; never "
            "past single-user mode or a starting node"),
     option("--node-timeout", commands={"rolling-restart"}, group="rolling restart",
-           type=_positive, default=1800.0, metavar="SECONDS",
+           type=positive, default=1800.0, metavar="SECONDS",
            help="how long a node may take to be STARTED again (default 1800; at most a week)"),
     # mgm.
     option("-e", "--execute", commands={"mgm"}, group="mgm", metavar="COMMAND",
@@ -349,27 +251,27 @@ OPTIONS: tuple[Option, ...] = (
            help="random seed (same seed, same run)"),
     option("--fast-redo", commands=SIMULATING, group=SCENARIO, action="store_true",
            default=False, help="initial-start: redo log files created without a sync per page"),
-    option("--report-frequency", commands=SIMULATING, group=SCENARIO, type=_report_frequency,
+    option("--report-frequency", commands=SIMULATING, group=SCENARIO, type=report_frequency,
            metavar="SECONDS", help="StartupStatusReportFrequency of the data nodes: redo-log "
            "progress every SECONDS during an initial start (default 0, as NDB: only the first "
            "and the last report)"),
     option("--ndb-version", commands=SIMULATING, group=SCENARIO, metavar="X.Y.Z",
            help="simulated NDB version (8.4.3)"),
-    option("--data-node-hosts", commands=SIMULATING, group=SCENARIO, type=_host_list,
+    option("--data-node-hosts", commands=SIMULATING, group=SCENARIO, type=host_list,
            default=(), metavar="HOST,HOST", help="hosts the data nodes report, in turn (e.g. "
            "127.0.0.2,127.0.0.3 to read them with --ssh on this machine)"),
     option("--at", commands=SIMULATING, group=SCENARIO, type=number(0, 366 * DAY), default=0.0,
            metavar="SECONDS", help="start the scenario this many simulated seconds in"),
-    option("--fail-node", commands=SIMULATING, group=SCENARIO, type=_node_id, metavar="ID",
+    option("--fail-node", commands=SIMULATING, group=SCENARIO, type=node_id, metavar="ID",
            help="inject a failure: every node restart of this data node hangs in a start "
            "phase (--fail-phase) and never finishes"),
-    option("--fail-phase", commands=SIMULATING, group=SCENARIO, type=_start_phase,
+    option("--fail-phase", commands=SIMULATING, group=SCENARIO, type=start_phase,
            default=DEFAULT_FAIL_PHASE, metavar="PHASE",
            help=f"the start phase --fail-node hangs in (default {DEFAULT_FAIL_PHASE})"),
-    option("--mgm-port", commands={"sim"}, group="simulator", type=_port, action="append",
+    option("--mgm-port", commands={"sim"}, group="simulator", type=port, action="append",
            metavar="PORT", help="port of a management server (repeat for several; 0 or "
            "absent: free)"),
-    option("--sql-port", commands={"sim"}, group="simulator", type=_port, default=0,
+    option("--sql-port", commands={"sim"}, group="simulator", type=port, default=0,
            metavar="PORT", help="port of the SQL node (0: a free one)"),
     option("--ignore", commands={"check"}, group="check", action="append", default=[],
            metavar="ID", help="leave out finding ID (repeat, or ID,ID)"),
@@ -396,62 +298,6 @@ OPTIONS: tuple[Option, ...] = (
 )
 """Every option of every command: see :mod:`ndbtop.cli.optionspec` for the rules."""
 
-DESCRIPTIONS = {
-    "demo": ("watch a simulated cluster (no server needed)",
-             "Start a simulated cluster on loopback ports and watch it with ndbtop."),
-    "sim": ("run a simulated cluster for other clients",
-            "Serve a simulated ndb_mgmd and SQL node on loopback ports until interrupted."),
-    "wait": ("wait until data nodes reach a state (like ndb_waiter)",
-             "Wait until the data nodes reach a state, printing one line per node change. "
-             "Exit 0 when reached, 1 on timeout, 3 when the management server cannot be "
-             "reached."),
-    "rolling-restart": ("restart the data nodes one at a time, guarded",
-                        "Restart the data nodes one at a time (or one per node group, together "
-                        "with -a), each after its partners are STARTED, waiting for it to be "
-                        "STARTED again. "
-                        "Asks on any refusal, timeout or failure (--yes: never asks, aborts). "
-                        "Ctrl-C stops at once and exits 130. Everything sent is audited, "
-                        "naming the management server."),
-    "mgm": ("ndb_mgm's commands, guarded, confirmed and audited",
-            "Run ndb_mgm's commands (SHOW, N STATUS, N RESTART [-n] [-i] [-a] [-f], N STOP, "
-            "N START, REPORT, CLUSTERLOG, START/ABORT BACKUP, ENTER/EXIT SINGLE USER MODE) "
-            "with ndbtop's guards: each change is shown with its exact request and the "
-            "management server it goes to, confirmed (a typed phrase for dangerous ones: "
-            "--confirm), and audited. -e runs one command; without it, a prompt. DUMP is "
-            "never sent."),
-    "record": ("record the cluster to a file, without the live view",
-               "Write every snapshot and every event to FILE (compressed JSON lines) until "
-               "interrupted or --duration."),
-    "replay": ("watch a recording in the live view (read-only)",
-               "Open the live view on a recording: space plays or pauses, . and , step, ] and "
-               "[ jump a minute, > and < change the speed."),
-    "export": ("serve the cluster's figures to Prometheus over HTTP",
-               "Run the same sources as the live view every --interval and serve their last "
-               "figures at /metrics for Prometheus (text or OpenMetrics). A scrape never "
-               "queries the cluster. Logs one line per source state change; stops on "
-               "SIGTERM."),
-    "check": ("the findings as one monitoring-plugin line (Nagios, Icinga, Zabbix)",
-              "Collect once, judge the cluster by the findings' rules and print one line with "
-              "perfdata. Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (the management server "
-              "cannot be reached, or a usage error)."),
-    "config": ("print the cluster configuration in config.ini form",
-               "Read the configuration from the management server (get config_v2) and print "
-               "it in config.ini form: every section, the parameters that differ from "
-               "ConfigInfo's default (--all: every one). --diff FILE compares it with a "
-               "config.ini, --diff-running with what the data nodes run."),
-    "report": ("collect a triage bundle to attach to a ticket",
-               "Collect the --once report, recent events, log levels, memory reports, a "
-               "recording's tail and the audit log into one .tar.gz. No password goes in."),
-    "completion": ("print the shell completion script for bash, zsh or fish",
-                   "Print the completion script of ndbtop's commands, options and values for "
-                   "SHELL. bash: eval \"$(ndbtop completion bash)\" in ~/.bashrc; zsh: save it "
-                   "as _ndbtop in a directory of $fpath; fish: save it as "
-                   "~/.config/fish/completions/ndbtop.fish."),
-    "man": ("print the manual page ndbtop(1)",
-            "Print the manual page, ndbtop(1): through man on a terminal, else its roff source "
-            "(ndbtop man > ndbtop.1)."),
-}
-"""Each command's one-line summary (ndbtop --help) and description (ndbtop COMMAND --help)."""
 _ASK = "\x00ask"
 """Stands for a bare ``-p`` directly before the command: ask for the password."""
 

@@ -26,13 +26,31 @@ from ndbtop.collect.health import Health
 from ndbtop.compat import AsyncEvent
 from ndbtop.errors import MgmError
 from ndbtop.mgm.connectstring import MgmAddress
-from ndbtop.mgm.events.catalogue import CLUSTER_LOG_DEFAULT_LEVELS, Category
+from ndbtop.mgm.events.catalogue import CLUSTER_LOG_DEFAULT_LEVELS, Category, EventType
 from ndbtop.mgm.events.decode import Event, decode_event, decode_text_line
 from ndbtop.mgm.listener import EventListener
 from ndbtop.mgm.tls import TlsOptions
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.clock import Clock
 from ndbtop.model.sources import SourceState, SourceStatus
+
+BACKUP_FAILURES = frozenset({EventType.BACKUP_ABORTED, EventType.BACKUP_FAILED_TO_START})
+"""The events of a backup that failed (counted in ``backup_failures``)."""
+STATE_EVENTS = frozenset({
+    EventType.NDB_START_STARTED, EventType.NDB_START_COMPLETED,
+    EventType.START_PHASE_COMPLETED, EventType.NDB_STOP_STARTED, EventType.NDB_STOP_ABORTED,
+    EventType.NDB_STOP_COMPLETED, EventType.NDB_STOP_FORCED, EventType.DISCONNECTED,
+    27, 28,  # NodeFailCompleted, NODE_FAILREP
+})
+"""Events that change what the Nodes view shows: drawn at once, and ``get status`` is asked
+again at once rather than at the next refresh."""
+TOLD_STATUS = {
+    EventType.NDB_START_STARTED: "STARTING",
+    EventType.NDB_START_COMPLETED: "STARTED",
+    EventType.NDB_STOP_STARTED: "SHUTTING_DOWN",
+}
+"""The state an event of the node itself tells, shown until a ``get status`` asked after it."""
+
 
 _NAME_TO_CATEGORY = {c.loglevel_name: int(c) for c in Category}
 BACKUP_LISTEN_LEVEL = 7

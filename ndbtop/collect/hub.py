@@ -18,38 +18,25 @@ from pathlib import Path
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
 from ndbtop.collect.config import ConfigSource
-from ndbtop.collect.events import EventSource
+from ndbtop.collect.events import BACKUP_FAILURES, STATE_EVENTS, TOLD_STATUS, EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
 from ndbtop.collect.hub_snapshot import build_snapshot
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.once import collect_once
-from ndbtop.collect.series import (
-    HISTORY_POINTS,
-    THREAD_HISTORY_POINTS,
-    BetweenReadings,
-    SeriesRecorder,
-)
+from ndbtop.collect.sample_rates import SampleRates
+from ndbtop.collect.series import HISTORY_POINTS, THREAD_HISTORY_POINTS, SeriesRecorder
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
 from ndbtop.eta.node_evidence import StartEtaKeeper
 from ndbtop.findings import FindingsKeeper
 from ndbtop.host.remote import SshOptions
 from ndbtop.mgm.connectstring import ConnectString
-from ndbtop.mgm.events.catalogue import EventType
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report, running_backup
 from ndbtop.model.clock import Clock
 from ndbtop.model.config import ClusterConfig
-from ndbtop.model.derive import (
-    HitRatio,
-    activity_rates,
-    hit_ratios,
-    io_lag_rates,
-    link_rates,
-    redo_fill_rates,
-)
 from ndbtop.model.history import PastStart, cluster_key, past_start
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
@@ -62,22 +49,6 @@ __all__ = ["EVENT_HISTORY", "HISTORY_POINTS", "THREAD_HISTORY_POINTS", "Hub"]
 
 EVENT_HISTORY = 2000
 """Events kept for the Events view."""
-BACKUP_FAILURES = frozenset({EventType.BACKUP_ABORTED, EventType.BACKUP_FAILED_TO_START})
-"""The events of a backup that failed (counted in ``backup_failures``)."""
-STATE_EVENTS = frozenset({
-    EventType.NDB_START_STARTED, EventType.NDB_START_COMPLETED,
-    EventType.START_PHASE_COMPLETED, EventType.NDB_STOP_STARTED, EventType.NDB_STOP_ABORTED,
-    EventType.NDB_STOP_COMPLETED, EventType.NDB_STOP_FORCED, EventType.DISCONNECTED,
-    27, 28,  # NodeFailCompleted, NODE_FAILREP
-})
-"""Events that change what the Nodes view shows: drawn at once, and ``get status`` is asked
-again at once rather than at the next refresh."""
-TOLD_STATUS = {
-    EventType.NDB_START_STARTED: "STARTING",
-    EventType.NDB_START_COMPLETED: "STARTED",
-    EventType.NDB_STOP_STARTED: "SHUTTING_DOWN",
-}
-"""The state an event of the node itself tells, shown until a ``get status`` asked after it."""
 
 
 class Hub:
@@ -156,13 +127,9 @@ class Hub:
         self._timelines: dict[int, StartTimeline] = {}
         self._statistics: dict[int, NodeStatistics] = {}
         self._ndbinfo: NdbinfoSample | None = None
-        self._hit_ratios: tuple[HitRatio, ...] = ()
-        self._links = BetweenReadings("links", link_rates)
-        self._activity = BetweenReadings("activity", activity_rates)
-        self._io_lag = BetweenReadings("disk_write_speed", io_lag_rates)
-        self._redo_fill = BetweenReadings("log_spaces", redo_fill_rates)
         self._tasks: list[asyncio.Task[None]] = []
         self._series = SeriesRecorder()
+        self._rates = SampleRates(self._series)
         self._history_dir = history_dir
         self._cluster_name = cluster_name or ",".join(
             str(a) for a in connectstring.addresses)
@@ -172,7 +139,6 @@ class Hub:
         self.threads_wanted = True
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
         self._panels_wanted: dict[str, frozenset[str]] = {}
-        self._threads_read_at: float | None = None
         self._findings = FindingsKeeper()
         self._start_etas = StartEtaKeeper()
         self._urgent = False
@@ -309,24 +275,8 @@ class Hub:
                                      (m for r in reports for m in r.node_starts))
 
     def _on_sample(self, sample: NdbinfoSample) -> None:
-        previous = self._ndbinfo
-        seconds = sample.taken_at - previous.taken_at if previous is not None else 0.0
-        before = previous.disk_page_buffer if previous is not None else None
-        self._hit_ratios = hit_ratios(before, sample.disk_page_buffer, seconds)
-        self._links.update(sample, sample.links)
-        self._activity.update(sample, sample.activity)
-        self._io_lag.update(sample, sample.disk_write_speed)
-        self._redo_fill.update(sample, sample.log_spaces)
+        self._rates.update(self._ndbinfo, sample)
         self._ndbinfo = sample
-        for h in self._hit_ratios:
-            self._series.record(f"hit.interval.{h.node_id}", h.interval_pct)
-        read_at = sample.panel_read_at("threads")
-        if sample.threads and (read_at is None or read_at != self._threads_read_at):
-            self._series.add_threads(sample.threads)
-        elif read_at is not None and read_at == self._threads_read_at:
-            # The threads of an earlier sample, kept: these seconds were not read.
-            self._series.gap_threads()
-        self._threads_read_at = read_at
 
     def want_threads(self, wanted: bool) -> None:
         """Read the per-thread CPU at every refresh, or only now and then (while nothing

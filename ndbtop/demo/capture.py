@@ -24,10 +24,11 @@ from ndbtop.compat import SLOTS
 from ndbtop.demo.hub import demo_hub
 from ndbtop.findings import evaluate
 from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.events.encode import encode_parsable
-from ndbtop.mgm.wire import ENCODING, EventStreamParser, RawEvent
+from ndbtop.mgm.wire import ENCODING, RawEvent
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.sim.clock import SimClock

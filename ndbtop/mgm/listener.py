@@ -12,12 +12,13 @@ from collections.abc import AsyncIterator, Callable, Mapping
 
 from ndbtop.errors import MgmAuthError, MgmCommandError
 from ndbtop.mgm.connectstring import MgmAddress
+from ndbtop.mgm.event_stream import PING, EventStreamParser, TextEventLine
 from ndbtop.mgm.events.filters import format_filter
 from ndbtop.mgm.replies import parse_version
 from ndbtop.mgm.session import MgmSession
 from ndbtop.mgm.starttls import negotiate_tls
 from ndbtop.mgm.tls import TlsOptions
-from ndbtop.mgm.wire import PING, EventStreamParser, RawEvent, TextEventLine
+from ndbtop.mgm.wire import RawEvent
 
 IDLE_TIMEOUT = 5.0
 """Seconds without a ping or event after which the stream counts as lost."""

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmCommandError, MgmProtocolError, MgmTimeout
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.nodeids import MAX_NODE_ID
 from ndbtop.mgm.session import Deadline, MgmSession, deadline
 from ndbtop.mgm.version import make_version
-from ndbtop.mgm.wire import EventStreamParser, RawEvent, Reply
+from ndbtop.mgm.wire import RawEvent, Reply
 from ndbtop.textnum import is_digits
 
 CLUSTER_LOGLEVEL_NAMES = tuple(c.loglevel_name for c in Category)

@@ -27,12 +27,14 @@ from typing import Any
 import pymysql
 
 from ndbtop.errors import SqlError
-from ndbtop.mgm.nodeids import MAX_NODE_ID, MIN_NODE_ID, known_nodes
+from ndbtop.mgm.nodeids import known_nodes
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S
-from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
+from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.table_memory import READ_EVERY
 from ndbtop.ndbinfo import queries as q
+from ndbtop.ndbinfo import queries_triage as qt
 from ndbtop.ndbinfo import rows as r
+from ndbtop.ndbinfo import rows_threads as rt
 from ndbtop.ndbinfo.deadline import Watchdog
 from ndbtop.ndbinfo.errors import (
     SqlConnectionLost,
@@ -41,17 +43,14 @@ from ndbtop.ndbinfo.errors import (
     map_error,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
-from ndbtop.ndbinfo.rows_locks import parse_locks, parse_transactions
-from ndbtop.ndbinfo.rows_membership import parse_membership
-from ndbtop.ndbinfo.rows_tables import parse_table_memory
+from ndbtop.ndbinfo.panels import PARSERS, build_sample, parse_texts
 from ndbtop.ndbinfo.statements import Statements, Tally
-from ndbtop.ndbinfo.text_rows import parse_numbers, split_fields
 
 MAX_QUERIES_PER_SAMPLE = 4
 """Statements one :meth:`NdbinfoCollector.sample` may send."""
 
 MAX_ON_DEMAND_PER_SAMPLE = 6
-"""Statements one sample may send for the panels asked for on demand (:data:`q.ON_DEMAND`),
+"""Statements one sample may send for the panels asked for on demand (:data:`qt.ON_DEMAND`),
 beyond :data:`MAX_QUERIES_PER_SAMPLE`: they are read only while something shows them, and a
 bundle, which asks for every one, reads them all in one sample."""
 
@@ -64,27 +63,6 @@ MAX_LAYOUT_READS_PER_SAMPLE = 2
 """Thread-layout reads one sample may add to the fast tier (leaving no slow query)."""
 
 DATABASE = "ndbinfo"
-
-PANELS = (
-    "nodes",
-    "threads",
-    "disk_page_buffer",
-    "disk_write_speed",
-    "disk_stat",
-    "log_spaces",
-    "log_buffers",
-    "memory",
-    "restart_info",
-    "links",
-    "activity",
-    "config_values",
-    "processes",
-    "membership",
-    "tables",
-    "transactions",
-    "locks",
-)
-"""The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
 THREADS_UNWANTED_EVERY = 30
 """While no one wants the per-thread CPU (:attr:`NdbinfoCollector.threads_wanted`), it is
@@ -103,29 +81,6 @@ def slow_rotation(slow: Sequence[q.Query]) -> tuple[q.Query, ...]:
     for i in range(rounds):
         order.extend(query for query in slow if i % RARE_PANELS.get(query.panel, 1) == 0)
     return tuple(order)
-
-
-_PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]] = {
-    "nodes": lambda rows, _: r.parse_nodes(rows),
-    "disk_page_buffer": lambda rows, _: r.parse_disk_page_buffer(rows),
-    "disk_write_speed": lambda rows, _: r.parse_disk_write_speed(rows),
-    "disk_stat": lambda rows, _: r.parse_disk_stat(rows),
-    "log_spaces": lambda rows, _: r.parse_logs(rows),
-    "log_buffers": lambda rows, _: r.parse_logs(rows),
-    "memory": lambda rows, _: r.parse_memory(rows),
-    "restart_info": r.parse_restart_info,
-    "links": lambda rows, _: r.parse_links(rows),
-    "activity": lambda rows, _: r.parse_activity(rows),
-    "config_values": lambda rows, _: r.parse_config_values(rows),
-    "processes": lambda rows, _: r.parse_processes(rows),
-    "membership": lambda rows, _: parse_membership(rows),
-    "tables": lambda rows, _: parse_table_memory(rows),
-    "transactions": lambda rows, _: parse_transactions(rows),
-    "locks": lambda rows, _: parse_locks(rows),
-}
-
-_NUMBER_ROWS: dict[str, type] = {"disk_page_buffer": DiskPageBuffer, "disk_stat": DiskStat}
-"""Text panels of whole numbers only, read by :func:`parse_numbers`."""
 
 
 class NdbinfoCollector(Statements):
@@ -147,7 +102,7 @@ class NdbinfoCollector(Statements):
         thread: a live view that shows no thread wants them only now and then. A sample
         that does not read them keeps those last read (``read_at`` tells when)."""
         self.wanted: frozenset[str] = frozenset()
-        """The panels of :data:`q.ON_DEMAND` samples read (a view, ``--once --section``, a
+        """The panels of :data:`qt.ON_DEMAND` samples read (a view, ``--once --section``, a
         bundle ask for them); never read otherwise, not even at connect."""
         self.txn_age_s = DEFAULT_TXN_AGE_S
         """The age from which ``transactions`` are read (``--txn-age``)."""
@@ -167,15 +122,15 @@ class NdbinfoCollector(Statements):
         self._checked: dict[str, tuple[Any, Any, frozenset[int]]] = {}
         self._read_at: dict[str, float] = {}
         self._unavailable: dict[str, str] = {}
-        self._names: dict[r.ThreadKey, str] = {}
-        self._blocks: dict[r.ThreadKey, tuple[str, ...]] = {}
-        self._tids: dict[r.ThreadKey, int] = {}
-        self._layout: dict[r.ThreadKey, r.ThreadLayout] = {}
+        self._names: dict[rt.ThreadKey, str] = {}
+        self._blocks: dict[rt.ThreadKey, tuple[str, ...]] = {}
+        self._tids: dict[rt.ThreadKey, int] = {}
+        self._layout: dict[rt.ThreadKey, rt.ThreadLayout] = {}
         self._layout_pending: list[q.Query] = []
-        self._unknown_tried: frozenset[r.ThreadKey] = frozenset()
+        self._unknown_tried: frozenset[rt.ThreadKey] = frozenset()
         self._uptimes: dict[int, int] | None = None
-        self._cpu_counters: dict[r.ThreadKey, r.CpuCounters] = {}
-        self._cpustat_join = r.CpustatJoin()
+        self._cpu_counters: dict[rt.ThreadKey, rt.CpuCounters] = {}
+        self._cpustat_join = rt.CpustatJoin()
         self._next_slow = 0
         self._packing = False
         self._unpacked: set[q.Query] = set()
@@ -298,14 +253,14 @@ class NdbinfoCollector(Statements):
                 if layout_reads:
                     threads, _ = self._threads(plan.thread_cpu, cpu_rows)
                 if plan.thread_cpu is q.THREADSTAT_CPU:
-                    self._cpu_counters = r.threadstat_counters(cpu_rows)
+                    self._cpu_counters = rt.threadstat_counters(cpu_rows)
             self._panels["threads"] = threads
             self._read_at["threads"] = taken_at
         return self._sample(taken_at, tally)
 
     def _read_on_demand(self, tally: Tally) -> None:
         start = tally.queries
-        for panel, query in q.ON_DEMAND.items():
+        for panel, query in qt.ON_DEMAND.items():
             if panel not in self.wanted or tally.queries - start >= MAX_ON_DEMAND_PER_SAMPLE:
                 continue
             last = self._read_at.get(panel)
@@ -313,7 +268,7 @@ class NdbinfoCollector(Statements):
                 continue
             if q.has(self._version, query.table):
                 if panel == "transactions":
-                    query = q.transactions_query(self.txn_age_s)
+                    query = qt.transactions_query(self.txn_age_s)
                     self._txn_age_read = self.txn_age_s
                 self._read_panel(query, tally)
             else:
@@ -326,7 +281,7 @@ class NdbinfoCollector(Statements):
         if self._conn is None:
             raise SqlConnectionLost(f"not connected to the SQL node at {self.options.target}")
         try:
-            rows, _ = self._fetch(q.ALL_CONFIG_VALUES, Tally())
+            rows, _ = self._fetch(qt.ALL_CONFIG_VALUES, Tally())
         except SqlError:
             self.close()
             raise
@@ -368,21 +323,14 @@ class NdbinfoCollector(Statements):
                 # the same values.
                 value = last[1]
             else:
-                value = self._parse_texts(query, rows)
+                value = parse_texts(query, rows)
                 self._texts_read[query.panel] = (rows, value)
         else:
-            value = _PARSERS[query.panel](rows, columns)
+            value = PARSERS[query.panel](rows, columns)
         if query.panel == "nodes":
             self._check_uptimes(value)
         self._panels[query.panel] = value
         self._read_at[query.panel] = self._clock()
-
-    @staticmethod
-    def _parse_texts(query: q.Query, texts: list[str]) -> tuple[Any, ...]:
-        numbers = _NUMBER_ROWS.get(query.panel)
-        if numbers is not None:
-            return parse_numbers(texts, numbers)
-        return _PARSERS[query.panel](split_fields(texts, query.fields, query.text_field), ())
 
     # Thread layout cache
 
@@ -391,14 +339,14 @@ class NdbinfoCollector(Statements):
             self._layout_pending.remove(query)
         rows = self._run_panel(query, tally)
         if query is q.THREAD_NAMES:
-            self._names = r.thread_names(rows or ())
+            self._names = rt.thread_names(rows or ())
         elif query is q.THREAD_BLOCKS:
-            self._blocks = r.thread_blocks(rows or ())
+            self._blocks = rt.thread_blocks(rows or ())
         elif query is q.THREAD_OS_IDS:
-            self._tids = r.thread_os_ids(rows or ())
-        self._layout = r.thread_layout(self._names, self._blocks, self._tids)
+            self._tids = rt.thread_os_ids(rows or ())
+        self._layout = rt.thread_layout(self._names, self._blocks, self._tids)
 
-    def _check_layout(self, unknown: frozenset[r.ThreadKey]) -> None:
+    def _check_layout(self, unknown: frozenset[rt.ThreadKey]) -> None:
         """Queue the layout reads when a thread nobody has described appears (once per set)."""
         if unknown and unknown != self._unknown_tried:
             self._unknown_tried = unknown
@@ -416,10 +364,10 @@ class NdbinfoCollector(Statements):
 
     def _threads(
         self, query: q.Query, cpu_rows: list[Any]
-    ) -> tuple[tuple[Any, ...], frozenset[r.ThreadKey]]:
+    ) -> tuple[tuple[Any, ...], frozenset[rt.ThreadKey]]:
         """The threads of this sample and those the layout does not describe."""
         if query is q.THREADSTAT_CPU:
-            threads = r.threads_from_threadstat(cpu_rows, self._cpu_counters, self._blocks)
+            threads = rt.threads_from_threadstat(cpu_rows, self._cpu_counters, self._blocks)
             layout = self._layout
             keys = ((t.node_id, t.thr_no) for t in threads)
             return threads, frozenset(key for key in keys if key not in layout)
@@ -437,38 +385,5 @@ class NdbinfoCollector(Statements):
                 self._checked[name] = checked
             panels[name] = checked[1]
             dropped |= checked[2]
-        order = {name: i for i, name in enumerate(PANELS)}
-        unavailable = sorted(
-            self._unavailable.items(), key=lambda item: (order.get(item[0], len(order)), item[0])
-        )
-        if dropped:
-            ids = ", ".join(map(str, sorted(dropped)[:5]))
-            unavailable.append(("rows out of range", f"node ids {ids} are not node ids "
-                                f"({MIN_NODE_ID}-{MAX_NODE_ID}): left out"))
-        return NdbinfoSample(
-            taken_at=taken_at,
-            ndb_version=self._version,
-            nodes=panels.get("nodes", ()),
-            threads=panels.get("threads", ()),
-            disk_page_buffer=panels.get("disk_page_buffer", ()),
-            disk_write_speed=panels.get("disk_write_speed", ()),
-            disk_stat=panels.get("disk_stat", ()),
-            log_spaces=panels.get("log_spaces", ()),
-            log_buffers=panels.get("log_buffers", ()),
-            memory=panels.get("memory", ()),
-            restart_info=panels.get("restart_info", ()),
-            links=panels.get("links", ()),
-            activity=panels.get("activity", ()),
-            config_values=panels.get("config_values", ()),
-            processes=panels.get("processes", ()),
-            membership=panels.get("membership", ()),
-            tables=panels.get("tables", ()),
-            transactions=panels.get("transactions", ()),
-            txn_age_s=self._txn_age_read,
-            locks=panels.get("locks", ()),
-            unavailable=tuple(unavailable),
-            read_at=tuple(self._read_at.items()),
-            queries=tally.queries,
-            rows=tally.rows,
-        )
-
+        return build_sample(taken_at, self._version, panels, self._unavailable, dropped,
+                            self._txn_age_read, tuple(self._read_at.items()), tally)

@@ -29,8 +29,6 @@ from dataclasses import dataclass
 
 from ndbtop.compat import SLOTS
 from ndbtop.mgm.version import make_version, version_text
-from ndbtop.model.locks import DEFAULT_TXN_AGE_S, MAX_LOCKS, MAX_TRANSACTIONS
-from ndbtop.model.table_memory import TOP_TABLES
 
 TAG = "/* ndbtop */"
 """The comment every statement starts with."""
@@ -95,7 +93,8 @@ def _tidy(sql: str) -> str:
     return f"{TAG} {' '.join(sql.split())}"
 
 
-def _q(panel: str, table: str, sql: str) -> Query:
+def tagged(panel: str, table: str, sql: str) -> Query:
+    """A query of ``panel`` reading ``table``, tagged and on one line."""
     return Query(panel, table, _tidy(sql))
 
 
@@ -146,13 +145,13 @@ def split_text_rows(text: str | bytes | None) -> list[str]:
 
 # Connection set-up.
 
-CURRENT_USER = _q("account", "", "SELECT CURRENT_USER()")
+CURRENT_USER = tagged("account", "", "SELECT CURRENT_USER()")
 """The account the server matched, for the GRANT a privilege error needs."""
 
-VERSION_VARIABLE = _q("version", "", "SELECT @@ndbinfo_version")
+VERSION_VARIABLE = tagged("version", "", "SELECT @@ndbinfo_version")
 """The SQL node's NDB version, encoded; unknown to servers without NDB."""
 
-VERSION_FROM_PROCESSES = _q(
+VERSION_FROM_PROCESSES = tagged(
     "version",
     "processes",
     "SELECT node_version FROM ndbinfo.processes WHERE node_type = 'NDB' LIMIT 1",
@@ -178,7 +177,7 @@ The one large result read at every refresh (a row per thread of the cluster), as
 only the figures something shows or ranks threads by.
 """
 
-THREADSTAT_CPU = _q(
+THREADSTAT_CPU = tagged(
     "threads",
     "threadstat",
     """SELECT node_id, thr_no, thr_nm, os_tid, os_now, os_ru_utime, os_ru_stime
@@ -197,26 +196,26 @@ DISK_PAGE_BUFFER = _summed_text_query(
 
 # Thread layout: on connect and when it may have changed.
 
-THREAD_NAMES = _q(
+THREAD_NAMES = tagged(
     "thread_names", "threads", "SELECT node_id, thr_no, thread_name FROM ndbinfo.threads"
 )
-THREAD_BLOCKS = _q(
+THREAD_BLOCKS = tagged(
     "thread_blocks",
     "threadblocks",
     "SELECT node_id, thr_no, block_name, block_instance FROM ndbinfo.threadblocks",
 )
-THREAD_OS_IDS = _q(
+THREAD_OS_IDS = tagged(
     "thread_ids", "threadstat", "SELECT node_id, thr_no, os_tid FROM ndbinfo.threadstat"
 )
 
 # Slow tier: one per refresh, in rotation.
 
-NODES = _q(
+NODES = tagged(
     "nodes",
     "nodes",
     "SELECT node_id, uptime, status, start_phase, config_generation FROM ndbinfo.nodes",
 )
-DISK_WRITE_SPEED = _q(
+DISK_WRITE_SPEED = tagged(
     "disk_write_speed",
     "disk_write_speed_aggregate_node",
     """SELECT node_id, backup_lcp_speed_last_sec, redo_speed_last_sec,
@@ -239,13 +238,13 @@ MEMORY = _text_query(
     text_field=1,
 )
 """Memory by node and type, as text: the type (``Data memory``) last, as it holds spaces."""
-RESTART_INFO = _q("restart_info", "restart_info", "SELECT * FROM ndbinfo.restart_info")
+RESTART_INFO = tagged("restart_info", "restart_info", "SELECT * FROM ndbinfo.restart_info")
 """All columns: the ``secs_*`` phases are read by name from the result."""
 _LINKS = """SELECT node_id, COUNT(*) AS links, {connects} AS connects,
     SUM(bytes_sent) AS bytes_sent, SUM(bytes_received) AS bytes_received,
     GROUP_CONCAT(IF(status = 'CONNECTED', NULL, remote_node_id)) AS down{flags}
     FROM ndbinfo.transporters WHERE remote_node_id <> node_id GROUP BY node_id"""
-TRANSPORTERS = _q(
+TRANSPORTERS = tagged(
     "links",
     "transporters",
     _LINKS.format(
@@ -261,7 +260,7 @@ TRANSPORTERS = _q(
 slowed down towards, and the links that ever were (``remote:overload_count:slowdown_count``,
 since the link connected): a row per data node, where the table has one per pair of nodes (7,152
 for 48 data nodes and 150 slots). A link to itself, which old versions list, is left out."""
-TRANSPORTERS_BEFORE_7_5 = _q("links", "transporters", _LINKS.format(connects="0", flags=""))
+TRANSPORTERS_BEFORE_7_5 = tagged("links", "transporters", _LINKS.format(connects="0", flags=""))
 LOG_BUFFERS = _text_query("log_buffers", "logbuffers", _LOG_COLUMNS, text_field=1)
 DISK_STAT = _summed_text_query(
     "disk_stat",
@@ -275,7 +274,7 @@ def _counted(name: str, *counters: str) -> str:
     return f"SUM(IF(counter_name IN ({names}), val, 0)) AS {name}"
 
 
-COUNTERS = _q(
+COUNTERS = tagged(
     "activity",
     "counters",
     f"""SELECT node_id, {_counted("transactions", "TRANSACTIONS")},
@@ -288,7 +287,7 @@ COUNTERS = _q(
 summed on the SQL node: a row per node, where the table has one per counter of every block
 instance."""
 
-CONFIG_VALUES = _q(
+CONFIG_VALUES = tagged(
     "config_values",
     "config_values",
     """SELECT node_id, config_param, config_value FROM ndbinfo.config_values
@@ -296,111 +295,6 @@ CONFIG_VALUES = _q(
 )
 """The parameters each data node runs with that ndbtop compares with the management server's
 configuration (ids of mgmapi_config_parameters.h; 10 rows a node)."""
-
-PROCESSES = _q(
-    "processes",
-    "processes",
-    """SELECT node_id, node_version, process_id, angel_process_id, process_name, service_URI
-    FROM ndbinfo.processes WHERE node_type = 'API' ORDER BY node_id LIMIT 255""",
-)
-"""The API and SQL nodes' processes (one row a connected API node, at most 255 node ids);
-read only while a view, ``--once`` or a bundle asks for them."""
-
-_FRAGMENT_BYTES = ("(COALESCE(fixed_elem_alloc_bytes, 0) + COALESCE(var_elem_alloc_bytes, 0)"
-                   " + COALESCE(hash_index_alloc_bytes, 0))")
-TABLE_MEMORY = _q(
-    "tables",
-    "memory_per_fragment",
-    f"""SELECT tbl, SUM(fixed_alloc + var_alloc + hash_alloc) AS bytes,
-    GROUP_CONCAT(CONCAT(node_id, ' ', fixed_alloc, ' ', fixed_free, ' ', var_alloc, ' ',
-    var_free, ' ', hash_alloc, ' ', frags) SEPARATOR ';') AS per_node
-    FROM (SELECT COALESCE(parent_fq_name, fq_name) AS tbl, node_id,
-    COALESCE(SUM(fixed_elem_alloc_bytes), 0) AS fixed_alloc,
-    COALESCE(SUM(fixed_elem_free_bytes), 0) AS fixed_free,
-    COALESCE(SUM(var_elem_alloc_bytes), 0) AS var_alloc,
-    COALESCE(SUM(var_elem_free_bytes), 0) AS var_free,
-    COALESCE(SUM(hash_index_alloc_bytes), 0) AS hash_alloc,
-    COALESCE(GROUP_CONCAT(IF(parent_fq_name IS NULL,
-    CONCAT(fragment_num, ':', {_FRAGMENT_BYTES}), NULL) SEPARATOR ','), '-') AS frags
-    FROM ndbinfo.memory_per_fragment GROUP BY tbl, node_id) AS t
-    GROUP BY tbl ORDER BY bytes DESC, tbl LIMIT {TOP_TABLES}""",
-)
-"""The largest tables by allocated DataMemory, each table with its indexes and BLOB part
-tables (``parent_fq_name``), summed per table and node on the SQL node: a row per table (at
-most :data:`~ndbtop.model.table_memory.TOP_TABLES`), its nodes as text
-(``node fixed_alloc fixed_free var_alloc var_free hash_alloc frags`` joined by ``;``) and, of
-each node, the table's own fragment replicas as ``fragment_num:bytes`` joined by ``,`` (``-``
-for none). The view already names each fragment's table and parent (it joins
-``dict_obj_info`` itself), so no join is sent; one scan of every data node, where a row per
-fragment replica of every table and index would be 32,000 rows for 2,000 tables of 8
-fragments. Read only while a view, ``--once`` or a bundle asks for it."""
-
-ALL_CONFIG_VALUES = _q(
-    "config_values",
-    "config_values",
-    "SELECT node_id, config_param, config_value FROM ndbinfo.config_values",
-)
-"""Every parameter each data node runs with: read once by ``ndbtop config --diff-running``,
-never by a refresh."""
-
-MEMBERSHIP = _q(
-    "membership",
-    "membership",
-    """SELECT node_id, group_id, left_node, right_node, president, successor, succession_order,
-    Conf_HB_order, arbitrator, arb_ticket, arb_state, arb_connected, connected_rank1_arbs,
-    connected_rank2_arbs FROM ndbinfo.membership ORDER BY node_id LIMIT 255""",
-)
-"""How each started data node sees the membership: a row a data node. The agreement on the
-arbitrator (``arbitrator_validity_summary``: these rows grouped by arbitrator, ticket and
-arb_connected, ndbinfo.md §2.1) is counted from the same rows, not read by a second scan."""
-
-def transactions_query(age_s: int) -> Query:
-    """The transactions idle at least ``age_s`` seconds, the oldest first, with the MySQL
-    connection of those the SQL node read runs (``server_transactions``, the same columns
-    and ``mysql_connection_id``)."""
-    age = max(0, min(int(age_s), 10**9))
-    return _q(
-        "transactions",
-        "cluster_transactions",
-        f"""SELECT t.node_id, t.block_instance, t.transid, t.state, t.count_operations,
-        t.outstanding_operations, t.inactive_seconds, t.client_node_id, s.mysql_connection_id
-        FROM ndbinfo.cluster_transactions AS t LEFT JOIN
-        (SELECT node_id, transid, mysql_connection_id FROM ndbinfo.server_transactions
-        WHERE inactive_seconds >= {age}) AS s ON s.node_id = t.node_id AND s.transid = t.transid
-        WHERE t.inactive_seconds >= {age}
-        ORDER BY t.inactive_seconds DESC, t.transid LIMIT {MAX_TRANSACTIONS}""",
-    )
-
-
-TRANSACTIONS = transactions_query(DEFAULT_TXN_AGE_S)
-"""Transactions idle 10 s or more (:func:`transactions_query` for another age): read only
-while a view, ``--once`` or a bundle asks for them."""
-
-LOCKS = _q(
-    "locks",
-    "cluster_locks",
-    f"""SELECT l.node_id, l.block_instance, l.tableid, l.fragmentid, l.rowid, l.transid,
-    l.mode, l.state, l.op, l.duration_millis, l.lock_num, l.waiting_for, o.fq_name
-    FROM ndbinfo.cluster_locks AS l
-    LEFT JOIN (SELECT node_id, block_instance, waiting_for FROM ndbinfo.cluster_locks
-    WHERE state = 'W' GROUP BY node_id, block_instance, waiting_for) AS w
-    ON w.node_id = l.node_id AND w.block_instance = l.block_instance
-    AND w.waiting_for = l.lock_num
-    LEFT JOIN ndbinfo.dict_obj_info AS o ON o.id = l.tableid AND o.type IN (1, 2, 3)
-    WHERE l.state = 'W' OR w.waiting_for IS NOT NULL
-    ORDER BY l.duration_millis DESC, l.node_id, l.lock_num LIMIT {MAX_LOCKS}""",
-)
-"""The lock waits and the locks they wait for, with the table's name (``dict_obj_info``
-types 1, 2, 3: tables and unique hash indexes, which ACC locks): never the locks no one
-waits for. ``lock_num`` is unique per LDM instance only, so a waiter's ``waiting_for`` is
-matched on the node and instance too, in a derived table read once (a correlated subquery
-would scan every data node again for each row)."""
-
-ON_DEMAND: dict[str, Query] = {
-    query.panel: query for query in (PROCESSES, MEMBERSHIP, TABLE_MEMORY, TRANSACTIONS, LOCKS)}
-"""Panels read only while something asks for them (a view that shows them, ``--once
---section``, a bundle), at every refresh then, never in the background: the tables a support
-engineer reads by hand when triaging, each a scan of every data node."""
 
 SLOW_ROTATION = (
     NODES,

@@ -1,5 +1,5 @@
-"""Rows of the transactions and locks queries (:data:`ndbtop.ndbinfo.queries.TRANSACTIONS`,
-:data:`~ndbtop.ndbinfo.queries.LOCKS`) turned into model values.
+"""Rows of the transactions and locks queries (:data:`ndbtop.ndbinfo.queries_triage.TRANSACTIONS`,
+:data:`~ndbtop.ndbinfo.queries_triage.LOCKS`) turned into model values.
 
 The columns are those of ndbinfo.md §2.7: ``transid`` is a ``BIGINT UNSIGNED`` (all 64 bits
 may be set), the node and counts ``INT UNSIGNED``, ``waiting_for`` NULL for a held lock, and

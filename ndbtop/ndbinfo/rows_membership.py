@@ -63,8 +63,8 @@ def _ticket(value: object) -> str:
 
 
 def parse_membership(rows: Sequence[Row]) -> tuple[MembershipRow, ...]:
-    """The rows of :data:`ndbtop.ndbinfo.queries.MEMBERSHIP`, in the order of :data:`COLUMNS`,
-    by node id; a row too short or of no data node is left out."""
+    """The rows of :data:`~ndbtop.ndbinfo.queries_triage.MEMBERSHIP`, in the order of
+    :data:`COLUMNS`, by node id; a row too short or of no data node is left out."""
     out: dict[int, MembershipRow] = {}
     for row in rows:
         if len(row) < len(COLUMNS):

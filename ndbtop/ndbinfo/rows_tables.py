@@ -1,4 +1,4 @@
-"""The rows of :data:`~ndbtop.ndbinfo.queries.TABLE_MEMORY` turned into
+"""The rows of :data:`~ndbtop.ndbinfo.queries_triage.TABLE_MEMORY` turned into
 :class:`~ndbtop.model.table_memory.TableMemory` values.
 
 Each row is ``tbl, bytes, per_node``: the table's ``fq_name``, its allocated bytes (a

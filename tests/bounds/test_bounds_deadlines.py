@@ -21,8 +21,9 @@ from ndbtop.cli import main
 from ndbtop.errors import MgmProtocolError, MgmTimeout
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.mgm.event_stream import MAX_EVENT_LINES
 from ndbtop.mgm.replies import MAX_DUMP_EVENTS
-from ndbtop.mgm.wire import MAX_EVENT_LINES, MAX_REPLY_LINES
+from ndbtop.mgm.wire import MAX_REPLY_LINES
 from tests.hostile.conftest import mgm_script, node_fields
 
 LINE_EVERY = 0.2

@@ -10,10 +10,11 @@ format strings quoted in shared/reference/diagnostics.md with their source funct
 from __future__ import annotations
 
 from ndbtop.findings import FindingsKeeper, Severity, evaluate
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.events.text import pack_string
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.mgm.wire import EventStreamParser, RawEvent
+from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.config import ClusterConfig, DataNodeConfig
 from ndbtop.model.derive import io_lag_rates, link_rates, redo_fill_rates
 from ndbtop.model.findings import Finding

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ndbtop.host.procfs import parse_sample
 from ndbtop.host.threadmap import NdbinfoThread, match_threads
-from ndbtop.ndbinfo.rows import thread_names, thread_os_ids
+from ndbtop.ndbinfo.rows_threads import thread_names, thread_os_ids
 from ndbtop.sim.host import SimHost
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 from ndbtop.sim.scenarios import build_scenario

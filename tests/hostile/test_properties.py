@@ -28,10 +28,11 @@ from hypothesis import strategies as st
 from ndbtop.actions.audit import AuditLog
 from ndbtop.demo.capture import Capture, CaptureSpec, capture
 from ndbtop.errors import MgmError, NdbtopError
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.catalogue import CATALOGUE
 from ndbtop.mgm.events.decode import decode_event
 from ndbtop.mgm.status import parse_status_reply
-from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent, Reply
+from ndbtop.mgm.wire import LineBuffer, RawEvent, Reply
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.reader import read_recording
 from ndbtop.record.recorder import Recorder

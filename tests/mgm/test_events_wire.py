@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ndbtop.mgm.event_stream import PING, EventStreamParser, TextEventLine
 from ndbtop.mgm.events import (
     CATALOGUE,
     decode_event,
@@ -18,16 +19,7 @@ from ndbtop.mgm.events import (
 )
 from ndbtop.mgm.events.encode import listener_text
 from ndbtop.mgm.events.filters import FilterRejected
-from ndbtop.mgm.wire import (
-    PING,
-    EventStreamParser,
-    LineBuffer,
-    RawEvent,
-    Reply,
-    ReplyParser,
-    TextEventLine,
-    format_block,
-)
+from ndbtop.mgm.wire import LineBuffer, RawEvent, Reply, ReplyParser, format_block
 
 U32 = st.integers(min_value=0, max_value=0xFFFFFFFF)
 

@@ -12,20 +12,17 @@ from hypothesis import strategies as st
 
 from ndbtop.compat import zip_strict
 from ndbtop.errors import MgmLineTooLong, MgmProtocolError
+from ndbtop.mgm.event_stream import PING, EventStreamParser, TextEventLine, format_event_block
 from ndbtop.mgm.wire import (
     MAX_LINE_CHARS,
-    PING,
     AuthFailureReply,
-    EventStreamParser,
     LineBuffer,
     ParserErrorReply,
     RawEvent,
     Reply,
     ReplyParser,
-    TextEventLine,
     encode_request,
     format_block,
-    format_event_block,
     parse_int,
     parse_replies,
     split_field,

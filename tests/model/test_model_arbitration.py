@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events import Severity, decode_event, decode_text_line, event_text
 from ndbtop.mgm.events.decode import Event
-from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
+from ndbtop.mgm.wire import LineBuffer, RawEvent
 from ndbtop.model.arbitration import (
     ArbitCode,
     ArbitrationPhase,

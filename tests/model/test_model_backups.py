@@ -7,8 +7,9 @@ negative), read by the real stream parser and decoder.
 
 from __future__ import annotations
 
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.decode import Event, decode_event
-from ndbtop.mgm.wire import EventStreamParser, RawEvent
+from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.backups import (
     ABORTED,
     COMPLETED,

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events import decode_event
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
+from ndbtop.mgm.wire import LineBuffer, RawEvent
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
 from ndbtop.model.membership import FROM_EVENTS, FROM_NDBINFO, headline, membership
 from ndbtop.model.membership_rows import MembershipRow

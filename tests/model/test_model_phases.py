@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from ndbtop.compat import zip_strict
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.events.encode import encode_parsable
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
+from ndbtop.mgm.wire import LineBuffer, RawEvent
 from ndbtop.model.phases import (
     apply_event,
     apply_status,

@@ -19,6 +19,7 @@ from sim_reads import samples_wanting
 
 from ndbtop.model.locks import LockRow, Transaction, lock_waits
 from ndbtop.ndbinfo import queries as q
+from ndbtop.ndbinfo import queries_triage as qt
 from ndbtop.ndbinfo.collector import NdbinfoCollector
 from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.rows_locks import parse_locks, parse_transactions
@@ -50,7 +51,7 @@ def test_transaction_rows_as_the_server_sends_them() -> None:
 
 
 def test_lock_rows_as_the_server_sends_them() -> None:
-    # The columns of q.LOCKS: cluster_locks' without ``detail``, then dict_obj_info's fq_name.
+    # The columns of qt.LOCKS: cluster_locks' without ``detail``, then dict_obj_info's fq_name.
     rows = [
         (2, 1, 17, 3, 4338, HIGH, "X", "H", "UPDATE", 601000, 7001, None, b"shop/def/orders"),
         (2, 1, 17, 3, 4338, TOP, "X", "W", "UPDATE", 900, 7010, 7001, "shop/def/orders"),
@@ -70,11 +71,11 @@ def test_lock_rows_as_the_server_sends_them() -> None:
 
 
 def test_the_age_is_pushed_to_the_sql_node_with_a_limit() -> None:
-    sql = q.transactions_query(25).sql
+    sql = qt.transactions_query(25).sql
     assert "WHERE t.inactive_seconds >= 25" in sql and "inactive_seconds >= 25)" in sql
-    assert sql.endswith("LIMIT 200") and q.TRANSACTIONS.sql == q.transactions_query(10).sql
-    assert "WHERE l.state = 'W' OR w.waiting_for IS NOT NULL" in q.LOCKS.sql
-    assert q.LOCKS.sql.endswith("LIMIT 1000")
+    assert sql.endswith("LIMIT 200") and qt.TRANSACTIONS.sql == qt.transactions_query(10).sql
+    assert "WHERE l.state = 'W' OR w.waiting_for IS NOT NULL" in qt.LOCKS.sql
+    assert qt.LOCKS.sql.endswith("LIMIT 1000")
     assert not q.has(q.make_version(7, 5, 3), "cluster_locks")  # dict_obj_info is 7.5.4
 
 

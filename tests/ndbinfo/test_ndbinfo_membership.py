@@ -17,7 +17,7 @@ from sim_reads import samples_wanting
 from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.ndbinfo.collector import NdbinfoCollector
 from ndbtop.ndbinfo.options import MysqlOptions
-from ndbtop.ndbinfo.queries import MEMBERSHIP, ON_DEMAND
+from ndbtop.ndbinfo.queries_triage import MEMBERSHIP, ON_DEMAND
 from ndbtop.ndbinfo.rows_membership import COLUMNS, parse_membership
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 from ndbtop.sim.scenarios import build_scenario

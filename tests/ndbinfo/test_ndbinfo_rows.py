@@ -18,6 +18,7 @@ from ndbtop.model.ndbinfo import (
 )
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
+from ndbtop.ndbinfo import rows_threads as rt
 
 
 @pytest.mark.parametrize(
@@ -146,12 +147,12 @@ def test_restart_info_phases_are_read_by_column_name() -> None:
 
 
 def test_thread_layout_caches() -> None:
-    blocks = r.thread_blocks(
+    blocks = rt.thread_blocks(
         [(1, 1, "PGMAN", 0), (1, 1, "DBLQH", 0), (1, 1, "PGMAN", 2), (1, 2, b"DBLQH", 1)]
     )
     assert blocks == {(1, 1): ("PGMAN", "DBLQH"), (1, 2): ("DBLQH",)}
-    assert r.thread_os_ids([(1, 0, 4100), (1, 1, 0), (1, 2, None)]) == {(1, 0): 4100}
-    assert r.thread_names([(1, 0, "main"), (2, 0, b"main_rep")]) == {
+    assert rt.thread_os_ids([(1, 0, 4100), (1, 1, 0), (1, 2, None)]) == {(1, 0): 4100}
+    assert rt.thread_names([(1, 0, "main"), (2, 0, b"main_rep")]) == {
         (1, 0): "main",
         (2, 0): "main_rep",
     }
@@ -159,8 +160,8 @@ def test_thread_layout_caches() -> None:
 
 def test_cpustat_rows_join_the_cached_layout() -> None:
     rows = ["1 1 70 14 74 0 10 0", "1 0 1 0 1.5 nan 0 0"]
-    layout = r.thread_layout({(1, 1): "ldm"}, {(1, 1): ("DBLQH",)}, {(1, 1): 4101, (1, 0): 4100})
-    threads, unknown = r.CpustatJoin()(rows, layout)
+    layout = rt.thread_layout({(1, 1): "ldm"}, {(1, 1): ("DBLQH",)}, {(1, 1): 4101, (1, 0): 4100})
+    threads, unknown = rt.CpustatJoin()(rows, layout)
     assert [(t.thr_no, t.thread_name, t.blocks, t.os_tid) for t in threads] == [
         (0, "", (), 4100),
         (1, "ldm", ("DBLQH",), 4101),
@@ -173,8 +174,8 @@ def test_cpustat_rows_join_the_cached_layout() -> None:
 
 def test_cpustat_rows_are_sorted_and_name_the_threads_the_layout_lacks() -> None:
     rows = ["2 0 5 1 6 0 0 0", "1 3 7 2 9 0 0 0", "", "1 4 2", "1 2 1 1 2 0 0 0"]
-    join = r.CpustatJoin()
-    layout = r.thread_layout({(1, 2): "ldm"}, {}, {})
+    join = rt.CpustatJoin()
+    layout = rt.thread_layout({(1, 2): "ldm"}, {}, {})
     for _ in range(2):
         threads, unknown = join(rows, layout)
         assert [(t.node_id, t.thr_no, t.thread_name) for t in threads] == [
@@ -188,12 +189,12 @@ def test_cpustat_rows_are_sorted_and_name_the_threads_the_layout_lacks() -> None
 
 
 def test_an_unchanged_cpustat_row_gives_the_same_thread_until_the_layout_changes() -> None:
-    join = r.CpustatJoin()
-    layout = r.thread_layout({(1, 0): "main", (1, 1): "ldm"}, {}, {})
+    join = rt.CpustatJoin()
+    layout = rt.thread_layout({(1, 0): "main", (1, 1): "ldm"}, {}, {})
     first, _ = join(["1 0 5 1 6 0 0 0", "1 1 9 0 9 0 0 0"], layout)
     second, _ = join(["1 0 5 1 6 0 0 0", "1 1 8 0 8 0 0 0"], layout)
     assert second[0] is first[0] and second[1] is not first[1] and second[1].cpu_pct == 8.0
-    renamed = r.thread_layout({(1, 0): "main_rep", (1, 1): "ldm"}, {}, {})
+    renamed = rt.thread_layout({(1, 0): "main_rep", (1, 1): "ldm"}, {}, {})
     third, _ = join(["1 0 5 1 6 0 0 0", "1 1 8 0 8 0 0 0"], renamed)
     assert third[0] == first[0]._replace(thread_name="main_rep") and third[1] == second[1]
 
@@ -201,20 +202,20 @@ def test_an_unchanged_cpustat_row_gives_the_same_thread_until_the_layout_changes
 def test_threadstat_deltas_give_cpu_and_a_reset_gives_none() -> None:
     before = [(1, 0, "main", 4100, 10_000, 1_000_000, 200_000), (1, 1, "ldm", 0, 10_000, 5, 5)]
     after = [(1, 0, "main", 4100, 12_000, 1_600_000, 300_000), (1, 1, "ldm", 0, 12_000, 1, 1)]
-    previous = r.threadstat_counters(before)
-    threads = r.threads_from_threadstat(after, previous, {(1, 0): ("DBTC",)})
+    previous = rt.threadstat_counters(before)
+    threads = rt.threads_from_threadstat(after, previous, {(1, 0): ("DBTC",)})
     main, ldm = threads
     assert (main.os_user_pct, main.os_system_pct) == (30.0, 5.0)
     assert (main.thread_name, main.blocks, main.os_tid) == ("main", ("DBTC",), 4100)
     assert (ldm.os_user_pct, ldm.os_system_pct, ldm.os_tid) == (None, None, None)
-    first = r.threads_from_threadstat(before, {}, {})
+    first = rt.threads_from_threadstat(before, {}, {})
     assert all(t.os_user_pct is None and t.exec_pct is None for t in first)
 
 
 def _each_row_alone(
-    rows: list[str], layout: dict[r.ThreadKey, r.ThreadLayout]
-) -> tuple[list[object], set[r.ThreadKey]]:
-    threads = [t for t in (r._thread_from_cpustat(text, layout) for text in rows) if t]
+    rows: list[str], layout: dict[rt.ThreadKey, rt.ThreadLayout]
+) -> tuple[list[object], set[rt.ThreadKey]]:
+    threads = [t for t in (rt._thread_from_cpustat(text, layout) for text in rows) if t]
     threads.sort(key=lambda t: (t.node_id, t.thr_no))
     return threads, {(t.node_id, t.thr_no) for t in threads} - layout.keys()
 
@@ -243,9 +244,9 @@ _FIGURE = st.sampled_from(["0", "5", "99", "100", "7.5", "nan", "-1", "x"])
 def test_a_join_of_successive_samples_reads_each_row_as_it_would_alone(
     samples: list[list[str]],
 ) -> None:
-    layout = r.thread_layout({(1, 0): "main", (2, 1): "ldm"}, {(2, 1): ("DBLQH",)},
+    layout = rt.thread_layout({(1, 0): "main", (2, 1): "ldm"}, {(2, 1): ("DBLQH",)},
                              {(1, 0): 4100})
-    join = r.CpustatJoin()
+    join = rt.CpustatJoin()
     for rows in samples:
         threads, unknown = join(rows, layout)
         expected, missing = _each_row_alone(rows, layout)

@@ -21,6 +21,7 @@ from sim_reads import samples_wanting
 
 from ndbtop.model.table_memory import READ_EVERY, TOP_TABLES, TableMemory, TableNodeMemory
 from ndbtop.ndbinfo import queries as q
+from ndbtop.ndbinfo import queries_triage as qt
 from ndbtop.ndbinfo.collector import NdbinfoCollector
 from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.rows_tables import parse_node_text, parse_table_memory
@@ -193,8 +194,8 @@ async def test_the_query_keeps_the_largest_and_a_version_without_the_view_says_s
 
 
 def test_one_statement_with_a_limit_and_no_join() -> None:
-    sql = q.TABLE_MEMORY.sql
-    assert q.ON_DEMAND["tables"] is q.TABLE_MEMORY
+    sql = qt.TABLE_MEMORY.sql
+    assert qt.ON_DEMAND["tables"] is qt.TABLE_MEMORY
     assert sql.startswith(q.TAG) and sql.endswith(f"LIMIT {TOP_TABLES}")
     assert sql.count("FROM ndbinfo.") == 1 and "JOIN" not in sql
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events import decode_event
-from ndbtop.mgm.wire import EventStreamParser, LineBuffer, RawEvent
+from ndbtop.mgm.wire import LineBuffer, RawEvent
 from ndbtop.model.arbitration import ArbitrationPhase, Concern, arbitration_status, interpret
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.arbitration import CHOOSE_SECONDS, REGISTER_SECONDS

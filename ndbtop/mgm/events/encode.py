@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ndbtop.mgm.errorcodes import ndb_error_string
+from ndbtop.mgm.event_stream import format_event_block
 from ndbtop.mgm.events.catalogue import CATALOGUE
 from ndbtop.mgm.events.text import MASK32, event_text, node_prefix, ref_to_node, to_int32
-from ndbtop.mgm.wire import ENCODING, format_event_block
+from ndbtop.mgm.wire import ENCODING
 
 PRETTY_TEXT_CHARS = 511
 """The server builds the listener text in a 512-byte buffer."""

@@ -7,7 +7,8 @@ connection, written to the app's audit log; the screen follows it through the
 engine's progress reports and a timer. A problem stops the run and asks, as
 ``ndbtop rolling-restart`` does: retry, skip the node, or abort, and start the
 nodes a failed restart wait left NOT_STARTED. One node per node group is an abort
-restart, confirmed with its own typed phrase.
+restart, confirmed with its own typed phrase. This module keeps the plan, the layout
+and the drawing; the run's half is :mod:`ndbtop.tui.screens.rolling_run`.
 """
 
 from __future__ import annotations
@@ -24,20 +25,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.actions.target import audit_fields, cluster_target, generation_of
-from ndbtop.errors import NdbtopError
-from ndbtop.eta.rolling import RunTimes, batch_eta
+from ndbtop.actions.target import cluster_target, generation_of
+from ndbtop.eta.rolling import RunTimes
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import effective_node_group
 from ndbtop.model.freshness import stale_blocker
-from ndbtop.model.phases import StartTimeline, apply_status
+from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict, preflight
 from ndbtop.ops.rolling import (
     Decision,
     Problem,
-    Progress,
     RollingPlan,
     RollingRestart,
     RollingResult,
@@ -54,25 +53,22 @@ from ndbtop.tui.screens.rolling_plan import (
     requests_text,
 )
 from ndbtop.tui.screens.rolling_progress import (
-    DECIDED,
     NodeProgress,
-    mark_progress,
-    mark_result,
     plan_rows,
     plan_time_text,
-    run_times,
     running_text,
     steps_table,
     summary,
 )
-from ndbtop.tui.screens.rolling_prompts import AbortPrompt, problem_text
+from ndbtop.tui.screens.rolling_prompts import problem_text
+from ndbtop.tui.screens.rolling_run import RollingRun
 from ndbtop.tui.widgets.checkbox import MarkedCheckbox
 from ndbtop.tui.widgets.typed_confirm import TypedConfirm
 
 __all__ = ["INITIAL_CONFIRM", "RollingRestartScreen"]
 
 
-class RollingRestartScreen(ModalScreen[Optional[RollingResult]]):
+class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
     """Plan, confirm and follow a rolling restart; dismisses with the result (None if not run)."""
 
     BINDINGS = [
@@ -143,16 +139,6 @@ class RollingRestartScreen(ModalScreen[Optional[RollingResult]]):
         self._make_rows()
 
     # State
-
-    @property
-    def running(self) -> bool:
-        """True from Start until the run ended."""
-        return self.engine is not None and self.result is None and self.error is None
-
-    @property
-    def finished(self) -> bool:
-        """True once the run ended (completed, aborted or failed)."""
-        return self.result is not None or self.error is not None
 
     def _preflight(self) -> Verdict:
         snap = self.live()
@@ -355,151 +341,3 @@ class RollingRestartScreen(ModalScreen[Optional[RollingResult]]):
         if action == "decide":
             return self.problem is not None
         return True
-
-    # Keys
-
-    def action_start(self) -> None:
-        """Start the run (once), if the plan is confirmed."""
-        if self.engine is not None:
-            return
-        self.verdict = self._preflight()
-        if not self._ready():
-            self._draw()
-            return
-        self.engine = RollingRestart(
-            self.plan,
-            self.connectstring,
-            self.audit,
-            decide=self._decide,
-            report=self._report,
-            node_timeout=self.node_timeout,
-            poll=self.poll,
-            config=self.live().config,
-            confirmed=confirm_phrase(self.plan),
-        )
-        self._started_at = time.monotonic()
-        self._times = run_times(self.plan, self.live(), initial=self.initial)
-        # The step in progress goes by the node estimator once its nodes are starting.
-        self._times.node_eta = lambda batch: batch_eta(batch, self.live().start_eta)
-        self.run_worker(self._run(self.engine), group="rolling", exclusive=True)
-        self._draw()
-        self.refresh_bindings()
-        self.query_one("#pause", Button).focus()
-
-    async def _run(self, engine: RollingRestart) -> None:
-        try:
-            result = await engine.run()
-        except NdbtopError as exc:  # the audit log could not be written
-            self.error = str(exc)
-            self._ended_at = time.monotonic()
-            self._finish(None)
-            return
-        self._ended_at = time.monotonic()
-        self._finish(result)
-
-    def _finish(self, result: RollingResult | None) -> None:
-        self.result = result
-        mark_result(self.rows, result)
-        self._draw()
-        self.refresh_bindings()
-        self.query_one("#close", Button).focus()
-
-    def _report(self, progress: Progress) -> None:
-        now = time.monotonic()
-        if progress.step == "restart":
-            self._step = self.plan.batches.index(progress.batch) + 1
-            if self._times is not None:
-                self._times.sent(progress.batch, now)
-        elif progress.step == "started" and self._times is not None:
-            self._times.started(progress.batch, now)
-        elif progress.step == "waiting":
-            self._timelines = apply_status(self._timelines, progress.nodes, now)
-        mark_progress(self.rows, progress, now)
-        self._draw()
-
-    async def _decide(self, problem: Problem) -> Decision:
-        if self.abort_requested:
-            return Decision.ABORT
-        self.problem = problem
-        self._decision = asyncio.get_running_loop().create_future()
-        self._draw()
-        self.refresh_bindings()
-        self.query_one("#retry", Button).focus()
-        try:
-            decision = await self._decision
-        finally:
-            self.problem = None
-            self._decision = None
-        for node_id in problem.batch:
-            self.rows[node_id].state = DECIDED[decision]
-        if decision is Decision.SKIP and self._times is not None:
-            self._times.skip(problem.batch)
-        self._draw()
-        self.refresh_bindings()
-        if decision is not Decision.ABORT:
-            self.query_one("#pause", Button).focus()
-        return decision
-
-    def action_decide(self, choice: str) -> None:
-        """Answer the problem: ``retry``, ``skip``, ``abort``, or ``start`` the nodes left
-        NOT_STARTED."""
-        if choice == "start" and (self.problem is None or not self.problem.not_started):
-            return
-        if self._decision is not None and not self._decision.done():
-            self._decision.set_result(Decision(choice))
-
-    def action_pause(self) -> None:
-        """Pause before the next step, or resume."""
-        if self.engine is None or not self.running:
-            return
-        if self.engine.paused:
-            self.engine.resume()
-        else:
-            self.engine.pause()
-        self._draw()
-
-    def action_abort(self) -> None:
-        """Abort after a confirmation (while a problem waits, abort answers it at once)."""
-        if not self.running:
-            return
-        if self.problem is not None:
-            self.action_decide("abort")
-            return
-        self._confirm_abort()
-
-    def _confirm_abort(self) -> None:
-        def answered(abort: bool | None) -> None:
-            if abort and self.running:
-                self.abort_requested = True
-                assert self.engine is not None
-                self.engine.abort()
-                self.action_decide("abort")
-                self._draw()
-
-        self.app.push_screen(AbortPrompt(), answered)
-
-    @property
-    def position(self) -> str:
-        """``step 2 of 4`` (step 0 before the first restart is sent)."""
-        return f"step {self._step} of {len(self.plan.batches)}"
-
-    def interrupt(self) -> str:
-        """Stop the run because ndbtop quits: nothing more is sent, and the audit log says
-        where it stopped. Returns that, ``interrupted at step N of M``."""
-        note = f"interrupted at {self.position}"
-        if self.engine is not None:
-            self.engine.abort()
-        restarting = [n for n, row in self.rows.items() if row.state == "restarting"]
-        snap = self.live()
-        address = snap.mgm_address or str(self.connectstring)
-        self.audit.write(event="interrupted", **audit_fields(address, generation_of(snap)),
-                         message=note,
-                         restarting=restarting)
-        return note
-
-    def action_close(self) -> None:
-        """Close when no run is active; while one is, ask to abort it first."""
-        if self.running:
-            self._confirm_abort()
-            return
-        self.dismiss(self.result)
