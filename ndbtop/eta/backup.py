@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from ndbtop.mgm.events.catalogue import EventType
 from ndbtop.mgm.events.decode import Event, statistics
 from ndbtop.model.backups import Backup, NodeProgress
-from ndbtop.model.eta import Eta, EtaMissing, EtaResult
+from ndbtop.model.eta import Eta, EtaMissing, EtaResult, bounded
 from ndbtop.model.ndbinfo import MemoryUse
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -148,7 +148,7 @@ def backup_eta(b: Backup, in_use: Mapping[int, float] | None, replicas: int | No
     size = (SIZE_AT_MOST if measured is None
             else f"DataMemory in use at the fill node {measured[1]} showed")
     rate = (RATE_ONCE if all(len(_rates(b, n)) <= 1 for n in b.nodes) else RATE_BOTH)
-    return Eta(seconds, low, high, now, (size, rate, LOG_UNKNOWN))
+    return bounded(Eta(seconds, low, high, now, (size, rate, LOG_UNKNOWN)))
 
 
 def eta_in_snapshot(snap: ClusterSnapshot, b: Backup) -> EtaResult:

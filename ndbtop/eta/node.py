@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ndbtop.model.eta import Eta, EtaMissing, EtaResult
+from ndbtop.model.eta import Eta, EtaMissing, EtaResult, bounded
 from ndbtop.model.history import PastStart
 from ndbtop.model.phases import (
     INITIAL_NODE_RESTART,
@@ -159,7 +159,7 @@ def estimate_start(evidence: StartEvidence) -> EtaResult | None:
     basis = tuple(sorted(weight, key=lambda b: -weight[b]))
     if any(p.done for p in parts):
         basis = (*basis, "phases done")
-    return Eta(seconds, min(low, seconds), max(high, seconds), evidence.now, basis)
+    return bounded(Eta(seconds, min(low, seconds), max(high, seconds), evidence.now, basis))
 
 
 def estimate_whole_start(node_id: int, kind: int, now: float, *,

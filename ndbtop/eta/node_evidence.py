@@ -214,6 +214,9 @@ class StartEtaKeeper:
             kept.append(reading)
         self._rates[t.node_id] = (t.began_at, kept)
         rates = window_rates(list(kept))
+        if rates and min(rates) <= 0:
+            # The log did not grow over a window: no rate to divide what is left by.
+            return None
         if rates:
             return RedoRate(reading.source, reading.left_mb, rates[-1], min(rates), max(rates),
                             len(rates) + 1)
@@ -222,7 +225,7 @@ class StartEtaKeeper:
         if reading.since is not None and reading.at > reading.since and reading.done_mb > 0:
             average = reading.done_mb / (reading.at - reading.since)
             return RedoRate(reading.source, reading.left_mb, average, average, average, 2)
-        if reading.mb_per_s:
+        if reading.mb_per_s and reading.mb_per_s > 0:
             rate = reading.mb_per_s
             return RedoRate(reading.source, reading.left_mb, rate, rate, rate, 1)
         return None

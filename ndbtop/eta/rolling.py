@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ndbtop.model.eta import Eta, EtaMissing, EtaResult, eta_json
+from ndbtop.model.eta import Eta, EtaMissing, EtaResult, bounded, eta_json
 from ndbtop.model.history import PastStart
 from ndbtop.model.ndbinfo import RestartInfo
 from ndbtop.model.phases import INITIAL_NODE_RESTART, NODE_RESTART
@@ -158,10 +158,11 @@ def rolling_eta(
         figure = run or from_history(batch, history, restart_info, initial)
         if figure is None:
             return RollingEta(EtaMissing(_missing_history(batch)),
-                              _current(current, current_eta, run, history, restart_info,
-                                       initial, now))
+                              bounded(_current(current, current_eta, run, history,
+                                               restart_info, initial, now)))
         figures.append(figure)
     now_step = _current(current, current_eta, run, history, restart_info, initial, now)
+    now_step = bounded(now_step)
     if isinstance(now_step, EtaMissing):
         return RollingEta(now_step, now_step)
     parts: list[Eta | StepFigure] = [*figures]
@@ -171,8 +172,8 @@ def rolling_eta(
         return RollingEta(Eta(0.0, 0.0, 0.0, now, ("every step done",)), None)
     basis = _basis(parts, now_step if now_step is current_eta else None)
     return RollingEta(
-        Eta(sum(p.seconds for p in parts), sum(p.low for p in parts),
-            sum(p.high for p in parts), now, basis),
+        bounded(Eta(sum(p.seconds for p in parts), sum(p.low for p in parts),
+                    sum(p.high for p in parts), now, basis)),
         now_step,
     )
 

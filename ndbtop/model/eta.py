@@ -9,6 +9,7 @@ given instead (:class:`EtaMissing`), never a guess.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -45,6 +46,22 @@ class EtaMissing:
     """Why no estimate is given (``"start not seen from its beginning"``, ...)."""
 
     reason: str
+
+
+MAX_ETA_S = 30 * 86400.0
+"""Beyond this an estimate says nothing an operator can use (a rate near zero gives years),
+and its end is no longer a date."""
+
+
+def bounded(result: Eta | EtaMissing | None) -> Eta | EtaMissing | None:
+    """``result``, or the reason there is no estimate when its high end is past
+    :data:`MAX_ETA_S` (or not a number): every estimator's result goes through here."""
+    if not isinstance(result, Eta):
+        return result
+    figures = (result.seconds, result.low, result.high)
+    if not all(math.isfinite(f) for f in figures) or result.high > MAX_ETA_S:
+        return EtaMissing("more than 30 days at the rate measured")
+    return result
 
 
 EtaResult = Union[Eta, EtaMissing]

@@ -22,7 +22,7 @@ from ndbtop.eta.node import (
 from ndbtop.eta.node_evidence import StartEtaKeeper, redo_mb_per_s, restart_phases
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import ClusterConfig, DataNodeConfig, NodeConfig
-from ndbtop.model.eta import Eta, EtaMissing, eta_json
+from ndbtop.model.eta import Eta, EtaMissing, bounded, eta_json
 from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.ndbinfo import MemoryUse, NdbinfoSample, RestartInfo
@@ -319,3 +319,24 @@ def test_the_hosts_measure_counts_bytes_written_one_32nd_of_the_log() -> None:
     assert not isinstance(parts, EtaMissing)
     assert next(p for p in parts if p.phase == 2).seconds == 3 * 1024 / 32
     assert redo_mb_per_s(snap(t, 1100.0, hosts=(host,)), 10) == 32.0
+
+
+def test_a_redo_log_that_stops_growing_has_no_rate_to_divide_by() -> None:
+    keeper = StartEtaKeeper()
+    t = started(10, 1000.0)
+    t = done(t, 10, 1, INITIAL_START, 1001.0)
+    at = 1002.0
+    # The same 200 MB reported five times, 10 s apart: the window's rate is 0.
+    for _ in range(5):
+        at += 10.0
+        t = apply_event(t, redo_report(10, 200, at, TOTAL_MB))
+        result = dict(keeper.observe(snap(t, at)))[10]
+    assert isinstance(result, EtaMissing)
+
+
+def test_an_estimate_past_thirty_days_is_no_estimate() -> None:
+    assert bounded(Eta(60.0, 30.0, 90.0, 1e9, ("x",))) == Eta(60.0, 30.0, 90.0, 1e9, ("x",))
+    far = bounded(Eta(1e12, 1e11, 1e13, 1.8e9, ("redo rate (events)",)))
+    assert far == EtaMissing("more than 30 days at the rate measured")
+    assert isinstance(bounded(Eta(float("inf"), 0.0, float("inf"), 1e9, ())), EtaMissing)
+    assert eta_json(far) == {"eta": None, "eta_missing": "more than 30 days at the rate measured"}
