@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 
 from ndbtop.actions.backup_commands import BackupCommandError, parse_backup_id
-from ndbtop.report.sections import parse_sections
+from ndbtop.report.section_names import parse_sections
 from ndbtop.sim.startplan import START_PHASES
 from ndbtop.textnum import MAX_WHOLE, NumberError, is_digits, parse_float, parse_int
 

@@ -31,7 +31,7 @@ from ndbtop.cli.option_types import (
 )
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S
-from ndbtop.report.sections import section_names
+from ndbtop.report.section_names import section_names
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 
 DEFAULT_LISTEN_HOST = "127.0.0.1"

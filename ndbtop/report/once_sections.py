@@ -18,7 +18,8 @@ from ndbtop.report.as_json import report_json
 from ndbtop.report.as_text import heading_text, nodes_text, sources_text
 from ndbtop.report.config_report import config_text
 from ndbtop.report.findings import findings_text
-from ndbtop.report.sections import CORE, TRIAGE, panels_of, triage_section
+from ndbtop.report.section_names import CORE
+from ndbtop.report.sections import TRIAGE, panels_of, triage_section
 
 CORE_KEYS: dict[str, tuple[str, ...]] = {
     "nodes": ("summary", "nodes", "start_timelines"),

@@ -63,27 +63,6 @@ TRIAGE: tuple[Section, ...] = (
 """Every triage section, in the order the reports give them."""
 
 
-CORE = ("nodes", "findings", "config")
-"""The sections of the snapshot every refresh reads (:mod:`ndbtop.report.once_sections`)."""
-
-
-def section_names() -> tuple[str, ...]:
-    """Every name ``--section`` takes, in report order."""
-    return (*CORE, *(s.name for s in TRIAGE))
-
-
-def parse_sections(text: str) -> tuple[str, ...]:
-    """The names of a comma-separated ``--section`` value; ValueError names an unknown one."""
-    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
-    if not names:
-        raise ValueError("no section named")
-    known = section_names()
-    for name in names:
-        if name not in known:
-            raise ValueError(f"unknown section {name!r} (one of: {', '.join(known)})")
-    return tuple(n for n in known if n in names)
-
-
 def triage_section(name: str) -> Section | None:
     """The section called ``name``, if any."""
     return next((s for s in TRIAGE if s.name == name), None)
