@@ -58,14 +58,20 @@ def _age(sample: NdbinfoSample, panel: str) -> float | None:
     return None if at is None else max(sample.taken_at - at, 0.0)
 
 
+SHOWN_FOR_S = 300.0
+"""How long after its read a long transaction is still named (in the header): the tables
+are read only while asked for, and an old read says less and less of now."""
+
+
 def long_transaction(snap: ClusterSnapshot) -> tuple[Transaction, float] | None:
     """The oldest transaction of the last read when it passed :data:`LONG_TXN_S`, with the
-    seconds since that read; None otherwise."""
+    seconds since that read; None otherwise, or once that read is older than
+    :data:`SHOWN_FOR_S`."""
     sample = snap.ndbinfo
     if sample is None:
         return None
     age = _age(sample, "transactions")
     first = oldest(sample.transactions)
-    if age is None or first is None or first.inactive_s <= LONG_TXN_S:
+    if age is None or age > SHOWN_FOR_S or first is None or first.inactive_s <= LONG_TXN_S:
         return None
     return first, age
