@@ -26,7 +26,6 @@ left of its estimate, and once it has run past its estimate the range opens upwa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbtop.model.eta import Eta, EtaMissing, EtaResult, bounded
@@ -336,8 +335,3 @@ def _left_of(part: PhasePart, spent: float, interval: float, source: str) -> Pha
     if source == "status":
         high += interval
     return PhasePart(part.phase, part.name, value, min(low, value), high, part.basis)
-
-
-def basis_kinds() -> Sequence[str]:
-    """The kinds of basis, strongest first (their spreads: :data:`SPREAD`)."""
-    return tuple(SPREAD)

@@ -5,7 +5,6 @@ Field names are a public interface: later versions add fields, never rename them
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from ndbtop.host.view import HostView
@@ -20,17 +19,14 @@ from ndbtop.report.backups import backups_json
 from ndbtop.report.config_report import config_json, node_group_json
 from ndbtop.report.findings import finding_json
 from ndbtop.report.sections import default_sections_json
-
-
-def _iso(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.timezone.utc).isoformat(timespec="seconds")
+from ndbtop.report.tables import iso_utc
 
 
 def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
     """Every panel of the snapshot as plain JSON-ready values."""
     s = summarize(snap.nodes, snap.config)
     out: dict[str, Any] = {
-        "time": _iso(snap.wall),
+        "time": iso_utc(snap.wall),
         "mgm": {"address": snap.mgm_address, "version": snap.mgm_version},
         "summary": {
             "data_nodes": s.data_nodes,
@@ -97,7 +93,7 @@ def _timeline_json(t: Any, now: float, silent: bool) -> dict[str, Any]:
         "phase_in_progress": t.current_phase,
         "in_phase_s": t.in_phase_s(now),
         "in_phase_from": t.current_from if t.active and t.current_phase is not None else None,
-        "start_began_at": _iso(t.began_at) if t.began_from else None,
+        "start_began_at": iso_utc(t.began_at) if t.began_from else None,
         "start_began_from": t.began_from,
         "elapsed_s": round(t.elapsed_s(now), 3),
         "completed": [

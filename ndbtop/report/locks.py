@@ -17,7 +17,8 @@ from ndbtop.report.tables import format_table
 
 
 def transaction_json(t: Transaction) -> dict[str, Any]:
-    """One transaction: the keys the issue names, then what else the row gives."""
+    """One transaction: transid, node_id, api_node, state, age_s and operations, then what
+    else the row gives."""
     return {
         "transid": t.transid,
         "node_id": t.node_id,
@@ -32,7 +33,7 @@ def transaction_json(t: Transaction) -> dict[str, Any]:
 
 
 def wait_json(w: LockWait, waits: tuple[LockWait, ...]) -> dict[str, Any]:
-    """One lock wait: the keys the issue names, then where and how deep."""
+    """One lock wait: waiter_transid, holder_transid, table and wait_s, then where and how deep."""
     lk = w.lock
     return {
         "waiter_transid": w.waiter,

@@ -7,7 +7,7 @@ from typing import Any
 
 from ndbtop.model.membership import Membership, headline, membership
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.report.tables import format_table
+from ndbtop.report.tables import format_table, iso_utc
 from ndbtop.sanitise import sanitise
 
 
@@ -34,14 +34,10 @@ def membership_json(snap: ClusterSnapshot) -> dict[str, Any]:
                         for g in m.groups],
         "candidates": [{"node_id": c.node_id, "type": c.node_type, "rank": c.rank,
                         "connected": c.connected} for c in m.candidates],
-        "events": [{"time": _iso(e.at), "node_id": e.node, "type": e.kind, "text": e.text,
+        "events": [{"time": iso_utc(e.at), "node_id": e.node, "type": e.kind, "text": e.text,
                     "meaning": e.meaning or None} for e in m.events],
         "note": m.note or None,
     }
-
-
-def _iso(at: float) -> str:
-    return dt.datetime.fromtimestamp(at, dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def membership_text(snap: ClusterSnapshot) -> list[str]:

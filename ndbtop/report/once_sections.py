@@ -8,7 +8,6 @@ the sections, and each section's keys are those of the full report.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from ndbtop.report.config_report import config_text
 from ndbtop.report.findings import findings_text
 from ndbtop.report.section_names import CORE
 from ndbtop.report.sections import TRIAGE, panels_of, triage_section
+from ndbtop.report.tables import iso_utc
 
 CORE_KEYS: dict[str, tuple[str, ...]] = {
     "nodes": ("summary", "nodes", "start_timelines"),
@@ -43,7 +43,7 @@ def sections_json(snap: ClusterSnapshot, names: Sequence[str]) -> dict[str, Any]
     full = report_json(snap) if any(n in CORE_KEYS for n in names) else None
     out: dict[str, Any] = {}
     if full is None:
-        out.update({"time": report_json_time(snap), "mgm": {"address": snap.mgm_address,
+        out.update({"time": iso_utc(snap.wall), "mgm": {"address": snap.mgm_address,
                                                            "version": snap.mgm_version}})
         out["sources"] = [src.as_json(snap.taken_at) for src in snap.sources]
     else:
@@ -57,11 +57,6 @@ def sections_json(snap: ClusterSnapshot, names: Sequence[str]) -> dict[str, Any]
             assert section is not None
             out.update(section.json(snap))
     return out
-
-
-def report_json_time(snap: ClusterSnapshot) -> str:
-    """The report's ``time``: the snapshot's wall clock, ISO 8601 in UTC."""
-    return dt.datetime.fromtimestamp(snap.wall, dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def sections_text(snap: ClusterSnapshot, names: Sequence[str],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 
 from ndbtop.durations import duration as plain_duration
@@ -65,3 +66,8 @@ def per_second(value: float | None) -> str:
 def duration(seconds: float | None) -> str:
     """``38m47s``, ``1h02m``, ``12s``; ``-`` for none."""
     return "-" if seconds is None else plain_duration(seconds)
+
+
+def iso_utc(epoch: float) -> str:
+    """``epoch`` in ISO 8601, UTC, to the second: the times of the JSON report."""
+    return dt.datetime.fromtimestamp(epoch, dt.timezone.utc).isoformat(timespec="seconds")
