@@ -92,3 +92,17 @@ def test_a_bundle_reads_every_triage_panel_in_one_sample() -> None:
     # The bundle asks for every section's panels: none may be left for a later sample.
     assert bundle_panels() == frozenset(ON_DEMAND)
     assert len(ON_DEMAND) <= MAX_ON_DEMAND_PER_SAMPLE
+
+
+def test_once_reads_each_triage_table_once(threaded_sim: Callable[..., Any],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # Two samples for the rates; the triage tables (no rate) only in the second.
+    ts = threaded_sim("lock-chain", speed=1e-6, sql=True)
+    assert main(once(ts, "--json", "--section", "locks,membership,processes")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["transactions"] and report["membership"]["president"] is not None
+    stats = ts.sim.sql_server.stats.tables
+    # One read each; the lock waits' statement names cluster_locks twice (its waiters and
+    # the locks they wait for), each a scan.
+    once_each = {"cluster_transactions": 1, "cluster_locks": 2, "membership": 1, "processes": 1}
+    assert {table: stats[table].queries for table in once_each} == once_each

@@ -139,6 +139,7 @@ class Hub:
         self.threads_wanted = True
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
         self._panels_wanted: dict[str, frozenset[str]] = {}
+        self._panels_held = False
         self._findings = FindingsKeeper()
         self._start_etas = StartEtaKeeper()
         self._urgent = False
@@ -297,7 +298,16 @@ class Hub:
             self._panels_wanted[owner] = wanted
         else:
             self._panels_wanted.pop(owner, None)
-        union = frozenset().union(*self._panels_wanted.values())
+        self._pass_panels()
+
+    def hold_panels(self, held: bool) -> None:
+        """Read no on-demand panel while ``held`` (the first of ``--once``'s two samples:
+        the second reads them, once)."""
+        self._panels_held = held
+        self._pass_panels()
+
+    def _pass_panels(self) -> None:
+        union = frozenset() if self._panels_held else self.panels_wanted()
         reader = self.sql.reader if self.sql is not None else None
         if hasattr(reader, "wanted") and reader.wanted != union:  # type: ignore[union-attr]
             reader.wanted = union  # type: ignore[union-attr]

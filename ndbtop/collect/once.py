@@ -48,6 +48,10 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
         if source is None:
             return
         for i in range(2):
+            if isinstance(source, SqlSource):
+                # The triage tables are read once, in the second sample: each read scans
+                # every data node, and they need no rate.
+                hub.hold_panels(i == 0)
             try:
                 await source.poll_once()
             except error as exc:
@@ -67,6 +71,7 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
     await asyncio.gather(sample(hub.sql, SqlError), sample(hub.host, OSError),
                          *(sample(s, OSError) for s in hub.hosts.simulated.values()),
                          hub.hosts.sample_once(deadline + 1.0))
+    hub.hold_panels(False)
     # The error logs and DataDirs of the nodes that are down, over the hosts' connections
     # now open.
     hub.hosts.allow_reads(hub.cluster_config())
