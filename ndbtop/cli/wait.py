@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import sys
 
-from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
+from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET, UNREACHABLE
 from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
@@ -34,24 +36,37 @@ def run_wait(args: argparse.Namespace) -> int:
             sys.stdout.write(change.text() + "\n")
         sys.stdout.flush()
 
-    async def waiting() -> WaitResult:
+    async def waiting() -> WaitResult | None:
         # A hub beside the wait follows the events and the start history: the estimates.
         hub = Hub(connectstring, RealClock(), args.interval, events=True,
                   history_dir=default_history_dir())
+        # Ctrl-C cancels the wait, and the hub stops before the loop closes (asyncio.run
+        # before 3.11 would stop the loop at once, amid the hub's tasks).
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signal.SIGINT, task.cancel)
         await hub.start()
         try:
             return await wait_for(connectstring, Target(args.status), args.nodes,
                                   args.timeout, clock=RealClock(), interval=args.interval,
                                   on_change=show,
                                   estimate=lambda node_id: hub.snapshot().start_eta(node_id))
+        except asyncio.CancelledError:
+            return None
         finally:
             await hub.stop()
+            with contextlib.suppress(NotImplementedError):
+                loop.remove_signal_handler(signal.SIGINT)
 
     try:
         result = asyncio.run(waiting())
     except MgmError as exc:
         sys.stderr.write(f"ndbtop: error: {exc}\n")
         return UNREACHABLE
+    if result is None:
+        return INTERRUPTED
     if result.reached:
         return DONE
     if result.error is not None:
