@@ -104,6 +104,9 @@ def type_hints(cls: type) -> dict[str, Any]:
         module = sys.modules.get(base.__module__)
         namespace = {**(vars(module) if module else {}), **vars(base)}
         for name, value in vars(base).get("__annotations__", {}).items():
+            if isinstance(value, typing.ForwardRef):
+                # A NamedTuple's postponed annotations arrive as forward references.
+                value = value.__forward_arg__
             hints[name] = _evaluate(value, namespace) if isinstance(value, str) else value
     return hints
 

@@ -24,6 +24,7 @@ from ndbtop.compat import (
     zip_strict,
 )
 from ndbtop.mgm.tls import TlsOptions, client_setup, server_context
+from ndbtop.model.ndbinfo import ThreadCpu
 from ndbtop.sim.tlscerts import SERVER_CERT, SERVER_KEY, make_cluster_certs
 
 
@@ -143,3 +144,11 @@ async def test_a_cleartext_stream_is_upgraded_to_tls_on_both_sides(
     finally:
         server.close()
         await server.wait_closed()
+
+
+def test_type_hints_of_a_named_tuple_are_evaluated() -> None:
+    # On 3.9 a NamedTuple's postponed annotations are forward references, not text: the
+    # recording's checks must see int, not a reference they would let anything through.
+    hints = type_hints(ThreadCpu)
+    assert hints["thr_no"] is int and hints["thread_name"] is str
+    assert hints["os_tid"] == typing.Optional[int]
