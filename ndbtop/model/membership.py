@@ -31,6 +31,7 @@ from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_gro
 from ndbtop.model.live import LIVE_STATES
 from ndbtop.model.membership_rows import ARB_STATE_WORDS, MembershipRow
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.summary import president_and_successor
 
 FROM_NDBINFO = "ndbinfo"
 FROM_EVENTS = "events+config"
@@ -140,7 +141,7 @@ def membership(snap: ClusterSnapshot) -> Membership:
     events = _events(snap, arbitration)
     if membership_read(snap) and rows:
         return _from_rows(snap, rows, started, groups, candidates, events)
-    president, successor = _by_dynamic_id(started)
+    president, successor = president_and_successor(started)
     status = arbitration_status(arbitration)
     node = status.arbitrator if status.phase is ArbitrationPhase.RUNNING else None
     arbitrator = Arbitrator(node, _configured_rank(snap.config, node),
@@ -207,15 +208,6 @@ def _ring(by_node: dict[int, MembershipRow], start: int | None
         node = by_node[node].right_node
     order += [n for n in sorted(by_node) if n not in order]
     return tuple((n, by_node[n].left_node, by_node[n].right_node) for n in order)
-
-
-def _by_dynamic_id(started: Sequence[NodeStatus]) -> tuple[int | None, int | None]:
-    """The president (lowest dynamic id of the started data nodes) and its successor (the
-    next by succession order, the low 16 bits: QmgrMain.cpp execDBINFO_SCANREQ)."""
-    ranked = sorted((n for n in started if n.dynamic_id), key=lambda n: n.dynamic_id & 0xFFFF)
-    president = ranked[0].node_id if ranked else None
-    successor = ranked[1].node_id if len(ranked) > 1 else None
-    return president, successor
 
 
 def _configured_rank(config: ClusterConfig | None, node: int | None) -> int | None:

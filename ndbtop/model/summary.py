@@ -73,8 +73,7 @@ def _summarize(raw: tuple[NodeStatus, ...], config: ClusterConfig | None) -> Clu
     missing = tuple(g for g, ms in sorted(members.items()) if any(m.node_id not in up for m in ms))
     down = tuple(g for g, ms in sorted(members.items()) if all(m.node_id not in up for m in ms))
     api = [n for n in nodes if n.type == "API"]
-    candidates = [n for n in started if n.dynamic_id]
-    master = min(candidates, key=lambda n: n.dynamic_id).node_id if candidates else None
+    master, _ = president_and_successor(started)
     return ClusterSummary(
         data_nodes=len(data),
         data_started=len(started),
@@ -106,3 +105,13 @@ def single_user_text(summary: ClusterSummary) -> str | None:
         return None
     holder = summary.single_user_api
     return "SINGLE-USER MODE" + (f" (API node {holder})" if holder is not None else "")
+
+
+def president_and_successor(started: Iterable[NodeStatus]) -> tuple[int | None, int | None]:
+    """The president (the master: the lowest dynamic id of the started data nodes) and its
+    successor (the next), by succession order: the dynamic id's low 16 bits, the high ones
+    holding the heartbeat order (QmgrMain.cpp execDBINFO_SCANREQ)."""
+    ranked = sorted((n for n in started if n.dynamic_id), key=lambda n: n.dynamic_id & 0xFFFF)
+    president = ranked[0].node_id if ranked else None
+    successor = ranked[1].node_id if len(ranked) > 1 else None
+    return president, successor

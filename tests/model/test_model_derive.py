@@ -17,7 +17,7 @@ from ndbtop.model.derive import (
 )
 from ndbtop.model.ndbinfo import DiskPageBuffer, NodeActivity, NodeLinks, ThreadCpu
 from ndbtop.model.sources import Backoff, SourceState, SourceStatus
-from ndbtop.model.summary import summarize
+from ndbtop.model.summary import president_and_successor, summarize
 
 
 @pytest.mark.parametrize(
@@ -192,3 +192,16 @@ def test_the_same_answer_is_summarised_once_and_a_new_one_afresh() -> None:
     assert after.data_started == 1 and after.master == 1
     assert first.data_started == 2 and first.master == 2
     assert summarize(nodes) is first, "a few answers are remembered"
+
+
+def test_the_master_is_named_by_succession_order_not_heartbeat_order() -> None:
+    # A dynamic id holds the heartbeat order in its high 16 bits and the succession order in
+    # its low ones (QmgrMain.cpp execDBINFO_SCANREQ): the master, as the membership's
+    # president, is the lowest succession order.
+    nodes = (
+        NodeStatus(1, "NDB", "STARTED", node_group=0, dynamic_id=(1 << 16) | 3),
+        NodeStatus(2, "NDB", "STARTED", node_group=0, dynamic_id=(2 << 16) | 1),
+        NodeStatus(3, "NDB", "STARTED", node_group=1, dynamic_id=(3 << 16) | 2),
+    )
+    assert summarize(nodes).master == 2
+    assert president_and_successor(nodes) == (2, 3)
