@@ -100,7 +100,9 @@ async def test_once_json_keeps_the_exact_text(scripted: Scripted, tmp_path: Path
 
 async def test_wait_prints_hostile_status_escaped(scripted: Scripted, tmp_path: Path) -> None:
     server = await scripted(mgm_script({2: node_fields(2, status=f"STARTED{CLEAR_TITLE}")}))
-    status, out, err = await ndbtop("wait", "-c", server.connectstring, "--timeout", "0.5",
+    # A timeout long enough for a loaded machine to start the wait and its hub and reach
+    # the server: the status never matches, so the wait ends not met (1), not unreachable.
+    status, out, err = await ndbtop("wait", "-c", server.connectstring, "--timeout", "3",
                                     "--interval", "0.1", env={"XDG_STATE_HOME": str(tmp_path)})
     assert status == 1
     assert_inert(out + err)
