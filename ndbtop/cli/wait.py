@@ -41,11 +41,12 @@ def run_wait(args: argparse.Namespace) -> int:
         hub = Hub(connectstring, RealClock(), args.interval, events=True,
                   history_dir=default_history_dir())
         # Ctrl-C cancels the wait, and the hub stops before the loop closes (asyncio.run
-        # before 3.11 would stop the loop at once, amid the hub's tasks).
+        # before 3.11 would stop the loop at once, amid the hub's tasks). Outside the main
+        # thread (a caller's worker) there is no signal to handle.
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
-        with contextlib.suppress(NotImplementedError):
+        with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, task.cancel)
         await hub.start()
         try:
@@ -57,7 +58,7 @@ def run_wait(args: argparse.Namespace) -> int:
             return None
         finally:
             await hub.stop()
-            with contextlib.suppress(NotImplementedError):
+            with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
 
     try:
