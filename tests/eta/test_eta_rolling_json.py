@@ -17,10 +17,9 @@ import pytest
 from ndbtop.cli import main
 from ndbtop.cli.prompt import ask
 from ndbtop.collect.history_store import HistoryStore
-from ndbtop.mgm.client import MgmClient
-from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.history import PastStart, cluster_key
 from ndbtop.model.phases import NODE_RESTART
+from tests.eta.cluster_status import cluster_status
 from tests.eta.test_eta_runs_cli import four
 
 
@@ -52,15 +51,8 @@ def test_dry_run_json_is_the_plan_alone_with_what_it_takes(
     assert plan["takes"] == {"eta": None, "eta_missing": "no earlier start of node 2 "
                              "(start history, restart_info)"}
 
-    async def status() -> Any:
-        client = MgmClient(parse_connectstring(sim.connectstring))
-        try:
-            return await client.get_status()
-        finally:
-            await client.close()
-
     store = HistoryStore(state / "ndbtop" / "history",
-                         cluster_key(asyncio.run(status()), sim.connectstring))
+                         cluster_key(cluster_status(sim.connectstring), sim.connectstring))
     for node_id in (2, 3, 4, 5):
         store.add(PastStart(node_id, NODE_RESTART, 1.0e9, ((1, 1.0),), 60.0))
     assert main(["rolling-restart", "-c", sim.connectstring, "--dry-run", "--json"]) == 0

@@ -4,7 +4,6 @@ what it will take from the start history; ``wait --backup-completed`` shows the 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -14,12 +13,11 @@ import pytest
 
 from ndbtop.cli import main
 from ndbtop.collect.history_store import HistoryStore
-from ndbtop.mgm.client import MgmClient
-from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.history import PastStart, cluster_key
 from ndbtop.model.phases import NODE_RESTART
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.config import simple_config
+from tests.eta.cluster_status import cluster_status
 
 ETA = re.compile(r"ETA \d\d:\d\d(:\d\d)? \(\d\d:\d\d(:\d\d)?–\d\d:\d\d(:\d\d)?\) in \S+")
 
@@ -68,14 +66,7 @@ def test_the_plan_says_what_it_will_take_from_the_start_history(
 ) -> None:
     sim = threaded_sim(four())
 
-    async def status() -> Any:
-        client = MgmClient(parse_connectstring(sim.connectstring))
-        try:
-            return await client.get_status()
-        finally:
-            await client.close()
-
-    nodes = asyncio.run(status())
+    nodes = cluster_status(sim.connectstring)
     store = HistoryStore(state / "ndbtop" / "history", cluster_key(nodes, sim.connectstring))
     for node_id in (2, 3, 4, 5):
         store.add(PastStart(node_id, NODE_RESTART, 1.0e9, ((1, 1.0),), 60.0))

@@ -5,30 +5,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ndbtop.cli import main
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from tests.ssh.conftest import (
     GOOD_HOSTS,
     NO_SSHD_HOST,
     PrivateSshd,
     StandIn,
+    run_cli,
     s1_with_node_10_creating_its_redo_log,
 )
-
-
-def _run(capsys: pytest.CaptureFixture[str], argv: Sequence[str]) -> tuple[int, str, str]:
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _threads_on(*hosts: str) -> Any:
@@ -42,7 +32,7 @@ def test_once_json_has_every_host_with_its_nodes_and_threads(
     standins.append(StandIn(2, tmp_path, angel=True))
     standins.append(StandIn(3, tmp_path))
     sim = threaded_sim(_threads_on(*GOOD_HOSTS), speed=1.0)
-    status, out, err = _run(capsys, [
+    status, out, err = run_cli(capsys, [
         "--once", "--json", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring,
         "--ssh", "--ssh-config", str(sshd.config), "--ssh-option", "ConnectTimeout=3",
     ])
@@ -71,7 +61,7 @@ def test_once_with_a_host_down_finishes_within_the_connect_timeout_plus_an_inter
     # one data node on an alias with no sshd and the other on a good one.
     sim = threaded_sim(_threads_on(NO_SSHD_HOST, GOOD_HOSTS[0]), speed=1.0)
     began = time.monotonic()
-    status, out, err = _run(capsys, [
+    status, out, err = run_cli(capsys, [
         "--once", "--json", "--no-sql", "--no-host", "--interval", "0.5", "-c", sim.connectstring,
         "--ssh", "--ssh-config", str(sshd.config), "--ssh-option", "ConnectTimeout=2",
     ])
@@ -98,7 +88,7 @@ def test_once_with_a_host_down_finishes_within_the_connect_timeout_plus_an_inter
 def test_ssh_usage_errors_are_one_line(
     capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
-    status, out, err = _run(capsys, ["--once", "-c", "127.0.0.1:1", *argv])
+    status, out, err = run_cli(capsys, ["--once", "-c", "127.0.0.1:1", *argv])
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and message in err
 
@@ -108,7 +98,7 @@ def test_once_json_has_the_redo_progress_of_an_initialising_node(
     standins: list[StandIn], tmp_path: Path,
 ) -> None:
     sim = s1_with_node_10_creating_its_redo_log(threaded_sim, standins, tmp_path)
-    status, out, err = _run(capsys, [
+    status, out, err = run_cli(capsys, [
         "--once", "--json", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring,
         "--ssh", "--ssh-config", str(sshd.config),
     ])
@@ -130,6 +120,6 @@ def test_ssh_missing_from_path_is_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    status, out, err = _run(capsys, ["--once", "-c", "127.0.0.1:1", "--ssh"])
+    status, out, err = run_cli(capsys, ["--once", "-c", "127.0.0.1:1", "--ssh"])
     assert (status, out) == (2, "")
     assert err == "ndbtop: error: --ssh needs the OpenSSH client: no 'ssh' in PATH\n"

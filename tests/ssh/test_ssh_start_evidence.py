@@ -6,24 +6,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
 
-from ndbtop.cli import main
-from tests.ssh.conftest import PrivateSshd, StandIn, s1_with_node_10_creating_its_redo_log
-
-
-def _run(capsys: pytest.CaptureFixture[str], argv: Sequence[str]) -> tuple[int, str, str]:
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return status, out, err
+from tests.ssh.conftest import (
+    PrivateSshd,
+    StandIn,
+    run_cli,
+    s1_with_node_10_creating_its_redo_log,
+)
 
 
 def _epoch(iso: str) -> float:
@@ -38,7 +32,7 @@ def test_once_attached_to_a_start_under_way_reports_a_lower_bound(
     # sees them for the first time, without events or a host.
     sim = s1_with_node_10_creating_its_redo_log(threaded_sim, standins, tmp_path)
     argv = ["--once", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring]
-    status, out, err = _run(capsys, [*argv, "--json"])
+    status, out, err = run_cli(capsys, [*argv, "--json"])
     assert (status, err) == (0, "")
     timelines = {t["node_id"]: t for t in json.loads(out)["start_timelines"]}
     for node_id in (10, 11):
@@ -46,7 +40,7 @@ def test_once_attached_to_a_start_under_way_reports_a_lower_bound(
         assert t["in_phase_from"] == "first_seen"
         assert t["start_began_at"] is None and t["start_began_from"] is None
         assert 0 <= t["in_phase_s"] < 5
-    status, out, err = _run(capsys, argv)
+    status, out, err = run_cli(capsys, argv)
     assert status == 0
     assert "4 restore or local start (≥" in out
     assert "node 10 in phase 4 since ndbtop connected at " in out
@@ -61,7 +55,7 @@ def test_with_ssh_the_host_gives_when_the_start_and_the_redo_log_began(
     # The node has been in its phase a while before ndbtop attaches (not a synchronisation:
     # ndbtop's own sight of the node then gives a timer shorter than this).
     time.sleep(3.0)
-    status, out, err = _run(capsys, [
+    status, out, err = run_cli(capsys, [
         "--once", "--json", "--no-sql", "--no-host", "--interval", "0.3", "-c", sim.connectstring,
         "--ssh", "--ssh-config", str(sshd.config),
     ])
