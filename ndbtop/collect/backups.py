@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ndbtop.collect.backup_memory import BackupMemory
 from ndbtop.errors import (
     MgmCommandError,
     MgmDisconnected,
@@ -51,6 +52,8 @@ class BackupReporter:
         """The server's refusal of the last report (``failed to dump events``...), verbatim."""
         self.unsupported = False
         """The server does not know ``dump events``: no more reports are asked for."""
+        self.memory: BackupMemory | None = None
+        """Asks for DataMemory in use once per backup, after a report (set by the hub)."""
         self._last: float | None = None
         self._paused_until = 0.0
         self._expect_until = 0.0
@@ -101,4 +104,6 @@ class BackupReporter:
             return self.error
         self.error = None
         self.on_report(events)
+        if self.memory is not None:
+            await self.memory.ask(client)
         return None

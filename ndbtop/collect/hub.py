@@ -16,13 +16,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from ndbtop.aio import cancel_and_wait
+from ndbtop.collect.backup_memory import BackupMemory
 from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
 from ndbtop.collect.config import ConfigSource
 from ndbtop.collect.events import BACKUP_FAILURES, STATE_EVENTS, TOLD_STATUS, EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
-from ndbtop.collect.hub_snapshot import build_snapshot
+from ndbtop.collect.hub_snapshot import build_snapshot, data_memory_known
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.once import collect_once
 from ndbtop.collect.sample_rates import SampleRates
@@ -89,6 +90,9 @@ class Hub:
             self._on_backup_report,
             clock.monotonic,
         )
+        self.backup_reporter.memory = self.backup_memory = BackupMemory(
+            lambda: running_backup(self._backups), lambda: data_memory_known(self),
+            self.configured_data_nodes, clock.wall)
         self.mgm.after_status = self.backup_reporter.poll
         self.config = ConfigSource(self.mgm.client, self._on_config)
         self._data_node_ids: tuple[ClusterConfig, frozenset[int]] | None = None

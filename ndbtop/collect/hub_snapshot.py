@@ -12,8 +12,10 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ndbtop.eta.backup import data_in_use
 from ndbtop.findings import evaluate
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.backups import running_backup
 from ndbtop.model.live import live_data_nodes, live_rows, live_sample
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -31,6 +33,14 @@ def live_nodes(hub: Hub, nodes: tuple[NodeStatus, ...],
     # The sample is stamped on the hub's clock (simulated in the demo).
     sample_wall = hub.clock.wall() - (hub.clock.monotonic() - sample.taken_at)
     return live_data_nodes(nodes, sample, timelines, sample_wall=sample_wall)
+
+
+def data_memory_known(hub: Hub) -> bool:
+    """Whether the snapshot's ndbinfo gives DataMemory in use (for the backup's estimate)."""
+    reading = hub.mgm.reading
+    nodes = reading.nodes if reading else ()
+    sample = live_sample(hub._ndbinfo, live_nodes(hub, nodes, tuple(hub._timelines.values())))
+    return bool(data_in_use(sample.memory if sample is not None else ()))
 
 
 def build_snapshot(hub: Hub) -> ClusterSnapshot:
@@ -66,6 +76,7 @@ def build_snapshot(hub: Hub) -> ClusterSnapshot:
         history=hub._series.series(),
         past_starts=hub._past,
         backups=hub._backups,
+        backup_data_in_use=hub.backup_memory.for_backup(running_backup(hub._backups)),
         backup_failures=hub._backup_failures,
         config=hub.config.config,
         hosts=hub.hosts.reports(nodes, timelines, hub.cluster_config()),

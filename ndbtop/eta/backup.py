@@ -152,8 +152,10 @@ def backup_eta(b: Backup, in_use: Mapping[int, float] | None, replicas: int | No
 
 
 def eta_in_snapshot(snap: ClusterSnapshot, b: Backup) -> EtaResult:
-    """``b``'s estimate from what a refresh read: DataMemory in use from ndbinfo and
+    """``b``'s estimate from what a refresh read: DataMemory in use from ndbinfo, else as
+    the data nodes reported it for this backup (``REPORT MEMORYUSAGE``), and
     ``NoOfReplicas`` from the configuration."""
     memory = snap.ndbinfo.memory if snap.ndbinfo is not None else ()
+    in_use = data_in_use(memory) or dict(snap.backup_data_in_use)
     replicas = snap.config.no_of_replicas if snap.config is not None else None
-    return backup_eta(b, data_in_use(memory), replicas, snap.wall)
+    return backup_eta(b, in_use, replicas, snap.wall)

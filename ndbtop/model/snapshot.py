@@ -72,6 +72,9 @@ class ClusterSnapshot:
     backup_failures: int = 0
     """Backups that aborted or failed to start since ndbtop started (BackupAborted and
     BackupFailedToStart events received), however many ``backups`` still holds."""
+    backup_data_in_use: tuple[tuple[int, float], ...] = ()
+    """Bytes of DataMemory in use per data node, asked of the data nodes (``REPORT
+    MEMORYUSAGE``) for the running backup when ndbinfo does not give them."""
     hosts: tuple[HostReport, ...] = ()
     """Every data node host read: the local one (``via`` local) and those over SSH."""
     findings: tuple[Finding, ...] = ()

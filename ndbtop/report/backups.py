@@ -6,7 +6,8 @@ import datetime as dt
 from typing import Any
 
 from ndbtop.eta.backup import eta_in_snapshot
-from ndbtop.model.backups import Backup
+from ndbtop.eta.wording import eta_text
+from ndbtop.model.backups import Backup, running_backup
 from ndbtop.model.eta import eta_json
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import duration, format_table, human_bytes
@@ -62,4 +63,8 @@ def backups_text(snap: ClusterSnapshot) -> list[str]:
         right=(0, 4),
     )
     lines += ["  " + line for line in table.splitlines()]
+    running = running_backup(snap.backups)
+    if running is not None:
+        lines.append(f"  {backup_label(running)} data done: "
+                     + eta_text(eta_in_snapshot(snap, running)))
     return lines

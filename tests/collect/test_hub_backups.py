@@ -1,22 +1,40 @@
 """The hub follows backups: events from its listener, and REPORT BACKUPSTATUS on the
 management source's session, once at connect and every ``backup_status_every`` seconds
-while a backup runs (in the simulated cluster's time)."""
+while a backup runs (in the simulated cluster's time); without ndbinfo, REPORT
+MEMORYUSAGE once per backup for its estimate."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ndbtop.collect.backup_memory import BackupMemory
 from ndbtop.collect.backups import BackupReporter
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
+from ndbtop.eta.backup import eta_in_snapshot
 from ndbtop.export.families import snapshot_families
 from ndbtop.mgm.connectstring import parse_connectstring
-from ndbtop.mgm.events.catalogue import Category
-from ndbtop.model.backups import ABORTED, COMPLETED, find_backup, running_backup
+from ndbtop.mgm.events.catalogue import Category, EventType
+from ndbtop.model.backups import (
+    ABORTED,
+    COMPLETED,
+    RUNNING,
+    Backup,
+    find_backup,
+    running_backup,
+)
+from ndbtop.model.eta import Eta
 from ndbtop.sim.runtime import Simulator
 
 StartSim = Callable[..., Awaitable[Simulator]]
+
+
+async def poll_a_second_later(hub: Hub, sim: Simulator, manual_time: Any) -> None:
+    """One simulated second passes, then the management source polls (and reports)."""
+    manual_time.advance(1.0)
+    sim.sync()
+    await hub.mgm.attempt()
 
 
 def test_backup_events_are_listened_to_even_when_the_cluster_log_lowered_backup() -> None:
@@ -40,9 +58,7 @@ async def test_reports_every_ten_seconds_while_a_backup_runs(
                     what="the event listener")
         reports: list[float] = []
         for _ in range(120):  # two simulated minutes, one poll a second
-            manual_time.advance(1.0)
-            sim.sync()
-            await hub.mgm.attempt()
+            await poll_a_second_later(hub, sim, manual_time)
             run = running_backup(hub.snapshot().backups)
             if run is not None and run.nodes and (not reports or run.nodes[0].at != reports[-1]):
                 reports.append(run.nodes[0].at)
@@ -55,9 +71,7 @@ async def test_reports_every_ten_seconds_while_a_backup_runs(
         assert all(n.bytes_per_s is not None and n.bytes_per_s > 50e6 for n in run.nodes)
 
         for _ in range(600):  # until backup 1 completed and backup 2 aborted
-            manual_time.advance(1.0)
-            sim.sync()
-            await hub.mgm.attempt()
+            await poll_a_second_later(hub, sim, manual_time)
             b2 = find_backup(hub.snapshot().backups, 2)
             if b2 is not None and b2.state == ABORTED:
                 break
@@ -98,3 +112,54 @@ def test_after_a_start_from_here_every_poll_asks_until_the_backup_shows() -> Non
     assert reporter.due(110.0)
     running[0] = False
     assert not reporter.due(131.0)  # nothing showed within 30 s: stop asking
+
+
+async def test_without_a_sql_node_the_estimate_asks_report_memoryusage_once_per_backup(
+    start_sim: StartSim, manual_time: Any, until: Any
+) -> None:
+    sim = await start_sim("backup", time=manual_time)
+    # No ndbinfo reader: as in an initial start, or with --no-sql.
+    hub = Hub(parse_connectstring(sim.connectstring), sim.clock, 1.0, events=True,
+              backup_status_every=10.0)
+    asked: list[int] = []
+    dump = hub.mgm.client.dump_events
+
+    async def counted(event_type: int, node_ids: Any = None) -> Any:
+        asked.append(event_type)
+        return await dump(event_type, node_ids)
+
+    hub.mgm.client.dump_events = counted  # type: ignore[method-assign]
+    await hub.start()
+    try:
+        await until(lambda: hub.events is not None and hub.events.listening_levels is not None,
+                    what="the event listener")
+        eta = None
+        for _ in range(300):
+            await poll_a_second_later(hub, sim, manual_time)
+            snap = hub.snapshot()
+            run = running_backup(snap.backups)
+            if run is not None and isinstance(eta := eta_in_snapshot(snap, run), Eta):
+                break
+        assert isinstance(eta, Eta), eta
+        assert snap.ndbinfo is None
+        in_use = dict(snap.backup_data_in_use)
+        # 45 GB of the 64 GB configured in use on each node (the scenario's figures).
+        assert set(in_use) == {2, 3, 4, 5}
+        assert all(40 * 2**30 < v < 50 * 2**30 for v in in_use.values())
+        exported = {m.name: s.value for m in snapshot_families(snap, snap.taken_at)
+                    for s in m.samples}
+        assert exported["ndb_backup_eta_seconds"] == eta.seconds
+        for _ in range(30):  # three more status reports: the size is not asked again
+            await poll_a_second_later(hub, sim, manual_time)
+        assert asked.count(EventType.MEMORY_USAGE) == 1
+        assert asked.count(EventType.BACKUP_STATUS) >= 4
+    finally:
+        await hub.stop()
+
+
+async def test_nothing_is_asked_while_ndbinfo_gives_data_memory_in_use() -> None:
+    backup = Backup(7, RUNNING)
+    memory = BackupMemory(lambda: backup, lambda: True, lambda: None, lambda: 0.0)
+    # A client that has no dump_events: asking would raise.
+    await memory.ask(object())  # type: ignore[arg-type]
+    assert memory.asked_for is None and memory.for_backup(backup) == ()
