@@ -196,7 +196,8 @@ CARRY_DROP = WORD // 2
 since the node's previous report) lost a carry; one that falls back by less restarted."""
 
 
-def carried(previous: int | None, previous_reported: int | None, reported: int) -> int:
+def carried(previous: int | None, previous_reported: int | None, reported: int,
+            expected: float | None = None) -> int:
     """The count a multithreaded data node's ``reported`` BackupStatus value stands for.
 
     ``BackupProxy::sendSUM_EVENT_REP`` adds up its LDM threads' low words and their high
@@ -208,11 +209,22 @@ def carried(previous: int | None, previous_reported: int | None, reported: int) 
     the previous count. A value whose high word went back, or that fell back by less than
     half of 2^32, is a count that started again (a new backup): taken as reported. The
     first report of a node has nothing to be corrected from, and is taken as reported.
+
+    ``expected`` is where the count of records written since the previous report puts
+    the bytes (at the bytes per record so far). A node that writes half of 2^32 bytes or
+    more between two reports (a fast node, reports far apart) can lose a carry and still
+    step forward, or step back by less than half of 2^32: the count is then the
+    ``reported + j * 2^32`` nearest to ``expected``, and never below the previous count.
+    The records, far fewer than the bytes, are what tells it: a rate would not see a
+    node that slowed down or finished its data.
     """
     if previous is None or previous_reported is None:
         return reported
     if reported >> 32 < previous_reported >> 32:
         return reported
+    if expected is not None and expected - previous >= CARRY_DROP:
+        least = -(-max(previous - reported, 0) // WORD)
+        return reported + max(least, round((expected - reported) / WORD)) * WORD
     if 0 < previous_reported - reported <= CARRY_DROP:
         return reported
     lost = max(previous - reported, 0)
@@ -327,14 +339,16 @@ def _status(backups: tuple[Backup, ...], event: Event, backup_id: int, at: float
     base = known or Backup(backup_id, RUNNING, starting_node=event.get("starting_node"))
     reported = tuple(_u64(event, f"{name}_lo", f"{name}_hi") for name in _STATUS_COUNTS)
     previous = base.node(event.source_node)
-    counts = [
-        carried(
+    counts: list[int] = []
+    for i, (field, value) in enumerate(zip_strict(_PROGRESS_FIELDS, reported)):
+        counts.append(carried(
             getattr(previous, field) if previous is not None else None,
             previous.reported[i] if previous is not None and previous.reported else None,
             value,
-        )
-        for i, (field, value) in enumerate(zip_strict(_PROGRESS_FIELDS, reported))
-    ]
+            # Bytes follow their records (the count before them), at the bytes per
+            # record written so far.
+            _expected(previous, field, counts[-1]) if i % 2 else None,
+        ))
     current = NodeProgress(
         event.source_node,
         records=counts[0],
@@ -372,6 +386,18 @@ def apply_status_report(backups: tuple[Backup, ...], events: tuple[Event, ...],
         if running is not None:
             backups = _put(backups, replace(running, state=ENDED_UNSEEN, ended_at=at))
     return backups
+
+
+def _expected(previous: NodeProgress | None, field: str, records: int) -> float | None:
+    """Where ``field`` (bytes or log bytes) stands now, from its records' count now
+    (``records``) at the bytes per record the node's previous report showed."""
+    if previous is None:
+        return None
+    before = previous.records if field == "bytes" else previous.log_records
+    if before <= 0:
+        return None
+    written = getattr(previous, field)
+    return written + (records - before) * written / before
 
 
 _STATUS_COUNTS = ("n_records", "n_bytes", "n_log_records", "n_log_bytes")
