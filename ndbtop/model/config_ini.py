@@ -4,9 +4,10 @@ Reading follows InitConfigFileParser and ConfigInfo (storage/ndb/src/mgmsrv): se
 parameter names are case-insensitive, ``[ndbd]``, ``[ndb_mgmd]`` and ``[mysqld]`` are aliases
 of ``[DB]``, ``[MGM]`` and ``[API]``, a ``[<section> DEFAULT]`` section gives every later
 section of its type the values it does not set, ``name=value`` or ``name: value``, numbers
-take a K, M or G suffix, booleans are Y/N/true/false/1/0. A node section without NodeId gets
-the next free id after the last one given (``transformNode``). Connection and computer
-sections are read but not compared.
+are read by ``strtoll`` and take a k, K, M or G suffix, booleans are Y/N/true/false/1/0 (a
+value a parameter cannot take is refused, as ndb_mgmd refuses the file). A node section
+without NodeId gets the next free id after the last one given (``transformNode``).
+Connection and computer sections are read but not compared.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from ndbtop.model.config_raw import NODE_ID, RawConfig, value_text
 OTHER_SECTIONS = frozenset({"tcp", "shm", "sci", "computer"})
 """Sections ndb_mgmd knows that hold no node's parameters."""
 NODE_KINDS = (MGM_NODE, DATA_NODE, API_NODE)
-_NUMBER = re.compile(r"([0-9]+)([kKmMgG]?)")
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)(.*)", re.DOTALL)
+_SHIFTS = {"k": 10, "K": 10, "M": 20, "G": 30}
+_INT64_MAX = (1 << 63) - 1
 _BOOLS = {"y": 1, "yes": 1, "true": 1, "1": 1, "n": 0, "no": 0, "false": 0, "0": 0}
 
 
@@ -78,7 +80,26 @@ def parse_ini(text: str, source: str) -> list[IniSection]:
         for name, value in defaults.get(section.kind, {}).items():
             section.values.setdefault(name, value)
     _node_ids(sections, source)
+    _check_values(sections, source)
     return sections
+
+
+_KIND_WORDS = {INT: "a whole number, with k, K, M or G", BOOL: "Y, N, true, false, 1 or 0"}
+
+
+def _check_values(sections: list[IniSection], source: str) -> None:
+    """Refuse a value the parameter cannot take, as ndb_mgmd refuses the file
+    (InitConfigFileParser::storeNameValuePair: an illegal integer or boolean value)."""
+    for section in sections:
+        names = by_name(section.kind)
+        for name, (text, number) in section.values.items():
+            found = names.get(name)
+            if found is None or normalised(found[1], text) is not None:
+                continue
+            param = found[1]
+            wanted = _KIND_WORDS.get(param.kind) or "one of " + ", ".join(param.values)
+            raise ConfigIniError(f"{source}:{number}: {param.name}={text}: not a value "
+                                 f"{param.name} takes ({wanted})")
 
 
 def _split(line: str) -> tuple[str, str, str]:
@@ -132,10 +153,23 @@ def _node_ids(sections: list[IniSection], source: str) -> None:
 
 
 def _number(text: str) -> int | None:
-    match = _NUMBER.fullmatch(text.strip())
+    """``InitConfigFileParser::convertStringToUint64``: ``strtoll`` with base 0 (``0x``
+    hex, a leading 0 octal), then nothing, or a rest whose first character is k, K, M or
+    G (the rest after it is not looked at)."""
+    match = _NUMBER.fullmatch(text)
     if match is None:
         return None
-    return int(match.group(1)) * _UNITS[match.group(2).lower()]
+    sign, digits, rest = match.groups()
+    value = int(digits, 16 if digits[:2].lower() == "0x" else 8 if digits[0] == "0" else 10)
+    if value > _INT64_MAX:
+        return None
+    shift = 0
+    if rest:
+        first = rest.strip()[:1]
+        if first not in _SHIFTS:
+            return None
+        shift = _SHIFTS[first]
+    return (-value if sign == "-" else value) << shift
 
 
 def normalised(param: Param, text: str) -> Value | None:

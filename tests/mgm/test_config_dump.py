@@ -30,7 +30,15 @@ from config_vectors import (
 from ndbtop.cli import main
 from ndbtop.mgm.packed_config import unpack
 from ndbtop.model.config_decode import raw_config
-from ndbtop.model.config_ini import ConfigIniError, diff_ini, diff_lines, diff_running, parse_ini
+from ndbtop.model.config_ini import (
+    ConfigIniError,
+    diff_ini,
+    diff_lines,
+    diff_running,
+    normalised,
+    parse_ini,
+)
+from ndbtop.model.config_params import Param
 from ndbtop.model.config_raw import RawConfig, config_ini
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from ndbtop.sim.scenarios.maintenance import CONFIG_CHANGE_AT
@@ -94,7 +102,7 @@ CONFIG_INI = """\
 # written by hand
 [NDBD DEFAULT]
 noofreplicas = 2
-DataMemory: 1g
+DataMemory: 1G
 DataDir=/d
 [ndb_mgmd]
 NodeId=1
@@ -124,7 +132,7 @@ def test_config_ini_is_read_as_ndb_mgmd_reads_it() -> None:
     # transformNode: a section without NodeId takes the one after the last given.
     assert ids == [(3, 1), (1, 2), (1, 3), (1, 4), (1, 5), (2, 50)]
     third = sections[2]
-    assert third.values["datamemory"][0] == "1g" and third.values["hostname"][0] == "10.0.0.3"
+    assert third.values["datamemory"][0] == "1G" and third.values["hostname"][0] == "10.0.0.3"
 
 
 def test_a_config_ini_matching_the_configuration_has_no_difference() -> None:
@@ -133,7 +141,7 @@ def test_a_config_ini_matching_the_configuration_has_no_difference() -> None:
 
 
 def test_differences_are_a_unified_diff_per_section() -> None:
-    text = (CONFIG_INI.replace("DataMemory: 1g", "").replace("HostName=10.0.0.5", "HostName=h5")
+    text = (CONFIG_INI.replace("DataMemory: 1G", "").replace("HostName=10.0.0.5", "HostName=h5")
             .replace("NodeId=50", "NodeId=51\nFooBar=1"))
     diffs, unknown = diff_ini(parse_ini(text, "c.ini"), raw_of(TWO_GROUPS))
     lines = diff_lines(diffs, "c.ini", "generation 7")
@@ -153,6 +161,13 @@ def test_differences_are_a_unified_diff_per_section() -> None:
     ("[quorum]\n", "c.ini:1: [quorum] is not a section ndb_mgmd knows"),
     ("[ndbd]\njust words\n", "c.ini:2: not a name=value line or a section"),
     ("[ndbd]\nNodeId=300\n", "c.ini:2: NodeId '300' is not a node id (1-255)"),
+    # InitConfigFileParser::storeNameValuePair refuses the file on an illegal value.
+    ("[ndbd default]\nDataMemory=lots\n[ndbd]\nNodeId=2\n",
+     "c.ini:2: DataMemory=lots: not a value DataMemory takes (a whole number, with k, K, M "
+     "or G)"),
+    ("[ndbd]\nNodeId=2\nRealtimeScheduler=maybe\n",
+     "c.ini:3: RealtimeScheduler=maybe: not a value RealtimeScheduler takes (Y, N, true, "
+     "false, 1 or 0)"),
 ])
 def test_a_config_ini_that_cannot_be_read_says_where(text: str, message: str) -> None:
     with pytest.raises(ConfigIniError) as err:
@@ -187,7 +202,7 @@ async def test_cli_prints_the_configuration_and_diffs(
     good.write_text(CONFIG_INI)
     assert await asyncio.to_thread(main, ["config", "-c", cs, "--diff", str(good)]) == 0
     assert capsys.readouterr().out == ""
-    good.write_text(CONFIG_INI.replace("1g", "2G"))
+    good.write_text(CONFIG_INI.replace("1G", "2G"))
     assert await asyncio.to_thread(main, ["config", "-c", cs, "--diff", str(good)]) == 1
     assert "-DataMemory=2G\n+DataMemory=1G\n" in capsys.readouterr().out
 
@@ -276,3 +291,15 @@ def test_diff_running_against_the_simulated_nodes_on_an_older_generation(
         hunk = out[out.index(f"@@ [ndbd] NodeId={node} @@") + 1:][:4]
         assert hunk == ["-DataMemory=12G", "+DataMemory=8G",
                         "-DiskPageBufferMemory=256M", "+DiskPageBufferMemory=64M"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # InitConfigFileParser::convertStringToUint64: strtoll(s, &p, 0), then the first
+    # character of the trimmed rest, k or K (10), M (20) or G (30), the rest ignored.
+    ("64M", 64 << 20), ("2G", 2 << 30), ("512k", 512 << 10), ("512K", 512 << 10),
+    ("0x10", 16), ("010", 8), ("2 G", 2 << 30), ("10Mfoo", 10 << 20), ("32768", 32768),
+    ("1m", None), ("1g", None), ("lots", None), ("", None), ("0x", None), ("1T", None),
+    (str(1 << 63), None),
+])
+def test_numbers_are_read_as_ndb_mgmd_reads_them(text: str, value: int | None) -> None:
+    assert normalised(Param("DataMemory"), text) == value
