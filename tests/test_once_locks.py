@@ -11,6 +11,10 @@ from typing import Any
 import pytest
 
 from ndbtop.cli import main
+from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.report.locks import locks_json, locks_text
 from ndbtop.report.sections import bundle_panels, default_panels, triage_section
 
 
@@ -24,7 +28,9 @@ def test_the_demo_gives_the_json_of_the_lock_chain(capsys: pytest.CaptureFixture
     assert main(["demo", "--scenario", "lock-chain", "--once", "--json", "--section",
                  "locks"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"time", "mgm", "sources", "transactions", "lock_waits", "locks_read"}
+    assert set(report) == {"time", "mgm", "sources", "transactions", "lock_waits", "locks_state",
+                           "locks_read"}
+    assert report["locks_state"] == "read"
     first = report["transactions"][0]
     assert set(first) >= {"transid", "node_id", "api_node", "state", "age_s", "operations"}
     assert first["age_s"] >= 600 and first["state"] == "Started" and first["api_node"] == 50
@@ -91,3 +97,104 @@ def test_the_bundle_holds_locks_txt(threaded_sim: Callable[..., Any], tmp_path: 
     assert "Transactions idle 10 s or more (ndbinfo.cluster_transactions, read " in text
     assert "deepest chain 3" in text and "shop.payments" in text
     assert "locks.txt: transactions idle 10 s or more" in manifest
+
+
+def test_without_a_sql_node_nothing_read_is_shown_as_none(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--scenario", "lock-chain", "--no-sql", "--once", "--section",
+                 "locks"]) == 0
+    out = capsys.readouterr().out
+    assert ("(ndbinfo.cluster_transactions): not read: no SQL node (--mysql-host)" in out)
+    assert "Lock waits (ndbinfo.cluster_locks): not read: no SQL node (--mysql-host)" in out
+    assert ": none" not in out
+    assert main(["demo", "--scenario", "lock-chain", "--no-sql", "--once", "--json",
+                 "--section", "locks"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["transactions"] is None and report["lock_waits"] is None
+    assert report["locks_state"] == "no SQL node"
+    assert report["locks_note"] == ("ndbinfo.cluster_transactions not read: no SQL node "
+                                    "(--mysql-host)")
+
+
+def test_read_and_empty_stays_an_empty_list(capsys: pytest.CaptureFixture[str]) -> None:
+    # threads: the SQL node answers, no transaction idles 10 s.
+    assert main(["demo", "--scenario", "threads", "--once", "--json", "--section", "locks"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["transactions"] == [] and report["lock_waits"] == []
+    assert report["locks_state"] == "read" and "locks_note" not in report
+    assert main(["demo", "--scenario", "threads", "--once", "--section", "locks"]) == 0
+    out = capsys.readouterr().out
+    assert "(ndbinfo.cluster_transactions, read 0 s ago): none" in out
+    assert "Lock waits (ndbinfo.cluster_locks, read 0 s ago): none" in out
+
+
+def _snap(state: SourceState | None, *, read: tuple[str, ...] = (),
+          unavailable: tuple[tuple[str, str], ...] = ()) -> ClusterSnapshot:
+    sample = NdbinfoSample(taken_at=10.0, ndb_version=(8, 4, 3), txn_age_s=10,
+                           read_at=tuple((panel, 9.0) for panel in read),
+                           unavailable=unavailable)
+    sources = () if state is None else (SourceStatus("ndbinfo", state, "root@10.0.0.9:3306",
+                                                     error="refused"),)
+    return ClusterSnapshot(taken_at=10.0, wall=10.0, interval=1.0, sources=sources,
+                           ndbinfo=sample)
+
+
+DENIED = "SELECT command denied to user 'ndbtop'@'localhost' for table 'cluster_locks'"
+
+
+@pytest.mark.parametrize(("snap", "state", "transactions", "waits"), [
+    (_snap(None), "no SQL node", "not read: no SQL node (--mysql-host)",
+     "not read: no SQL node (--mysql-host)"),
+    (_snap(SourceState.DISABLED), "no SQL node", "not read: no SQL node (--mysql-host)",
+     "not read: no SQL node (--mysql-host)"),
+    (_snap(SourceState.RETRYING), "SQL node not answering",
+     "not read: the SQL node at root@10.0.0.9:3306 is not answering: refused",
+     "not read: the SQL node at root@10.0.0.9:3306 is not answering: refused"),
+    (_snap(SourceState.CONNECTED), "not read yet", "not read yet", "not read yet"),
+    (_snap(SourceState.CONNECTED, read=("transactions",), unavailable=(("locks", DENIED),)),
+     "unavailable", "read 1 s ago): none", f"not read: unavailable: {DENIED}"),
+    (_snap(SourceState.CONNECTED, read=("transactions", "locks")), "read",
+     "read 1 s ago): none", "read 1 s ago): none"),
+])
+def test_each_state_says_why_a_list_was_not_read(snap: ClusterSnapshot, state: str,
+                                                 transactions: str, waits: str) -> None:
+    out = locks_json(snap)
+    assert out["locks_state"] == state
+    assert (out["transactions"] is None) == ("not read" in transactions)
+    assert (out["lock_waits"] is None) == ("not read" in waits)
+    assert [out["transactions"], out["lock_waits"]].count([]) == (
+        ("not read" not in transactions) + ("not read" not in waits))
+    assert ("locks_note" in out) == (state != "read")
+    text = locks_text(snap)
+    assert text[1].startswith("Transactions ") and text[1].endswith(transactions)
+    assert text[3].startswith("Lock waits ") and text[3].endswith(waits)
+    assert sum(DENIED in line for line in text) == (state == "unavailable")
+
+
+def test_the_bundle_without_a_sql_node_says_what_it_could_not_read(
+        threaded_sim: Callable[..., Any], tmp_path: Any) -> None:
+    import tarfile
+
+    ts = threaded_sim("lock-chain", speed=1e-6)
+    bundle = tmp_path / "b.tar.gz"
+    assert main(["report", "--bundle", str(bundle), "-c", ts.connectstring, "--no-sql",
+                 "--no-host", "--events-seconds", "0"]) == 0
+    with tarfile.open(bundle) as tar:
+        def member(name: str) -> str:
+            return tar.extractfile(f"ndbtop-bundle/{name}").read().decode()  # type: ignore[union-attr]
+        locks, tables, membership = (member(n) for n in ("locks.txt", "tables.txt",
+                                                          "membership.txt"))
+    assert "(ndbinfo.cluster_transactions): not read: no SQL node" in locks
+    assert "(ndbinfo.cluster_locks): not read: no SQL node" in locks and "none" not in locks
+    assert "no SQL node: memory per table is read from" in tables
+    assert "(no SQL node: president and successor from get status" in membership
+
+
+def test_a_sql_node_not_connected_to_the_data_nodes_is_named(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # initial-start: the data nodes are starting, the SQL node refuses ndbinfo.
+    assert main(["demo", "--once", "--json", "--section", "locks"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["transactions"] is None and report["lock_waits"] is None
+    assert report["locks_state"] == "SQL node not answering"
+    assert "not connected to the data nodes" in report["locks_note"]

@@ -62,8 +62,18 @@ def test_without_a_sql_node_it_says_where_it_comes_from(
     ts = threaded_sim(changed(), speed=1e-6, sql=False)
     assert main(once(ts, "--json", "--section", "membership", sql=False)) == 0
     m = json.loads(capsys.readouterr().out)["membership"]
-    assert m["from"] == "events+config" and m["ring"] == []
+    assert m["from"] == "events+config" and m["ring"] is None  # not read, not empty
     assert (m["president"], m["successor"]) == (3, 4)
     assert m["arbitrator"]["agreed"] is None
     assert m["note"].startswith("no SQL node: ")
     assert [(c["node_id"], c["rank"]) for c in m["candidates"]] == [(1, 1), (SECOND_MGMD, 1)]
+
+
+def test_a_sql_node_not_answering_is_not_called_missing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # initial-start: the SQL node is there but not connected to the data nodes yet.
+    assert main(["demo", "--once", "--json", "--section", "membership"]) == 0
+    m = json.loads(capsys.readouterr().out)["membership"]
+    assert m["from"] == "events+config" and m["ring"] is None
+    assert m["note"].startswith("ndbinfo.membership not read: the SQL node at root@127.0.0.1:")
+    assert "is not answering (the SQL node is not connected to the data nodes)" in m["note"]

@@ -26,6 +26,7 @@ from ndbtop.cli.rolling_json import (
     result_event,
     write,
 )
+from ndbtop.cli.rolling_watch import node_estimates
 from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.collect.history_store import HistoryStore, default_history_dir
 from ndbtop.compat import SLOTS
@@ -230,11 +231,11 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
         found = times.estimate(time.monotonic(), time.time())
         write(out, progress_event(p, index, len(plan.batches), found, took))
 
-    def estimate() -> None:
+    def estimate(*, step_only: bool = False) -> None:
         found = times.estimate(time.monotonic(), time.time())
         if found.current is not None:
             out.write(f"    this step: {eta_text(found.current)}\n")
-        if at.number < len(plan.batches) or found.current is not None:
+        if not step_only and (at.number < len(plan.batches) or found.current is not None):
             out.write(f"    rolling restart: {eta_text(found.run)}\n")
 
     def report(p: Progress) -> None:
@@ -261,8 +262,9 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
                     took = time.monotonic() - step_started.get(p.batch, started)
                     extra += f" (took {int(took)} s)"
                 out.write(f"    node {n.node_id} {n.status}{extra}\n")
-            if p.step == "started":
-                estimate()
+            # While a node starts, its start estimate may come to stand for the step.
+            if p.step == "started" or any(n.status != "STARTED" for n in p.nodes):
+                estimate(step_only=p.step == "waiting")
         elif p.step == "problem":
             out.write(f"    problem: {p.message}\n")
         out.flush()
@@ -305,7 +307,8 @@ async def _run(args: argparse.Namespace, connectstring: ConnectString) -> int:
             else:
                 out.write("not started\n")
             return NOT_MET
-        result = await engine.run()
+        async with node_estimates(connectstring, times):
+            result = await engine.run()
     except asyncio.CancelledError:
         generation = context.config.generation if context.config else None
         if js:

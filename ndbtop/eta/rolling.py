@@ -110,9 +110,33 @@ def from_history(batch: Batch, history: Sequence[PastStart],
     if not batch or any(f is None for f in found):
         return None
     seconds = max(f[0] for f in found if f is not None)
-    basis = tuple(dict.fromkeys(f[1] for f in found if f is not None))
+    basis = merged_basis(f[1] for f in found if f is not None)
     return StepFigure(seconds, seconds * (1 - HISTORY_MARGIN), seconds * (1 + HISTORY_MARGIN),
                       basis)
+
+
+def merged_basis(names: Iterable[str]) -> tuple[str, ...]:
+    """Each source named once, in the order first named: ``start history`` (a node's own)
+    and ``start history (other nodes)`` read ``start history (own and other nodes)``."""
+    qualifiers: dict[str, list[str]] = {}
+    for name in names:
+        head, _, rest = name.partition(" (")
+        qualifier = rest[:-1] if rest.endswith(")") else ""
+        if not rest or rest.endswith(")"):
+            kept = qualifiers.setdefault(head, [])
+        else:  # a parenthesis not at the end: not a qualifier, the name stands whole
+            kept, qualifier = qualifiers.setdefault(name, []), ""
+        if qualifier not in kept:
+            kept.append(qualifier)
+    out = []
+    for head, kinds in qualifiers.items():
+        if kinds == [""]:
+            out.append(head)
+        else:
+            # A node's own history first, then the others'.
+            kinds = sorted(kinds, key=bool)
+            out.append(f"{head} ({' and '.join(k or 'own' for k in kinds)})")
+    return tuple(out)
 
 
 IN_THIS_RUN = "no step finished in this run and "
@@ -186,7 +210,7 @@ def _basis(parts: Iterable[Eta | StepFigure], given: Eta | None) -> tuple[str, .
     for p in parts:
         if p is not given:
             names.extend(p.basis)
-    return tuple(dict.fromkeys(names))
+    return merged_basis(names)
 
 
 def _current(current: tuple[Batch, float] | None, given: EtaResult | None,

@@ -31,6 +31,7 @@ from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_gro
 from ndbtop.model.live import LIVE_STATES
 from ndbtop.model.membership_rows import ARB_STATE_WORDS, MembershipRow
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
 from ndbtop.model.summary import president_and_successor
 
 FROM_NDBINFO = "ndbinfo"
@@ -152,7 +153,11 @@ def membership(snap: ClusterSnapshot) -> Membership:
 
 def _why_not(snap: ClusterSnapshot) -> str:
     sample = snap.live_ndbinfo()
-    if sample is None:
+    src = snap.source("ndbinfo")
+    if sample is None and src is not None and src.state is not SourceState.DISABLED:
+        why = (f"ndbinfo.membership not read: the SQL node at {src.target or '?'} is not "
+               "answering" + (f" ({src.error})" if src.error else ""))
+    elif sample is None:
         why = "no SQL node"
     else:
         reason = dict(sample.unavailable).get("membership")

@@ -11,9 +11,43 @@ from __future__ import annotations
 from typing import Any
 
 from ndbtop.model.locks import LockWait, Transaction, chain_of, transid_text
-from ndbtop.model.locks_read import locks_read
+from ndbtop.model.locks_read import LocksRead, locks_read
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
+from ndbtop.report.table_memory import NO_SQL_NODE, NOT_READ, READ, SQL_NODE_DOWN, UNAVAILABLE
 from ndbtop.report.tables import format_table
+
+TABLES = (("transactions", "cluster_transactions"), ("locks", "cluster_locks"))
+"""(panel, ndbinfo table) of the two reads."""
+
+
+def why_not_read(snap: ClusterSnapshot, read: LocksRead, panel: str) -> tuple[str, str] | None:
+    """(state, reason) when ``panel`` (``transactions`` or ``locks``) was never read: it could
+    not be, there is no SQL node, it does not answer, or nothing asked yet; None once read."""
+    age = read.transactions_age_s if panel == "transactions" else read.locks_age_s
+    if age is not None:
+        return None
+    error = dict(read.unavailable).get(panel)
+    if error:
+        return UNAVAILABLE, f"unavailable: {error}"
+    src = snap.source("ndbinfo")
+    if src is None or src.state is SourceState.DISABLED:
+        return NO_SQL_NODE, "no SQL node (--mysql-host)"
+    if src.state is not SourceState.CONNECTED:
+        why = f": {src.error}" if src.error else ""
+        return SQL_NODE_DOWN, f"the SQL node at {src.target or '?'} is not answering{why}"
+    return NOT_READ, ""
+
+
+def locks_state(snap: ClusterSnapshot, read: LocksRead | None = None) -> tuple[str, str]:
+    """(state, what to say) of the section: ``read`` once both tables were read, else the
+    state of the first that was not (those of :mod:`ndbtop.report.table_memory`)."""
+    read = locks_read(snap) if read is None else read
+    for panel, table in TABLES:
+        why = why_not_read(snap, read, panel)
+        if why is not None:
+            return why[0], f"ndbinfo.{table} {not_read_text(why[1])}"
+    return READ, ""
 
 
 def transaction_json(t: Transaction) -> dict[str, Any]:
@@ -54,9 +88,13 @@ def wait_json(w: LockWait, waits: tuple[LockWait, ...]) -> dict[str, Any]:
 def locks_json(snap: ClusterSnapshot) -> dict[str, Any]:
     """The ``transactions`` and ``lock_waits`` keys, and when and how they were read."""
     read = locks_read(snap)
-    return {
-        "transactions": [transaction_json(t) for t in read.transactions],
-        "lock_waits": [wait_json(w, read.waits) for w in read.waits],
+    state, note = locks_state(snap, read)
+    out: dict[str, Any] = {
+        "transactions": None if read.transactions_age_s is None else
+        [transaction_json(t) for t in read.transactions],
+        "lock_waits": None if read.locks_age_s is None else
+        [wait_json(w, read.waits) for w in read.waits],
+        "locks_state": state,
         "locks_read": {
             "transactions_min_age_s": read.min_age_s,
             "transactions_read_s_ago": _rounded(read.transactions_age_s),
@@ -64,6 +102,9 @@ def locks_json(snap: ClusterSnapshot) -> dict[str, Any]:
             "unavailable": {panel: why for panel, why in read.unavailable},
         },
     }
+    if note:
+        out["locks_note"] = note
+    return out
 
 
 def _rounded(value: float | None) -> float | None:
@@ -77,22 +118,40 @@ def read_note(age: float | None, table: str) -> str:
     return f"ndbinfo.{table}, read {age:.0f} s ago"
 
 
+def not_read_text(reason: str) -> str:
+    """``not read: no SQL node (--mysql-host)``, or ``not read yet`` without a reason."""
+    return f"not read: {reason}" if reason else "not read yet"
+
+
+def heading(snap: ClusterSnapshot, read: LocksRead, panel: str, count: int) -> str:
+    """What follows a list's title: ``(ndbinfo.cluster_locks, read 3 s ago): 3`` (or
+    ``none``) once read, ``(ndbinfo.cluster_locks): not read: no SQL node (--mysql-host)``
+    before."""
+    table = dict(TABLES)[panel]
+    why = why_not_read(snap, read, panel)
+    if why is not None:
+        return f"(ndbinfo.{table}): {not_read_text(why[1])}"
+    age = read.transactions_age_s if panel == "transactions" else read.locks_age_s
+    return f"({read_note(age, table)}): {count or 'none'}"
+
+
 def locks_text(snap: ClusterSnapshot) -> list[str]:
     """The section of the text report."""
     read = locks_read(snap)
     lines = ["", f"Transactions {read.idle_text} "
-             f"({read_note(read.transactions_age_s, 'cluster_transactions')}): "
-             f"{len(read.transactions) or 'none'}"]
+             + heading(snap, read, "transactions", len(read.transactions))]
     for panel, why in read.unavailable:
-        lines.append(f"  {panel} unavailable: {why}")
+        if why_not_read(snap, read, panel) is None:
+            lines.append(f"  {panel} unavailable: {why}")
     if read.transactions:
         rows = [(transid_text(t.transid), t.node_id, t.api_node, t.state or "-", t.inactive_s,
                  t.operations, t.mysql_connection_id) for t in read.transactions]
         lines.append(format_table(("transid", "tc node", "api node", "state", "idle s",
                                    "ops", "mysql conn"), rows, right=(1, 2, 4, 5, 6)))
     deepest = max((w.depth for w in read.waits), default=0)
-    lines += ["", f"Lock waits ({read_note(read.locks_age_s, 'cluster_locks')}): "
-              + (f"{len(read.waits)}, deepest chain {deepest}" if read.waits else "none")]
+    lines += ["", "Lock waits " + (
+        f"({read_note(read.locks_age_s, 'cluster_locks')}): {len(read.waits)}, deepest chain "
+        f"{deepest}" if read.waits else heading(snap, read, "locks", 0))]
     if read.waits:
         rows = [(transid_text(w.waiter), transid_text(w.holder), w.lock.table_name,
                  w.lock.fragment_id, w.lock.node_id, f"{w.wait_s:.1f}",

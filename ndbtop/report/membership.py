@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ndbtop.model.membership import Membership, headline, membership
+from ndbtop.model.membership import FROM_NDBINFO, Membership, headline, membership
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import format_table, iso_utc
 from ndbtop.sanitise import sanitise
@@ -29,7 +29,8 @@ def membership_json(snap: ClusterSnapshot) -> dict[str, Any]:
             "connected": a.connected,
             "dissent": [{"node_id": n, "arbitrator": other} for n, other in a.dissent],
         },
-        "ring": [[node, left, right] for node, left, right in m.ring],
+        "ring": None if m.source != FROM_NDBINFO else
+        [[node, left, right] for node, left, right in m.ring],
         "node_groups": [{"group": g.group, "members": list(g.members), "live": list(g.live)}
                         for g in m.groups],
         "candidates": [{"node_id": c.node_id, "type": c.node_type, "rank": c.rank,

@@ -20,7 +20,7 @@ from ndbtop.collect.history_store import HistoryStore
 from ndbtop.model.history import PastStart, cluster_key
 from ndbtop.model.phases import NODE_RESTART
 from tests.eta.cluster_status import cluster_status
-from tests.eta.test_eta_runs_cli import four
+from tests.eta.test_eta_runs_cli import four, started_before
 
 
 @pytest.fixture
@@ -152,3 +152,27 @@ def test_a_question_asked_on_stderr_leaves_stdout_alone(
         os.close(write)
     out, err = capsys.readouterr()
     assert (answer, out, err) == ("y", "", "start? [y/N] ")
+
+
+def test_the_step_in_progress_goes_by_the_node_start_estimate_once_it_has_one(
+    threaded_sim: Any, state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # README "When will a node be STARTED": the step in progress goes by the start estimate
+    # once its nodes are starting and have one; before, by this run's steps.
+    sim = threaded_sim(four(), speed=5.0)
+    started_before(sim.connectstring, state, 2, 3)
+    status = main(["rolling-restart", "-c", sim.connectstring, "--nodes", "2,3", "--yes",
+                   "--json", "--audit-log", str(tmp_path / "audit.log")])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    events = lines_of(out)
+    sent = next(e for e in events if e["event"] == "sent" and e["step"] == 2)
+    assert sent["step_eta"]["eta"]["basis"] == ["this run (1 step)"]
+    starting = [e for e in events if e["event"] == "waiting" and e["step"] == 2
+                and e["states"][0]["status"] == "STARTING"]
+    assert starting, "node 3 seen starting"
+    by_node = [e for e in starting if e["step_eta"]["eta"]["basis"][0] == "last start"]
+    assert by_node, [e["step_eta"] for e in starting]
+    assert by_node[-1]["eta"]["basis"][0] == "current: last start"
+    eta = by_node[-1]["step_eta"]["eta"]
+    assert eta["low"] <= eta["seconds"] <= eta["high"] <= 40

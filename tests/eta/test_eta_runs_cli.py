@@ -109,3 +109,44 @@ def test_wait_backup_completed_json_gives_eta_or_eta_missing(
     assert "backup log not known ahead" in estimated[0]["basis"]
     assert objects[-1]["state"] == "completed"
     assert objects[-1]["eta_missing"] == "backup completed"
+
+
+def test_the_plan_names_the_start_history_once(
+    threaded_sim: Any, state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim = threaded_sim(four())
+    nodes = cluster_status(sim.connectstring)
+    store = HistoryStore(state / "ndbtop" / "history", cluster_key(nodes, sim.connectstring))
+    # Node 3 has a start of its own; 2, 4 and 5 go by the other nodes' (node 3's: 60 s).
+    store.add(PastStart(3, NODE_RESTART, 1.0e9, ((1, 1.0),), 60.0))
+    assert main(["rolling-restart", "-c", sim.connectstring, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "takes: about 4m00s (2m00s–6m00s) · start history (own and other nodes)\n" in out
+
+
+def started_before(connectstring: str, state: Path, *nodes: int) -> None:
+    """A whole node restart of each node in the start history, phase by phase (the phases
+    the simulator's node restart runs), so the start estimate has a figure for every phase."""
+    store = HistoryStore(state / "ndbtop" / "history",
+                         cluster_key(cluster_status(connectstring), connectstring))
+    phases = tuple((p, 20.0 if p == 5 else 0.5) for p in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101))
+    for node_id in nodes:
+        store.add(PastStart(node_id, NODE_RESTART, 1.0e9, phases, sum(s for _, s in phases)))
+
+
+def test_the_progress_lines_give_the_node_start_estimate_while_a_node_starts(
+    threaded_sim: Any, state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # README: the step in progress goes by the start estimate once its nodes are starting
+    # and have one (here: their last start, kept in the start history).
+    sim = threaded_sim(four(), speed=5.0)
+    started_before(sim.connectstring, state, 3)
+    status = main(["rolling-restart", "-c", sim.connectstring, "--nodes", "3", "--yes",
+                   "--audit-log", str(tmp_path / "audit.log")])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    step = out.split("[1/1] 3 RESTART", 1)[1]
+    # Sent: the start history's figure for the step; node 3 starting: its start estimate.
+    assert step.splitlines()[1].strip().endswith("· start history")
+    starting = step.split("    node 3 STARTING", 1)[1]
+    assert re.search(r"\n    this step: ETA .* · last start", starting), step

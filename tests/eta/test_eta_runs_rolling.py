@@ -14,6 +14,7 @@ from ndbtop.eta.rolling import (
     RunTimes,
     batch_eta,
     from_this_run,
+    merged_basis,
     plan_eta,
     rolling_eta,
 )
@@ -200,3 +201,18 @@ def test_a_step_goes_by_the_node_estimator_once_every_node_of_it_has_an_estimate
     assert found.current is soon
     # The rest of the run has nothing to go by yet: the whole run says so.
     assert isinstance(found.run, EtaMissing)
+
+
+def test_a_source_is_named_once_however_many_nodes_go_by_it() -> None:
+    # Node 2 has its own start, node 3 none (the others' median): one source, said once.
+    history = (past(2, 80.0),)
+    found = plan_eta(((2,), (3,), (2,)), NOW, history=history)
+    assert isinstance(found, Eta) and found.seconds == pytest.approx(240.0)
+    assert found.basis == ("start history (own and other nodes)",)
+    assert plan_eta(((3,), (2,)), NOW, history=history).basis == (  # type: ignore[union-attr]
+        "start history (own and other nodes)",)
+    assert merged_basis(("restart_info", "start history (other nodes)", "restart_info",
+                         "start history (other nodes)")) == (
+        "restart_info", "start history (other nodes)")
+    assert merged_basis(("current: last start", "current: phases done", "this run (1 step)")
+                        ) == ("current: last start", "current: phases done", "this run (1 step)")

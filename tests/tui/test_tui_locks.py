@@ -4,6 +4,9 @@ with that read's age."""
 
 from __future__ import annotations
 
+from ndbtop.collect.hub import Hub
+from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.sim.runtime import Simulator
 from ndbtop.tui.app import VIEWS
 from tests.tui.conftest import VIEW_KEYS
 
@@ -39,3 +42,15 @@ async def test_the_chain_shows_while_the_view_does_and_the_header_keeps_the_last
         await t.view("1")
         assert not {"transactions", "locks"} & t.hub.panels_wanted()
         assert "txn idle 6" in t.header() and "read " in t.header()
+
+
+async def test_without_a_sql_node_the_lists_say_not_read(tui) -> None:
+    def mgm_only(sim: Simulator, interval: float) -> Hub:
+        return Hub(parse_connectstring(sim.connectstring), sim.clock, interval)
+
+    async with tui("lock-chain", make_hub=mgm_only) as t:
+        await t.view(LOCKS_KEY)
+        await t.until_shown("Lock waits (ndbinfo.cluster_locks): not read: no SQL node")
+        text = t.text()
+        assert "Transactions (ndbinfo.cluster_transactions): not read: no SQL node" in text
+        assert "none" not in text and "No SQL node: cluster_transactions" in text

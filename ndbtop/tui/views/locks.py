@@ -11,7 +11,7 @@ from ndbtop.model.locks import LONG_TXN_S, LockWait, Transaction, transid_text, 
 from ndbtop.model.locks_read import LocksRead, locks_read
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
-from ndbtop.report.locks import read_note
+from ndbtop.report.locks import heading, read_note, why_not_read
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 
@@ -45,8 +45,8 @@ class LocksView(PanelsView):
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         read = locks_read(snap)
         self.put("#locks_head", self._head(snap, read))
-        self.put("#locks_transactions", self._transactions(read))
-        self.put("#locks_waits", self._waits(read))
+        self.put("#locks_transactions", self._transactions(snap, read))
+        self.put("#locks_waits", self._waits(snap, read))
 
     def _head(self, snap: ClusterSnapshot, read: LocksRead) -> Text:
         head = Text("Transactions and locks", style="bold")
@@ -65,14 +65,15 @@ class LocksView(PanelsView):
             head.append(f"\nThe SQL node does not answer{why}: what follows is the last read.",
                         style="yellow")
         for panel, why in read.unavailable:
-            head.append(f"\n{panel} unavailable: {why}", style="yellow")
+            if why_not_read(snap, read, panel) is None:
+                head.append(f"\n{panel} unavailable: {why}", style="yellow")
         return head
 
-    def _transactions(self, read: LocksRead) -> Text:
+    def _transactions(self, snap: ClusterSnapshot, read: LocksRead) -> Text:
         shown = [t for t in read.transactions
                  if self.matches(t.transid, t.state, t.node_id, t.api_node)]
-        out = Text(f"Transactions ({read_note(read.transactions_age_s, 'cluster_transactions')})"
-                   f": {len(read.transactions) or 'none'}", style="bold")
+        out = Text("Transactions " + heading(snap, read, "transactions", len(read.transactions)),
+                   style="bold")
         if self.filter_text:
             out.append(f" ({len(shown)} match the filter)")
         if not shown:
@@ -84,13 +85,13 @@ class LocksView(PanelsView):
             out.append_text(_transaction_line(t))
         return out
 
-    def _waits(self, read: LocksRead) -> Text:
-        deepest = max((w.depth for w in read.waits), default=0)
+    def _waits(self, snap: ClusterSnapshot, read: LocksRead) -> Text:
+        if not read.waits:
+            return Text("Lock waits " + heading(snap, read, "locks", 0), style="bold")
+        deepest = max(w.depth for w in read.waits)
         out = Text(f"Lock waits ({read_note(read.locks_age_s, 'cluster_locks')}): ",
                    style="bold")
-        out.append(f"{len(read.waits)}, deepest chain {deepest}" if read.waits else "none")
-        if not read.waits:
-            return out
+        out.append(f"{len(read.waits)}, deepest chain {deepest}")
         idle = {t.transid: t for t in read.transactions}
         lines = [line for line in wait_tree(read.waits)
                  if line.wait is None or self.matches(line.transid, line.wait.lock.table_name)]
