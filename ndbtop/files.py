@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import os
 import stat
 import tempfile
@@ -52,8 +53,9 @@ def state_subdir(name: str | None = None) -> Path:
 
 
 def make_dirs(directory: Path) -> None:
-    """``directory`` and its parents, as ``mkdir -p``; the state directory and every
-    directory made in it (and ``directory`` itself) mode 0700."""
+    """``directory`` in the state directory, made with its parents as ``mkdir -p``, each
+    mode 0700. A directory elsewhere is the user's: it must exist (``FileNotFoundError``
+    naming it, or ``NotADirectoryError``), ndbtop makes none there."""
     top = state_dir()
     if directory == top or top in directory.parents:
         state_subdir()
@@ -62,7 +64,21 @@ def make_dirs(directory: Path) -> None:
             with contextlib.suppress(FileExistsError):
                 part.mkdir(mode=0o700)
         return
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not directory.is_dir():
+        if directory.exists():
+            raise NotADirectoryError(errno.ENOTDIR, f"{directory} is not a directory",
+                                     str(directory))
+        raise FileNotFoundError(errno.ENOENT, f"no directory {directory}", str(directory))
+
+
+def check_writable_dir(path: Path) -> None:
+    """Raise ``OSError`` (as :func:`create_private` would) when the directory ``path`` is
+    to be written in is missing outside the state directory: checked before a long
+    collection, not after it."""
+    parent = path.parent
+    top = state_dir()
+    if parent != top and top not in parent.parents:
+        make_dirs(parent)
 
 
 def create_private(path: Path) -> BinaryIO:

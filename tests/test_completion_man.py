@@ -13,14 +13,21 @@ from pathlib import Path
 
 import pytest
 
+from ndbtop.actions.audit import default_audit_path
 from ndbtop.cli import main
 from ndbtop.cli.about import version_text
 from ndbtop.cli.completion import SHELLS, script
+from ndbtop.cli.exits import EXIT_STATUSES
 from ndbtop.cli.manpage import page, roff
+from ndbtop.cli.mgm_prompt import history_path as mgm_history_path
 from ndbtop.cli.parser import COMMANDS, OPTIONS
+from ndbtop.collect.history_store import default_history_dir
+from ndbtop.files import state_dir, write_crash_report
 from ndbtop.mgm.config_fetch import V2_SINCE
 from ndbtop.mgm.starttls import TLS_SINCE
 from ndbtop.mgm.version import version_text as ndb_version
+from ndbtop.record.recorder import default_recording_path
+from ndbtop.report.section_names import section_names
 from ndbtop.sim.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,3 +148,32 @@ def test_version_names_the_ndb_versions_and_what_ndbtop_asks_each(
     for new in ("8.4", "9.x"):
         assert series[new] == f"config: get config_v2 (v2)\nTLS: start tls (from {tls})\n"
     assert max(map(len, lines[1:])) <= 80
+
+
+def test_the_completion_of_section_offers_every_name_after_each_comma() -> None:
+    names = list(section_names())
+    assert _bash_complete(["ndbtop", "--once", "--section", ""]) == names
+    assert _bash_complete(["ndbtop", "demo", "--section", "p"]) == ["processes"]
+    assert _bash_complete(["ndbtop", "--once", "--section", "nodes,f"]) == ["nodes,findings"]
+    assert _bash_complete(["ndbtop", "--section", "nodes,findings,t"]) == [
+        "nodes,findings,tables"]
+    # zsh's _values and fish's __fish_complete_list split the list at its commas too.
+    assert f"(--section) _values -s , 'NAME,...' {' '.join(names)}; return ;;" in script("zsh")
+    assert (f"-l section -x -a '(__fish_complete_list , \"string split , {','.join(names)}\")'"
+            in script("fish"))
+
+
+def test_the_man_page_gives_every_exit_status_and_the_files_ndbtop_uses() -> None:
+    text = page()
+    exits = text.split("\n.SH EXIT STATUS\n", 1)[1].split("\n.SH ", 1)[0] + "\n"
+    assert exits.count(".TP\n") == len(EXIT_STATUSES)
+    for status, meaning in EXIT_STATUSES:
+        assert f".TP\n\\fB{status}\\fR\n{roff(meaning)}\n" in exits
+    files = text.split("\n.SH FILES\n", 1)[1].split("\n.SH ", 1)[0]
+    state = state_dir()
+    for path, slash in ((default_audit_path(), ""), (default_history_dir(), "/"),
+                        (default_recording_path().parent, "/"), (mgm_history_path(), ""),
+                        (write_crash_report(RuntimeError("test")).parent, "/")):
+        name = path.relative_to(state).as_posix() + slash
+        assert f"\\fB$XDG_STATE_HOME/ndbtop/{roff(name)}\\fR" in files, name
+    assert "\\fB~/.my.cnf\\fR" in files and "\\fBNdb.cfg\\fR" in files

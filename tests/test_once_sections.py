@@ -13,8 +13,10 @@ from ndbtop.cli import main
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.clock import RealClock
+from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ndbinfo.collector import MAX_ON_DEMAND_PER_SAMPLE
 from ndbtop.ndbinfo.queries_triage import ON_DEMAND
+from ndbtop.report.as_text import sources_text
 from ndbtop.report.once_sections import CORE_KEYS
 from ndbtop.report.section_names import CORE, TRIAGE_NAMES, parse_sections, section_names
 from ndbtop.report.sections import TRIAGE, bundle_panels
@@ -106,3 +108,10 @@ def test_once_reads_each_triage_table_once(threaded_sim: Callable[..., Any],
     # the locks they wait for), each a scan.
     once_each = {"cluster_transactions": 1, "cluster_locks": 2, "membership": 1, "processes": 1}
     assert {table: stats[table].queries for table in once_each} == once_each
+
+
+def test_a_source_turned_off_says_why_once() -> None:
+    hub = Hub(parse_connectstring("127.0.0.1:1"), RealClock(), 1.0)
+    ndbinfo = next(s for s in hub.source_statuses() if s.name == "ndbinfo")
+    snap = ClusterSnapshot(taken_at=1.0, wall=1.0, interval=1.0, sources=(ndbinfo,))
+    assert sources_text(snap)[2:] == ["  ndbinfo  disabled (--no-sql)"]

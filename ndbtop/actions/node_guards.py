@@ -167,12 +167,16 @@ def _whole_cluster(action: RestartNode | StopNode, data: list[NodeStatus]) -> tu
             PHRASE_DELETE_ALL_DATA,
         )
     if isinstance(action, RestartNode):
-        after = " and stays NOT_STARTED (-n)" if action.nostart else ""
-        return (
-            f"the whole cluster restarts: every data node ({everyone}) is stopped"
-            f"{after} (a system restart, not a node restart)",
-            PHRASE_RESTART_CLUSTER,
-        )
+        # restartDB stops every data node to NOT_STARTED, then sends each START_ORD
+        # unless nostart.
+        if action.nostart:
+            what = (f"every data node ({everyone}) stops and stays NOT_STARTED (-n): the "
+                    "cluster is down until they are started (a system restart follows)")
+        else:
+            what = (f"every data node ({everyone}) stops, then all start again together (a "
+                    "system restart, not a node restart): the cluster is down until it has "
+                    "started")
+        return f"the whole cluster restarts: {what}", PHRASE_RESTART_CLUSTER
     return (
         f"the whole cluster shuts down: every data node ({everyone}) stops",
         PHRASE_STOP_CLUSTER,

@@ -11,6 +11,7 @@ from ndbtop.actions.audit import default_audit_path
 from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError
+from ndbtop.files import check_writable_dir
 from ndbtop.model.clock import RealClock
 from ndbtop.report.bundle import collect_bundle
 
@@ -35,6 +36,10 @@ def run_bundle(args: argparse.Namespace) -> int:
         raise FileError(f"cannot read recording {recording}: {what}")
     if audit.exists() and not audit.is_file():
         raise FileError(f"cannot read the audit log {audit}: not a regular file")
+    try:
+        check_writable_dir(Path(args.bundle))
+    except OSError as exc:
+        raise FileError(f"cannot write {args.bundle}: {exc.strerror}") from None
 
     async def collect() -> None:
         try:

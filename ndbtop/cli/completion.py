@@ -2,8 +2,9 @@
 
 Every command and option comes from :data:`ndbtop.cli.parser.COMMANDS` and
 :data:`ndbtop.cli.parser.OPTIONS`, so the scripts cannot drift from the parser. Values
-completed: an option's choices, the scenario names (``--scenario``), files and
-directories for ``FILE``/``PATH``/``DIR`` values, and the shell of ``completion``.
+completed: an option's choices, the scenario names (``--scenario``), the report
+sections (``--section``, after each comma of its list), files and directories for
+``FILE``/``PATH``/``DIR`` values, and the shell of ``completion``.
 Node ids are not completed: knowing them takes a round trip to a management server,
 too slow and too likely to hang for a key press.
 """
@@ -16,6 +17,7 @@ import sys
 from ndbtop.cli.command_help import DESCRIPTIONS
 from ndbtop.cli.optionspec import LIVE, Option
 from ndbtop.cli.parser import COMMANDS, OPTIONS
+from ndbtop.report.section_names import section_names
 
 SHELLS = ("bash", "zsh", "fish")
 FILES = frozenset({"FILE", "PATH"})
@@ -38,12 +40,14 @@ def takes_value(o: Option) -> bool:
 
 
 def values(o: Option) -> tuple[str, tuple[str, ...]]:
-    """What completes the option's value: ``("words", names)``, ``("files", ())``,
-    ``("dirs", ())`` or ``("none", ())``."""
+    """What completes the option's value: ``("words", names)``, ``("list", names)`` (names
+    separated by commas), ``("files", ())``, ``("dirs", ())`` or ``("none", ())``."""
     if "choices" in o.kwargs:
         return "words", tuple(o.kwargs["choices"])
     if o.destination == "scenario":
         return "words", scenario_names()
+    if o.destination == "section":
+        return "list", section_names()
     metavar = str(o.kwargs.get("metavar", ""))
     if metavar in FILES:
         return "files", ()
@@ -84,6 +88,9 @@ def _bash_value_cases() -> list[str]:
             by_kind.setdefault(values(o), []).extend(o.flags)
     for (kind, words), flags in by_kind.items():
         action = {"words": f'COMPREPLY=($(compgen -W "{" ".join(words)}" -- "$cur"))',
+                  # The names before the last comma stay; the one after it is completed.
+                  "list": f'COMPREPLY=($(compgen -P "${{cur%"${{cur##*,}}"}}" '
+                          f'-W "{" ".join(words)}" -- "${{cur##*,}}"))',
                   "files": 'COMPREPLY=($(compgen -f -- "$cur"))',
                   "dirs": 'COMPREPLY=($(compgen -d -- "$cur"))',
                   "none": "COMPREPLY=()"}[kind]
@@ -149,7 +156,10 @@ def _zsh_value_cases() -> list[str]:
         if not takes_value(o):
             continue
         kind, words = values(o)
-        action = {"words": f"compadd -- {' '.join(words)}", "files": "_files",
+        action = {"words": f"compadd -- {' '.join(words)}",
+                  "list": f"_values -s , {_zsh_quote(str(o.kwargs.get('metavar', 'value')))} "
+                          f"{' '.join(words)}",
+                  "files": "_files",
                   "dirs": "_files -/",
                   "none": f"_message {_zsh_quote(str(o.kwargs.get('metavar', 'value')))}"}[kind]
         cases.append(f"    ({'|'.join(o.flags)}) {action}; return ;;")
@@ -234,7 +244,9 @@ def fish() -> str:
             value = ""
             if takes_value(o):
                 kind, words = values(o)
-                value = {"words": f" -x -a {_fish_quote(' '.join(words))}", "files": " -r -F",
+                listed = f'(__fish_complete_list , "string split , {",".join(words)}")'
+                value = {"words": f" -x -a {_fish_quote(' '.join(words))}",
+                         "list": f" -x -a {_fish_quote(listed)}", "files": " -r -F",
                          "dirs": " -x -a '(__fish_complete_directories)'", "none": " -x"}[kind]
             for flag in o.flags:
                 switch = f"-l {flag[2:]}" if flag.startswith("--") else f"-s {flag[1:]}"

@@ -14,6 +14,7 @@ import sys
 
 from ndbtop import __version__
 from ndbtop.cli.command_help import DESCRIPTIONS
+from ndbtop.cli.exits import EXIT_STATUSES
 from ndbtop.cli.optionspec import LIVE, Option
 from ndbtop.cli.parser import COMMANDS, OPTIONS, build_parser
 
@@ -42,6 +43,32 @@ def _flags(o: Option) -> str:
 def _where(o: Option) -> str:
     names = ["the live view" if c == LIVE else c for c in (LIVE, *COMMANDS) if c in o.commands]
     return ", ".join(names)
+
+
+STATE_FILES = (
+    ("audit.log", "every action sent to a cluster (\\fB\\-\\-audit\\-log\\fR names another)"),
+    ("history/", "how long each start phase took, per cluster, for the next start"),
+    ("recordings/", "what \\fBR\\fR records in the live view (ndbtop\\-DATE\\-TIME.ndbrec)"),
+    ("mgm_history", "the command history of the \\fBndbtop mgm\\fR prompt"),
+    ("crash/", "the report of an internal error"),
+)
+"""The files ndbtop keeps in its state directory (mode 0700, files 0600), and what for."""
+
+
+def _files() -> list[str]:
+    lines = [".TP", "\\fB$XDG_STATE_HOME/ndbtop/\\fR (\\fB~/.local/state/ndbtop/\\fR)",
+             "the state directory, mode 0700; the only place ndbtop creates directories"]
+    for name, what in STATE_FILES:
+        lines += [".TP", f"\\fB$XDG_STATE_HOME/ndbtop/{roff(name)}\\fR", what]
+    lines += [
+        ".TP", "\\fB~/.my.cnf\\fR",
+        "SQL node options in the [client] and [ndbtop] groups (\\fB\\-\\-defaults\\-file\\fR "
+        "names another); read_only in [ndbtop] is \\fB\\-\\-read\\-only\\fR",
+        ".TP", "\\fBNdb.cfg\\fR",
+        "the connect string, in $NDB_HOME or the current directory, when neither "
+        "\\fB\\-\\-ndb\\-connectstring\\fR nor NDB_CONNECTSTRING gives one",
+    ]
+    return lines
 
 
 def page() -> str:
@@ -97,6 +124,12 @@ def page() -> str:
         ".TP", "\\fBNO_COLOR\\fR", "no colours, as \\fB\\-\\-no\\-color\\fR",
         ".TP", "\\fBXDG_STATE_HOME\\fR",
         "where the audit log, recordings and history go (default ~/.local/state/ndbtop)",
+        ".SH FILES",
+        *_files(),
+        ".SH EXIT STATUS",
+        "Errors are one line on standard error.",
+        *(line for status, meaning in EXIT_STATUSES
+          for line in (".TP", f"\\fB{status}\\fR", roff(meaning))),
         ".SH SEE ALSO",
         ".BR ndb_mgm (1),",
         ".BR ndb_waiter (1),",

@@ -161,15 +161,7 @@ async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.N
     out.flush()
     given = getattr(args, "confirm", None)
     if args.dry_run:
-        if not verdict.allowed:
-            return NOT_MET
-        if args.read_only:
-            err.write(f"ndbtop: would be refused: read-only ({args.read_only_origin})\n")
-            return NOT_MET
-        if verdict.confirm_text is not None and given != verdict.confirm_text:
-            err.write(f"ndbtop: would need '{verdict.confirm_text}' typed (--confirm)\n")
-            return NOT_MET
-        return DONE
+        return _dry_run_verdict(verdict, args, given)
     if args.read_only:
         err.write(f"ndbtop: refused: read-only ({args.read_only_origin}); nothing was sent\n")
         return NOT_MET
@@ -186,6 +178,30 @@ async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.N
         err.write(f"ndbtop: {action.ndb_mgm()}: {outcome.reply}\n")
         return NOT_MET
     out.write(f"{action.ndb_mgm()}: {outcome.reply}\n")
+    return DONE
+
+
+def _dry_run_verdict(verdict: Assessment, args: argparse.Namespace, given: str | None) -> int:
+    """The last line of ``--dry-run``: what a run with these options would do (nothing is
+    sent now); exit 1 when it would not send the command."""
+    out, err = sys.stdout, sys.stderr
+    if not verdict.allowed:
+        out.write("verdict: refused (above); dry run, nothing sent\n")
+        return NOT_MET
+    if args.read_only:
+        out.write(f"verdict: refused: read-only ({args.read_only_origin}); dry run, nothing "
+                  "sent\n")
+        err.write(f"ndbtop: would be refused: read-only ({args.read_only_origin})\n")
+        return NOT_MET
+    phrase = verdict.confirm_text
+    if phrase is not None and given != phrase:
+        out.write(f"verdict: allowed once '{phrase}' is typed (--confirm); dry run, nothing "
+                  "sent\n")
+        err.write(f"ndbtop: would need '{phrase}' typed (--confirm)\n")
+        return NOT_MET
+    run = ("a run with this --confirm sends it" if phrase is not None
+           else "a run sends it once answered yes (--yes)")
+    out.write(f"verdict: allowed: {run}; dry run, nothing sent\n")
     return DONE
 
 

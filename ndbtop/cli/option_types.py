@@ -47,9 +47,16 @@ positive = number(0, 7 * DAY, above=True)
 
 
 def port(text: str) -> int:
-    """A TCP port, 0-65535."""
+    """A TCP port to connect to, 1-65535."""
+    if not is_digits(text) or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r} (1-65535)")
+    return int(text)
+
+
+def listen_port(text: str) -> int:
+    """A TCP port to listen on, 1-65535, or 0 for a free one."""
     if not is_digits(text) or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"invalid port {text!r} (0-65535)")
+        raise argparse.ArgumentTypeError(f"invalid port {text!r} (0-65535; 0: a free one)")
     return int(text)
 
 

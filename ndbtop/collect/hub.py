@@ -65,7 +65,7 @@ class Hub:
         host: HostReader | None = None,
         host_blocking: bool = True,
         events: bool = True,
-        sql_disabled_reason: str = "disabled with --no-sql",
+        sql_disabled_reason: str = "--no-sql",
         history_dir: Path | None = None,
         cluster_name: str | None = None,
         backup_status_every: float = DEFAULT_EVERY,

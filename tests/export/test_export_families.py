@@ -389,7 +389,7 @@ def test_a_source_that_is_not_up_has_only_its_up_and_age_series() -> None:
 
 
 def test_a_source_turned_off_has_no_series() -> None:
-    off = SourceStatus("ndbinfo", SourceState.DISABLED, error="disabled with --no-sql")
+    off = SourceStatus("ndbinfo", SourceState.DISABLED, error="--no-sql")
     found = samples(snapshot(sources=(up("mgm")[0], off)))
     assert value(found, "ndbtop_source_up", source="mgm") == 1
     assert value(found, "ndbtop_source_up", source="ndbinfo") is None

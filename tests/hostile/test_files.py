@@ -175,3 +175,35 @@ def test_files_that_are_not_regular_are_one_line_and_exit_with_their_status(
     err = capsys.readouterr().err
     assert status == expected, err
     assert len(err.splitlines()) == 1 and "not a regular file" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["record", "{tmp}/missing/dir/x.ndbrec", "-c", "127.0.0.1:1", "--no-sql"],
+        ["report", "--bundle", "{tmp}/missing/dir/b.tgz", "-c", "127.0.0.1:1", "--no-sql"],
+    ],
+)
+def test_a_missing_directory_is_named_and_never_created(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The README's exit status 4: a file that cannot be written. Checked before any
+    # connection (127.0.0.1:1 would be exit 3).
+    status = main([a.replace("{tmp}", str(tmp_path)) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 4, err
+    assert err.count("\n") == 1 and f"no directory {tmp_path}/missing/dir" in err
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_file_in_place_of_the_directory_is_named(tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("")
+    with pytest.raises(NotADirectoryError, match=f"{tmp_path}/plain is not a directory"):
+        create_private(tmp_path / "plain" / "x.ndbrec")
+
+
+def test_an_audit_log_in_a_missing_directory_refuses_the_action(tmp_path: Path) -> None:
+    path = tmp_path / "missing" / "audit.log"
+    with pytest.raises(FileError, match=f"no directory {tmp_path}/missing: refused"):
+        AuditLog(path).write(action="restart")
+    assert not path.parent.exists()

@@ -78,8 +78,17 @@ def test_last_started_node_of_a_group_is_refused_with_5028_without_force() -> No
     )
     forced = assess(RestartNode((2,), force=True), nodes(n3="NO_CONTACT"))
     assert forced.consequence is not None
-    assert forced.consequence.startswith("the whole cluster restarts: every data node (2 4 5)")
+    # MgmApiSession::restart calls restartDB on a forced 5028: every data node is stopped
+    # to NOT_STARTED, then started again unless nostart (server-rules.md §3, MgmtSrvr.cpp).
+    assert forced.consequence == (
+        "the whole cluster restarts: every data node (2 4 5) stops, then all start again "
+        "together (a system restart, not a node restart): the cluster is down until it has "
+        "started")
     assert forced.confirm_text == "restart the whole cluster"
+    held = assess(RestartNode((2,), force=True, nostart=True), nodes(n3="NO_CONTACT"))
+    assert held.consequence == (
+        "the whole cluster restarts: every data node (2 4 5) stops and stays NOT_STARTED "
+        "(-n): the cluster is down until they are started (a system restart follows)")
 
 
 def test_another_node_starting_means_the_server_refuses_with_5063() -> None:
@@ -174,10 +183,10 @@ def test_unreachable_node_blocks_and_start_of_a_started_node_warns() -> None:
 
 
 def test_audit_log_appends_json_lines(tmp_path) -> None:
-    log = AuditLog(tmp_path / "sub" / "audit.log")
+    log = AuditLog(tmp_path / "audit.log")
     log.write(event="sent", command="2 RESTART")
     log.write(event="reply", command="2 RESTART", reply="Ok")
     records = log.records()
     assert [r["event"] for r in records] == ["sent", "reply"]
     assert records[1]["reply"] == "Ok" and "time" in records[0] and "user" in records[0]
-    assert (tmp_path / "sub" / "audit.log").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "audit.log").stat().st_mode & 0o777 == 0o600

@@ -88,6 +88,8 @@ def test_abort_restart_of_the_last_node_of_a_group_names_the_loss_and_the_phrase
     assert f"would need '{phrase}' typed (--confirm)" in err
     assert f"to the management server {sim.connectstring}, configuration generation" in out
     assert "> restart node v2\n> node: 2\n> abort: 1\n" in out
+    assert out.endswith(f"verdict: allowed once '{phrase}' is typed (--confirm); dry run, "
+                        "nothing sent\n")
     assert stops(c) == before and audit_records(tmp_path / "a.log") == []
 
 
@@ -97,7 +99,30 @@ def test_two_nodes_in_one_graceful_restart_name_5031(run: Run, threaded_sim: Any
     sim = threaded_sim(four())
     status, out, _ = run("mgm", "-c", sim.connectstring, "-e", "2 4 RESTART", "--dry-run")
     assert "5031" in out
+    assert out.endswith("verdict: refused (above); dry run, nothing sent\n")
     assert status == 1
+
+
+def test_a_dry_run_ends_with_the_verdict_the_bytes_and_the_server_before_it(
+    run: Run, threaded_sim: Any
+) -> None:
+    c = four()
+    sim = threaded_sim(c)
+    status, out, err = run("mgm", "-c", sim.connectstring, "-e", "2 RESTART", "--dry-run")
+    assert (status, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[1].startswith(f"to the management server {sim.connectstring}, ")
+    assert "> restart node v2" in lines and "> node: 2" in lines
+    assert lines[-2:] == ["confirm: yes/no (--yes answers yes)",
+                          "verdict: allowed: a run sends it once answered yes (--yes); "
+                          "dry run, nothing sent"]
+    phrase = verdict(sim.connectstring, RestartNode((2,), initial=True)).confirm_text
+    status, out, err = run("mgm", "-c", sim.connectstring, "-e", "2 RESTART -i", "--dry-run",
+                           "--confirm", str(phrase))
+    assert (status, err) == (0, "")
+    assert out.endswith("verdict: allowed: a run with this --confirm sends it; dry run, "
+                        "nothing sent\n")
+    assert stops(c) == {2: 0, 3: 0, 4: 0, 5: 0}
 
 
 def test_yes_answers_a_plain_question_and_the_action_is_audited(
@@ -158,9 +183,10 @@ def test_read_only_refuses_changes_and_answers_queries(
                          "--read-only", "--audit-log", str(log))
     assert status == 1 and err == "ndbtop: refused: read-only (--read-only); nothing was sent\n"
     assert stops(c)[2] == 0 and audit_records(log) == []
-    status, _, err = run("mgm", "-c", sim.connectstring, "-e", "2 RESTART", "--dry-run",
-                         "--read-only")
+    status, out, err = run("mgm", "-c", sim.connectstring, "-e", "2 RESTART", "--dry-run",
+                           "--read-only")
     assert (status, err) == (1, "ndbtop: would be refused: read-only (--read-only)\n")
+    assert out.endswith("verdict: refused: read-only (--read-only); dry run, nothing sent\n")
     status, out, _ = run("mgm", "-c", sim.connectstring, "-e", "ALL STATUS", "--read-only")
     assert status == 0 and out.startswith("Node 2: started (")
 

@@ -16,6 +16,7 @@ from ndbtop.errors import MgmCommandError
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.mgm.events.text import event_text
 from ndbtop.mgm.listener import EventListener
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.sim.runtime import Simulator
@@ -176,6 +177,13 @@ async def test_restart_reply_arrives_when_the_node_reached_not_started(
     # MgmtSrvr::restartNodes sends START_ORD once the node is NOT_STARTED, then replies:
     # the reply finds the node just beginning its start.
     assert (await states(observer))[3] == ("STARTING", 0)
+    # The STOP_REQ of MgmtSrvr::restartNodes always carries nostart (sendSTOP_REQ(...,
+    # restart=true, nostart=true, ...)): ndbd exits NRT_NoStart_Restart and its angel
+    # reports action 1|2 (angel.cpp reportShutdown), so a plain RESTART logs "no start"
+    # on a real cluster too, before the server's START_ORD starts the node.
+    stop = [e for e in sim.cluster.bus.history if e.type == 53 and e.source == 3]
+    assert [e.words for e in stop] == [(3, 0)]
+    assert event_text(53, stop[0].words) == "Node shutdown completed, restarting, no start."
 
 
 async def test_cluster_log_levels(client: MgmClient) -> None:

@@ -65,7 +65,7 @@ def snapshot() -> ClusterSnapshot:
     )
     timeline = StartTimeline(3, 0, 400.0, True, completed=(), current_phase=2,
                              current_since=450.0, redo_phase=2)
-    sources = (SourceStatus("ndbinfo", SourceState.DISABLED, error="disabled with --no-sql"),)
+    sources = (SourceStatus("ndbinfo", SourceState.DISABLED, error="--no-sql"),)
     return ClusterSnapshot(taken_at=500.0, wall=500.0, interval=1.0, sources=sources, nodes=nodes,
                            timelines=(timeline,), hosts=(quiet, down, busy))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from textual.widgets import Input, RichLog, TabbedContent
 
@@ -324,6 +325,13 @@ async def test_question_mark_lists_every_key(tui):
             assert key in documented, f"{binding.key} is not in the help"
         await t.press("escape")
         await t.until(lambda: not isinstance(t.app.screen, HelpScreen), "the help to close")
+
+
+def test_the_readme_numbers_every_view_as_its_key() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    numbered = re.findall(r"^\| \*\*(\d) (\w+)\*\* \|", readme, re.MULTILINE)
+    assert numbered == [(str(n % 10), cls.title) for n, (_, cls) in enumerate(VIEWS, start=1)]
+    assert "Keys: `1`–`9` and `0` views" in readme and len(VIEWS) == 10
 
 
 def test_a_block_list_too_long_for_the_screen_is_cut_with_an_ellipsis() -> None:
