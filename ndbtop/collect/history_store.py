@@ -45,9 +45,14 @@ class HistoryStore:
         except (OSError, NdbtopError, ValueError, KeyError, TypeError):
             return ()
 
-    def add(self, start: PastStart) -> tuple[PastStart, ...]:
-        """Remember one more start; returns the history."""
-        history = (*self.load(), start)[-KEEP:]
+    def add(self, start: PastStart, replaces: PastStart | None = None) -> tuple[PastStart, ...]:
+        """Remember one more start, in place of ``replaces`` (the same start as saved
+        before its last events arrived) when given; returns the history."""
+        kept = self.load()
+        if replaces is not None:
+            kept = tuple(p for p in kept if (p.node_id, p.finished_at)
+                         != (replaces.node_id, replaces.finished_at))
+        history = (*kept, start)[-KEEP:]
         records = [
             {
                 "node_id": p.node_id,

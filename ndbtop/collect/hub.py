@@ -194,10 +194,18 @@ class Hub:
         """Adopt new timelines; starts that just finished go to the history."""
         for node_id, t in timelines.items():
             before = self._timelines.get(node_id)
-            if before is not None and before.active and not t.active:
-                done = past_start(t)
-                if done is not None and self._store is not None:
-                    self._past = self._store.add(done)
+            if before is None or t is before or t.active or self._store is None:
+                continue
+            done = past_start(t)
+            if done is None:
+                continue
+            if before.active:
+                self._past = self._store.add(done)
+            elif before.began_at == t.began_at and not before.aborted:
+                # The start's last events arrived after get status showed it STARTED.
+                saved = past_start(before)
+                if saved != done:
+                    self._past = self._store.add(done, replaces=saved)
         self._timelines = timelines
 
     def _on_event(self, event: Event) -> None:

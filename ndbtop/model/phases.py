@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from ndbtop.compat import SLOTS
-from ndbtop.mgm.events.decode import Event, LogFileInit, log_file_init, start_phase
+from ndbtop.mgm.events.decode import Event, log_file_init, start_phase
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.redo_progress import RedoProgress, redo_after
 
 PHASE_ORDER = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101)
 """Start phases in the order a data node goes through them (0: before phase 1 completes)."""
@@ -109,39 +110,9 @@ class PhaseRecord:
     began_at: float
     seconds: float
     exact: bool
-
-
-@dataclass(frozen=True, **SLOTS)
-class RedoProgress:
-    """Redo-log initialisation as the last ``LogFileInitStatus`` reports told it."""
-
-    total_files: int
-    files_done: int
-    total_mb: int
-    mb_done: int
-    at: float
-    mb_per_s: float | None = None
-    completed: bool = False
-    instances: tuple[tuple[int, int, int, int, int, int], ...] = ()
-    """Per LDM instance: (instance, total files, files done, total MB, MB done, completed);
-    the figures above are their sums."""
-    instance_rates: tuple[tuple[int, float, float | None], ...] = ()
-    """Per LDM instance: (instance, when its last report arrived, MB/s between its last two
-    reports, 0 once it completed); ``mb_per_s`` is the sum of those known."""
-
-    @property
-    def fraction(self) -> float:
-        """Share of the megabytes done (0..1)."""
-        return min(self.mb_done / self.total_mb, 1.0) if self.total_mb else 0.0
-
-    @property
-    def eta_s(self) -> float | None:
-        """Seconds left at the current speed, None until the speed is known."""
-        if self.completed:
-            return 0.0
-        if not self.mb_per_s:
-            return None
-        return max(self.total_mb - self.mb_done, 0) / self.mb_per_s
+    ended_by_event: bool = False
+    """True when its ``StartPhaseCompleted`` event gave the end; False when a ``get
+    status`` poll showed the phase done first (the event, when it comes, re-times it)."""
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -169,6 +140,10 @@ class StartTimeline:
     began_from: str | None = "event"
     """Where ``began_at`` comes from: ``event`` (NDBStartStarted), ``host`` (the data
     node process's start on its host) or None (only when ndbtop first saw the start)."""
+    finished_exact: bool = False
+    """True when ``NDBStartCompleted`` ended the start; False when ``get status`` showed
+    the node STARTED first, so the start's last events may still arrive (see
+    :func:`apply_event`)."""
 
     @property
     def active(self) -> bool:
@@ -214,12 +189,15 @@ def _rank(phase: int) -> float:
 
 
 def _complete(t: StartTimeline, phase: int, at: float, exact: bool) -> StartTimeline:
+    done = [i for i, r in enumerate(t.completed) if r.phase == phase]
+    if done and exact and not t.completed[done[0]].ended_by_event:
+        return _retime(t, done[0], at)
     # A phase already completed, or one before the last completed (its event arriving
     # after a get status that showed a later phase done), changes nothing.
     if any(_rank(r.phase) >= _rank(phase) for r in t.completed):
         return t
     begin = t.current_since if t.current_phase == phase else at
-    record = PhaseRecord(phase, begin, max(at - begin, 0.0), exact and t.current_exact)
+    record = PhaseRecord(phase, begin, max(at - begin, 0.0), exact and t.current_exact, exact)
     if exact:
         source = "event"
     else:
@@ -236,8 +214,72 @@ def _complete(t: StartTimeline, phase: int, at: float, exact: bool) -> StartTime
     )
 
 
+def _retime(t: StartTimeline, i: int, at: float) -> StartTimeline:
+    """``t`` with its ``i``-th phase ended at ``at``, the time of its event.
+
+    A poll can show phases done before their events arrive (events and ``get status``
+    come over two connections): the events, in the order the node sent them, then give
+    each phase its exact end, and the phase after it its begin.
+    """
+    records = list(t.completed)
+    if i > 0:
+        prev = records[i - 1]
+        begin, begin_exact = prev.began_at + prev.seconds, prev.ended_by_event
+    else:
+        begin, begin_exact = t.began_at, t.began_exact
+    records[i] = PhaseRecord(records[i].phase, begin, max(at - begin, 0.0), begin_exact, True)
+    if i + 1 < len(records):
+        after = records[i + 1]
+        end = after.began_at + after.seconds
+        records[i + 1] = replace(after, began_at=at, seconds=max(end - at, 0.0),
+                                 exact=after.ended_by_event)
+        return replace(t, completed=tuple(records))
+    return replace(t, completed=tuple(records), current_since=at, current_exact=True,
+                   current_from="event")
+
+
+def _closed_by_status(t: StartTimeline | None) -> StartTimeline | None:
+    """``t`` when ``get status`` showed its start finished before the start's last events
+    arrived, else None.
+
+    The node reports its last phases and ``NDBStartCompleted`` before its state becomes
+    STARTED (NDBCNTR ``sendNextSTTOR``), but events and ``get status`` reach ndbtop on
+    two connections, so a poll can tell STARTED first. Those late events still belong
+    to that start: a new start begins with ``NDBStartStarted`` or a STARTING status.
+    """
+    if t is None or t.active or t.aborted or t.finished_exact or t.finished_at is None:
+        return None
+    return t
+
+
+def _late_phase(t: StartTimeline, phase: int, at: float) -> StartTimeline | None:
+    """``t`` with ``phase`` completed at ``at`` by its event, when ``t`` still waits for
+    that event (a phase never runs twice in one start); None otherwise."""
+    if any(r.phase == phase and r.ended_by_event for r in t.completed):
+        return None
+    last = t.last_completed
+    if last is not None and _rank(phase) > _rank(last):
+        t = replace(t, current_phase=next_phase(last))
+    elif last is None:
+        t = replace(t, current_phase=phase)
+    done = _complete(t, phase, at, True)
+    if done.completed == t.completed:
+        return None
+    return replace(done, finished_at=max(t.finished_at or at, at), current_phase=None)
+
+
+def _finish(t: StartTimeline, at: float) -> StartTimeline:
+    return replace(t, finished_at=at, current_phase=None, finished_exact=True)
+
+
 def apply_event(timelines: Mapping[int, StartTimeline], event: Event) -> dict[int, StartTimeline]:
-    """Fold one management-server event into the timelines."""
+    """Fold one management-server event into the timelines.
+
+    The events of a start arrive in the order the node sends them
+    (mgm-protocol.md §6): ``NDBStartStarted``, ``StartPhaseCompleted`` for each phase
+    through 101, then ``NDBStartCompleted``. Those that arrive after ``get status``
+    already showed the node STARTED still complete the same start.
+    """
     out = dict(timelines)
     node = event.source_node
     at = event.received_at
@@ -245,6 +287,11 @@ def apply_event(timelines: Mapping[int, StartTimeline], event: Event) -> dict[in
     if event.type == 10:
         out[node] = StartTimeline(node, None, at, True, current_since=at)
     elif (sp := start_phase(event)) is not None:
+        closed = _closed_by_status(current)
+        late = _late_phase(closed, sp.phase, at) if closed is not None else None
+        if late is not None:
+            out[node] = late
+            return out
         if current is None or not current.active:
             current = StartTimeline(
                 node,
@@ -263,58 +310,22 @@ def apply_event(timelines: Mapping[int, StartTimeline], event: Event) -> dict[in
     elif event.type == 11 and current is not None and current.active:
         if current.current_phase == 101:
             current = _complete(current, 101, at, True)
-        out[node] = replace(current, finished_at=at, current_phase=None)
+        out[node] = _finish(current, at)
+    elif event.type == 11 and (closed := _closed_by_status(current)) is not None:
+        # get status showed STARTED first: the start ended when the node said so.
+        out[node] = _finish(closed, at)
     elif (init := log_file_init(event)) is not None:
         target = init.node_id or node
         timeline = out.get(target)
         if timeline is not None and timeline.active:
-            out[target] = replace(timeline, redo=_redo(timeline.redo, init, at, init.completed),
-                                  redo_phase=redo_phase_of(timeline))
+            redo = redo_after(timeline.redo, init, at, init.completed)
+            out[target] = replace(timeline, redo=redo, redo_phase=redo_phase_of(timeline))
     return out
 
 
 def redo_phase_of(t: StartTimeline) -> int | None:
     """The timeline's redo phase, or the phase in progress now that redo work is seen."""
     return t.redo_phase if t.redo_phase is not None else t.current_phase
-
-
-def _redo(previous: RedoProgress | None, init: LogFileInit, at: float, done: bool) -> RedoProgress:
-    """The node's progress after one instance's event: the sum over its LDM instances."""
-    parts = {i[0]: i for i in previous.instances} if previous is not None else {}
-    old = parts.get(init.instance)
-    figures = (init.total_files, init.files_done, init.total_mbytes, init.mbytes_done)
-    if done and init.total_files == 0 and old is not None:
-        # The "completed" form carries no totals: the instance did all it announced.
-        figures = (old[1], old[1], old[3], old[3])
-    parts[init.instance] = (init.instance, *figures, int(done))
-    instances = tuple(parts[k] for k in sorted(parts))
-    total_files = sum(i[1] for i in instances)
-    files_done = sum(i[2] for i in instances)
-    total_mb = sum(i[3] for i in instances)
-    mb_done = sum(i[4] for i in instances)
-    # Each instance's speed is measured between its own reports: the instances report at
-    # the same moment, and their events arrive milliseconds apart (stamped on arrival).
-    rates = {r[0]: r for r in previous.instance_rates} if previous is not None else {}
-    last = rates.get(init.instance)
-    speed_of = last[2] if last is not None else None
-    if done:
-        speed_of = 0.0
-    elif old is not None and last is not None and at > last[1] and figures[3] >= old[4]:
-        speed_of = (figures[3] - old[4]) / (at - last[1])
-    rates[init.instance] = (init.instance, at, speed_of)
-    known = [r[2] for r in rates.values() if r[2] is not None]
-    speed = sum(known) if known else None
-    return RedoProgress(
-        total_files,
-        files_done,
-        total_mb,
-        mb_done,
-        at,
-        speed,
-        all(i[5] for i in instances) or (total_mb > 0 and mb_done >= total_mb),
-        instances,
-        tuple(rates[k] for k in sorted(rates)),
-    )
 
 
 def apply_status(
@@ -327,6 +338,10 @@ def apply_status(
             continue
         t = out.get(n.node_id)
         if n.status == "STARTING":
+            if t is not None and not t.aborted and t.finished_at is not None \
+                    and t.finished_at >= now:
+                # Asked before the start's end arrived: the poll is older than that end.
+                continue
             if t is None or not t.active:
                 t = StartTimeline(
                     n.node_id, None, now, False, current_since=now, current_exact=False,
