@@ -107,8 +107,19 @@ class PhaseRecord:
 
     phase: int
     began_at: float
-    seconds: float
+    seconds: float | None
+    """How long the phase took; None when ndbtop did not see it run (it was over, or
+    only its end was seen, when ndbtop first saw the node): a figure not seen is none."""
     exact: bool
+    lower_bound: bool = False
+    """The phase was under way when ndbtop first saw the node: ``seconds`` counts from
+    then, and the phase took at least that."""
+
+    @property
+    def measured_s(self) -> float | None:
+        """``seconds`` when the phase was seen from its beginning (exactly or within a
+        poll), else None."""
+        return None if self.lower_bound else self.seconds
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -188,7 +199,8 @@ class StartTimeline:
         return max(now - self.current_since, 0.0)
 
     def elapsed_s(self, now: float) -> float:
-        """Seconds since the start began (until it finished)."""
+        """Seconds since the start began (until it finished): a lower bound unless
+        :attr:`began_exact`."""
         end = self.finished_at if self.finished_at is not None else now
         return max(end - self.began_at, 0.0)
 
@@ -219,7 +231,15 @@ def _complete(t: StartTimeline, phase: int, at: float, exact: bool) -> StartTime
     if any(_rank(r.phase) >= _rank(phase) for r in t.completed):
         return t
     begin = t.current_since if t.current_phase == phase else at
-    record = PhaseRecord(phase, begin, max(at - begin, 0.0), exact and t.current_exact)
+    spent: float | None = max(at - begin, 0.0)
+    lower_bound = False
+    if t.current_from == "first_seen" and (t.current_phase == phase or at == t.current_since):
+        # The phase began before ndbtop first saw the node: what ndbtop saw of it is a
+        # lower bound, and nothing at all when it ended at that first sight.
+        lower_bound = at > t.current_since
+        spent = at - t.current_since if lower_bound else None
+    record = PhaseRecord(phase, begin, spent, exact and t.current_exact and spent is not None
+                         and not lower_bound, lower_bound)
     if exact:
         source = "event"
     else:
