@@ -13,7 +13,7 @@ import io
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console
 
@@ -185,3 +185,16 @@ def test_wait_names_the_phase_as_once_does_from_the_same_evidence() -> None:
     assert merged is not None and merged.current_since == own.current_since
     assert merged.redo_phase == 5
     assert merge_timeline(node, own, None) is own
+
+
+def test_the_rolling_restart_screen_marks_a_time_in_phase_it_did_not_see_begin() -> None:
+    from ndbtop.tui.screens.rolling_progress import NodeProgress, progress_text
+
+    node = ndb("STARTING", 4, 3)
+    first = apply_status({}, [node], FIRST_SIGHT)[3]
+    row = NodeProgress(3, 0, 1, "restarting", node)
+    shown = progress_text(row, cast(Any, None), {3: first}, FIRST_SIGHT + 12).plain
+    assert "phase 5 copy data, wait LCP · ≥12 s in phase" in shown
+    later = apply_status({3: first}, [ndb("STARTING", 5, 3)], FIRST_SIGHT + 20)[3]
+    shown = progress_text(row, cast(Any, None), {3: later}, FIRST_SIGHT + 25).plain
+    assert "· ≈5 s in phase" in shown
