@@ -116,5 +116,5 @@ def test_a_phase_not_seen_is_recorded_as_none_and_an_older_phase_reads_as_measur
     older = {"@": "PhaseRecord", "phase": 5, "began_at": 1030.0, "seconds": 10.0,
              "exact": True}
     assert decode(older) == PhaseRecord(5, 1030.0, 10.0, True, False)
-    with pytest.raises(ValueError, match="PhaseRecord.seconds"):
+    with pytest.raises(ValueError, match=r"PhaseRecord\.seconds"):
         decode({**older, "seconds": "10"})
