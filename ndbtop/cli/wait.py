@@ -48,12 +48,28 @@ def run_wait(args: argparse.Namespace) -> int:
         assert task is not None
         with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, task.cancel)
+        first_reading = asyncio.Event()
+
+        def on_hub_change() -> None:
+            if hub.mgm.reading is not None:
+                first_reading.set()
+
+        async def ready() -> None:
+            # The first line names and times a phase from what the hub has read, as
+            # --once does: its get status and the events' answer.
+            await first_reading.wait()
+            if hub.events is not None:
+                await hub.events.answered.wait()
+
+        hub.add_listener(on_hub_change)
         await hub.start()
         try:
             return await wait_for(connectstring, Target(args.status), args.nodes,
                                   args.timeout, clock=RealClock(), interval=args.interval,
                                   on_change=show,
-                                  estimate=lambda node_id: hub.snapshot().start_eta(node_id))
+                                  estimate=lambda node_id: hub.snapshot().start_eta(node_id),
+                                  followed=lambda node_id: hub.snapshot().timeline(node_id),
+                                  ready=ready)
         except asyncio.CancelledError:
             return None
         finally:

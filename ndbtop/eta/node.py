@@ -58,6 +58,8 @@ UNSCALED_EXTRA = 0.15
 """Added to both spreads of a partner's restart_info not scaled by DataMemory in use."""
 ONE_RATE_EXTRA = 0.15
 """Added to both spreads of a redo rate measured only once (no trend seen yet)."""
+START_NOT_SEEN = "start not seen from its beginning: its times are lower bounds"
+"""Why a start ndbtop attached to mid-way has no estimate: every output says it so."""
 OVERRUN_SHARE = 0.25
 """A phase past its estimate is given this share of its time so far still to go."""
 
@@ -140,7 +142,7 @@ def estimate_start(evidence: StartEvidence) -> EtaResult | None:
     if not t.active:
         return None
     if t.began_from is None or t.current_from == "first_seen":
-        return EtaMissing("start not seen from its beginning: its times are lower bounds")
+        return EtaMissing(START_NOT_SEEN)
     if t.kind is None:
         return EtaMissing("kind of start not known yet")
     if _redo_ahead(evidence):
@@ -178,8 +180,9 @@ def phase_parts(evidence: StartEvidence) -> tuple[PhasePart, ...] | EtaMissing:
     """Every phase of the start: those done with their actual durations, the one in
     progress and those ahead with their estimates; or why a phase has none."""
     t = evidence.timeline
-    out = [PhasePart(r.phase, t.name_of(r.phase), r.seconds, r.seconds, r.seconds, "done",
-                     True) for r in t.completed]
+    # A phase done that ndbtop did not see from its beginning has no duration to give.
+    out = [PhasePart(r.phase, t.name_of(r.phase), s, s, s, "done", True)
+           for r in t.completed if (s := r.measured_s) is not None]
     current = t.current_phase
     if current is None:
         return tuple(out)

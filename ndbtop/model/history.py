@@ -49,7 +49,8 @@ def past_start(t: StartTimeline) -> PastStart | None:
     seen (by events, or measured on the host). A start not seen whole is partial."""
     if t.active or t.aborted or t.finished_at is None or not t.completed:
         return None
-    exact = tuple((r.phase, round(r.seconds, 1)) for r in t.completed if r.exact)
+    exact = tuple((r.phase, round(r.seconds, 1)) for r in t.completed
+                  if r.exact and r.seconds is not None)
     partial = not t.began_exact or len(exact) < len(t.completed)
     return PastStart(
         t.node_id,
@@ -116,14 +117,16 @@ def compare_with_last_time(
         return {}
     out: dict[int, PhaseVsLastTime] = {}
     for record in timeline.completed:
+        took = record.measured_s
         last = last_time(history, timeline.node_id, kind, record.phase)
-        if last is not None:
+        # A phase not seen from its beginning has no duration to set beside last time's.
+        if last is not None and took is not None:
             out[record.phase] = PhaseVsLastTime(
                 record.phase,
-                record.seconds,
+                took,
                 last,
                 False,
-                slower_than_last_time(record.seconds, last),
+                slower_than_last_time(took, last),
             )
     phase = timeline.current_phase
     spent = timeline.in_phase_s(now)

@@ -108,11 +108,22 @@ class PhaseRecord:
 
     phase: int
     began_at: float
-    seconds: float
+    seconds: float | None
+    """How long the phase took; None when ndbtop did not see it run (it was over, or
+    only its end was seen, when ndbtop first saw the node): a figure not seen is none."""
     exact: bool
     ended_by_event: bool = False
     """True when its ``StartPhaseCompleted`` event gave the end; False when a ``get
     status`` poll showed the phase done first (the event, when it comes, re-times it)."""
+    lower_bound: bool = False
+    """The phase was under way when ndbtop first saw the node: ``seconds`` counts from
+    then, and the phase took at least that."""
+
+    @property
+    def measured_s(self) -> float | None:
+        """``seconds`` when the phase was seen from its beginning (exactly or within a
+        poll), else None."""
+        return None if self.lower_bound else self.seconds
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -163,7 +174,8 @@ class StartTimeline:
         return max(now - self.current_since, 0.0)
 
     def elapsed_s(self, now: float) -> float:
-        """Seconds since the start began (until it finished)."""
+        """Seconds since the start began (until it finished): a lower bound unless
+        :attr:`began_exact`."""
         end = self.finished_at if self.finished_at is not None else now
         return max(end - self.began_at, 0.0)
 
@@ -197,7 +209,15 @@ def _complete(t: StartTimeline, phase: int, at: float, exact: bool) -> StartTime
     if any(_rank(r.phase) >= _rank(phase) for r in t.completed):
         return t
     begin = t.current_since if t.current_phase == phase else at
-    record = PhaseRecord(phase, begin, max(at - begin, 0.0), exact and t.current_exact, exact)
+    spent: float | None = max(at - begin, 0.0)
+    lower_bound = False
+    if t.current_from == "first_seen" and (t.current_phase == phase or at == t.current_since):
+        # The phase began before ndbtop first saw the node: what ndbtop saw of it is a
+        # lower bound, and nothing at all when it ended at that first sight.
+        lower_bound = at > t.current_since
+        spent = at - t.current_since if lower_bound else None
+    record = PhaseRecord(phase, begin, spent, exact and t.current_exact and spent is not None
+                         and not lower_bound, ended_by_event=exact, lower_bound=lower_bound)
     if exact:
         source = "event"
     else:
@@ -222,17 +242,27 @@ def _retime(t: StartTimeline, i: int, at: float) -> StartTimeline:
     each phase its exact end, and the phase after it its begin.
     """
     records = list(t.completed)
-    if i > 0:
-        prev = records[i - 1]
-        begin, begin_exact = prev.began_at + prev.seconds, prev.ended_by_event
+    record = records[i]
+    if record.seconds is None or record.lower_bound:
+        # Begun before ndbtop first saw the node: the event gives its end, not its length.
+        seconds = None if record.seconds is None else max(at - record.began_at, 0.0)
+        records[i] = replace(record, seconds=seconds, ended_by_event=True)
     else:
-        begin, begin_exact = t.began_at, t.began_exact
-    records[i] = PhaseRecord(records[i].phase, begin, max(at - begin, 0.0), begin_exact, True)
+        prev = records[i - 1] if i > 0 else None
+        if prev is None:
+            begin, begin_exact = t.began_at, t.began_exact
+        elif prev.seconds is None:
+            begin, begin_exact = record.began_at, False
+        else:
+            begin, begin_exact = prev.began_at + prev.seconds, prev.ended_by_event
+        records[i] = replace(record, began_at=begin, seconds=max(at - begin, 0.0),
+                             exact=begin_exact, ended_by_event=True)
     if i + 1 < len(records):
         after = records[i + 1]
-        end = after.began_at + after.seconds
-        records[i + 1] = replace(after, began_at=at, seconds=max(end - at, 0.0),
-                                 exact=after.ended_by_event)
+        if after.seconds is not None and not after.lower_bound:
+            end = after.began_at + after.seconds
+            records[i + 1] = replace(after, began_at=at, seconds=max(end - at, 0.0),
+                                     exact=after.ended_by_event)
         return replace(t, completed=tuple(records))
     return replace(t, completed=tuple(records), current_since=at, current_exact=True,
                    current_from="event")

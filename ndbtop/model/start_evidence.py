@@ -6,7 +6,10 @@ tell more (with ``--ssh``): when its worker process started and when its redo lo
 were born. :func:`apply_host` folds that into the timelines, so every output (the live
 view, ``--once``, JSON, the exporter, the start history) reads the same evidence from
 the timeline; :func:`timer_prefix` and :func:`since_text` say how far a timer is to
-be trusted.
+be trusted, :func:`phase_seconds_text` and :func:`elapsed_text` how a phase's and a
+start's durations are written, :func:`in_phase_json` and :func:`phase_json` the same in
+JSON: a figure ndbtop did not see is ``not seen`` (null), a lower bound ``≥`` (its own
+``..._at_least_s`` field, the exact field null).
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from ndbtop.durations import duration
 from ndbtop.model.hosts import NodeStart
-from ndbtop.model.phases import StartTimeline
+from ndbtop.model.phases import PhaseRecord, StartTimeline
 
 IN_PHASE_FROM = ("event", "host", "status", "first_seen")
 """The values of a timeline's ``current_from`` (JSON ``in_phase_from``)."""
@@ -75,3 +79,46 @@ def since_text(t: StartTimeline) -> str:
     if t.current_from == "status":
         return f"since {clock_time(t.current_since)}, within one poll"
     return f"since {clock_time(t.current_since)}"
+
+
+NOT_SEEN = "not seen"
+"""What a phase that ended before ndbtop first saw the node shows instead of a duration."""
+
+
+def phase_seconds_text(r: PhaseRecord) -> str:
+    """How long a completed phase took: ``12s``, ``≈12s`` within a poll, ``≥12s`` from
+    ndbtop's first sight of the node, ``not seen`` when it ended before that."""
+    if r.seconds is None:
+        return NOT_SEEN
+    if r.lower_bound:
+        return "≥" + duration(r.seconds)
+    return ("" if r.exact else "≈") + duration(r.seconds)
+
+
+def elapsed_text(t: StartTimeline, now: float) -> str:
+    """How long the start has run (or took): ``≥`` when its beginning was not seen."""
+    return ("" if t.began_exact else "≥") + duration(t.elapsed_s(now))
+
+
+def in_phase_json(t: StartTimeline | None, now: float) -> dict[str, object]:
+    """``in_phase_s`` (null when not measured from the phase's beginning),
+    ``in_phase_at_least_s`` (the lower bound from ndbtop's first sight, else null) and
+    ``in_phase_from`` (:data:`IN_PHASE_FROM`, null when no phase is in progress)."""
+    spent = t.in_phase_s(now) if t is not None else None
+    if t is None or spent is None:
+        return {"in_phase_s": None, "in_phase_at_least_s": None, "in_phase_from": None}
+    spent = round(spent, 1)
+    bound = t.in_phase_lower_bound
+    return {"in_phase_s": None if bound else spent,
+            "in_phase_at_least_s": spent if bound else None,
+            "in_phase_from": t.current_from}
+
+
+def phase_json(r: PhaseRecord) -> dict[str, object]:
+    """A completed phase: ``seconds`` (null when not seen from its beginning),
+    ``at_least_s`` (the lower bound from ndbtop's first sight, else null), ``exact``."""
+    return {"phase": r.phase,
+            "seconds": None if r.measured_s is None else round(r.measured_s, 3),
+            "at_least_s": round(r.seconds, 3) if r.lower_bound and r.seconds is not None
+            else None,
+            "exact": r.exact}

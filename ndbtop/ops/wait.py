@@ -8,20 +8,26 @@ lost connection is retried until the timeout.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmConnectError, MgmError, UsageError
+from ndbtop.eta.node import START_NOT_SEEN, StartEvidence, estimate_start
 from ndbtop.eta.node_text import eta_text
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.clock import Clock
 from ndbtop.model.eta import EtaMissing, EtaResult, eta_json
-from ndbtop.model.phases import StartTimeline, apply_status, phase_text
+from ndbtop.model.phases import StartTimeline, apply_status, phase_in_progress, phase_text
+from ndbtop.model.start_evidence import clock_time
+
+READY_WAIT_S = 5.0
+"""How long past one interval the first line waits for the hub beside the wait."""
 
 
 class Target(Enum):
@@ -53,6 +59,16 @@ class NodeChange:
     in_phase_s: float | None
     eta: EtaResult | None = None
     """The estimate of a STARTING node's time to STARTED, or why there is none."""
+    in_phase_from: str | None = None
+    """Where the time in the phase counts from (a timeline's ``current_from``):
+    ``first_seen`` makes ``in_phase_s`` a lower bound, counted from ``phase_since``."""
+    phase_since: float | None = None
+    """When the time in the phase begins to count (epoch seconds)."""
+
+    @property
+    def lower_bound(self) -> bool:
+        """True when the phase began before ndbtop first saw the node."""
+        return self.in_phase_from == "first_seen" and self.in_phase_s is not None
 
     def text(self) -> str:
         """One human-readable line."""
@@ -60,18 +76,29 @@ class NodeChange:
         line = f"{stamp} node {self.node_id} {self.status}"
         if self.phase:
             line += f" {self.phase}"
-        if self.in_phase_s is not None:
-            line += f" ({int(self.in_phase_s)}s in phase)"
+        if self.lower_bound and self.phase_since is not None:
+            # Its beginning was not seen: no time in the phase to give, only since when
+            # ndbtop has seen it there.
+            line += f" (in phase since before {clock_time(self.phase_since)})"
+        elif self.in_phase_s is not None:
+            prefix = "≈" if self.in_phase_from == "status" else ""
+            line += f" ({prefix}{int(self.in_phase_s)}s in phase)"
         if self.eta is not None:
             line += f" · {eta_text(self.eta)}"
         return line
 
     def as_json(self) -> dict[str, object]:
-        """The change as a JSON object (``eta`` and ``eta_missing`` for a STARTING node)."""
+        """The change as a JSON object: ``in_phase_s`` (null when the phase's beginning
+        was not seen), ``in_phase_at_least_s`` (then the lower bound, from ndbtop's first
+        sight) and ``in_phase_from``, as ``--once --json`` gives them; ``eta`` and
+        ``eta_missing`` for a STARTING node."""
+        spent = None if self.in_phase_s is None else round(self.in_phase_s, 1)
         out: dict[str, object] = {
             "time": self.at, "node_id": self.node_id, "status": self.status,
             "start_phase": self.start_phase, "phase": self.phase,
-            "in_phase_s": None if self.in_phase_s is None else round(self.in_phase_s, 1),
+            "in_phase_s": None if self.lower_bound else spent,
+            "in_phase_at_least_s": spent if self.lower_bound else None,
+            "in_phase_from": self.in_phase_from if spent is not None else None,
         }
         if self.status == "STARTING":
             out.update(eta_json(self.eta))
@@ -108,12 +135,18 @@ async def wait_for(
     interval: float = 1.0,
     on_change: Callable[[NodeChange], None] = lambda change: None,
     estimate: Callable[[int], EtaResult | None] | None = None,
+    followed: Callable[[int], StartTimeline | None] | None = None,
+    ready: Callable[[], Awaitable[None]] | None = None,
 ) -> WaitResult:
     """Poll until every chosen data node is in ``target``, or ``timeout`` seconds pass.
 
     ``estimate`` gives a starting node's estimate of its time to STARTED (from a hub that
     follows the cluster's events, :mod:`ndbtop.eta.node`): every line of a STARTING node
-    carries it.
+    carries it. ``followed`` gives that hub's timeline of a node, so that a phase is named
+    and timed from the same evidence as in the live view and ``--once``
+    (:func:`merge_timeline`); ``ready`` is awaited once the management server answered,
+    before the first line (the hub's first reading), at most an interval and
+    :data:`READY_WAIT_S` more.
 
     Raises :class:`MgmConnectError` when the management server cannot be
     reached at first; a connection lost later is retried until the timeout.
@@ -128,7 +161,11 @@ async def wait_for(
             raise MgmConnectError(f"no answer from the management server within "
                                   f"{timeout:g} s") from None
         wanted = _choose(statuses, nodes)
-        seen: dict[int, tuple[str, int]] = {}
+        if ready is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(ready(), max(min(deadline - loop.time(),
+                                                        interval + READY_WAIT_S), 0.001))
+        seen: dict[int, tuple[str, int, str]] = {}
         timelines: dict[int, StartTimeline] = {}
         last_error: str | None = None
         while True:
@@ -137,13 +174,18 @@ async def wait_for(
             current = {n.node_id: n for n in statuses if n.node_id in wanted}
             for node_id in sorted(current):
                 n = current[node_id]
-                key = (n.status, n.start_phase)
+                t = merge_timeline(n, timelines.get(node_id),
+                                   followed(node_id) if followed is not None else None)
+                phase, spent = describe(n, t, now)
+                # A phase named anew (its redo log init seen) is a change too.
+                key = (n.status, n.start_phase, phase)
                 if seen.get(node_id) != key:
                     seen[node_id] = key
-                    phase, spent = describe(n, timelines.get(node_id), now)
-                    eta = _estimate(estimate, n)
+                    eta = _estimate(estimate, n, t, now, interval)
+                    source = t.current_from if t is not None and spent is not None else None
                     on_change(NodeChange(now, node_id, n.status, n.start_phase, phase, spent,
-                                         eta))
+                                         eta, source,
+                                         t.current_since if source is not None else None))
             missing = tuple(current[i] for i in sorted(current) if current[i].status
                             not in target.wire)
             if not missing and len(current) == len(wanted):
@@ -179,9 +221,28 @@ def _choose(statuses: tuple[NodeStatus, ...], nodes: Iterable[int] | None) -> se
     return chosen
 
 
-def _estimate(estimate: Callable[[int], EtaResult | None] | None,
-              node: NodeStatus) -> EtaResult | None:
+def merge_timeline(node: NodeStatus, own: StartTimeline | None,
+                   followed: StartTimeline | None) -> StartTimeline | None:
+    """The timeline a line of ``wait`` describes: the hub's (events, host) when it is at
+    the phase ``get status`` shows now, else the wait's own with the hub's redo phase
+    (the hub is a poll behind or ahead); the wait's own without a hub's."""
+    if followed is None or not followed.active:
+        return own
+    if own is None or phase_in_progress(node, followed) == phase_in_progress(node, own):
+        return followed
+    if followed.redo_phase is not None and own.redo_phase is None:
+        return replace(own, redo_phase=followed.redo_phase)
+    return own
+
+
+def _estimate(estimate: Callable[[int], EtaResult | None] | None, node: NodeStatus,
+              timeline: StartTimeline | None = None, now: float = 0.0,
+              interval: float = 0.0) -> EtaResult | None:
+    """The hub's estimate; without one, the estimate of what the wait itself saw, by the
+    same rules and in the same words (:func:`~ndbtop.eta.node.estimate_start`)."""
     if node.status != "STARTING":
         return None
     result = estimate(node.node_id) if estimate is not None else None
-    return result if result is not None else EtaMissing("nothing seen of the start yet")
+    if result is None and timeline is not None:
+        result = estimate_start(StartEvidence(timeline, now, poll_interval=interval))
+    return result if result is not None else EtaMissing(START_NOT_SEEN)

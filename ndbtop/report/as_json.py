@@ -14,6 +14,7 @@ from ndbtop.model.hosts import ErrorLogEntry, HostReport, NodeOnHost
 from ndbtop.model.links import link_states
 from ndbtop.model.phases import phase_text
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.start_evidence import in_phase_json, phase_json
 from ndbtop.model.summary import summarize
 from ndbtop.report.backups import backups_json
 from ndbtop.report.config_report import config_json, node_group_json
@@ -91,15 +92,13 @@ def _timeline_json(t: Any, now: float, silent: bool) -> dict[str, Any]:
         "start_type": t.start_type,
         "active": t.active,
         "phase_in_progress": t.current_phase,
-        "in_phase_s": t.in_phase_s(now),
-        "in_phase_from": t.current_from if t.active and t.current_phase is not None else None,
+        **in_phase_json(t, now),
         "start_began_at": iso_utc(t.began_at) if t.began_from else None,
         "start_began_from": t.began_from,
-        "elapsed_s": round(t.elapsed_s(now), 3),
-        "completed": [
-            {"phase": r.phase, "seconds": round(r.seconds, 3), "exact": r.exact}
-            for r in t.completed
-        ],
+        # A start whose beginning was not seen has run at least this long.
+        "elapsed_s": round(t.elapsed_s(now), 3) if t.began_exact else None,
+        "elapsed_at_least_s": None if t.began_exact else round(t.elapsed_s(now), 3),
+        "completed": [phase_json(r) for r in t.completed],
         "redo_init": None
         if redo is None
         else {

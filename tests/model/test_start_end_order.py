@@ -150,3 +150,23 @@ def test_a_poll_ahead_of_the_last_events_leaves_a_whole_start() -> None:
         t = apply_event(t, phase_done(phase, at))
     t = apply_event(t, event(11, (VERSION, VERSION), 1082.01))
     assert_whole_restart(t[3], 1082.01)
+
+
+def test_events_late_for_a_start_attached_mid_way_keep_what_was_not_seen_unknown() -> None:
+    # First sight: a poll at 2000 with phase 4 the last completed (§6), no Start
+    # initiated seen. A poll at 2030 shows phase 6 done; the events of phases 5 and 6
+    # arrive after it.
+    t = apply_status({}, [status("STARTING", 4)], 2000.0)
+    t = apply_status(t, [status("STARTING", 6)], 2030.0)
+    t = apply_event(t, phase_done(5, 2029.0))
+    t = apply_event(t, phase_done(6, 2029.9))
+    line = t[3]
+    by_phase = {r.phase: r for r in line.completed}
+    assert all(by_phase[p].seconds is None for p in range(1, 5)), "over before ndbtop came"
+    five, six = by_phase[5], by_phase[6]
+    assert five.lower_bound and five.seconds == pytest.approx(29.0) and not five.exact
+    assert not six.lower_bound and six.exact and six.seconds == pytest.approx(0.9)
+    assert six.began_at == 2029.0
+    assert line.current_phase == 7 and line.current_since == 2029.9
+    saved = past_start(line)
+    assert saved is None or saved.partial

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ndbtop.eta.node import StartEvidence, estimate_start
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.eta import Eta, EtaMissing
+from ndbtop.model.phases import apply_status
 from ndbtop.ops.wait import NodeChange, _estimate
 
 
@@ -36,9 +38,14 @@ def test_no_estimate_is_said_and_a_started_node_has_none() -> None:
     assert "ETA" not in done.text() and "eta" not in done.as_json()
 
 
-def test_a_starting_node_with_nothing_seen_yet_says_so() -> None:
+def test_without_the_hub_s_estimate_the_wait_says_why_in_the_words_of_once() -> None:
+    # One reason, one wording: --once and the live view say it of the same start.
     starting = NodeStatus(3, "NDB", "STARTING", 0, 0, 2, 0, 0, 1, "h")
-    assert _estimate(lambda node: None, starting) == EtaMissing("nothing seen of the start yet")
-    assert _estimate(None, starting) == EtaMissing("nothing seen of the start yet")
+    why = EtaMissing("start not seen from its beginning: its times are lower bounds")
+    assert _estimate(lambda node: None, starting) == why
+    assert _estimate(None, starting) == why
+    first_sight = apply_status({}, [starting], 1000.0)[3]
+    assert _estimate(None, starting, first_sight, 1001.0) == why
+    assert estimate_start(StartEvidence(first_sight, 1001.0)) == why
     started = NodeStatus(3, "NDB", "STARTED", 0, 0, 0, 0, 0, 1, "h")
     assert _estimate(lambda node: EtaMissing("x"), started) is None

@@ -103,3 +103,18 @@ def test_start_estimates_are_recorded_and_read_back_and_a_bad_one_refused() -> N
     record["start_etas"][0][1]["seconds"] = "600"
     with pytest.raises(ValueError, match=r"^Eta\.seconds holds str$"):
         decode(record)
+
+
+def test_a_phase_not_seen_is_recorded_as_none_and_an_older_phase_reads_as_measured() -> None:
+    from ndbtop.model.phases import PhaseRecord
+
+    unseen = PhaseRecord(3, 1000.0, None, False)
+    bound = PhaseRecord(4, 1000.0, 30.0, False, lower_bound=True)
+    assert [decode(json.loads(json.dumps(encode(r)))) for r in (unseen, bound)] == [
+        unseen, bound]
+    # A recording made before lower bounds were kept has no such field: a measured phase.
+    older = {"@": "PhaseRecord", "phase": 5, "began_at": 1030.0, "seconds": 10.0,
+             "exact": True}
+    assert decode(older) == PhaseRecord(5, 1030.0, 10.0, True, lower_bound=False)
+    with pytest.raises(ValueError, match=r"PhaseRecord\.seconds"):
+        decode({**older, "seconds": "10"})

@@ -39,7 +39,11 @@ def test_once_attached_to_a_start_under_way_reports_a_lower_bound(
         t = timelines[node_id]
         assert t["in_phase_from"] == "first_seen"
         assert t["start_began_at"] is None and t["start_began_from"] is None
-        assert 0 <= t["in_phase_s"] < 5
+        # A time not measured from the phase's beginning is a lower bound, in its own field.
+        assert t["in_phase_s"] is None and 0 <= t["in_phase_at_least_s"] < 5
+        assert t["elapsed_s"] is None and t["elapsed_at_least_s"] is not None
+        assert [(c["phase"], c["seconds"]) for c in t["completed"]] == [
+            (1, None), (2, None), (3, None)]
     status, out, err = run_cli(capsys, argv)
     assert status == 0
     assert "4 restore or local start (≥" in out

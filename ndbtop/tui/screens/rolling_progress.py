@@ -19,6 +19,7 @@ from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.eta import Eta
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.start_evidence import timer_prefix
 from ndbtop.ops.rolling import Decision, Progress, RollingPlan, RollingResult
 from ndbtop.ops.wait import describe
 from ndbtop.tui.format import status_text
@@ -141,11 +142,12 @@ def progress_text(
         if n is not None:
             text.append(" · ")
             text.append_text(status_text(n.status, n.type))
-            phase, spent = describe(n, timelines.get(n.node_id), now)
+            t = timelines.get(n.node_id)
+            phase, spent = describe(n, t, now)
             if phase:
                 text.append(f" {phase}")
-            if spent is not None:
-                text.append(f" · {int(spent)} s in phase")
+            if spent is not None and t is not None:
+                text.append(f" · {timer_prefix(t)}{int(spent)} s in phase")
         else:
             text.append(" · sent")
         if row.sent_at is not None:

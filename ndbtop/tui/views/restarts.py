@@ -7,6 +7,7 @@ from rich.table import Table
 from ndbtop.model.ndbinfo import RestartInfo
 from ndbtop.model.phases import START_TYPE_SHORT, StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.start_evidence import elapsed_text, phase_seconds_text, timer_prefix
 from ndbtop.tui.format import bar, seconds
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
@@ -123,19 +124,22 @@ def timelines_table(lines: tuple[StartTimeline, ...], now: float) -> Table | Tex
     for t in lines:
         kind = START_TYPE_SHORT.get(t.kind, "?") if t.kind is not None else "?"
         # The phase in progress counts too: during S1 it is the 40-minute one.
-        spans = [(r.seconds, r.phase, "") for r in t.completed]
+        # Phases not seen have no length to compare; a lower bound is written as one.
+        spans = [(r.seconds, r.phase, "≥" if r.lower_bound else "", "")
+                 for r in t.completed if r.seconds is not None]
         if t.active and t.current_phase is not None:
-            spans.append((t.in_phase_s(now) or 0.0, t.current_phase, " so far"))
+            spans.append((t.in_phase_s(now) or 0.0, t.current_phase, timer_prefix(t),
+                          " so far"))
         longest = max(spans, default=None)
-        phases = " ".join(f"{r.phase}:{seconds(r.seconds)}" for r in t.completed)
+        phases = " ".join(f"{r.phase}:{phase_seconds_text(r)}" for r in t.completed)
         state = "running" if t.active else ("abandoned" if t.aborted else "done")
         table.add_row(
             str(t.node_id),
             f"{kind} ({state})",
-            seconds(t.elapsed_s(now)),
+            elapsed_text(t, now),
             Text(
                 f"{longest[1]} {t.name_of(longest[1])} "
-                f"{seconds(longest[0])}{longest[2]}",
+                f"{longest[2]}{seconds(longest[0])}{longest[3]}",
                 style="bold red",
             )
             if longest

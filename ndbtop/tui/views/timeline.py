@@ -13,7 +13,12 @@ from ndbtop.model.phases import (
     typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.start_evidence import since_text, timer_prefix
+from ndbtop.model.start_evidence import (
+    elapsed_text,
+    phase_seconds_text,
+    since_text,
+    timer_prefix,
+)
 from ndbtop.tui.alarm import ALARM, marked
 from ndbtop.tui.format import seconds
 from ndbtop.tui.safe import Text
@@ -50,11 +55,11 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     kind = START_TYPE_SHORT.get(t.kind, "start") if t.kind is not None else "start"
     began = dt.datetime.fromtimestamp(t.began_at).strftime("%H:%M:%S")
     if t.active:
-        state = f"running {'' if t.began_exact else '≥'}{seconds(t.elapsed_s(now))}"
+        state = f"running {elapsed_text(t, now)}"
     elif t.aborted:
         state = "abandoned"
     else:
-        state = f"took {seconds(t.elapsed_s(now))}"
+        state = f"took {elapsed_text(t, now)}"
     title = Text(
         f"Node {node_id} · {kind} · "
         + (f"began {began}" if t.began_exact else f"seen since {began}")
@@ -75,18 +80,17 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     folded: list[str] = []
     for r in t.completed:
         typical = typical_seconds(r.phase, t.kind, redo_mb, t.redo_phase)
-        slow = typical is not None and r.seconds > 2 * typical
+        slow = typical is not None and r.seconds is not None and r.seconds > 2 * typical
         last = versus.get(r.phase)
         if compact and not slow and (last is None or not last.slower):
-            folded.append(f"{r.phase} {t.name_of(r.phase)} "
-                          f"{'' if r.exact else '≈'}{seconds(r.seconds)}")
+            folded.append(f"{r.phase} {t.name_of(r.phase)} {phase_seconds_text(r)}")
             continue
         row(
             r.phase,
             str(r.phase),
             t.name_of(r.phase),
-            marked(("" if r.exact else "≈") + seconds(r.seconds), ALARM if slow else None,
-                   "bold red" if slow else ""),
+            marked(phase_seconds_text(r), ALARM if slow else None,
+                   "bold red" if slow else ("dim" if r.seconds is None else "")),
             normal_text(typical, r.phase == t.redo_phase) if slow else "",
         )
     warning: Text | None = None
