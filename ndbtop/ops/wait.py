@@ -146,7 +146,7 @@ async def wait_for(
     and timed from the same evidence as in the live view and ``--once``
     (:func:`merge_timeline`); ``ready`` is awaited once the management server answered,
     before the first line (the hub's first reading), at most an interval and
-    :data:`READY_WAIT_S` more.
+    :data:`READY_WAIT_S` more, and half the time left.
 
     Raises :class:`MgmConnectError` when the management server cannot be
     reached at first; a connection lost later is retried until the timeout.
@@ -163,7 +163,9 @@ async def wait_for(
         wanted = _choose(statuses, nodes)
         if ready is not None:
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(ready(), max(min(deadline - loop.time(),
+                # Half the time left at most: the wait's own polls must still tell a
+                # server that stopped answering (exit 3) from a node that is late (exit 1).
+                await asyncio.wait_for(ready(), max(min((deadline - loop.time()) / 2,
                                                         interval + READY_WAIT_S), 0.001))
         seen: dict[int, tuple[str, int, str]] = {}
         timelines: dict[int, StartTimeline] = {}
