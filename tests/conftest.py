@@ -10,11 +10,12 @@ import asyncio
 import contextlib
 import socket
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
 
+from ndbtop.cli import main
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.mgm.wire import LineBuffer
@@ -71,6 +72,17 @@ async def advance_until(
             return
         time.advance(step)
     raise AssertionError("the simulated cluster never got there")
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], argv: Sequence[str]) -> tuple[int, str, str]:
+    """``ndbtop ARGV`` in this process: its exit status (a usage error's too), stdout and
+    stderr."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
 def make_cluster(scenario: str | SimCluster, seed: int = 1) -> SimCluster:

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from ndbtop import __version__
-from ndbtop.cli import main
 from ndbtop.collect.events import levels_from_names
 from ndbtop.compat import zip_strict
 from ndbtop.mgm.connectstring import parse_connectstring
@@ -29,6 +28,7 @@ from ndbtop.mgm.listener import EventListener
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import SCENARIOS, ScenarioOptions, build_scenario
+from tests.conftest import run_cli
 
 Run = Callable[[Sequence[str]], tuple[int, str, str]]
 
@@ -37,15 +37,7 @@ Run = Callable[[Sequence[str]], tuple[int, str, str]]
 def run(capsys: pytest.CaptureFixture[str]) -> Run:
     """Run ``ndbtop`` in-process: (exit status, stdout, stderr)."""
 
-    def call(argv: Sequence[str]) -> tuple[int, str, str]:
-        try:
-            status = main(list(argv))
-        except SystemExit as exc:
-            status = exc.code if isinstance(exc.code, int) else 1
-        out, err = capsys.readouterr()
-        return status, out, err
-
-    return call
+    return lambda argv: run_cli(capsys, argv)
 
 
 def free_port() -> int:

@@ -18,14 +18,13 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ndbtop.cli import main
 from ndbtop.host.remote import SshOptions
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 
@@ -197,12 +196,3 @@ def s1_with_node_10_creating_its_redo_log(
     return threaded_sim(cluster, speed=1.0)
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], argv: Sequence[str]) -> tuple[int, str, str]:
-    """``ndbtop ARGV`` in this process: its exit status (a usage error's too), stdout and
-    stderr."""
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return status, out, err

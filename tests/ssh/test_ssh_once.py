@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
+from tests.conftest import run_cli
 from tests.ssh.conftest import (
     GOOD_HOSTS,
     NO_SSHD_HOST,
     PrivateSshd,
     StandIn,
-    run_cli,
     s1_with_node_10_creating_its_redo_log,
 )
 

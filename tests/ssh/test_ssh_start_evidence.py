@@ -12,10 +12,10 @@ from typing import Any
 import psutil
 import pytest
 
+from tests.conftest import run_cli
 from tests.ssh.conftest import (
     PrivateSshd,
     StandIn,
-    run_cli,
     s1_with_node_10_creating_its_redo_log,
 )
 
