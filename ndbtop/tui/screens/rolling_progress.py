@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from rich.table import Table
 
 from ndbtop.durations import duration
-from ndbtop.eta.rolling import RollingEta, RunTimes, plan_eta
+from ndbtop.eta.rolling import RollingEta, RunTimes, plan_eta, restart_info_of
 from ndbtop.eta.wording import eta_text
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP
@@ -160,8 +160,8 @@ def progress_text(
 def run_times(plan: RollingPlan, snap: ClusterSnapshot, *, initial: bool) -> RunTimes:
     """The steps' times of a run about to start, with the cluster's start history and
     ``restart_info`` to go by until a step of the run is done."""
-    info = snap.ndbinfo.restart_info if snap.ndbinfo is not None else ()
-    return RunTimes(plan.batches, history=snap.past_starts, restart_info=info, initial=initial)
+    return RunTimes(plan.batches, history=snap.past_starts,
+                    restart_info=restart_info_of(snap.ndbinfo), initial=initial)
 
 
 def plan_time_text(plan: RollingPlan, snap: ClusterSnapshot, now: float, *,
