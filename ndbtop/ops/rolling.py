@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
-from enum import Enum
+from dataclasses import replace
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.commands import StartNode
 from ndbtop.actions.runner import run_action
 from ndbtop.actions.target import audit_fields
-from ndbtop.compat import SLOTS, AsyncEvent
+from ndbtop.compat import AsyncEvent
 from ndbtop.errors import MgmError
 from ndbtop.findings import Finding
 from ndbtop.mgm.client import MgmClient
@@ -48,6 +47,7 @@ from ndbtop.ops.rolling_plan import (
     configuration_note,
     plan_rolling,
 )
+from ndbtop.ops.rolling_types import Decision, Problem, Progress, RollingResult
 
 __all__ = [
     "ABORTED_NOT_DRAINED",
@@ -65,59 +65,6 @@ __all__ = [
     "last_seen",
     "plan_rolling",
 ]
-
-
-class Decision(Enum):
-    """What to do about a problem."""
-
-    RETRY = "retry"
-    SKIP = "skip"
-    ABORT = "abort"
-    START = "start"
-    """Start the nodes a failed restart wait left NOT_STARTED (``N START``)."""
-    WAIT = "wait"
-    """Wait for the findings that hold the next step to clear (the run goes on by itself)."""
-    GO = "go"
-    """Skip the gate: restart the next step although findings hold it (the operator typed
-    :data:`GATE_PHRASE`; the audit log records it)."""
-
-
-@dataclass(frozen=True, **SLOTS)
-class Problem:
-    """Why the run stopped: a refusal, a guard, a timeout or a failed node."""
-
-    batch: tuple[int, ...]
-    kind: str
-    message: str
-    not_started: tuple[int, ...] = ()
-    """Nodes of the batch that are NOT_STARTED: they can be started (``N START``)."""
-
-
-@dataclass(frozen=True, **SLOTS)
-class Progress:
-    """One observation during the run (for display and logs)."""
-
-    batch: tuple[int, ...]
-    step: str
-    """``restart``, ``waiting``, ``started``, ``problem``; for the gate ``gate`` (the run
-    waits before ``batch``), ``gate cleared``, ``gate skipped`` and ``gate ahead`` (seen
-    while the step before runs: the next step will wait unless it clears)."""
-    nodes: tuple[NodeStatus, ...] = ()
-    message: str = ""
-    gate: Gate | None = None
-    """The findings that hold the step (gate reports)."""
-
-
-@dataclass
-class RollingResult:
-    """What was restarted, skipped, and whether the run finished."""
-
-    done: list[int] = field(default_factory=list)
-    skipped: list[int] = field(default_factory=list)
-    aborted: bool = False
-    problems: list[Problem] = field(default_factory=list)
-    stopped_by: Problem | None = None
-    """The problem the run was aborted on (None when it finished or was aborted by hand)."""
 
 
 class RollingRestart:
@@ -164,6 +111,9 @@ class RollingRestart:
         self._abort = False
         self._status: tuple[NodeStatus, ...] | None = None
         """The run's own latest ``get status`` of the data nodes."""
+        self.holding: Gate | None = None
+        """The gate holding the run now, as last weighed (its findings' figures move while
+        it holds; a report comes only when the findings themselves change)."""
 
     def pause(self) -> None:
         """Stop before the next step (a restart in progress completes)."""
@@ -263,6 +213,14 @@ class RollingRestart:
         gate = self.gate(batch)
         if gate is None or not gate.held:
             return None
+        self.holding = gate
+        try:
+            return await self._held(batch, gate, result)
+        finally:
+            self.holding = None
+
+    async def _held(self, batch: tuple[int, ...], gate: Gate,
+                    result: RollingResult) -> Decision | None:
         loop = asyncio.get_running_loop()
         since = loop.time()
         self.report(Progress(batch, "gate", message=gate.text(), gate=gate))
@@ -292,6 +250,7 @@ class RollingRestart:
                 else:
                     await asyncio.sleep(self.poll)
                 now = self.gate(batch)
+                self.holding = now
                 if now is None or not now.held:
                     self.report(Progress(batch, "gate cleared", message=(
                         f"step {gate.step}: the findings cleared after "
