@@ -363,3 +363,24 @@ async def test_a_finding_holds_the_run_at_the_gate_until_it_clears(tui):
             await t.collected(1)
         await t.until_shown("finished, restarted: 2 3")
         assert not any(r["event"] == "gate skipped" for r in t.audit.records())
+
+
+async def test_after_a_configuration_change_the_plan_offers_the_nodes_due_first(tui):
+    from ndbtop.model.config import pending_restarts
+    from ndbtop.sim.scenarios import CONFIG_CHANGE_AT
+
+    cluster = build_scenario("config-change", ScenarioOptions(seed=1))
+    cluster.advance_to(CONFIG_CHANGE_AT + 120)  # generation 5; node 2 restarted onto it
+
+    def known() -> bool:
+        snap = t.hub.snapshot()
+        return snap.config is not None and pending_restarts(
+            snap.config, snap.live_ndbinfo()) == {2: False, 3: True, 4: True, 5: True}
+
+    async with tui(cluster, manual=True) as t:
+        await t.until(known, "the generation each node runs")
+        screen = await open_rolling(t)
+        assert screen.plan.batches == ((3,), (4,), (5,), (2,))
+        await t.until_shown("(node 2 already runs the current configuration: restarted after "
+                            "the nodes due)")
+        assert "configuration: brings node 3, 4, 5 onto configuration generation 5" in t.text()
