@@ -61,6 +61,12 @@ def test_the_dry_run_lists_the_findings_that_would_hold_step_1_and_exits_1(
     assert lines[-1] == ("verdict: allowed, but step 1 would wait at the gate (above); dry run, "
                          "nothing sent")
     assert err == "ndbtop: step 1 would wait at the gate for redo_part_filling\n"
+    # The same rule with --json: the plan alone on stdout, with the gate.
+    status, out, err = run_cli(capsys, ["rolling-restart", "-c", sim.connectstring,
+                                        "--dry-run", "--json", *sql_options(sim)])
+    assert status == 1 and err == "ndbtop: step 1 would wait at the gate for redo_part_filling\n"
+    [plan] = [json.loads(line) for line in out.splitlines()]
+    assert plan["event"] == "plan" and plan["gate"]["held"] is True
 
     # --no-sql: redo space is not judged, and said so; nothing else holds step 1.
     status, out, err = run_cli(capsys, ["rolling-restart", "-c", sim.connectstring,
