@@ -40,6 +40,8 @@ from ndbtop.sim.scenarios.diagnostics import GCP_STALL_AT
 
 HUB_INTERVAL = 0.02
 """Real seconds between the hub's reads (simulated time stands still in between)."""
+STEP = 2.0
+"""Simulated seconds the test lets pass at a time."""
 
 
 async def _never(problem: Problem) -> Decision:
@@ -76,11 +78,11 @@ class Run:
             await asyncio.sleep(0.002)
 
     async def drive(self, done: Callable[[], bool], what: str, limit: float = 900.0) -> None:
-        """Let simulated time pass a second at a time until ``done()``."""
-        for _ in range(int(limit)):
+        """Let simulated time pass, :data:`STEP` at a time, until ``done()``."""
+        for _ in range(int(limit / STEP)):
             if done():
                 return
-            self.manual.advance(1.0)
+            self.manual.advance(STEP)
             self.sim.sync()
             await self.settle()
         raise AssertionError(f"{what}: not within {limit:g} simulated seconds; "

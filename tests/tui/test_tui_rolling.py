@@ -356,10 +356,10 @@ async def test_a_finding_holds_the_run_at_the_gate_until_it_clears(tui):
         assert sent(t) == ["2 RESTART"]
         await t.until(lambda: screen.gate is None, "the gate's lines gone")
         assert "gate: step 1" not in t.text()
-        for _ in range(200):
+        for _ in range(60):
             if screen.finished:
                 break
-            await t.advance(5.0)
+            await t.advance(20.0)
             await t.collected(1)
         await t.until_shown("finished, restarted: 2 3")
         assert not any(r["event"] == "gate skipped" for r in t.audit.records())
