@@ -136,6 +136,13 @@ SHOTS = (
         "gcp_save_lag",
     ),
     Shot(
+        "rolling-gate-gcp-stall",
+        CaptureSpec("gcp-stall", 200.0, step=5.0),
+        ("W",),
+        "ndbtop · a rolling restart planned during a GCP stall: step 1 would wait at the gate",
+        "step 1 would wait now at the gate",
+    ),
+    Shot(
         "nodes-node-down-triage",
         CaptureSpec("node-down", 60.0, step=1.0),
         ("1", "down"),

@@ -87,7 +87,8 @@ def test_defaults_are_those_of_the_command() -> None:
     args = build_parser().parse_args(["rolling-restart"])
     assert (args.connectstring, args.read_only, args.audit_log, args.yes) == (
         None, False, None, False)
-    assert not hasattr(args, "mysql_host") and args.given == frozenset()
+    assert not hasattr(args, "ssh") and args.given == frozenset()
+    assert args.mysql_host is None and args.gate_wait == 600.0
     assert build_parser().parse_args(["wait"]).interval == 1.0
 
 

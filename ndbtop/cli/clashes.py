@@ -34,7 +34,8 @@ class Clash:
 
 
 CLASHES: tuple[Clash, ...] = (
-    Clash(frozenset({LIVE, "demo", "record", "report"}), "no_sql", SQL_OPTIONS,
+    Clash(frozenset({LIVE, "demo", "record", "report", "rolling-restart"}), "no_sql",
+          SQL_OPTIONS,
           "--no-sql reads no SQL node"),
     Clash(frozenset({LIVE, "demo"}), "once", ("theme", "audit_log"),
           "--once prints one report: it draws no screen and takes no action"),

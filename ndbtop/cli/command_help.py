@@ -16,6 +16,10 @@ DESCRIPTIONS = {
                         "Restart the data nodes one at a time (or one per node group, together "
                         "with -a), each after its partners are STARTED, waiting for it to be "
                         "STARTED again. "
+                        "Findings that hold the next step (critical ones; warnings about redo "
+                        "space, the GCP, the LCP, heartbeats or the next node's group) pause "
+                        "the run until they clear (--gate-wait bounds it where no one is "
+                        "asked). "
                         "Asks on any refusal, timeout or failure (--yes: never asks, aborts). "
                         "Ctrl-C stops at once and exits 130. Everything sent is audited, "
                         "naming the management server."),

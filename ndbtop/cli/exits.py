@@ -20,7 +20,8 @@ TERMINATED = 143
 EXIT_STATUSES: tuple[tuple[int, str], ...] = (
     (DONE, "done: the report printed, the state reached, every node restarted"),
     (NOT_MET, "a condition not met or an action refused: wait timed out, a rolling restart "
-     "aborted or refused (--read-only), replay --check found damage"),
+     "aborted or refused (--read-only), a --dry-run that would send nothing now, replay "
+     "--check found damage"),
     (USAGE, "usage: a bad option or value, an option the command cannot use, "
      "a malformed option file"),
     (UNREACHABLE, "a source asked for did not answer: the management server cannot be "

@@ -58,8 +58,8 @@ class Parser(argparse.ArgumentParser):
 # Which commands take which options (LIVE: the live view, ndbtop without a command).
 CONNECTING = frozenset({LIVE, "wait", "rolling-restart", "mgm", "record", "report", "export",
                         "check", "config"})
-SQL = frozenset({LIVE, "record", "report", "export", "check", "config"})
-HOSTS = SQL - {"config"}
+SQL = frozenset({LIVE, "record", "report", "export", "check", "config", "rolling-restart"})
+HOSTS = SQL - {"config", "rolling-restart"}
 ACTING = frozenset({LIVE, "demo", "rolling-restart", "mgm"})
 SHOWING = frozenset({LIVE, "demo", "replay"})
 SIMULATING = frozenset({"demo", "sim", "record"})
@@ -197,6 +197,11 @@ OPTIONS: tuple[Option, ...] = (
     option("--node-timeout", commands={"rolling-restart"}, group="rolling restart",
            type=positive, default=1800.0, metavar="SECONDS",
            help="how long a node may take to be STARTED again (default 1800; at most a week)"),
+    option("--gate-wait", commands={"rolling-restart"}, group="rolling restart",
+           type=number(0, 7 * DAY), default=600.0, metavar="SECONDS",
+           help="when findings hold the next step and no one can be asked (no terminal, "
+           "--json or --yes): wait this long for them to clear, then abort (default 600; "
+           "0: abort at once; at most a week)"),
     # mgm.
     option("-e", "--execute", commands={"mgm"}, group="mgm", metavar="COMMAND",
            help="run one ndb_mgm command (\"2 RESTART -i\", \"SHOW\") and exit; without it, "

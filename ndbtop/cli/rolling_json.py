@@ -1,9 +1,11 @@
 """``ndbtop rolling-restart --json``: one JSON object per line for each event of the run.
 
-The events, in order: ``plan`` (the steps, what the run takes, the pre-flight verdict);
-for each step ``sent``, ``waiting`` (a node's state changed), ``started`` and ``problem``,
-each with the run's ``eta`` (or null and ``eta_missing``) and the step's ``step_eta``;
-then one of ``done``, ``aborted``, ``not started`` or ``interrupted``.
+The events, in order: ``plan`` (the steps, what the run takes, the pre-flight verdict,
+the findings that would hold step 1 now); for each step ``sent``, ``waiting`` (a node's
+state changed), ``started`` and ``problem``, and for the gate ``gate`` (findings hold the
+step: the run waits), ``gate cleared``, ``gate skipped`` and ``gate ahead`` (seen while the
+step before runs), each with the run's ``eta`` (or null and ``eta_missing``) and the step's
+``step_eta``; then one of ``done``, ``aborted``, ``not started`` or ``interrupted``.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from typing import Any, TextIO
 from ndbtop.eta.rolling import RollingEta
 from ndbtop.model.eta import EtaMissing, EtaResult, eta_json
 from ndbtop.ops.preflight import Verdict
-from ndbtop.ops.rolling import Progress, RollingPlan, RollingResult
+from ndbtop.ops.rolling import Gate, Progress, RollingPlan, RollingResult
 from ndbtop.ops.wait import describe
+from ndbtop.report.findings import finding_json
 from ndbtop.sanitise import json_text
 
-EVENTS = {"restart": "sent", "waiting": "waiting", "started": "started", "problem": "problem"}
+EVENTS = {"restart": "sent", "waiting": "waiting", "started": "started", "problem": "problem",
+          "gate": "gate", "gate cleared": "gate cleared", "gate skipped": "gate skipped",
+          "gate ahead": "gate ahead"}
 """The event each kind of the engine's progress is written as."""
 
 
@@ -31,9 +36,11 @@ def write(out: TextIO, event: dict[str, Any]) -> None:
 
 def plan_event(plan: RollingPlan, *, cluster: str, connectstring: str, pace: str,
                takes: EtaResult | None, notes: Sequence[str], warnings: Sequence[str],
-               configuration: str | None, verdict: Verdict) -> dict[str, Any]:
+               configuration: str | None, verdict: Verdict, gate: Gate | None = None,
+               not_judged: Sequence[str] = ()) -> dict[str, Any]:
     """The plan: its steps (the nodes of each, the ``ndb_mgm`` command), what it takes
-    (``takes``: None when there is no step), and whether it may begin."""
+    (``takes``: None when there is no step), whether it may begin, and the gate of step 1
+    now (``gate``: null without a step; ``not_judged``: what the gate cannot see)."""
     return {
         "event": "plan",
         "cluster": cluster,
@@ -52,6 +59,20 @@ def plan_event(plan: RollingPlan, *, cluster: str, connectstring: str, pace: str
             "degraded": list(verdict.degraded),
             "skipped": [{"node": node, "why": why} for node, why in verdict.skipped],
         },
+        "gate": None if gate is None else gate_json(gate),
+        "not_judged": list(not_judged),
+    }
+
+
+def gate_json(gate: Gate) -> dict[str, Any]:
+    """What holds a step: ``held``, the step, its nodes, and each finding with why it holds
+    the step."""
+    return {
+        "held": gate.held,
+        "step": gate.step,
+        "nodes": list(gate.batch),
+        "findings": [{**finding_json(f), "holds_because": why}
+                     for f, why in zip(gate.findings, gate.reasons)],
     }
 
 
@@ -70,6 +91,8 @@ def progress_event(p: Progress, index: int, total: int, found: RollingEta,
         now = time.time()
         event["states"] = [{"node": n.node_id, "status": n.status,
                             "phase": describe(n, None, now)[0] or None} for n in p.nodes]
+    if p.gate is not None:
+        event["gate"] = gate_json(p.gate)
     if took is not None:
         event["took"] = round(took)
     event.update(eta_json(found.run))

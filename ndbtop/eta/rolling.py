@@ -26,7 +26,7 @@ from typing import Any
 
 from ndbtop.model.eta import Eta, EtaMissing, EtaResult, bounded, eta_json
 from ndbtop.model.history import PastStart
-from ndbtop.model.ndbinfo import RestartInfo
+from ndbtop.model.ndbinfo import NdbinfoSample, RestartInfo
 from ndbtop.model.phases import INITIAL_NODE_RESTART, NODE_RESTART
 
 RUN_MARGIN = {1: 0.5, 2: 0.35}
@@ -87,14 +87,16 @@ def _kind(initial: bool) -> int:
 
 
 def node_history(node_id: int, history: Sequence[PastStart],
-                 restart_info: Sequence[RestartInfo], initial: bool) -> tuple[float, str] | None:
+                 restart_info: Sequence[RestartInfo] | None,
+                 initial: bool) -> tuple[float, str] | None:
     """What ``node_id``'s start took last time and where that comes from, or None."""
     kind = _kind(initial)
     whole = [p for p in history if p.start_type == kind and not p.partial and p.total_s > 0]
     mine = [p for p in whole if p.node_id == node_id]
     if mine:
         return max(mine, key=lambda p: p.finished_at).total_s, "start history"
-    info = next((r for r in restart_info if r.node_id == node_id and r.total_s > 0), None)
+    info = next((r for r in restart_info or () if r.node_id == node_id and r.total_s > 0),
+                None)
     if info is not None:
         return float(info.total_s), "restart_info"
     if whole:
@@ -103,7 +105,8 @@ def node_history(node_id: int, history: Sequence[PastStart],
 
 
 def from_history(batch: Batch, history: Sequence[PastStart],
-                 restart_info: Sequence[RestartInfo], initial: bool) -> StepFigure | None:
+                 restart_info: Sequence[RestartInfo] | None,
+                 initial: bool) -> StepFigure | None:
     """A step's figure from the nodes' earlier starts: its slowest node (None when one
     of its nodes has no earlier start to go by)."""
     found = [node_history(n, history, restart_info, initial) for n in batch]
@@ -142,9 +145,12 @@ def merged_basis(names: Iterable[str]) -> tuple[str, ...]:
 IN_THIS_RUN = "no step finished in this run and "
 
 
-def _missing_history(batch: Batch) -> str:
+def _missing_history(batch: Batch, restart_info: Sequence[RestartInfo] | None) -> str:
+    """Why a step has no figure, naming the sources looked in (``restart_info`` only when
+    it was read)."""
     nodes = ", ".join(map(str, batch))
-    return f"{IN_THIS_RUN}no earlier start of node {nodes} (start history, restart_info)"
+    looked = "start history, restart_info" if restart_info is not None else "start history"
+    return f"{IN_THIS_RUN}no earlier start of node {nodes} ({looked})"
 
 
 def current_step(figure: StepFigure, elapsed: float, now: float) -> Eta:
@@ -166,7 +172,7 @@ def rolling_eta(
     current: tuple[Batch, float] | None = None,
     current_eta: EtaResult | None = None,
     history: Sequence[PastStart] = (),
-    restart_info: Sequence[RestartInfo] = (),
+    restart_info: Sequence[RestartInfo] | None = None,
     initial: bool = False,
 ) -> RollingEta:
     """The run's estimate: the step in progress, then every step still ``to_go``.
@@ -181,7 +187,7 @@ def rolling_eta(
     for batch in to_go:
         figure = run or from_history(batch, history, restart_info, initial)
         if figure is None:
-            return RollingEta(EtaMissing(_missing_history(batch)),
+            return RollingEta(EtaMissing(_missing_history(batch, restart_info)),
                               bounded(_current(current, current_eta, run, history,
                                                restart_info, initial, now)))
         figures.append(figure)
@@ -215,7 +221,7 @@ def _basis(parts: Iterable[Eta | StepFigure], given: Eta | None) -> tuple[str, .
 
 def _current(current: tuple[Batch, float] | None, given: EtaResult | None,
              run: StepFigure | None, history: Sequence[PastStart],
-             restart_info: Sequence[RestartInfo], initial: bool,
+             restart_info: Sequence[RestartInfo] | None, initial: bool,
              now: float) -> EtaResult | None:
     if current is None:
         return None
@@ -224,7 +230,7 @@ def _current(current: tuple[Batch, float] | None, given: EtaResult | None,
     batch, elapsed = current
     figure = run or from_history(batch, history, restart_info, initial)
     if figure is None:
-        return given if given is not None else EtaMissing(_missing_history(batch))
+        return given if given is not None else EtaMissing(_missing_history(batch, restart_info))
     return current_step(figure, elapsed, now)
 
 
@@ -239,7 +245,8 @@ class RunTimes:
 
     batches: tuple[Batch, ...]
     history: tuple[PastStart, ...] = ()
-    restart_info: tuple[RestartInfo, ...] = ()
+    restart_info: tuple[RestartInfo, ...] | None = None
+    """The nodes' last restarts from ``ndbinfo.restart_info``; None when it was not read."""
     initial: bool = False
     sent_at: dict[Batch, float] = field(default_factory=dict)
     took: dict[Batch, float] = field(default_factory=dict)
@@ -273,8 +280,17 @@ class RunTimes:
                            restart_info=self.restart_info, initial=self.initial)
 
 
+def restart_info_of(sample: NdbinfoSample | None) -> tuple[RestartInfo, ...] | None:
+    """The last restarts ``ndbinfo.restart_info`` gave, or None when it was not read (no
+    SQL node, not yet, or the table could not be read)."""
+    if sample is None or sample.panel_read_at("restart_info") is None:
+        return None
+    return sample.restart_info
+
+
 def plan_eta(batches: Sequence[Batch], now: float, *, history: Sequence[PastStart] = (),
-             restart_info: Sequence[RestartInfo] = (), initial: bool = False) -> EtaResult:
+             restart_info: Sequence[RestartInfo] | None = None,
+             initial: bool = False) -> EtaResult:
     """What a plan will take, from history alone (before anything is sent)."""
     result = rolling_eta(batches, (), now, history=history, restart_info=restart_info,
                          initial=initial).run

@@ -13,26 +13,33 @@ data nodes refuse a graceful request naming several nodes (5031), and while one
 restarted node is STARTING every other graceful request gets 5063, so several
 nodes can only restart together with their transactions aborted rather than
 drained (server-rules.md §6). It is confirmed with its own typed phrase.
+
+Before each step, and while a step runs, the run also weighs the findings
+(:mod:`ndbtop.ops.rolling_gate`): those that hold the next step pause the run before it,
+say which, and ask to wait for them to clear, skip the gate (typed, audited) or abort.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
-from enum import Enum
+from dataclasses import replace
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.actions.commands import StartNode
 from ndbtop.actions.runner import run_action
-from ndbtop.compat import SLOTS, AsyncEvent
+from ndbtop.actions.target import audit_fields
+from ndbtop.compat import AsyncEvent
 from ndbtop.errors import MgmError
+from ndbtop.findings import Finding
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
+from ndbtop.model.config import ClusterConfig
 from ndbtop.model.failed_waits import failed_wait
-from ndbtop.model.phases import StartTimeline, apply_status, phase_text
+from ndbtop.model.phases import StartTimeline, apply_status
+from ndbtop.ops.rolling_gate import GATE_PHRASE, Gate, gate_for
+from ndbtop.ops.rolling_guard import STARTED, check_batch, last_seen
 from ndbtop.ops.rolling_plan import (
     ABORTED_NOT_DRAINED,
     PER_GROUP_PHRASE,
@@ -40,11 +47,14 @@ from ndbtop.ops.rolling_plan import (
     configuration_note,
     plan_rolling,
 )
+from ndbtop.ops.rolling_types import Decision, Problem, Progress, RollingResult
 
 __all__ = [
     "ABORTED_NOT_DRAINED",
+    "GATE_PHRASE",
     "PER_GROUP_PHRASE",
     "Decision",
+    "Gate",
     "Problem",
     "Progress",
     "RollingPlan",
@@ -55,51 +65,6 @@ __all__ = [
     "last_seen",
     "plan_rolling",
 ]
-
-STARTED = ("STARTED",)
-
-
-class Decision(Enum):
-    """What to do about a problem."""
-
-    RETRY = "retry"
-    SKIP = "skip"
-    ABORT = "abort"
-    START = "start"
-    """Start the nodes a failed restart wait left NOT_STARTED (``N START``)."""
-
-
-@dataclass(frozen=True, **SLOTS)
-class Problem:
-    """Why the run stopped: a refusal, a guard, a timeout or a failed node."""
-
-    batch: tuple[int, ...]
-    kind: str
-    message: str
-    not_started: tuple[int, ...] = ()
-    """Nodes of the batch that are NOT_STARTED: they can be started (``N START``)."""
-
-
-@dataclass(frozen=True, **SLOTS)
-class Progress:
-    """One observation during the run (for display and logs)."""
-
-    batch: tuple[int, ...]
-    step: str
-    nodes: tuple[NodeStatus, ...] = ()
-    message: str = ""
-
-
-@dataclass
-class RollingResult:
-    """What was restarted, skipped, and whether the run finished."""
-
-    done: list[int] = field(default_factory=list)
-    skipped: list[int] = field(default_factory=list)
-    aborted: bool = False
-    problems: list[Problem] = field(default_factory=list)
-    stopped_by: Problem | None = None
-    """The problem the run was aborted on (None when it finished or was aborted by hand)."""
 
 
 class RollingRestart:
@@ -118,8 +83,19 @@ class RollingRestart:
         settle: float = 0.0,
         config: ClusterConfig | None = None,
         confirmed: str | None = None,
+        findings: Callable[[], Sequence[Finding]] | None = None,
+        decide_gate: Callable[[Gate], Awaitable[Decision]] | None = None,
+        gate_timeout: float | None = None,
     ) -> None:
         self.plan = plan
+        self.findings = findings
+        """The findings true now (None: no gate, node states only)."""
+        self.decide_gate = decide_gate
+        """Asked when findings hold a step: WAIT, GO (typed) or ABORT; the run waits
+        meanwhile and goes on by itself once they clear (the question is then dropped).
+        None: wait."""
+        self.gate_timeout = gate_timeout
+        """Seconds a gate may hold before the run aborts on it (None: no bound)."""
         self.confirmed = confirmed
         """What the operator typed to confirm the plan (written with every request)."""
         self.config = config
@@ -133,6 +109,11 @@ class RollingRestart:
         self._running = AsyncEvent()
         self._running.set()
         self._abort = False
+        self._status: tuple[NodeStatus, ...] | None = None
+        """The run's own latest ``get status`` of the data nodes."""
+        self.holding: Gate | None = None
+        """The gate holding the run now, as last weighed (its findings' figures move while
+        it holds; a report comes only when the findings themselves change)."""
 
     def pause(self) -> None:
         """Stop before the next step (a restart in progress completes)."""
@@ -177,6 +158,10 @@ class RollingRestart:
                 problem = await self._start_left(client, start)
                 start = None
             else:
+                if await self._gate(batch, result) is Decision.ABORT:
+                    return Decision.ABORT
+                if self.paused:
+                    continue  # paused at the gate: weigh the findings again once resumed
                 problem = await self._step(client, batch)
             if problem is None:
                 result.done.extend(batch)
@@ -199,6 +184,7 @@ class RollingRestart:
             nodes = await client.get_status(["NDB"])
         except MgmError as exc:
             return Problem(batch, "connection", str(exc))
+        self._status = tuple(nodes)
         guard = check_batch(batch, nodes, self.config, self.plan.groups)
         if guard is not None:
             return Problem(batch, "guard", guard)
@@ -210,6 +196,98 @@ class RollingRestart:
         if not outcome.ok:
             return Problem(batch, "refused", outcome.reply)
         return await self._wait_started(client, batch, before)
+
+    def gate(self, batch: tuple[int, ...], running: tuple[int, ...] = ()) -> Gate | None:
+        """What holds the step restarting ``batch`` now (None without findings to weigh);
+        while ``running`` restarts, what its own restart does does not count."""
+        if self.findings is None:
+            return None
+        step = self.plan.batches.index(batch) + 1
+        return gate_for(self.findings(), step, batch, dict(self.plan.groups), running=running,
+                        status=self._status)
+
+    async def _gate(self, batch: tuple[int, ...], result: RollingResult) -> Decision | None:
+        """Hold the step while findings hold it: ABORT when the operator aborts, the run is
+        aborted or the gate outlasts :attr:`gate_timeout`; None once it may go (the findings
+        cleared, or the gate was skipped)."""
+        gate = self.gate(batch)
+        if gate is None or not gate.held:
+            return None
+        self.holding = gate
+        try:
+            return await self._held(batch, gate, result)
+        finally:
+            self.holding = None
+
+    async def _held(self, batch: tuple[int, ...], gate: Gate,
+                    result: RollingResult) -> Decision | None:
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        self.report(Progress(batch, "gate", message=gate.text(), gate=gate))
+        asked = (asyncio.ensure_future(self.decide_gate(gate))
+                 if self.decide_gate is not None else None)
+        try:
+            while True:
+                if asked is not None and asked.done():
+                    decision, asked = asked.result(), None
+                    if decision is Decision.GO:
+                        self._skipped_gate(gate)
+                        self.report(Progress(batch, "gate skipped", message=gate.text(),
+                                             gate=gate))
+                        return None
+                    if decision is Decision.ABORT:
+                        result.stopped_by = Problem(batch, "gate", gate.text())
+                        return Decision.ABORT
+                if self._abort:
+                    return Decision.ABORT
+                waited = loop.time() - since
+                if self.gate_timeout is not None and waited >= self.gate_timeout:
+                    result.stopped_by = Problem(
+                        batch, "gate", f"{gate.text()}; still held after {int(waited)} s")
+                    return Decision.ABORT
+                if asked is not None:
+                    await asyncio.wait({asked}, timeout=self.poll)
+                else:
+                    await asyncio.sleep(self.poll)
+                now = self.gate(batch)
+                self.holding = now
+                if now is None or not now.held:
+                    self.report(Progress(batch, "gate cleared", message=(
+                        f"step {gate.step}: the findings cleared after "
+                        f"{int(loop.time() - since)} s")))
+                    return None
+                if now.identities != gate.identities:
+                    gate = now
+                    self.report(Progress(batch, "gate", message=gate.text(), gate=gate))
+        finally:
+            if asked is not None and not asked.done():
+                asked.cancel()
+
+    def _skipped_gate(self, gate: Gate) -> None:
+        """The audit record of a gate skipped: the step, its nodes, the findings that held
+        it and the phrase typed (raises when it cannot be written: nothing is sent)."""
+        generation = self.config.generation if self.config is not None else None
+        self.audit.write(
+            event="gate skipped", **audit_fields(str(self.connectstring), generation),
+            step=gate.step, nodes=list(gate.batch), confirmed_with=GATE_PHRASE,
+            findings=[{"id": f.id, "severity": f.severity.value, "summary": f.summary}
+                      for f in gate.findings])
+
+    def _ahead(self, batch: tuple[int, ...], told: Gate | None) -> Gate | None:
+        """While ``batch`` restarts: report what holds the next step when it changes; the
+        gate as told."""
+        index = self.plan.batches.index(batch)
+        if index + 1 >= len(self.plan.batches):
+            return told
+        now = self.gate(self.plan.batches[index + 1], running=batch)
+        if now is None or (told is None and not now.held):
+            return told
+        if told is not None and now.identities == told.identities:
+            return told
+        message = now.text() if now.held else (
+            f"step {now.step}: no finding holds it now")
+        self.report(Progress(batch, "gate ahead", message=message, gate=now))
+        return now
 
     async def _left_not_started(self, client: MgmClient, problem: Problem) -> Problem:
         """The problem with the nodes of its batch that are NOT_STARTED, and, after a
@@ -262,6 +340,7 @@ class RollingRestart:
         last: tuple[tuple[int, str, int], ...] = ()
         restarted: set[int] = set()
         timelines: dict[int, StartTimeline] = {}
+        ahead: Gate | None = None
         while True:
             await asyncio.sleep(self.poll)
             try:
@@ -270,6 +349,8 @@ class RollingRestart:
                 if loop.time() >= deadline:
                     return Problem(batch, "connection", str(exc))
                 continue
+            self._status = tuple(nodes)
+            ahead = self._ahead(batch, ahead)
             mine = tuple(n for n in nodes if n.node_id in batch)
             timelines = apply_status(timelines, mine, loop.time())
             for n in mine:
@@ -290,61 +371,3 @@ class RollingRestart:
                         for n in mine if n.status not in STARTED or n.node_id not in restarted]
                 return Problem(batch, "timeout",
                                f"not STARTED after {self.node_timeout:g} s: {'; '.join(late)}")
-
-
-def last_seen(node: NodeStatus, timeline: StartTimeline | None, now: float, *,
-              restarted: bool = True) -> str:
-    """A node that is not back, as last seen: ``node 3 STARTING in phase 5 copy data, wait
-    LCP for at least 40 s``.
-
-    ``get status`` gives the last completed phase, so the phase named is the one
-    in progress. The time in it counts from the first poll that saw it (``now``
-    and the timeline are on the same clock), hence "at least".
-    """
-    text = f"node {node.node_id} {node.status}"
-    if node.status == "STARTING":
-        text += f" in phase {phase_text(node, timeline)}"
-        spent = timeline.in_phase_s(now) if timeline is not None else None
-        if spent is not None and spent >= 1:
-            text += f" for at least {int(spent)} s"
-    elif node.status == "SHUTTING_DOWN":
-        text += f" at {phase_text(node, timeline)}"
-    elif node.status in STARTED and not restarted:
-        text += ", never seen restarting"
-    return text
-
-
-def check_batch(batch: tuple[int, ...], nodes: Sequence[NodeStatus],
-                config: ClusterConfig | None = None,
-                known: Sequence[tuple[int, int]] = ()) -> str | None:
-    """Why ``batch`` must not be restarted now, or None.
-
-    Every node of the batch must be STARTED, and every other node of their
-    node groups must be STARTED too: restarting a node whose partner is down
-    takes its node group, and so the cluster, down. Node groups come from the
-    configuration, else from ``known`` (the group a node had when last seen
-    STARTED): a node that is not started reports none that counts.
-    """
-    by_id = {n.node_id: n for n in nodes}
-    remembered = dict(known)
-
-    def group_of(n: NodeStatus) -> int | None:
-        group = effective_node_group(n, config)
-        return remembered.get(n.node_id) if group is None else group
-
-    for node_id in batch:
-        node = by_id.get(node_id)
-        if node is None:
-            return f"node {node_id} is not a data node of this cluster"
-        if node.status not in STARTED:
-            return f"node {node_id} is {node.status}, not STARTED"
-        group = group_of(node)
-        if group is None or group == NO_NODE_GROUP:
-            continue
-        for partner in nodes:
-            if (partner.type == "NDB" and partner.node_id not in batch
-                    and partner.status not in STARTED
-                    and group_of(partner) == group):
-                return (f"node {partner.node_id}, partner of node {node_id} in node group "
-                        f"{group}, is {partner.status}")
-    return None

@@ -68,12 +68,16 @@ class RollingPlan:
 def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
                  only: Sequence[int] | None = None, initial: bool = False,
                  config: ClusterConfig | None = None,
-                 skip: Sequence[tuple[int, str]] = ()) -> RollingPlan:
+                 skip: Sequence[tuple[int, str]] = (),
+                 due: Mapping[int, bool | None] | None = None) -> RollingPlan:
     """Order the data nodes by node group; one per batch, or one of each group per batch
     (restarted together with ``-a``).
 
     Nodes without a node group hold no data and come last, one by one. Nodes in
-    ``skip`` (node id, why) are left out, and the plan says so.
+    ``skip`` (node id, why) are left out, and the plan says so. ``due`` tells, for each
+    node, whether it still runs an older configuration than the management server's:
+    when it is known for every node and some already run the current one, the nodes
+    due come first and the plan says which are not due.
     """
     data = sorted((n for n in nodes if n.type == "NDB"), key=lambda n: n.node_id)
     known = tuple((n.node_id, g) for n in data
@@ -96,6 +100,13 @@ def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
             loose.append(n.node_id)
         else:
             groups.setdefault(group, []).append(n.node_id)
+    first = _due_first(data, due)
+    if first is not None:
+        order = {node: i for i, node in enumerate(first)}
+        for members in groups.values():
+            members.sort(key=order.__getitem__)
+        loose.sort(key=order.__getitem__)
+        unknown.sort(key=order.__getitem__)
     ordered = [groups[g] for g in sorted(groups)]
     batches: list[tuple[int, ...]] = []
     if per_group:
@@ -107,6 +118,14 @@ def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
         batches.extend((node,) for g in ordered for node in g)
     batches.extend((node,) for node in unknown)
     batches.extend((node,) for node in loose)
+    if first is not None:
+        behind = {n for n in first if (due or {}).get(n)}
+        if not per_group:
+            batches.sort(key=lambda b: b[0] not in behind)
+        current = [n.node_id for n in data if n.node_id not in behind]
+        notes.append(f"node {', '.join(map(str, current))} already "
+                     f"run{'s' if len(current) == 1 else ''} the current configuration: "
+                     "restarted after the nodes due")
     if unknown:
         names = ", ".join(map(str, unknown))
         notes.append(f"node {names}: node group not known (not STARTED, configuration not read)")
@@ -117,6 +136,28 @@ def plan_rolling(nodes: Sequence[NodeStatus], *, per_group: bool = False,
     if plan.aborts:
         plan = replace(plan, notes=(*plan.notes, ABORTED_NOT_DRAINED))
     return plan
+
+
+def _due_first(data: Sequence[NodeStatus],
+               due: Mapping[int, bool | None] | None) -> list[int] | None:
+    """The nodes, those due first, when some are due and some are not (else None)."""
+    if due is None or any(due.get(n.node_id) is None for n in data):
+        return None
+    flags = [bool(due.get(n.node_id)) for n in data]
+    if all(flags) or not any(flags):
+        return None
+    return [n.node_id for n in sorted(data, key=lambda n: not due.get(n.node_id))]
+
+
+def due_nodes(plan: RollingPlan, due: Mapping[int, bool | None]) -> tuple[int, ...] | None:
+    """The nodes of the plan still due to pick up the current configuration, when some of
+    the plan's nodes already run it (None otherwise: every node or none is due, or it is
+    not known)."""
+    planned = [n for batch in plan.batches for n in batch]
+    if any(due.get(n) is None for n in planned):
+        return None
+    behind = tuple(sorted(n for n in planned if due.get(n)))
+    return behind if behind and len(behind) < len(planned) else None
 
 
 def configuration_note(plan: RollingPlan, config: ClusterConfig | None,

@@ -39,7 +39,8 @@ def test_dry_run_json_is_the_plan_alone_with_what_it_takes(
     threaded_sim: Any, state: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim = threaded_sim(four())
-    assert main(["rolling-restart", "-c", sim.connectstring, "--dry-run", "--json"]) == 0
+    assert main(["rolling-restart", "-c", sim.connectstring, "--dry-run", "--json",
+                 "--no-sql"]) == 0
     out, err = capsys.readouterr()
     assert err == ""
     [plan] = lines_of(out)
@@ -48,8 +49,12 @@ def test_dry_run_json_is_the_plan_alone_with_what_it_takes(
     assert plan["commands"] == ["2 RESTART", "3 RESTART", "4 RESTART", "5 RESTART"]
     assert plan["cluster"].startswith(f"management server {sim.connectstring}")
     assert plan["verdict"]["ok"] is True and plan["verdict"]["refusal"] is None
+    # Without a SQL node restart_info is not read: the reason does not name it.
     assert plan["takes"] == {"eta": None, "eta_missing": "no earlier start of node 2 "
-                             "(start history, restart_info)"}
+                             "(start history)"}
+    assert plan["gate"] == {"held": False, "step": 1, "nodes": [2], "findings": []}
+    assert plan["not_judged"] == ["redo space is not judged (--no-sql; --mysql-host names a "
+                                  "SQL node)"]
 
     store = HistoryStore(state / "ndbtop" / "history",
                          cluster_key(cluster_status(sim.connectstring), sim.connectstring))

@@ -47,7 +47,7 @@ def test_no_finished_step_and_no_history_is_missing_and_says_why() -> None:
     # The plan before anything is sent: nothing about "this run".
     plan = plan_eta(PLAN, NOW)
     assert isinstance(plan, EtaMissing)
-    assert plan.reason == "no earlier start of node 2 (start history, restart_info)"
+    assert plan.reason == "no earlier start of node 2 (start history)"
 
 
 def test_one_finished_step_gives_a_wide_range_three_a_narrower_one() -> None:

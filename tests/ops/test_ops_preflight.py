@@ -121,11 +121,27 @@ def cluster(*, no_group: bool = False) -> SimCluster:
 
 def test_dry_run_of_a_healthy_cluster(run: Run, threaded_sim: Any) -> None:
     sim = threaded_sim(cluster(no_group=True))
-    status, out, err = run("rolling-restart", "-c", sim.connectstring, "--dry-run")
+    status, out, err = run("rolling-restart", "-c", sim.connectstring, "--dry-run", "--no-sql")
     assert (status, err) == (0, "")
     assert "  1. 2 RESTART\n" in out and "  5. 6 RESTART\n" in out
     assert "  (node 6 in no node group (holds no data): restarted last)\n" in out
-    assert out.endswith("pre-flight: ok\n")
+    assert out.endswith(
+        "pre-flight: ok\n"
+        "gate: no finding holds step 1 now\n"
+        "gate: redo space is not judged (--no-sql; --mysql-host names a SQL node)\n"
+        "gate: the GCP, LCP and heartbeat warnings count from now: one sent before is seen "
+        "when it repeats\n"
+        "verdict: allowed: a run starts once answered yes (--yes); dry run, nothing sent\n")
+
+
+def test_dry_run_under_read_only_says_a_run_is_refused(run: Run, threaded_sim: Any) -> None:
+    sim = threaded_sim(cluster())
+    status, out, err = run("--read-only", "rolling-restart", "-c", sim.connectstring,
+                           "--dry-run", "--no-sql")
+    assert status == 1
+    assert "pre-flight: ok\n" in out
+    assert out.endswith("verdict: refused: read-only (--read-only); dry run, nothing sent\n")
+    assert err == "ndbtop: would be refused: read-only (--read-only)\n"
 
 
 def test_refused_run_prints_the_plan_and_one_line(run: Run, threaded_sim: Any) -> None:
@@ -137,6 +153,8 @@ def test_refused_run_prints_the_plan_and_one_line(run: Run, threaded_sim: Any) -
         status, out, err = run("rolling-restart", "-c", sim.connectstring, *extra)
         assert status == 1
         assert "pre-flight: refused: data node 3 is NO_CONTACT" in out
+        assert out.endswith("verdict: refused (above); dry run, nothing sent\n") == (
+            extra == ("--dry-run",))
         assert err == (
             "ndbtop: rolling restart refused: data node 3 is NO_CONTACT: the management "
             "server cannot reach it (--force-degraded restarts the other nodes)\n"
@@ -197,7 +215,7 @@ def test_dry_run_names_the_nodes_it_brings_onto_the_new_configuration(
                                                                           "STARTED")
     sim = threaded_sim(c, speed=1.0)
     status, out, err = run("rolling-restart", "-c", sim.connectstring, "--dry-run",
-                           "--per-group")
+                           "--per-group", "--confirm", "abort transactions")
     assert (status, err) == (0, "")
     lines = out.splitlines()
     assert lines[0].startswith(f"plan for the cluster at management server {sim.connectstring}, "
@@ -206,9 +224,15 @@ def test_dry_run_names_the_nodes_it_brings_onto_the_new_configuration(
     assert lines[0].endswith("2 step(s), one node per node group at a time, restarted "
                              "together with -a (abort: their transactions are aborted, not "
                              "drained), waiting for STARTED:")
-    assert lines[1:3] == ["  1. 2 4 RESTART -a", "  2. 3 5 RESTART -a"]
+    # Node 2 already runs generation 5: the nodes due come first, one per group at a time.
+    assert lines[1:3] == ["  1. 3 4 RESTART -a", "  2. 2 5 RESTART -a"]
     assert lines[3] == ("configuration: brings node 3, 4, 5 onto configuration generation 5 "
                         "(still running an older one)")
+    assert lines[4] == "  (only the nodes due: --nodes 3,4,5)"
+    assert ("  (node 2 already runs the current configuration: restarted after the nodes "
+            "due)") in lines
+    status, out, _ = run("rolling-restart", "-c", sim.connectstring, "--dry-run")
+    assert "  1. 3 RESTART\n  2. 4 RESTART\n  3. 5 RESTART\n  4. 2 RESTART\n" in out
     status, out, _ = run("rolling-restart", "-c", sim.connectstring, "--dry-run", "--nodes", "2")
     assert "1 step(s), one node at a time" in out
     assert "configuration: every node already runs configuration generation 5" in out

@@ -132,8 +132,11 @@ def test_per_group_asks_for_its_phrase_and_yes_never_stands_for_it(
     sim = threaded_sim(four_nodes())
     cs = sim.connectstring  # type: ignore[attr-defined]
     log = str(tmp_path / "audit.log")
+    # A dry run exits 1 when a run with these options would send nothing, as mgm --dry-run.
     status, out, err = run("rolling-restart", "-c", cs, "--per-group", "--dry-run")
-    assert (status, err) == (0, "")
+    assert (status, err) == (1, "ndbtop: would need 'abort transactions' typed (--confirm)\n")
+    assert out.endswith("verdict: allowed once 'abort transactions' is typed (--confirm); dry "
+                        "run, nothing sent\n")
     assert "  1. 2 4 RESTART -a\n  2. 3 5 RESTART -a\n" in out
     assert ("(one node of every node group restarts at once with -a: the transactions on "
             "those nodes are aborted, not drained (the server refuses several nodes in one "
@@ -152,5 +155,10 @@ def test_per_group_asks_for_its_phrase_and_yes_never_stands_for_it(
                            "--confirm", "abort", "--audit-log", log)
     assert status == 1 and "is not the phrase this plan asks for" in err
     assert not Path(log).exists()
+    status, out, err = run("rolling-restart", "-c", cs, "--per-group", "--dry-run",
+                           "--confirm", "abort transactions")
+    assert (status, err) == (0, "")
+    assert out.endswith("verdict: allowed: a run with this --confirm starts it; dry run, "
+                        "nothing sent\n")
     status, out, err = run("rolling-restart", "-c", cs, "--confirm", "abort transactions")
     assert status == 2 and "this plan asks for no typed phrase" in err

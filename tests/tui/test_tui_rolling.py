@@ -168,6 +168,22 @@ async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui):
         await t.press("S")
         await t.until(lambda: screen.problem is not None, "the timeout", timeout=RUN_WAIT)
         await t.press("s")
+        # Node 3's group is down to node 3: the gate holds the step and asks.
+        await t.until(lambda: screen.gate_asking, "the gate before node 3")
+        await t.until_shown("gate: step 2 (node 3) waits for:")
+        assert "warning node_group_one_left: node group 0 is down to node 3" in t.text()
+        assert "held at the gate" in row(t, 3)
+        assert t.app.focused is screen.query_one("#gate-wait", Button)
+        skip = screen.query_one("#gate-skip", Button)
+        assert skip.disabled
+        # Skipping the gate takes its phrase; the keys typed go to the field, not to the
+        # screen's keys (a, s, t).
+        await t.pilot.click("#gate-confirm")
+        await t.press(*["space" if c == " " else c for c in "skip the gate"])
+        await t.until(lambda: not skip.disabled, "the phrase to enable Skip the gate")
+        assert screen.running and screen.problem is None
+        await t.press("enter")
+        # Past the gate, the guard still never restarts the last node of a group.
         await t.until(
             lambda: screen.problem is not None and screen.problem.kind == "guard",
             "the guard on node 3",
@@ -179,6 +195,10 @@ async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui):
         await t.until_shown("restarted: none; skipped: 2 3")
         assert sent(t) == ["2 RESTART"]
         assert stops(t)[3] == 0
+        skipped = [r for r in t.audit.records() if r["event"] == "gate skipped"]
+        assert [(r["step"], r["nodes"], r["confirmed_with"]) for r in skipped] == [
+            (2, [3], "skip the gate")]
+        assert [f["id"] for f in skipped[0]["findings"]] == ["node_group_one_left"]
 
 
 async def test_pause_holds_the_next_node_and_escape_asks_before_aborting(tui):
@@ -294,3 +314,73 @@ async def test_one_per_node_group_is_an_abort_restart_started_by_its_phrase(tui)
         assert sent(t) == ["2 4 RESTART -a", "3 5 RESTART -a"]
         records = [r for r in t.audit.records() if r["event"] == "sent"]
         assert {r["confirmed_with"] for r in records} == {"abort transactions"}
+
+
+async def test_a_finding_holds_the_run_at_the_gate_until_it_clears(tui):
+    """redo-filling: node 2's redo log part fills (a finding from ndbinfo.logspaces). The plan
+    says step 1 would wait; the run waits at the gate, asks, and once a checkpoint frees the
+    log it goes on by itself. Simulated time moves only when the test lets it."""
+    from ndbtop.ops.rolling_gate import current_findings
+
+    async with tui("redo-filling", manual=True) as t:
+        t.app.rolling_poll = 0.05
+        await t.advance(70.0)
+
+        def redo_held() -> bool:
+            return any(f.id == "redo_part_filling" for f in current_findings(t.hub.snapshot()))
+
+        await t.until(redo_held, "the redo finding")
+        screen = await open_rolling(t)
+        await t.until_shown("step 1 would wait now at the gate for:")
+        assert "redo_part_filling: node 2 redo log part 0" in t.text()
+        assert not screen.query_one("#start", Button).disabled  # a run would wait, not refuse
+
+        await t.press("S")
+        await t.until(lambda: screen.gate_asking, "the gate's question")
+        await t.until_shown("gate: step 1 (node 2) waits for:")
+        assert "[w]ait · type 'skip the gate' below to restart node 2 now · [a]bort" in t.text()
+        assert "HELD at the gate before step 1" in t.text()
+        assert "(paused while the gate holds)" in t.text()
+        assert "held at the gate" in row(t, 2)
+        await t.press("w")
+        await t.until(lambda: not screen.gate_asking, "the answer")
+        assert screen.running and sent(t) == []
+
+        # A local checkpoint completes: the tail of the filling part moves.
+        del t.sim.cluster.data_nodes[2].redo_stuck[0]
+        for _ in range(200):
+            if sent(t):
+                break
+            await t.advance(2.0)
+            await t.collected(1)
+        assert sent(t) == ["2 RESTART"]
+        await t.until(lambda: screen.gate is None, "the gate's lines gone")
+        assert "gate: step 1" not in t.text()
+        for _ in range(60):
+            if screen.finished:
+                break
+            await t.advance(20.0)
+            await t.collected(1)
+        await t.until_shown("finished, restarted: 2 3")
+        assert not any(r["event"] == "gate skipped" for r in t.audit.records())
+
+
+async def test_after_a_configuration_change_the_plan_offers_the_nodes_due_first(tui):
+    from ndbtop.model.config import pending_restarts
+    from ndbtop.sim.scenarios import CONFIG_CHANGE_AT
+
+    cluster = build_scenario("config-change", ScenarioOptions(seed=1))
+    cluster.advance_to(CONFIG_CHANGE_AT + 120)  # generation 5; node 2 restarted onto it
+
+    def known() -> bool:
+        snap = t.hub.snapshot()
+        return snap.config is not None and pending_restarts(
+            snap.config, snap.live_ndbinfo()) == {2: False, 3: True, 4: True, 5: True}
+
+    async with tui(cluster, manual=True) as t:
+        await t.until(known, "the generation each node runs")
+        screen = await open_rolling(t)
+        assert screen.plan.batches == ((3,), (4,), (5,), (2,))
+        await t.until_shown("(node 2 already runs the current configuration: restarted after "
+                            "the nodes due)")
+        assert "configuration: brings node 3, 4, 5 onto configuration generation 5" in t.text()

@@ -50,6 +50,11 @@ async def _rolling(app: NdbtopApp, pilot) -> None:
     await pilot.press("W")
 
 
+@dialog("rolling_gate", CaptureSpec("gcp-stall", 200.0, step=5.0))
+async def _rolling_gate(app: NdbtopApp, pilot) -> None:
+    await pilot.press("W")
+
+
 @dialog("help", THREADS)
 async def _help(app: NdbtopApp, pilot) -> None:
     await pilot.press("question_mark")

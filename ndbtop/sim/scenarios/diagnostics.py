@@ -95,13 +95,23 @@ def gcp_stall(options: ScenarioOptions) -> SimCluster:
     def slow_disk() -> None:
         cluster.data_nodes[3].io_lag_per_s = 0.8
 
+    def stalled() -> bool:
+        # A test may let the disk recover (io_lag_per_s back to 0): the GCP completes, the
+        # lag is gone, and neither the warnings nor the kill follow.
+        return cluster.data_nodes[3].io_lag_per_s > 0
+
+    def warn(lag: int) -> None:
+        if stalled():
+            text(cluster, WARNING_EVENT, 2,
+                 f"GCP Monitor: GCP_SAVE lag {lag} seconds (max lag: {GCP_SAVE_MAX_S}s)")
+
     cluster.at(GCP_STALL_AT, slow_disk)
     for lag in range(60, GCP_SAVE_MAX_S, 60):
-        cluster.at(GCP_STALL_AT + lag, lambda s=lag: text(
-            cluster, WARNING_EVENT, 2,
-            f"GCP Monitor: GCP_SAVE lag {s} seconds (max lag: {GCP_SAVE_MAX_S}s)"))
+        cluster.at(GCP_STALL_AT + lag, lambda s=lag: warn(s))
 
     def kill() -> None:
+        if not stalled():
+            return
         # 0x8 is node 3's bit in the signal counter the master prints.
         text(cluster, WARNING_EVENT, 2, "Detected GCP stop(3)...sending kill to "
                                         "[SignalCounter: m_count=1 0000000000000008]")

@@ -6,9 +6,12 @@ exact request it sends, and sends nothing until Start. The run is
 connection, written to the app's audit log; the screen follows it through the
 engine's progress reports and a timer. A problem stops the run and asks, as
 ``ndbtop rolling-restart`` does: retry, skip the node, or abort, and start the
-nodes a failed restart wait left NOT_STARTED. One node per node group is an abort
-restart, confirmed with its own typed phrase. This module keeps the plan, the layout
-and the drawing; the run's half is :mod:`ndbtop.tui.screens.rolling_run`.
+nodes a failed restart wait left NOT_STARTED. Findings that hold the next step (the
+gate, :mod:`ndbtop.ops.rolling_gate`) pause the run and ask: wait for them to clear, skip
+the gate (its phrase typed, audited) or abort; the plan shows those that would hold step 1
+now. One node per node group is an abort restart, confirmed with its own typed phrase.
+This module keeps the plan, the layout and the drawing; the run's half is
+:mod:`ndbtop.tui.screens.rolling_run`.
 """
 
 from __future__ import annotations
@@ -29,13 +32,15 @@ from ndbtop.actions.target import cluster_target, generation_of
 from ndbtop.eta.rolling import RunTimes
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.config import effective_node_group
+from ndbtop.model.config import effective_node_group, pending_restarts
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict, preflight
 from ndbtop.ops.rolling import (
+    GATE_PHRASE,
     Decision,
+    Gate,
     Problem,
     RollingPlan,
     RollingRestart,
@@ -60,7 +65,7 @@ from ndbtop.tui.screens.rolling_progress import (
     steps_table,
     summary,
 )
-from ndbtop.tui.screens.rolling_prompts import problem_text
+from ndbtop.tui.screens.rolling_prompts import gate_text, problem_text
 from ndbtop.tui.screens.rolling_run import RollingRun
 from ndbtop.tui.widgets.checkbox import MarkedCheckbox
 from ndbtop.tui.widgets.typed_confirm import TypedConfirm
@@ -79,6 +84,7 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         Binding("r", "decide('retry')", "Retry"),
         Binding("s", "decide('skip')", "Skip"),
         Binding("t", "decide('start')", "Start node"),
+        Binding("w", "gate('wait')", "Wait for the gate"),
     ]
 
     DEFAULT_CSS = """
@@ -87,6 +93,7 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
                                 border: thick $warning; background: $surface; padding: 0 1; }
     RollingRestartScreen #box.-running { border: thick $accent; }
     RollingRestartScreen #box.-problem { border: thick $error; }
+    RollingRestartScreen #box.-gate { border: thick $warning; }
     RollingRestartScreen #title { text-style: bold; }
     RollingRestartScreen #options { height: auto; }
     RollingRestartScreen Checkbox { width: auto; margin-right: 2; }
@@ -131,6 +138,9 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         self.error: str | None = None
         self.abort_requested = False
         self._decision: asyncio.Future[Decision] | None = None
+        self.gate: Gate | None = None
+        self.gate_ahead: Gate | None = None
+        self._gate_decision: asyncio.Future[Decision] | None = None
         self._timelines: dict[int, StartTimeline] = {}
         self._started_at = 0.0
         self._ended_at: float | None = None
@@ -146,8 +156,11 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         return preflight(nodes, snap.config, force_degraded=self.force_degraded)
 
     def _plan(self) -> RollingPlan:
+        snap = self.live()
+        due = (pending_restarts(snap.config, snap.live_ndbinfo())
+               if snap.config is not None else None)
         return plan_rolling(self.nodes, per_group=self.per_group, initial=self.initial,
-                            config=self.live().config, skip=self.verdict.skipped)
+                            config=snap.config, skip=self.verdict.skipped, due=due)
 
     def _make_rows(self) -> None:
         config = self.live().config
@@ -173,6 +186,8 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
             yield Plain(id="status")
             yield TypedConfirm(placeholder=f"type {INITIAL_CONFIRM} to confirm -i: every node "
                                "rebuilds its data from its partners", id="confirm", button="start")
+            yield TypedConfirm(placeholder=f"type {GATE_PHRASE} to restart the next step now",
+                               id="gate-confirm", button="gate-skip")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="primary", compact=True)
                 yield Button("Start", id="start", variant="error", compact=True)
@@ -181,6 +196,8 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
                 yield Button("Retry", id="retry", variant="primary", compact=True)
                 yield Button("Skip", id="skip", compact=True)
                 yield Button("Start node", id="start-left", compact=True)
+                yield Button("Wait", id="gate-wait", variant="primary", compact=True)
+                yield Button("Skip the gate", id="gate-skip", variant="error", compact=True)
                 yield Button("Abort", id="problem-abort", variant="error", compact=True)
                 yield Button("Close", id="close", variant="primary", compact=True)
 
@@ -213,9 +230,14 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         self.query_one("#notes", Static).update(plan_notes_text(self.plan, snap))
         self.query_one("#wire", Static).update(requests_text(self.plan))
         problem = self.query_one("#problem", Static)
-        problem.display = self.problem is not None
+        problem.display = self.problem is not None or self.gate is not None
         if self.problem is not None:
             problem.update(problem_text(self.problem))
+        elif self.gate is not None:
+            # The findings' figures as last weighed (they move while the gate holds).
+            holding = self.engine.holding if self.engine is not None else None
+            problem.update(gate_text(holding or self.gate, asking=self.gate_asking))
+        self.query_one("#gate-confirm", Input).display = self.gate_asking
         self.query_one("#status", Static).update(self._status_text(now))
         confirm = self.query_one("#confirm", Input)
         phrase = confirm_phrase(self.plan)
@@ -230,6 +252,7 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         box = self.query_one("#box")
         box.set_class(self.running, "-running")
         box.set_class(self.problem is not None, "-problem")
+        box.set_class(self.gate is not None and self.problem is None, "-gate")
         self._sync_buttons()
 
     def _status_text(self, now: float) -> Text:
@@ -251,23 +274,29 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         return running_text(
             self._step, len(self.plan.batches), int(now - self._started_at),
             aborting=self.abort_requested, paused=self.engine.paused, eta=eta,
+            gate=self.gate, ahead=self.gate_ahead,
         )
 
     def _sync_buttons(self) -> None:
         planning = self.engine is None
+        asking = self.gate_asking
         shown = {
             "cancel": planning,
             "start": planning,
-            "pause": self.running and self.problem is None,
-            "abort": self.running and self.problem is None,
+            "pause": self.running and self.problem is None and not asking,
+            "abort": self.running and self.problem is None and not asking,
             "retry": self.problem is not None,
             "skip": self.problem is not None,
             "start-left": self.problem is not None and bool(self.problem.not_started),
-            "problem-abort": self.problem is not None,
+            "gate-wait": asking,
+            "gate-skip": asking,
+            "problem-abort": self.problem is not None or asking,
             "close": self.finished,
         }
         for button in self.query("#buttons Button").results(Button):
             button.display = shown.get(button.id or "", False)
+        skip = self.query_one("#gate-skip", Button)
+        skip.disabled = self.query_one("#gate-confirm", Input).value.strip() != GATE_PHRASE
         start = self.query_one("#start", Button)
         start.disabled = not self._ready()
         # Said in words too: a disabled button differs from an enabled one by colour only.
@@ -325,19 +354,30 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
             "retry": lambda: self.action_decide("retry"),
             "skip": lambda: self.action_decide("skip"),
             "start-left": lambda: self.action_decide("start"),
+            "gate-wait": lambda: self.action_gate("wait"),
+            "gate-skip": self._skip_gate,
             "problem-abort": lambda: self.action_decide("abort"),
         }
         action = actions.get(event.button.id or "")
         if action is not None:
             action()
 
+    def _skip_gate(self) -> None:
+        """Skip the gate, once its phrase is typed (the engine writes it to the audit log)."""
+        confirm = self.query_one("#gate-confirm", Input)
+        if confirm.value.strip() == GATE_PHRASE:
+            confirm.value = ""
+            self.action_gate("go")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Each key only where it means something: S before the start, p and a while running,
-        r and s while a problem waits for a decision."""
+        r and s while a problem waits for a decision, w while the gate asks."""
         if action == "start":
             return self.engine is None
         if action in ("pause", "abort"):
             return self.running
         if action == "decide":
-            return self.problem is not None
+            return self.problem is not None or (parameters == ("abort",) and self.gate_asking)
+        if action == "gate":
+            return self.gate_asking
         return True

@@ -12,6 +12,7 @@ from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict
 from ndbtop.ops.rolling import RollingPlan, check_batch, configuration_note
+from ndbtop.ops.rolling_gate import blind_spots, current_findings, gate_for
 from ndbtop.tui.safe import Text
 
 INITIAL_CONFIRM = "initial"
@@ -71,7 +72,8 @@ def plan_notes_text(plan: RollingPlan, snap: ClusterSnapshot) -> Text:
 
 
 def preflight_text(plan: RollingPlan, verdict: Verdict, snap: ClusterSnapshot) -> Text:
-    """The pre-flight verdict and whether step 1 may go."""
+    """The pre-flight verdict, whether step 1 may go, and the findings that would hold it at
+    the gate now (and what the gate cannot judge)."""
     text = Text()
     line = Text()
     if not verdict.ok:
@@ -86,6 +88,14 @@ def preflight_text(plan: RollingPlan, verdict: Verdict, snap: ClusterSnapshot) -
         )
         if guard is not None and verdict.ok:
             text.append(f"✖ step 1 would stop now: {guard}\n", style="bold red")
+        gate = gate_for(current_findings(snap), 1, plan.batches[0], dict(plan.groups),
+                        status=snap.data_nodes())
+        if gate.held:
+            text.append("step 1 would wait now at the gate for:\n", style="bold yellow")
+            for held in gate.lines():
+                text.append(f"  {held}\n", style="yellow")
+        for why in blind_spots(snap):
+            text.append(f"gate: {why}\n", style="dim")
     else:
         text.append("no data node to restart\n", style="bold red")
     text.append_text(line)

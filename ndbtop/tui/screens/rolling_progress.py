@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from rich.table import Table
 
 from ndbtop.durations import duration
-from ndbtop.eta.rolling import RollingEta, RunTimes, plan_eta
+from ndbtop.eta.rolling import RollingEta, RunTimes, plan_eta, restart_info_of
 from ndbtop.eta.wording import eta_text
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP
@@ -20,13 +20,14 @@ from ndbtop.model.eta import Eta
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.start_evidence import timer_prefix
-from ndbtop.ops.rolling import Decision, Progress, RollingPlan, RollingResult
+from ndbtop.ops.rolling import Decision, Gate, Progress, RollingPlan, RollingResult
 from ndbtop.ops.wait import describe
 from ndbtop.tui.format import status_text
 from ndbtop.tui.safe import Text
 
 _STYLES = {
     "waiting": "dim",
+    "held at the gate": "bold yellow",
     "restarting": "bold yellow",
     "done": "green",
     "problem": "bold red",
@@ -38,7 +39,8 @@ _STYLES = {
 
 @dataclass
 class NodeProgress:
-    """Where one node of the plan is: waiting, restarting, done, problem, failed, skipped."""
+    """Where one node of the plan is: waiting, held at the gate, restarting, done, problem,
+    failed, skipped."""
 
     node_id: int
     node_group: int | None
@@ -80,6 +82,12 @@ def mark_progress(rows: Mapping[int, NodeProgress], progress: Progress, now: flo
     elif progress.step == "problem":
         for row in batch:
             row.state = "problem"
+    elif progress.step == "gate":
+        for row in batch:
+            row.state = "held at the gate"
+    elif progress.step in ("gate cleared", "gate skipped"):
+        for row in batch:
+            row.state = "waiting"
 
 
 def mark_result(rows: Mapping[int, NodeProgress], result: RollingResult | None) -> None:
@@ -89,11 +97,11 @@ def mark_result(rows: Mapping[int, NodeProgress], result: RollingResult | None) 
             rows[node_id].state = "done"
         for node_id in result.skipped:
             rows[node_id].state = "skipped"
-        if result.stopped_by is not None:
+        if result.stopped_by is not None and result.stopped_by.kind != "gate":
             for node_id in result.stopped_by.batch:
                 rows[node_id].state = "failed"
     for row in rows.values():
-        if row.state in ("waiting", "restarting", "problem"):
+        if row.state in ("waiting", "restarting", "problem", "held at the gate"):
             row.state = "not restarted"
 
 
@@ -160,8 +168,8 @@ def progress_text(
 def run_times(plan: RollingPlan, snap: ClusterSnapshot, *, initial: bool) -> RunTimes:
     """The steps' times of a run about to start, with the cluster's start history and
     ``restart_info`` to go by until a step of the run is done."""
-    info = snap.ndbinfo.restart_info if snap.ndbinfo is not None else ()
-    return RunTimes(plan.batches, history=snap.past_starts, restart_info=info, initial=initial)
+    return RunTimes(plan.batches, history=snap.past_starts,
+                    restart_info=restart_info_of(snap.ndbinfo), initial=initial)
 
 
 def plan_time_text(plan: RollingPlan, snap: ClusterSnapshot, now: float, *,
@@ -191,13 +199,22 @@ def eta_lines(found: RollingEta) -> Text:
 
 
 def running_text(step: int, count: int, elapsed: int, *, aborting: bool, paused: bool,
-                 eta: RollingEta | None = None) -> Text:
-    """The line under a running restart: the step, the time, the estimates, and pause or
-    abort."""
+                 eta: RollingEta | None = None, gate: Gate | None = None,
+                 ahead: Gate | None = None) -> Text:
+    """The line under a running restart: the step, the time, the estimates, what holds (or
+    would hold) the next step, and pause or abort."""
     text = Text(f"step {step}/{count} · {elapsed} s", style="bold")
     if eta is not None:
         text.append("\n")
         text.append_text(eta_lines(eta))
+        if gate is not None:
+            text.append(" (paused while the gate holds)", style="yellow")
+    if gate is not None:
+        text.append(f" · HELD at the gate before step {gate.step}", style="bold yellow")
+    elif ahead is not None:
+        ids = ", ".join(f.id for f in ahead.findings)
+        text.append(f"\nnext step: step {ahead.step} will wait unless they clear: {ids}",
+                    style="yellow")
     if aborting:
         text.append(" · ABORTING after the current step", style="bold red")
     elif paused:

@@ -1,7 +1,10 @@
-"""The rolling restart's questions: the abort confirmation and the problem prompt's text.
+"""The rolling restart's questions: the abort confirmation, the problem prompt's text and
+the gate's.
 
 A problem stops the run and asks, as ``ndbtop rolling-restart`` does: retry,
-skip the node, or abort. Aborting a running restart is confirmed first.
+skip the node, or abort. Findings that hold the next step pause the run and ask: wait for
+them to clear, skip the gate (its phrase typed), or abort. Aborting a running restart is
+confirmed first.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button
 
-from ndbtop.ops.rolling import Problem
+from ndbtop.ops.rolling import GATE_PHRASE, Gate, Problem
 from ndbtop.tui.safe import Plain, Text
 
 
@@ -64,4 +67,19 @@ def problem_text(problem: Problem) -> Text:
     start = (f"s[t]art {' '.join(map(str, problem.not_started))}, "
              if problem.not_started else "")
     text.append(f"[r]etry, [s]kip {nodes}, {start}[a]bort?", style="bold")
+    return text
+
+
+def gate_text(gate: Gate, *, asking: bool) -> Text:
+    """The findings that hold the next step, and (``asking``) the choices: wait, skip the
+    gate by typing its phrase, or abort."""
+    nodes = " ".join(map(str, gate.batch))
+    text = Text(f"gate: step {gate.step} (node {nodes}) waits for:\n", style="bold yellow")
+    for line in gate.lines():
+        text.append(f"  {line}\n", style="yellow")
+    text.append("the run goes on by itself once they clear; the estimates pause meanwhile",
+                style="dim")
+    if asking:
+        text.append(f"\n[w]ait · type '{GATE_PHRASE}' below to restart node {nodes} now · "
+                    "[a]bort", style="bold")
     return text

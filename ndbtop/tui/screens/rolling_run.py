@@ -25,12 +25,14 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict
 from ndbtop.ops.rolling import (
     Decision,
+    Gate,
     Problem,
     Progress,
     RollingPlan,
     RollingRestart,
     RollingResult,
 )
+from ndbtop.ops.rolling_gate import current_findings
 from ndbtop.tui.screens.rolling_plan import confirm_phrase
 from ndbtop.tui.screens.rolling_progress import (
     DECIDED,
@@ -62,6 +64,11 @@ class RollingRun:
     error: str | None
     abort_requested: bool
     _decision: asyncio.Future[Decision] | None
+    gate: Gate | None
+    """The findings holding the run before its next step (None while none does)."""
+    gate_ahead: Gate | None
+    """What would hold the next step, seen while a step runs."""
+    _gate_decision: asyncio.Future[Decision] | None
     _timelines: dict[int, StartTimeline]
     _started_at: float
     _ended_at: float | None
@@ -101,6 +108,8 @@ class RollingRun:
             poll=self.poll,
             config=self.live().config,
             confirmed=confirm_phrase(self.plan),
+            findings=lambda: current_findings(self.live()),
+            decide_gate=self._decide_gate,
         )
         self._started_at = time.monotonic()
         self._times = run_times(self.plan, self.live(), initial=self.initial)
@@ -124,6 +133,7 @@ class RollingRun:
 
     def _finish(self, result: RollingResult | None) -> None:
         self.result = result
+        self.gate = self.gate_ahead = None
         mark_result(self.rows, result)
         self._draw()
         self.refresh_bindings()
@@ -139,6 +149,12 @@ class RollingRun:
             self._times.started(progress.batch, now)
         elif progress.step == "waiting":
             self._timelines = apply_status(self._timelines, progress.nodes, now)
+        if progress.step == "gate":
+            self.gate, self.gate_ahead = progress.gate, None
+        elif progress.step in ("gate cleared", "gate skipped", "restart"):
+            self.gate = self.gate_ahead = None
+        elif progress.step == "gate ahead":
+            self.gate_ahead = progress.gate if progress.gate and progress.gate.held else None
         mark_progress(self.rows, progress, now)
         self._draw()
 
@@ -165,9 +181,41 @@ class RollingRun:
             self.query_one("#pause", Button).focus()
         return decision
 
+    async def _decide_gate(self, gate: Gate) -> Decision:
+        """Findings hold the next step: wait (the run goes on by itself once they clear;
+        the question goes away then too), skip the gate (its phrase typed) or abort."""
+        if self.abort_requested:
+            return Decision.ABORT
+        self._gate_decision = asyncio.get_running_loop().create_future()
+        self._draw()
+        self.refresh_bindings()
+        self.query_one("#gate-wait", Button).focus()
+        try:
+            return await self._gate_decision
+        finally:
+            self._gate_decision = None
+            self._draw()
+            self.refresh_bindings()
+            if self.running:
+                self.query_one("#pause", Button).focus()
+
+    @property
+    def gate_asking(self) -> bool:
+        """True while the gate's question waits for an answer."""
+        return self._gate_decision is not None and not self._gate_decision.done()
+
+    def action_gate(self, choice: str) -> None:
+        """Answer the gate: ``wait``, ``go`` (the phrase typed: skip the gate) or ``abort``."""
+        if self.gate_asking:
+            assert self._gate_decision is not None
+            self._gate_decision.set_result(Decision(choice))
+
     def action_decide(self, choice: str) -> None:
         """Answer the problem: ``retry``, ``skip``, ``abort``, or ``start`` the nodes left
-        NOT_STARTED."""
+        NOT_STARTED (``abort`` answers the gate's question too)."""
+        if choice == "abort" and self.gate_asking:
+            self.action_gate("abort")
+            return
         if choice == "start" and (self.problem is None or not self.problem.not_started):
             return
         if self._decision is not None and not self._decision.done():
@@ -187,7 +235,7 @@ class RollingRun:
         """Abort after a confirmation (while a problem waits, abort answers it at once)."""
         if not self.running:
             return
-        if self.problem is not None:
+        if self.problem is not None or self.gate_asking:
             self.action_decide("abort")
             return
         self._confirm_abort()
@@ -199,6 +247,7 @@ class RollingRun:
                 assert self.engine is not None
                 self.engine.abort()
                 self.action_decide("abort")
+                self.action_gate("abort")
                 self._draw()
 
         self.app.push_screen(AbortPrompt(), answered)
