@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ndbtop.findings import event_index
 from ndbtop.findings import rules_cluster as cluster
+from ndbtop.findings import rules_down as down
 from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
 from ndbtop.findings import rules_locks as locks
@@ -25,6 +26,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 Rule = Callable[[ClusterSnapshot], Iterator[Finding]]
 
 RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
+    (("cluster_down",), down.cluster_down),
     (("node_group_down", "node_group_one_left"), cluster.node_groups),
     (("memory_high",), cluster.memory_high),
     (("gcp_save_lag", "gcp_commit_lag"), events.gcp_lag),
