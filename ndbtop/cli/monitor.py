@@ -90,6 +90,6 @@ async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = N
 ANSWERED = frozenset({SourceState.CONNECTED, SourceState.DISABLED, SourceState.UNAVAILABLE})
 """Source states of a --once report that exits 0: a source that answered, if only to say
 it waits (a SQL node not yet connected to the data nodes, as in an initial start)."""
-SECONDARY = frozenset({"config", "events"})
+SECONDARY = frozenset({"config", "events", "cluster-log"})
 """Sources whose failure loses their own part of the report only (named in its Sources
 line), as a reply of the management server other than ``get status`` does."""

@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.backup_memory import BackupMemory
 from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
+from ndbtop.collect.cluster_log import ClusterLogSource, TailReader, mgm_places
 from ndbtop.collect.config import ConfigSource
 from ndbtop.collect.events import BACKUP_FAILURES, STATE_EVENTS, TOLD_STATUS, EventSource
 from ndbtop.collect.history_store import HistoryStore
@@ -73,6 +74,8 @@ class Hub:
         host_name: str | None = None,
         simulated_hosts: tuple[tuple[str, HostReader], ...] = (),
         host_via: str = "local",
+        cluster_log: bool = True,
+        log_readers: Mapping[str, TailReader] | None = None,
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -144,6 +147,11 @@ class Hub:
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
         self._panels_wanted: dict[str, frozenset[str]] = {}
         self._panels_held = False
+        self.cluster_log: ClusterLogSource | None = None
+        if cluster_log:
+            self.cluster_log = ClusterLogSource(ssh, interval, self.hosts.remote.get,
+                                                dict(log_readers or {}))
+        self._log_task: asyncio.Task[None] | None = None
         self._findings = FindingsKeeper()
         self._start_etas = StartEtaKeeper()
         self._urgent = False
@@ -188,6 +196,23 @@ class Hub:
         reading = self.mgm.reading
         if reading is not None:
             self.hosts.update(reading.nodes, self.cluster_config())
+        if self._tasks and self._log_task is None and self.cluster_log is not None:
+            # The live view reads the cluster log's history once, when it knows where it is.
+            self._log_task = asyncio.create_task(self.read_cluster_log(),
+                                                 name="source-cluster-log")
+        self._changed()
+
+    async def read_cluster_log(self) -> None:
+        """Read the management servers' cluster log files (their last hour)."""
+        if self.cluster_log is None:
+            return
+        reading = self.mgm.reading
+        connected = reading.address.rsplit(":", 1)[0].strip("[]") if reading else None
+        places = mgm_places(self.cluster_config(), reading.nodes if reading else (),
+                            connected)
+        ssh = self.hosts.ssh
+        timeout = (ssh.connect_timeout if ssh else 0.0) + 10.0
+        await self.cluster_log.read_all(places, timeout)
         self._changed()
 
     def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
@@ -352,8 +377,10 @@ class Hub:
 
     async def stop(self) -> None:
         """Cancel the sources and close their connections."""
-        await cancel_and_wait(self._tasks)
+        await cancel_and_wait([*self._tasks, *([self._log_task] if self._log_task else [])])
         self._tasks.clear()
+        if self.cluster_log is not None:
+            await self.cluster_log.close()
         await self.hosts.stop()
         await self.mgm.close()
         if self.sql is not None:
@@ -398,6 +425,8 @@ class Hub:
             else SourceStatus("host", SourceState.DISABLED, error="no local data node host")
         )
         out.extend(s.status for s in self.hosts.sources())
+        if self.cluster_log is not None:
+            out.append(self.cluster_log.status)
         return tuple(out)
 
     def freshness_now(self) -> float:

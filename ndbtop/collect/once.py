@@ -70,7 +70,7 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
     deadline = (hub.hosts.ssh.connect_timeout if hub.hosts.ssh else 0.0) + hub.interval
     await asyncio.gather(sample(hub.sql, SqlError), sample(hub.host, OSError),
                          *(sample(s, OSError) for s in hub.hosts.simulated.values()),
-                         hub.hosts.sample_once(deadline + 1.0))
+                         hub.hosts.sample_once(deadline + 1.0), hub.read_cluster_log())
     hub.hold_panels(False)
     # The error logs and DataDirs of the nodes that are down, over the hosts' connections
     # now open.

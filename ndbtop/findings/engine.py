@@ -12,13 +12,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 
-from ndbtop.findings import event_index
+from ndbtop.findings import event_index, history
 from ndbtop.findings import rules_cluster as cluster
 from ndbtop.findings import rules_down as down
 from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
 from ndbtop.findings import rules_locks as locks
 from ndbtop.findings import rules_starts as starts
+from ndbtop.findings.history import judged_events, mark_file_evidence
 from ndbtop.model.findings import Finding
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -62,12 +63,16 @@ def evaluate(snap: ClusterSnapshot, ignore: Iterable[str] = ()) -> tuple[Finding
     """Every finding the snapshot supports, the most severe first (rules in ``ignore``
     not run)."""
     skip = set(ignore)
+    listened = snap
+    judged = judged_events(snap)
+    if judged is not snap.events:
+        snap = dataclasses.replace(snap, events=judged)
     out: list[Finding] = []
     for ids, rule in RULES:
         if skip.issuperset(ids):
             continue
         out.extend(f for f in rule(snap) if f.id not in skip)
-    return ordered(out)
+    return ordered(mark_file_evidence(out, listened, judged))
 
 
 def forget() -> None:
@@ -76,6 +81,7 @@ def forget() -> None:
     cluster.forget()
     io.forget()
     event_index.forget()
+    history.forget()
 
 
 def ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:
