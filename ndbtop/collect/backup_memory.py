@@ -23,9 +23,24 @@ from ndbtop.errors import (
 from ndbtop.eta.backup import data_in_use_from_events
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.events.catalogue import EventType
-from ndbtop.mgm.events.decode import decode_event
+from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.model.backups import Backup
 from ndbtop.sanitise import sanitise
+
+
+async def memory_usage_report(client: MgmClient, at: float, data_nodes: frozenset[int] | None
+                              ) -> tuple[tuple[Event, ...] | None, str | None]:
+    """The data nodes' MemoryUsage events (``REPORT MEMORYUSAGE``: ``dump events`` type
+    50), stamped ``at``; or None and why. A lost session is closed for the next poll to
+    open again."""
+    try:
+        raw = await client.dump_events(EventType.MEMORY_USAGE)
+    except MgmCommandError as exc:
+        return None, sanitise(exc.result)
+    except (MgmTimeout, MgmDisconnected, MgmParserError, MgmProtocolError) as exc:
+        await client.close()
+        return None, sanitise(str(exc))
+    return tuple(decode_event(r, at, data_nodes) for r in raw), None
 
 
 class BackupMemory:
@@ -59,17 +74,10 @@ class BackupMemory:
         if self.known():
             return
         self.asked_for, self.in_use, self.error = backup.backup_id, {}, None
-        try:
-            raw = await client.dump_events(EventType.MEMORY_USAGE)
-        except MgmCommandError as exc:
-            self.error = sanitise(exc.result)
+        events, self.error = await memory_usage_report(client, self.wall(), self.data_nodes())
+        if events is None:
             return
-        except (MgmTimeout, MgmDisconnected, MgmParserError, MgmProtocolError) as exc:
-            self.error = sanitise(str(exc))
-            await client.close()
-            return
-        at, nodes = self.wall(), self.data_nodes()
-        self.in_use = data_in_use_from_events(tuple(decode_event(r, at, nodes) for r in raw))
+        self.in_use = data_in_use_from_events(events)
         if not self.in_use:
             self.error = "no data node reported its DataMemory in use"
 

@@ -25,6 +25,7 @@ from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
 from ndbtop.collect.hub_snapshot import build_snapshot, data_memory_known
+from ndbtop.collect.memory_report import MemoryReporter
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.once import collect_once
 from ndbtop.collect.sample_rates import SampleRates
@@ -33,6 +34,7 @@ from ndbtop.collect.sql import NdbinfoReader, SqlSource
 from ndbtop.eta.node_evidence import StartEtaKeeper
 from ndbtop.findings import FindingsKeeper
 from ndbtop.host.remote import SshOptions
+from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.wire import RawEvent
@@ -96,7 +98,10 @@ class Hub:
         self.backup_reporter.memory = self.backup_memory = BackupMemory(
             lambda: running_backup(self._backups), lambda: data_memory_known(self),
             self.configured_data_nodes, clock.wall)
-        self.mgm.after_status = self.backup_reporter.poll
+        self.memory_reporter = MemoryReporter(self._memory_from_ndbinfo,
+                                              self.configured_data_nodes, clock.wall,
+                                              clock.monotonic)
+        self.mgm.after_status = self._after_status
         self.config = ConfigSource(self.mgm.client, self._on_config)
         self._data_node_ids: tuple[ClusterConfig, frozenset[int]] | None = None
         self.events: EventSource | None = None
@@ -176,6 +181,20 @@ class Hub:
                 self._states = states
                 for callback in self._listeners:
                     callback()
+
+    def _memory_from_ndbinfo(self) -> bool:
+        """Whether ndbinfo gives DataMemory in use, or a SQL node not read yet may."""
+        if self.sql is not None and self._ndbinfo is None and \
+                self.sql.status.state is SourceState.CONNECTING:
+            return True
+        return data_memory_known(self)
+
+    async def _after_status(self, client: MgmClient) -> str | None:
+        """After a good ``get status``, on its session: the backup status report when due,
+        then the memory report when due and ndbinfo does not give it."""
+        why = await self.backup_reporter.poll(client)
+        await self.memory_reporter.poll(client)
+        return why
 
     def _on_mgm(self) -> None:
         reading = self.mgm.reading

@@ -72,6 +72,9 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
                          *(sample(s, OSError) for s in hub.hosts.simulated.values()),
                          hub.hosts.sample_once(deadline + 1.0), hub.read_cluster_log())
     hub.hold_panels(False)
+    # Without DataMemory from ndbinfo, the data nodes' own report (once).
+    with contextlib.suppress(MgmError):
+        await hub.memory_reporter.poll(hub.mgm.client)
     # The error logs and DataDirs of the nodes that are down, over the hosts' connections
     # now open.
     hub.hosts.allow_reads(hub.cluster_config())

@@ -18,6 +18,7 @@ from ndbtop.findings import rules_down as down
 from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
 from ndbtop.findings import rules_locks as locks
+from ndbtop.findings import rules_memory as memory
 from ndbtop.findings import rules_starts as starts
 from ndbtop.findings.history import judged_events, mark_file_evidence
 from ndbtop.model.findings import Finding
@@ -30,6 +31,7 @@ RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
     (("cluster_down",), down.cluster_down),
     (("node_group_down", "node_group_one_left"), cluster.node_groups),
     (("memory_high",), cluster.memory_high),
+    (("memory_high",), memory.memory_reported_high),
     (("gcp_save_lag", "gcp_commit_lag"), events.gcp_lag),
     (("gcp_stop",), events.gcp_stop),
     (("lcp_stalled",), events.lcp_stalled),
@@ -53,7 +55,7 @@ RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
 )
 """Every rule with the finding ids it may raise (the ids are fixed: alerts use them)."""
 
-RULE_IDS: tuple[str, ...] = tuple(i for ids, _ in RULES for i in ids)
+RULE_IDS: tuple[str, ...] = tuple(dict.fromkeys(i for ids, _ in RULES for i in ids))
 
 CLEAR_AFTER_S = 30.0
 """Seconds a finding's condition must stay false before the finding clears."""

@@ -26,8 +26,9 @@ from ndbtop.model.findings import Evidence, Finding
 from ndbtop.model.snapshot import ClusterSnapshot
 
 JUDGED_FOR_S = 300.0
-CONTEXT_TYPES = frozenset({49, 6, 7})
-"""InfoEvent (the GCP monitor's computed limits), LocalCheckpointStarted/Completed."""
+CONTEXT_TYPES = frozenset({49, 6, 7, 50})
+"""InfoEvent (the GCP monitor's computed limits), LocalCheckpointStarted/Completed, and
+MemoryUsage (a band crossed holds until the next crossing)."""
 SAME_EVENT_S = 2.0
 
 _INDEX: list[tuple[tuple[LogLine, ...], list[Event], list[Event], list[float]]] = []

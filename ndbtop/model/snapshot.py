@@ -81,6 +81,9 @@ class ClusterSnapshot:
     findings: tuple[Finding, ...] = ()
     """What is wrong or about to go wrong, most severe first, as the hub judged it
     (:mod:`ndbtop.findings`), each with the time it first held."""
+    memory_reports: tuple[Event, ...] = ()
+    """The data nodes' last MemoryUsage report (``REPORT MEMORYUSAGE``), asked when ndbinfo
+    does not give DataMemory in use, each event stamped when the answer came."""
     cluster_log: tuple[LogLine, ...] = ()
     """The cluster log's recent history read from the management servers' files (their
     last hour), oldest first, each line with its own time (``origin`` ``file``)."""

@@ -17,6 +17,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.start_evidence import in_phase_json, phase_json
 from ndbtop.model.summary import summarize
 from ndbtop.report.backups import backups_json
+from ndbtop.report.cluster_log import cluster_log_json
 from ndbtop.report.config_report import config_json, node_group_json
 from ndbtop.report.findings import finding_json
 from ndbtop.report.sections import default_sections_json
@@ -64,6 +65,7 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
         "cluster_log_levels": dict(snap.cluster_log_levels),
         "config": config_json(snap),
         "findings": [finding_json(f) for f in snap.findings],
+        "cluster_log": cluster_log_json(snap),
         **default_sections_json(snap),
     }
     out.update(_ndbinfo_json(snap))

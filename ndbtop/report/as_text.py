@@ -20,6 +20,7 @@ from ndbtop.model.sources import SourceState
 from ndbtop.model.start_evidence import since_text, timer_prefix
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
+from ndbtop.report.cluster_log import cluster_log_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
 from ndbtop.report.findings import findings_text
 from ndbtop.report.sections import default_sections_text
@@ -79,6 +80,7 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     lines = [heading_text(snap)]
     lines += nodes_text(snap, node_notes)
     lines += findings_text(snap.findings)
+    lines += cluster_log_text(snap)
     lines += config_text(snap)
     lines += default_sections_text(snap)
     lines += sources_text(snap)

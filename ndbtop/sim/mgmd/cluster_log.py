@@ -10,24 +10,17 @@ is older than the one before it (the numbers go round).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from ndbtop.mgm.events.catalogue import CATALOGUE, Severity
-from ndbtop.mgm.events.text import event_text
+from ndbtop.mgm.events.text import cluster_log_line, event_text
 from ndbtop.sim.eventbus import SimEvent
 
 MAX_SIZE = 1_000_000
 MAX_FILES = 6
-
-
-def log_line(wall: float, source: int, text: str, severity: Severity,
-             logger: str = "MgmtSrvr") -> str:
-    """One line of the cluster log file (local time of this host)."""
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(wall))
-    return f"{stamp} [{logger}] {severity.label} -- Node {source}: {text}\n"
 
 
 class ClusterLogFile:
@@ -47,8 +40,9 @@ class ClusterLogFile:
         severity = spec.severity if spec is not None else Severity.INFO
         if severity is Severity.DEBUG:
             return  # the cluster log's DEBUG filter is off by default (get info clusterlog)
-        line = log_line(self.wall(event.time), event.source,
-                        event_text(event.type, event.words), severity)
+        line = cluster_log_line(dt.datetime.fromtimestamp(self.wall(event.time)),
+                                event.source, severity,
+                                event_text(event.type, event.words)) + "\n"
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(line)
             size = f.tell()
