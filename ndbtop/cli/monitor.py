@@ -68,14 +68,14 @@ async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = N
     # --audit-log: it acts on nothing).
     notes = LeftNotStarted(AuditLog(default_audit_path())).notes(snapshot.nodes)
     if as_json:
-        report = report_json(snapshot) if sections is None else sections_json(snapshot,
-                                                                               sections)
+        report = (report_json(snapshot, hub.interval) if sections is None
+                  else sections_json(snapshot, sections))
         for node in report.get("nodes", ()):
             if node["node_id"] in notes:
                 node["note"] = notes[node["node_id"]]
         sys.stdout.write(json_text(report, indent=2) + "\n")
     elif sections is None:
-        sys.stdout.write(report_text(snapshot, notes))
+        sys.stdout.write(report_text(snapshot, notes, hub.interval))
     else:
         sys.stdout.write(sections_text(snapshot, sections, notes))
     sys.stdout.flush()
