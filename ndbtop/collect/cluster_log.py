@@ -74,14 +74,15 @@ def mgm_places(config: ClusterConfig | None, nodes: Iterable[NodeStatus],
     return out
 
 
-async def read_place(reader: TailReader, place: LogPlace) -> tuple[list[LogLine], str | None]:
-    """The lines of one management server's files within the last hour, oldest first, and
-    what could not be read."""
+async def read_place(reader: TailReader, place: LogPlace, wall: float
+                     ) -> tuple[list[LogLine], str | None]:
+    """The lines of one management server's files within the hour before now (the host's
+    clock when it tells it, else ``wall``), oldest first, and what could not be read."""
     assert place.path is not None
     base = await reader.log_tail(place.path, 0)
     if base is None:
         return [], f"no cluster log file {place.path} on {place.host}"
-    now = base.host_now or time.time()
+    now = base.host_now or wall
     files = [(place.path, base)]
     older = []
     for n in range(1, place.max_files):
@@ -187,8 +188,10 @@ class ClusterLogSource:
                 source = self.own[host] = SshHost(host, self.ssh, self.interval, lambda: None)
         return source
 
-    async def read_all(self, places: Sequence[LogPlace], timeout: float) -> ClusterLogRead:
-        """Read every place (each within ``timeout`` seconds) and keep the result."""
+    async def read_all(self, places: Sequence[LogPlace], timeout: float, wall: float
+                       ) -> ClusterLogRead:
+        """Read every place (each within ``timeout`` seconds; ``wall``: ndbtop's clock) and
+        keep the result."""
         problems: list[tuple[int, str]] = []
         wanted = []
         for place in places:
@@ -204,7 +207,7 @@ class ClusterLogSource:
 
         async def one(place: LogPlace, reader: TailReader) -> tuple[list[LogLine], str | None]:
             try:
-                return await asyncio.wait_for(read_place(reader, place), timeout)
+                return await asyncio.wait_for(read_place(reader, place, wall), timeout)
             except asyncio.TimeoutError:
                 return [], f"{place.host}: no answer within {timeout:.0f} s"
             except (HostError, ValueError, OSError) as exc:

@@ -231,7 +231,7 @@ class Hub:
                             connected)
         ssh = self.hosts.ssh
         timeout = (ssh.connect_timeout if ssh else 0.0) + 10.0
-        await self.cluster_log.read_all(places, timeout)
+        await self.cluster_log.read_all(places, timeout, self.clock.wall())
         self._changed()
 
     def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:

@@ -18,6 +18,8 @@ EVENT_RULES = ("gcp_save_lag", "gcp_commit_lag", "gcp_stop", "lcp_stalled", "mis
 NDBINFO_RULES = ("redo_part_filling", "redo_buffer_full", "redo_io_lag",
                  "send_buffer_overload", "disk_page_buffer_low_hit", "thread_saturated",
                  "config_not_applied", "long_transaction")
+RATE_RULES = ("redo_io_lag", "send_buffer_overload", "disk_page_buffer_low_hit")
+"""Rules on what grew between two readings of ndbinfo."""
 HEARD_ENOUGH_S = 120.0
 
 SOURCE_RULES: tuple[tuple[str, str], ...] = (
@@ -60,6 +62,10 @@ def unjudged(snap: ClusterSnapshot, heard_s: float | None) -> list[tuple[str, tu
     if snap.live_ndbinfo() is None:
         rules = NDBINFO_RULES if snap.memory_reports else ("memory_high", *NDBINFO_RULES)
         out.append(("no ndbinfo", rules))
+    elif not any(r.seconds > 0 for r in snap.io_lag_rates):
+        out.append(("no time between two readings of ndbinfo", RATE_RULES))
+    if any(t.active and t.in_phase_lower_bound for t in snap.timelines):
+        out.append(("a start phase not seen from its beginning", ("start_phase_slow",)))
     heard = heard_s is None or heard_s >= HEARD_ENOUGH_S
     if _why(snap, "cluster-log") is not None and not heard:
         said = "no event heard" if not heard_s else f"events heard for {heard_s:.0f} s only"

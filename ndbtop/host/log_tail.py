@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import stat
-import time
 from dataclasses import dataclass
 
 from ndbtop.compat import SLOTS
@@ -63,7 +62,7 @@ def read_local_tail(path: str, limit: int) -> FileTail | None:
             data = b"".join(chunks)
         whole = len(data) >= st.st_size
         return FileTail(st.st_size, st.st_mtime, data.replace(b"\0", b"").decode(
-            "utf-8", "replace"), whole, None, time.time())
+            "utf-8", "replace"), whole)
     except OSError:
         return None
     finally:
