@@ -158,8 +158,9 @@ _OTHER_WARNINGS = re.compile(r"Transporter to node |Disconnecting node |Forcing 
 """Texts of the WARNING types that are not WarningEvent (43, 69)."""
 
 
-def _rebuilt(event_type: int, source: int, words: tuple[int, ...], at: float) -> Event:
-    """The event a listener decodes from these words (through the parsable wire form)."""
+def as_listened(event_type: int, source: int, words: tuple[int, ...], at: float) -> Event:
+    """The event a listener decodes from these signal words, received at ``at``: through
+    its parsable wire form and the decoder."""
     parser = EventStreamParser()
     raw: RawEvent | None = None
     block = encode_parsable(event_type, source, words).decode(ENCODING)
@@ -183,13 +184,13 @@ def event_from_text(source: int | None, text: str, severity: str | None, at: flo
         words = read(m) if m is not None else None
         if words is None:
             continue
-        event = _rebuilt(event_type, source, words, at)
+        event = as_listened(event_type, source, words, at)
         if event.text == text:
             return event
         if event_type in LOOSE and not event.malformed:
             return replace(event, text=text)
     if severity == "WARNING" and not _OTHER_WARNINGS.match(text):
-        return replace(_rebuilt(WARNING_EVENT, source, pack_string(text), at), text=text)
+        return replace(as_listened(WARNING_EVENT, source, pack_string(text), at), text=text)
     if severity == "INFO" and _INFO_TEXTS.match(text):
-        return replace(_rebuilt(INFO_EVENT, source, pack_string(text), at), text=text)
+        return replace(as_listened(INFO_EVENT, source, pack_string(text), at), text=text)
     return decode_text_line(f"Node {source}: {text}", at)
