@@ -28,18 +28,22 @@ from ndbtop.model.backups import Backup
 from ndbtop.sanitise import sanitise
 
 
+class NoAnswer(Exception):
+    """``dump events`` got no usable answer: the session was closed."""
+
+
 async def memory_usage_report(client: MgmClient, at: float, data_nodes: frozenset[int] | None
                               ) -> tuple[tuple[Event, ...] | None, str | None]:
     """The data nodes' MemoryUsage events (``REPORT MEMORYUSAGE``: ``dump events`` type
-    50), stamped ``at``; or None and why. A lost session is closed for the next poll to
-    open again."""
+    50), stamped ``at``; or None and the server's refusal. :class:`NoAnswer` when there
+    was no usable answer (the session is closed for the next poll to open again)."""
     try:
         raw = await client.dump_events(EventType.MEMORY_USAGE)
     except MgmCommandError as exc:
         return None, sanitise(exc.result)
     except (MgmTimeout, MgmDisconnected, MgmParserError, MgmProtocolError) as exc:
         await client.close()
-        return None, sanitise(str(exc))
+        raise NoAnswer(sanitise(str(exc))) from None
     return tuple(decode_event(r, at, data_nodes) for r in raw), None
 
 
@@ -64,6 +68,9 @@ class BackupMemory:
         """Bytes of DataMemory in use per data node, for :attr:`asked_for`."""
         self.error: str | None = None
         """Why the last question got no figures (the server's refusal, a lost session)."""
+        self.reported: Callable[[], tuple[Event, ...]] = lambda: ()
+        """The memory report the hub asked for anyway (:mod:`ndbtop.collect.memory_report`):
+        when it has the figures, nothing more is asked."""
 
     async def ask(self, client: MgmClient) -> None:
         """Ask for the figures if a running backup needs them and they were not asked
@@ -74,7 +81,15 @@ class BackupMemory:
         if self.known():
             return
         self.asked_for, self.in_use, self.error = backup.backup_id, {}, None
-        events, self.error = await memory_usage_report(client, self.wall(), self.data_nodes())
+        self.in_use = data_in_use_from_events(self.reported())
+        if self.in_use:
+            return
+        try:
+            events, self.error = await memory_usage_report(client, self.wall(),
+                                                           self.data_nodes())
+        except NoAnswer as exc:
+            self.error = str(exc)
+            return
         if events is None:
             return
         self.in_use = data_in_use_from_events(events)

@@ -101,6 +101,7 @@ class Hub:
         self.memory_reporter = MemoryReporter(self._memory_from_ndbinfo,
                                               self.configured_data_nodes, clock.wall,
                                               clock.monotonic)
+        self.backup_memory.reported = lambda: self.memory_reporter.events
         self.mgm.after_status = self._after_status
         self.config = ConfigSource(self.mgm.client, self._on_config)
         self._data_node_ids: tuple[ClusterConfig, frozenset[int]] | None = None
@@ -190,11 +191,15 @@ class Hub:
         return data_memory_known(self)
 
     async def _after_status(self, client: MgmClient) -> str | None:
-        """After a good ``get status``, on its session: the backup status report when due,
-        then the memory report when due and ndbinfo does not give it."""
-        why = await self.backup_reporter.poll(client)
-        await self.memory_reporter.poll(client)
-        return why
+        """After a good ``get status``, on its session: the memory report when due and
+        ndbinfo does not give it, then the backup status report when due (whose estimate
+        takes its DataMemory figures from that memory report)."""
+        why = await self.memory_reporter.poll(client)
+        if self.memory_reporter.no_answer:
+            # dump events went unanswered: the backup report waits, as after its own.
+            self.backup_reporter.pause(why)
+            return why
+        return await self.backup_reporter.poll(client)
 
     def _on_mgm(self) -> None:
         reading = self.mgm.reading

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ndbtop.collect.backup_memory import memory_usage_report
+from ndbtop.collect.backup_memory import NoAnswer, memory_usage_report
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.events.decode import Event
 
@@ -37,17 +37,25 @@ class MemoryReporter:
         self.events: tuple[Event, ...] = ()
         """The last answer's MemoryUsage events, stamped when it came."""
         self.error: str | None = None
+        self.no_answer = False
+        """The last poll asked and got no usable answer (the session was closed)."""
         self._last: float | None = None
 
     async def poll(self, client: MgmClient, now: bool = False) -> str | None:
         """Ask if due (``now``: whatever the time); returns why the report is unavailable."""
+        self.no_answer = False
         if self.known():
             return None
         t = self.monotonic()
         if not now and self._last is not None and t - self._last < self.every:
             return self.error
         self._last = t
-        events, self.error = await memory_usage_report(client, self.wall(), self.data_nodes())
+        try:
+            events, self.error = await memory_usage_report(client, self.wall(),
+                                                           self.data_nodes())
+        except NoAnswer as exc:
+            self.error, self.no_answer = str(exc), True
+            return self.error
         if events is not None:
             self.events = events
         return self.error

@@ -19,7 +19,7 @@ NDBINFO_RULES = ("redo_part_filling", "redo_buffer_full", "redo_io_lag",
                  "send_buffer_overload", "disk_page_buffer_low_hit", "thread_saturated",
                  "config_not_applied", "long_transaction")
 RATE_RULES = ("redo_io_lag", "send_buffer_overload", "disk_page_buffer_low_hit")
-"""Rules on what grew between two readings of ndbinfo."""
+"""Rules on what grew between two readings of ndbinfo (each of its own table)."""
 HEARD_ENOUGH_S = 120.0
 
 SOURCE_RULES: tuple[tuple[str, str], ...] = (
@@ -62,8 +62,14 @@ def unjudged(snap: ClusterSnapshot, heard_s: float | None) -> list[tuple[str, tu
     if snap.live_ndbinfo() is None:
         rules = NDBINFO_RULES if snap.memory_reports else ("memory_high", *NDBINFO_RULES)
         out.append(("no ndbinfo", rules))
-    elif not any(r.seconds > 0 for r in snap.io_lag_rates):
-        out.append(("no time between two readings of ndbinfo", RATE_RULES))
+    else:
+        apart = (any(r.seconds > 0 for r in snap.io_lag_rates),
+                 any(r.seconds > 0 for r in snap.link_rates),
+                 any(h.interval_pct is not None for h in snap.hit_ratios)
+                 or not snap.ndbinfo or not snap.ndbinfo.disk_page_buffer)
+        rules = tuple(rule for rule, ok in zip(RATE_RULES, apart) if not ok)
+        if rules:
+            out.append(("one reading of their ndbinfo table", rules))
     if any(t.active and t.in_phase_lower_bound for t in snap.timelines):
         out.append(("a start phase not seen from its beginning", ("start_phase_slow",)))
     heard = heard_s is None or heard_s >= HEARD_ENOUGH_S
