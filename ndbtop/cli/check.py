@@ -16,7 +16,10 @@ from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reade
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import NdbtopError
 from ndbtop.findings import RULE_IDS
+from ndbtop.findings.coverage import unjudged_text, unread
 from ndbtop.model.clock import RealClock
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
 from ndbtop.report.findings import PLUGIN_UNKNOWN, check_line
 
 
@@ -31,10 +34,47 @@ def ignored(values: list[str]) -> tuple[str, ...]:
     return ids
 
 
+REQUIRABLE = ("sql", "ssh", "cluster-log")
+
+
+def required(values: list[str]) -> tuple[str, ...]:
+    """The sources of every ``--require``; an unknown one raises ValueError naming it."""
+    names = tuple(dict.fromkeys(i.strip() for v in values for i in v.split(",") if i.strip()))
+    unknown = [n for n in names if n not in REQUIRABLE]
+    if unknown:
+        raise ValueError(f"--require: no source {', '.join(map(repr, unknown))} "
+                         f"(sources: {', '.join(REQUIRABLE)})")
+    return names
+
+
+def missing(snap: ClusterSnapshot, names: tuple[str, ...], ssh: bool) -> list[str]:
+    """``name (why)`` for each required source the snapshot did not read."""
+    out = []
+    for name in names:
+        if name == "sql":
+            src = snap.source("ndbinfo")
+            if snap.live_ndbinfo() is None:
+                out.append(f"sql ({src.error if src is not None and src.error else 'not read'})")
+        elif name == "ssh":
+            hosts = [h for h in snap.hosts if h.via == "ssh"]
+            bad = [h.host for h in hosts if h.state != "ok"]
+            if not ssh:
+                out.append("ssh (no --ssh)")
+            elif not hosts or bad:
+                out.append(f"ssh ({'no data node host read' if not hosts else 'not read: '}"
+                           f"{', '.join(bad)})")
+        else:
+            src = snap.source("cluster-log")
+            if src is None or src.state is not SourceState.CONNECTED:
+                out.append(f"cluster-log ({src.error if src is not None else 'not read'})")
+    return out
+
+
 def run_check(args: argparse.Namespace) -> int:
     """Collect once, judge, print one line; the plugin's exit code."""
     try:
         skip = ignored(args.ignore)
+        needed = required(args.require)
         hub = Hub(cluster_connectstring(args), RealClock(), args.interval,
                   ndbinfo=ndbinfo_reader(args), host=host_reader(args), ssh=ssh_options(args),
                   events=False)
@@ -46,10 +86,21 @@ def run_check(args: argparse.Namespace) -> int:
     except NdbtopError as exc:
         sys.stdout.write(f"NDB UNKNOWN - {exc}\n")
         return PLUGIN_UNKNOWN
+    lacking = missing(snap, needed, bool(getattr(args, "ssh", False)))
+    if lacking:
+        sys.stdout.write(f"NDB UNKNOWN - required source not read: {'; '.join(lacking)}\n")
+        return PLUGIN_UNKNOWN
     found = tuple(f for f in snap.findings if f.id not in skip)
-    code, line = check_line(snap, found, args.warning_only)
+    code, line = check_line(snap, found, args.warning_only, coverage_text(snap, 0.0))
     sys.stdout.write(line + "\n")
     return code
+
+
+def coverage_text(snap: ClusterSnapshot, heard_s: float | None) -> str:
+    """The sources not read and the rules left unjudged, for the plugin line."""
+    parts = [f"{name} not read ({why})" for name, why in unread(snap)]
+    judged = unjudged_text(snap, heard_s)
+    return "; ".join([*parts, *([judged] if judged else [])])
 
 
 async def _collect(hub: Hub):  # type: ignore[no-untyped-def]

@@ -68,14 +68,14 @@ async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = N
     # --audit-log: it acts on nothing).
     notes = LeftNotStarted(AuditLog(default_audit_path())).notes(snapshot.nodes)
     if as_json:
-        report = report_json(snapshot) if sections is None else sections_json(snapshot,
-                                                                               sections)
+        report = (report_json(snapshot, hub.interval) if sections is None
+                  else sections_json(snapshot, sections))
         for node in report.get("nodes", ()):
             if node["node_id"] in notes:
                 node["note"] = notes[node["node_id"]]
         sys.stdout.write(json_text(report, indent=2) + "\n")
     elif sections is None:
-        sys.stdout.write(report_text(snapshot, notes))
+        sys.stdout.write(report_text(snapshot, notes, hub.interval))
     else:
         sys.stdout.write(sections_text(snapshot, sections, notes))
     sys.stdout.flush()
@@ -90,6 +90,6 @@ async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = N
 ANSWERED = frozenset({SourceState.CONNECTED, SourceState.DISABLED, SourceState.UNAVAILABLE})
 """Source states of a --once report that exits 0: a source that answered, if only to say
 it waits (a SQL node not yet connected to the data nodes, as in an initial start)."""
-SECONDARY = frozenset({"config", "events"})
+SECONDARY = frozenset({"config", "events", "cluster-log"})
 """Sources whose failure loses their own part of the report only (named in its Sources
 line), as a reply of the management server other than ``get status`` does."""

@@ -117,6 +117,23 @@ def host_list(text: str) -> tuple[str, ...]:
     return hosts
 
 
+def one_host(text: str) -> str:
+    """One host name ndbtop may pass to ssh."""
+    hosts = host_list(text)
+    if len(hosts) != 1:
+        raise argparse.ArgumentTypeError("one host, not a list")
+    return hosts[0]
+
+
+def existing_dir(text: str) -> str:
+    """A directory, as an absolute path (the command checks that it exists)."""
+    import os
+
+    if not text or "\n" in text:
+        raise argparse.ArgumentTypeError("an empty path or one with a line break")
+    return os.path.abspath(text)
+
+
 def report_frequency(text: str) -> int:
     """Seconds between a data node's memory reports, 0 or more."""
     if not is_digits(text, 6):

@@ -17,12 +17,14 @@ from ndbtop.cli.command_help import DESCRIPTIONS
 from ndbtop.cli.option_types import (
     DAY,
     backup_id,
+    existing_dir,
     host_list,
     interval,
     listen_port,
     node_id,
     node_list,
     number,
+    one_host,
     port,
     positive,
     report_frequency,
@@ -266,6 +268,12 @@ OPTIONS: tuple[Option, ...] = (
     option("--data-node-hosts", commands=SIMULATING, group=SCENARIO, type=host_list,
            default=(), metavar="HOST,HOST", help="hosts the data nodes report, in turn (e.g. "
            "127.0.0.2,127.0.0.3 to read them with --ssh on this machine)"),
+    option("--mgm-host", commands=SIMULATING, group=SCENARIO, type=one_host, metavar="HOST",
+           help="the host the first management server is configured on (e.g. 127.0.0.2 to "
+           "read its cluster log with --ssh on this machine)"),
+    option("--mgm-data-dir", commands=SIMULATING, group=SCENARIO, type=existing_dir,
+           metavar="DIR", help="the management servers' DataDir: each writes its cluster log "
+           "file there, in the real layout"),
     option("--at", commands=SIMULATING, group=SCENARIO, type=number(0, 366 * DAY), default=0.0,
            metavar="SECONDS", help="start the scenario this many simulated seconds in"),
     option("--fail-node", commands=SIMULATING, group=SCENARIO, type=node_id, metavar="ID",
@@ -281,6 +289,9 @@ OPTIONS: tuple[Option, ...] = (
            metavar="PORT", help="port of the SQL node (0: a free one)"),
     option("--ignore", commands={"check"}, group="check", action="append", default=[],
            metavar="ID", help="leave out finding ID (repeat, or ID,ID)"),
+    option("--require", commands={"check"}, group="check", action="append", default=[],
+           metavar="SOURCE", help="UNKNOWN unless SOURCE was read: sql, ssh, cluster-log "
+           "(repeat, or SOURCE,SOURCE)"),
     option("--warning-only", commands={"check"}, group="check", action="store_true",
            default=False, help="report critical findings as WARNING (exit at most 1)"),
     option("--all", commands={"config"}, group="config", dest="all_params",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from ndbtop.errors import UsageError
 from ndbtop.sim.clock import SimClock
@@ -31,6 +32,9 @@ def make_simulator(args: argparse.Namespace, host: str = "127.0.0.1") -> Simulat
     name = args.scenario
     if name not in SCENARIOS:
         raise UsageError(f"unknown scenario {name!r} (choose from {', '.join(SCENARIOS)})")
+    data_dir = getattr(args, "mgm_data_dir", None)
+    if data_dir is not None and not os.path.isdir(data_dir):
+        raise UsageError(f"--mgm-data-dir {data_dir}: no such directory")
     options = ScenarioOptions(
         seed=args.seed,
         fast_redo=args.fast_redo,
@@ -39,6 +43,8 @@ def make_simulator(args: argparse.Namespace, host: str = "127.0.0.1") -> Simulat
         fail_phase=getattr(args, "fail_phase", None) or DEFAULT_FAIL_PHASE,
         data_node_hosts=getattr(args, "data_node_hosts", ()) or (),
         report_frequency=getattr(args, "report_frequency", None),
+        mgm_host=getattr(args, "mgm_host", None),
+        mgm_data_dir=getattr(args, "mgm_data_dir", None),
     )
     try:
         cluster = build_scenario(name, options)

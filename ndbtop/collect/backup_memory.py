@@ -23,9 +23,28 @@ from ndbtop.errors import (
 from ndbtop.eta.backup import data_in_use_from_events
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.events.catalogue import EventType
-from ndbtop.mgm.events.decode import decode_event
+from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.model.backups import Backup
 from ndbtop.sanitise import sanitise
+
+
+class NoAnswer(Exception):
+    """``dump events`` got no usable answer: the session was closed."""
+
+
+async def memory_usage_report(client: MgmClient, at: float, data_nodes: frozenset[int] | None
+                              ) -> tuple[tuple[Event, ...] | None, str | None]:
+    """The data nodes' MemoryUsage events (``REPORT MEMORYUSAGE``: ``dump events`` type
+    50), stamped ``at``; or None and the server's refusal. :class:`NoAnswer` when there
+    was no usable answer (the session is closed for the next poll to open again)."""
+    try:
+        raw = await client.dump_events(EventType.MEMORY_USAGE)
+    except MgmCommandError as exc:
+        return None, sanitise(exc.result)
+    except (MgmTimeout, MgmDisconnected, MgmParserError, MgmProtocolError) as exc:
+        await client.close()
+        raise NoAnswer(sanitise(str(exc))) from None
+    return tuple(decode_event(r, at, data_nodes) for r in raw), None
 
 
 class BackupMemory:
@@ -49,6 +68,9 @@ class BackupMemory:
         """Bytes of DataMemory in use per data node, for :attr:`asked_for`."""
         self.error: str | None = None
         """Why the last question got no figures (the server's refusal, a lost session)."""
+        self.reported: Callable[[], tuple[Event, ...]] = lambda: ()
+        """The memory report the hub asked for anyway (:mod:`ndbtop.collect.memory_report`):
+        when it has the figures, nothing more is asked."""
 
     async def ask(self, client: MgmClient) -> None:
         """Ask for the figures if a running backup needs them and they were not asked
@@ -59,17 +81,18 @@ class BackupMemory:
         if self.known():
             return
         self.asked_for, self.in_use, self.error = backup.backup_id, {}, None
+        self.in_use = data_in_use_from_events(self.reported())
+        if self.in_use:
+            return
         try:
-            raw = await client.dump_events(EventType.MEMORY_USAGE)
-        except MgmCommandError as exc:
-            self.error = sanitise(exc.result)
+            events, self.error = await memory_usage_report(client, self.wall(),
+                                                           self.data_nodes())
+        except NoAnswer as exc:
+            self.error = str(exc)
             return
-        except (MgmTimeout, MgmDisconnected, MgmParserError, MgmProtocolError) as exc:
-            self.error = sanitise(str(exc))
-            await client.close()
+        if events is None:
             return
-        at, nodes = self.wall(), self.data_nodes()
-        self.in_use = data_in_use_from_events(tuple(decode_event(r, at, nodes) for r in raw))
+        self.in_use = data_in_use_from_events(events)
         if not self.in_use:
             self.error = "no data node reported its DataMemory in use"
 

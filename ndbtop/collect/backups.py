@@ -70,6 +70,11 @@ class BackupReporter:
         # A little early rather than a poll late: polls come once a refresh, with jitter.
         return self.every > 0 and self.running() and now - self._last >= self.every * DUE_SLACK
 
+    def pause(self, why: str | None) -> None:
+        """``dump events`` went unanswered (``why``): ask nothing for a while."""
+        self.error = why
+        self._paused_until = self.monotonic() + NO_ANSWER_PAUSE
+
     def ask_now(self, expect_for: float = 0.0) -> None:
         """Make the next poll ask; with ``expect_for``, ask at every poll for that many
         seconds until a backup shows running (after one was started from here: its

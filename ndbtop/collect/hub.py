@@ -11,19 +11,21 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.backup_memory import BackupMemory
 from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
+from ndbtop.collect.cluster_log import ClusterLogSource, TailReader, mgm_places
 from ndbtop.collect.config import ConfigSource
 from ndbtop.collect.events import BACKUP_FAILURES, STATE_EVENTS, TOLD_STATUS, EventSource
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
 from ndbtop.collect.hub_snapshot import build_snapshot, data_memory_known
+from ndbtop.collect.memory_report import MemoryReporter
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.once import collect_once
 from ndbtop.collect.sample_rates import SampleRates
@@ -32,6 +34,7 @@ from ndbtop.collect.sql import NdbinfoReader, SqlSource
 from ndbtop.eta.node_evidence import StartEtaKeeper
 from ndbtop.findings import FindingsKeeper
 from ndbtop.host.remote import SshOptions
+from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.events.decode import Event, decode_event
 from ndbtop.mgm.wire import RawEvent
@@ -73,6 +76,8 @@ class Hub:
         host_name: str | None = None,
         simulated_hosts: tuple[tuple[str, HostReader], ...] = (),
         host_via: str = "local",
+        cluster_log: bool = True,
+        log_readers: Mapping[str, TailReader] | None = None,
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -93,7 +98,11 @@ class Hub:
         self.backup_reporter.memory = self.backup_memory = BackupMemory(
             lambda: running_backup(self._backups), lambda: data_memory_known(self),
             self.configured_data_nodes, clock.wall)
-        self.mgm.after_status = self.backup_reporter.poll
+        self.memory_reporter = MemoryReporter(self._memory_from_ndbinfo,
+                                              self.configured_data_nodes, clock.wall,
+                                              clock.monotonic)
+        self.backup_memory.reported = lambda: self.memory_reporter.events
+        self.mgm.after_status = self._after_status
         self.config = ConfigSource(self.mgm.client, self._on_config)
         self._data_node_ids: tuple[ClusterConfig, frozenset[int]] | None = None
         self.events: EventSource | None = None
@@ -144,6 +153,11 @@ class Hub:
         """Whether every ndbinfo sample reads the per-thread CPU (see :meth:`want_threads`)."""
         self._panels_wanted: dict[str, frozenset[str]] = {}
         self._panels_held = False
+        self.cluster_log: ClusterLogSource | None = None
+        if cluster_log:
+            self.cluster_log = ClusterLogSource(ssh, interval, self.hosts.remote.get,
+                                                dict(log_readers or {}))
+        self._log_task: asyncio.Task[None] | None = None
         self._findings = FindingsKeeper()
         self._start_etas = StartEtaKeeper()
         self._urgent = False
@@ -169,6 +183,24 @@ class Hub:
                 for callback in self._listeners:
                     callback()
 
+    def _memory_from_ndbinfo(self) -> bool:
+        """Whether ndbinfo gives DataMemory in use, or a SQL node not read yet may."""
+        if self.sql is not None and self._ndbinfo is None and \
+                self.sql.status.state is SourceState.CONNECTING:
+            return True
+        return data_memory_known(self)
+
+    async def _after_status(self, client: MgmClient) -> str | None:
+        """After a good ``get status``, on its session: the memory report when due and
+        ndbinfo does not give it, then the backup status report when due (whose estimate
+        takes its DataMemory figures from that memory report)."""
+        why = await self.memory_reporter.poll(client)
+        if self.memory_reporter.no_answer:
+            # dump events went unanswered: the backup report waits, as after its own.
+            self.backup_reporter.pause(why)
+            return why
+        return await self.backup_reporter.poll(client)
+
     def _on_mgm(self) -> None:
         reading = self.mgm.reading
         if reading is not None and self.mgm.status.state is SourceState.CONNECTED:
@@ -188,6 +220,23 @@ class Hub:
         reading = self.mgm.reading
         if reading is not None:
             self.hosts.update(reading.nodes, self.cluster_config())
+        if self._tasks and self._log_task is None and self.cluster_log is not None:
+            # The live view reads the cluster log's history once, when it knows where it is.
+            self._log_task = asyncio.create_task(self.read_cluster_log(),
+                                                 name="source-cluster-log")
+        self._changed()
+
+    async def read_cluster_log(self) -> None:
+        """Read the management servers' cluster log files (their last hour)."""
+        if self.cluster_log is None:
+            return
+        reading = self.mgm.reading
+        connected = reading.address.rsplit(":", 1)[0].strip("[]") if reading else None
+        places = mgm_places(self.cluster_config(), reading.nodes if reading else (),
+                            connected)
+        ssh = self.hosts.ssh
+        timeout = (ssh.connect_timeout if ssh else 0.0) + 10.0
+        await self.cluster_log.read_all(places, timeout, self.clock.wall())
         self._changed()
 
     def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
@@ -352,8 +401,10 @@ class Hub:
 
     async def stop(self) -> None:
         """Cancel the sources and close their connections."""
-        await cancel_and_wait(self._tasks)
+        await cancel_and_wait([*self._tasks, *([self._log_task] if self._log_task else [])])
         self._tasks.clear()
+        if self.cluster_log is not None:
+            await self.cluster_log.close()
         await self.hosts.stop()
         await self.mgm.close()
         if self.sql is not None:
@@ -398,6 +449,8 @@ class Hub:
             else SourceStatus("host", SourceState.DISABLED, error="no local data node host")
         )
         out.extend(s.status for s in self.hosts.sources())
+        if self.cluster_log is not None:
+            out.append(self.cluster_log.status)
         return tuple(out)
 
     def freshness_now(self) -> float:

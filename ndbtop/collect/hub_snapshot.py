@@ -80,6 +80,9 @@ def build_snapshot(hub: Hub) -> ClusterSnapshot:
         backup_failures=hub._backup_failures,
         config=hub.config.config,
         hosts=hub.hosts.reports(nodes, timelines, hub.cluster_config()),
+        memory_reports=hub.memory_reporter.events,
+        cluster_log=(hub.cluster_log.read.lines if hub.cluster_log is not None
+                     and hub.cluster_log.read is not None else ()),
     )
     snap = replace(snap, start_etas=hub._start_etas.observe(snap))
     return replace(snap, findings=hub._findings.update(evaluate(snap), snap.wall))

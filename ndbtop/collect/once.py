@@ -70,8 +70,11 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
     deadline = (hub.hosts.ssh.connect_timeout if hub.hosts.ssh else 0.0) + hub.interval
     await asyncio.gather(sample(hub.sql, SqlError), sample(hub.host, OSError),
                          *(sample(s, OSError) for s in hub.hosts.simulated.values()),
-                         hub.hosts.sample_once(deadline + 1.0))
+                         hub.hosts.sample_once(deadline + 1.0), hub.read_cluster_log())
     hub.hold_panels(False)
+    # Without DataMemory from ndbinfo, the data nodes' own report (once).
+    with contextlib.suppress(MgmError):
+        await hub.memory_reporter.poll(hub.mgm.client)
     # The error logs and DataDirs of the nodes that are down, over the hosts' connections
     # now open.
     hub.hosts.allow_reads(hub.cluster_config())

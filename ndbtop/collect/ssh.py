@@ -15,9 +15,11 @@ import contextlib
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from ndbtop.collect.health import Health
 from ndbtop.compat import AsyncLock
+from ndbtop.host.log_tail import FileTail, parse_tail
 from ndbtop.host.procfs import parse_df, parse_sample
 from ndbtop.host.remote import SshOptions, UnusableHost, check_host, check_path, ssh_argv
 from ndbtop.host.samples import DiskFree, HostSample, RedoFiles
@@ -268,6 +270,14 @@ class SshHost:
             return None
         body = [line for line in lines if not line.startswith(marker)]
         return "\n".join(body)
+
+    async def log_tail(self, path: str, limit: int) -> FileTail | None:
+        """The last ``limit`` bytes of a file on the host (0: only its size and time), with
+        the host's clock; ``None`` when it is not a regular file that can be read there."""
+        await self.ensure_connected()
+        lines = await self._request(f"c\n{check_path(path)}\n{max(int(limit), 0)}\n", 30.0)
+        tail = parse_tail(lines, f"@{self._token} ")
+        return None if tail is None else replace(tail, whole=limit >= tail.size)
 
     async def disk_free(self, path: str) -> DiskFree | None:
         """The file system holding ``path`` on the host (``df``); ``None`` when there is

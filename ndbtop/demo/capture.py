@@ -24,11 +24,9 @@ from ndbtop.compat import SLOTS
 from ndbtop.demo.hub import demo_hub
 from ndbtop.findings import evaluate
 from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
-from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.catalogue import Category
-from ndbtop.mgm.events.decode import Event, decode_event
-from ndbtop.mgm.events.encode import encode_parsable
-from ndbtop.mgm.wire import ENCODING, RawEvent
+from ndbtop.mgm.events.decode import Event
+from ndbtop.mgm.events.from_text import as_listened
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.sim.clock import SimClock
@@ -93,15 +91,7 @@ class _ManualTime:
 
 def _decode(event: SimEvent, wall: float) -> Event:
     """The event as a listener decodes it: through its parsable block on the wire."""
-    parser = EventStreamParser()
-    raw: RawEvent | None = None
-    block = encode_parsable(event.type, event.source, event.words).decode(ENCODING)
-    for line in block.split("\n"):
-        item = parser.feed(line)
-        if isinstance(item, RawEvent):
-            raw = item
-    assert raw is not None
-    return decode_event(raw, wall)
+    return as_listened(event.type, event.source, event.words, wall)
 
 
 async def capture(spec: CaptureSpec) -> Capture:

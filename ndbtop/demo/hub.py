@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ndbtop.collect.backups import DEFAULT_EVERY
+from ndbtop.collect.cluster_log import LocalFiles
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.sim.host import SimHost
@@ -44,4 +45,8 @@ def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
         history_dir=history_dir,
         cluster_name=f"simulated {sim.cluster.config.name}",
         backup_status_every=backup_status_every,
+        # The simulated management servers' cluster log files, when they write them here.
+        cluster_log=any(slot.data_dir for slot in sim.cluster.config.mgm_nodes),
+        log_readers={slot.host or "": LocalFiles()
+                     for slot in sim.cluster.config.mgm_nodes if slot.data_dir},
     )

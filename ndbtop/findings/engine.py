@@ -12,12 +12,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 
-from ndbtop.findings import event_index
+from ndbtop.findings import event_index, history
 from ndbtop.findings import rules_cluster as cluster
+from ndbtop.findings import rules_down as down
 from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
 from ndbtop.findings import rules_locks as locks
+from ndbtop.findings import rules_memory as memory
 from ndbtop.findings import rules_starts as starts
+from ndbtop.findings.history import judged_events, mark_file_evidence
 from ndbtop.model.findings import Finding
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -25,8 +28,10 @@ from ndbtop.model.snapshot import ClusterSnapshot
 Rule = Callable[[ClusterSnapshot], Iterator[Finding]]
 
 RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
+    (("cluster_down",), down.cluster_down),
     (("node_group_down", "node_group_one_left"), cluster.node_groups),
     (("memory_high",), cluster.memory_high),
+    (("memory_high",), memory.memory_reported_high),
     (("gcp_save_lag", "gcp_commit_lag"), events.gcp_lag),
     (("gcp_stop",), events.gcp_stop),
     (("lcp_stalled",), events.lcp_stalled),
@@ -50,7 +55,7 @@ RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
 )
 """Every rule with the finding ids it may raise (the ids are fixed: alerts use them)."""
 
-RULE_IDS: tuple[str, ...] = tuple(i for ids, _ in RULES for i in ids)
+RULE_IDS: tuple[str, ...] = tuple(dict.fromkeys(i for ids, _ in RULES for i in ids))
 
 CLEAR_AFTER_S = 30.0
 """Seconds a finding's condition must stay false before the finding clears."""
@@ -60,12 +65,16 @@ def evaluate(snap: ClusterSnapshot, ignore: Iterable[str] = ()) -> tuple[Finding
     """Every finding the snapshot supports, the most severe first (rules in ``ignore``
     not run)."""
     skip = set(ignore)
+    listened = snap
+    judged = judged_events(snap)
+    if judged is not snap.events:
+        snap = dataclasses.replace(snap, events=judged)
     out: list[Finding] = []
     for ids, rule in RULES:
         if skip.issuperset(ids):
             continue
         out.extend(f for f in rule(snap) if f.id not in skip)
-    return ordered(out)
+    return ordered(mark_file_evidence(out, listened, judged))
 
 
 def forget() -> None:
@@ -74,6 +83,7 @@ def forget() -> None:
     cluster.forget()
     io.forget()
     event_index.forget()
+    history.forget()
 
 
 def ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:

@@ -22,6 +22,9 @@ REDO_WARN_PCT, REDO_CRIT_PCT = 80.0, 95.0
 REDO_ETA_WARN_S, REDO_ETA_CRIT_S = 600.0, 120.0
 """A part that will have 4 MB left within this many seconds at its measured rate is a
 warning, then critical (ndbtop's judgement)."""
+RATE_MIN_S = 10.0
+"""Readings of ``logspaces`` closer than this that show no change give no fill rate (the
+used figure moves in steps): the rate is then unknown, not zero."""
 REDO_BUFFER_PCT = 80.0
 LOW_HIT_PCT, LOW_HIT_MIN_READS = 95.0, 50.0
 HOT_PCT, PEERS_PCT = 90.0, 50.0
@@ -37,6 +40,7 @@ def redo_part_filling(snap: ClusterSnapshot) -> Iterator[Finding]:
         return
     age = freshness(snap, "ndbinfo").age
     redo = [s for s in ni.log_spaces if s.log_type == "REDO" and s.total > 0]
+    node_redo = {d.node_id: d.redo_last_60sec for d in ni.disk_write_speed}
     soon = {(r.node_id, r.log_part): r for r in snap.redo_fill_rates
             if r.to_410_s is not None and r.to_410_s <= REDO_ETA_WARN_S}
     for s in redo:
@@ -50,18 +54,37 @@ def redo_part_filling(snap: ClusterSnapshot) -> Iterator[Finding]:
                          if (r.node_id, r.log_part) == (s.node_id, s.log_part)), None)
         filling = near.bytes_per_s if near is not None else None
         eta = near.to_410_s if near is not None else None
+        unknown = near is None or near.seconds <= 0 or (
+            not near.bytes_per_s and near.seconds < RATE_MIN_S)
+        worst = speed = None
+        if unknown:
+            # No fill rate between the readings: the worst case is the node's whole redo
+            # write rate of the last minute going into this part (the server's measure).
+            speed = node_redo.get(s.node_id)
+            if speed is not None:
+                filling, worst = float(speed), "at most "
+                eta = (max(s.total - s.used - REDO_TAIL_PROBLEM_BYTES, 0) / filling
+                       if filling > 0 else None)
         others = [o.used_pct or 0.0 for o in redo if o.node_id == s.node_id and o is not s]
         skew = (f"; the node's other parts are at {min(others):.0f}-{max(others):.0f}%"
                 if others else "")
         critical = (pct >= REDO_CRIT_PCT or free_mb <= TAIL_PROBLEM_MB
-                    or (eta is not None and eta <= REDO_ETA_CRIT_S))
-        when = (f", in {eta:,.0f} s at {filling / MIB:,.1f} MB/s" if eta is not None and filling
-                else "")
+                    or (eta is not None and eta <= REDO_ETA_CRIT_S)
+                    or (unknown and speed is None))
+        when = ""
+        if eta is not None and filling:
+            when = (f", in {eta:,.0f} s at the soonest (filling at most at the node's redo "
+                    f"rate, {filling / MIB:,.1f} MB/s)" if worst
+                    else f", in {eta:,.0f} s at {filling / MIB:,.1f} MB/s")
+        if unknown and speed is None:
+            when = "; fill rate unknown (no two readings apart): judged on the worst case"
         evidence = [Evidence(f"redo part {s.log_part}",
                              f"{s.used} of {s.total} bytes ({pct:.1f}%)", "ndbinfo.logspaces",
                              age)]
         if filling:
-            evidence.append(Evidence("filling", f"{filling / MIB:,.2f} MB/s",
+            evidence.append(Evidence("filling", f"{worst or ''}{filling / MIB:,.2f} MB/s",
+                                     "ndbinfo.disk_write_speed_aggregate_node, the node's redo "
+                                     "writes of the last 60 s" if worst else
                                      "ndbinfo.logspaces, two readings", age))
         yield Finding(
             "redo_part_filling", Severity.CRITICAL if critical else Severity.WARNING,

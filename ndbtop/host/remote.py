@@ -14,7 +14,12 @@ reads requests on its standard input, one per line, and answers on its output:
   (the file system holding it) between the ``df`` and ``end`` markers;
 - ``b`` followed by a line holding a directory: the birth time (``stat -c %W``, 0 when
   the file system does not keep it) of ``S0.FragLog`` in it, between ``birth`` and
-  ``end``: when a redo log part's first file was created.
+  ``end``: when a redo log part's first file was created;
+- ``c`` followed by a line holding a path and a line holding a byte count: after the
+  ``clog`` marker, ``file <size> <mtime>`` and the file's last that many bytes when it is
+  a regular file (never through a symbolic link: a link at the name answers ``nofile``),
+  then ``now <epoch> <utc offset>`` (the host's clock, to read the file's local times),
+  then ``end``. Read-only: ``tail`` and ``stat``.
 
 Paths are data read by ``read`` and used only inside double quotes, never parsed by a
 shell.
@@ -58,6 +63,12 @@ SCRIPT = (
     'df -P -k -- "$f" 2>/dev/null | tail -n 1; echo "@$t end";; '
     'b) IFS= read -r f || exit 0; echo "@$t birth"; '
     'stat -c %W -- "$f/S0.FragLog" 2>/dev/null; echo "@$t end";; '
+    'c) IFS= read -r f || exit 0; IFS= read -r n || exit 0; '
+    'case $n in ""|*[!0-9]*) n=0;; esac; echo "@$t clog"; '
+    'if [ -f "$f" ] && [ ! -h "$f" ] && [ -r "$f" ]; then '
+    'echo "@$t file $(stat -c "%s %Y" -- "$f" 2>/dev/null)"; '
+    'if [ "$n" -gt 0 ]; then tail -c "$n" -- "$f" 2>/dev/null | tr -d "\\000"; echo; fi; '
+    'else echo "@$t nofile"; fi; date "+@$t now %s %z"; echo "@$t end";; '
     'esac; done'
 )
 """The loop, on one line (a login shell of any kind passes it to ``sh -c`` unchanged)."""

@@ -36,6 +36,8 @@ class NodeConfig:
     host: str = ""
     data_dir: str = "."
     arbitration_rank: int = 0
+    log_destination: str = ""
+    """LogDestination of a management node ("" when not set: the server's default file)."""
 
 
 @dataclass(frozen=True, **SLOTS)

@@ -35,6 +35,7 @@ NODE_ID = 3
 NODE_HOST = 5
 NODE_DATADIR = 7
 NODE_ARBIT_RANK = 200
+MGM_LOG_DESTINATION = 147
 # Data node sections.
 DB_NO_REPLICAS = 101
 DB_DATA_MEM = 112
@@ -108,6 +109,8 @@ def decode_packed(packed: PackedConfig) -> ClusterConfig:
             host=_text(values.get(NODE_HOST, "")),
             data_dir=_text(values.get(NODE_DATADIR, ".")),
             arbitration_rank=_int(values.get(NODE_ARBIT_RANK, 0), "ArbitrationRank"),
+            log_destination=_text(values.get(MGM_LOG_DESTINATION, ""))
+            if kind == MGM_NODE else "",
         ))
         if kind == DATA_NODE:
             data.append((node_id, values))

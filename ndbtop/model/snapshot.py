@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ndbtop.compat import SLOTS
 from ndbtop.host.view import HostView
+from ndbtop.mgm.cluster_log import LogLine
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import Backup
@@ -80,6 +81,12 @@ class ClusterSnapshot:
     findings: tuple[Finding, ...] = ()
     """What is wrong or about to go wrong, most severe first, as the hub judged it
     (:mod:`ndbtop.findings`), each with the time it first held."""
+    memory_reports: tuple[Event, ...] = ()
+    """The data nodes' last MemoryUsage report (``REPORT MEMORYUSAGE``), asked when ndbinfo
+    does not give DataMemory in use, each event stamped when the answer came."""
+    cluster_log: tuple[LogLine, ...] = ()
+    """The cluster log's recent history read from the management servers' files (their
+    last hour), oldest first, each line with its own time (``origin`` ``file``)."""
     start_etas: tuple[tuple[int, EtaResult], ...] = ()
     """(node id, estimate of its time to STARTED or why there is none) for every data node
     that is starting (:mod:`ndbtop.eta.node`)."""

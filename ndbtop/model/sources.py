@@ -14,7 +14,7 @@ STALE_FLOOR = 2.0
 """Seconds of age that are never stale, however short the interval: a poll's own round trip
 on a busy host."""
 
-ON_DEMAND = frozenset({"config"})
+ON_DEMAND = frozenset({"config", "cluster-log"})
 """Sources read only when their data may have changed, not at every refresh (the
 configuration): connected, their data is current however old it is, and never stale."""
 

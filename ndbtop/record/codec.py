@@ -25,6 +25,7 @@ from ndbtop.compat import UNION_TYPES, type_hints, zip_strict
 from ndbtop.host.rates import CpuPercent, DiskRates, ThreadRates
 from ndbtop.host.samples import DiskCounters
 from ndbtop.host.view import HostView
+from ndbtop.mgm.cluster_log import LogLine
 from ndbtop.mgm.events.catalogue import Category, Severity
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.status import NodeStatus
@@ -106,6 +107,7 @@ _CLASSES: dict[str, type] = {
         Threshold,
         Eta,
         EtaMissing,
+        LogLine,
     )
 }
 _NAMED_TUPLES: frozenset[type] = frozenset({ni.ThreadCpu})

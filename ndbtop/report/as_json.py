@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ndbtop.findings.coverage import unjudged
 from ndbtop.host.view import HostView
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.eta import eta_json
@@ -17,14 +18,16 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.start_evidence import in_phase_json, phase_json
 from ndbtop.model.summary import summarize
 from ndbtop.report.backups import backups_json
+from ndbtop.report.cluster_log import cluster_log_json
 from ndbtop.report.config_report import config_json, node_group_json
 from ndbtop.report.findings import finding_json
 from ndbtop.report.sections import default_sections_json
 from ndbtop.report.tables import iso_utc
 
 
-def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
-    """Every panel of the snapshot as plain JSON-ready values."""
+def report_json(snap: ClusterSnapshot, heard_s: float | None = None) -> dict[str, Any]:
+    """Every panel of the snapshot as plain JSON-ready values (``not_judged``: the rules
+    the sources read leave unjudged, the events heard for ``heard_s``)."""
     s = summarize(snap.nodes, snap.config)
     out: dict[str, Any] = {
         "time": iso_utc(snap.wall),
@@ -64,6 +67,9 @@ def report_json(snap: ClusterSnapshot) -> dict[str, Any]:
         "cluster_log_levels": dict(snap.cluster_log_levels),
         "config": config_json(snap),
         "findings": [finding_json(f) for f in snap.findings],
+        "not_judged": [{"why": why, "rules": list(ids)}
+                       for why, ids in unjudged(snap, heard_s)],
+        "cluster_log": cluster_log_json(snap),
         **default_sections_json(snap),
     }
     out.update(_ndbinfo_json(snap))

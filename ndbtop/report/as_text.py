@@ -9,6 +9,7 @@ from typing import Any
 from ndbtop.elide import elide_lines
 from ndbtop.eta.node_evidence import redo_mb_per_s
 from ndbtop.eta.node_text import eta_text
+from ndbtop.findings.coverage import unjudged_text
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
@@ -20,6 +21,7 @@ from ndbtop.model.sources import SourceState
 from ndbtop.model.start_evidence import since_text, timer_prefix
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
+from ndbtop.report.cluster_log import cluster_log_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
 from ndbtop.report.findings import findings_text
 from ndbtop.report.sections import default_sections_text
@@ -72,13 +74,17 @@ def _links_text(snap: ClusterSnapshot) -> list[str]:
     ]
 
 
-def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = None) -> str:
+def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = None,
+                heard_s: float | None = None) -> str:
     """The snapshot as sections of plain tables (every line at most
     :data:`~ndbtop.elide.MAX_LINE_CHARS` characters); ``node_notes`` are said under the
-    nodes (a node a failed restart wait left NOT_STARTED)."""
+    nodes (a node a failed restart wait left NOT_STARTED); ``heard_s``: how long the events
+    were listened to (the rules that leaves unjudged are named; None: long enough)."""
     lines = [heading_text(snap)]
     lines += nodes_text(snap, node_notes)
     lines += findings_text(snap.findings)
+    lines += [f"  {part}" for part in unjudged_text(snap, heard_s).split("; ") if part]
+    lines += cluster_log_text(snap)
     lines += config_text(snap)
     lines += default_sections_text(snap)
     lines += sources_text(snap)

@@ -33,6 +33,7 @@ from ndbtop.model.clock import Clock
 from ndbtop.model.config_raw import config_ini
 from ndbtop.record.reader import read_recording
 from ndbtop.report.audit_tail import cluster_targets, this_cluster
+from ndbtop.report.cluster_log import cluster_log_file
 from ndbtop.report.findings import findings_text
 from ndbtop.report.render import error_log_json, error_log_line, report_json, report_text
 from ndbtop.report.sections import TRIAGE, bundle_panels
@@ -186,6 +187,9 @@ async def collect_bundle(
         "\n".join(findings_text(snap.findings)).lstrip("\n") + "\n",
         "what is wrong or about to go wrong, with evidence, threshold and advice",
     )
+    if snap.cluster_log:
+        bundle.add("cluster.log", sanitise_lines(cluster_log_file(snap)),
+                   "the cluster log's last hour, from the management servers' files (merged)")
     for section in TRIAGE:
         bundle.add(section.bundle_file, "\n".join(section.text(snap)).lstrip("\n") + "\n",
                    section.bundle_note)

@@ -60,10 +60,10 @@ PLUGIN_OK, PLUGIN_WARNING, PLUGIN_CRITICAL, PLUGIN_UNKNOWN = 0, 1, 2, 3
 """The monitoring-plugin exit codes (Nagios, Icinga, Zabbix agents)."""
 
 
-def check_line(snap: ClusterSnapshot, findings: Sequence[Finding], warning_only: bool
-               ) -> tuple[int, str]:
+def check_line(snap: ClusterSnapshot, findings: Sequence[Finding], warning_only: bool,
+               coverage: str = "") -> tuple[int, str]:
     """The plugin's exit code and its one line: the status, the most severe findings in
-    words, then perfdata after ``|``."""
+    words, what could not be read or judged (``coverage``), then perfdata after ``|``."""
     worst = max((f.severity.rank for f in findings if f.severity is not Severity.INFO),
                 default=-1)
     if worst >= Severity.CRITICAL.rank and not warning_only:
@@ -77,6 +77,8 @@ def check_line(snap: ClusterSnapshot, findings: Sequence[Finding], warning_only:
     words = "; ".join(f"{f.id}: {f.summary}" for f in shown)
     text = f"NDB {word} - " + (f"{counts(findings)}: {words}" if shown else
                                f"data nodes started {s.data_started}/{s.data_nodes}")
+    if coverage:
+        text += f"; {coverage}"
     n = {sev: sum(1 for f in findings if f.severity is sev) for sev in Severity}
     perf = (f"critical={n[Severity.CRITICAL]};;1 warning={n[Severity.WARNING]};1 "
             f"info={n[Severity.INFO]} data_nodes_started={s.data_started};;;0;{s.data_nodes}")

@@ -37,6 +37,14 @@ class NodeSlot:
 
     node_id: int
     host: str | None
+    data_dir: str = ""
+    """DataDir of a management node (empty: ``/var/lib/mysql-cluster``, and the simulated
+    server writes no cluster log file; given, it writes ``ndb_<id>_cluster.log`` there)."""
+
+    @property
+    def datadir(self) -> str:
+        """The DataDir the configuration gives."""
+        return self.data_dir or "/var/lib/mysql-cluster"
 
 
 @dataclass(frozen=True, **SLOTS)

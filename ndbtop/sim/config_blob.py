@@ -94,7 +94,7 @@ def node_entries(config: ClusterConfig) -> dict[int, tuple[int, list[Entry]]]:
         nodes[d.node_id] = (DATA, data_node_entries(config, d))
     for m in config.mgm_nodes:
         nodes[m.node_id] = (MGM, [(INT, NODE_ID, m.node_id), (STRING, 5, m.host or ""),
-                                  (STRING, 7, "/var/lib/mysql-cluster"), (INT, 200, 1),
+                                  (STRING, 7, m.datadir), (INT, 200, 1),
                                   (INT, 300, 1186)])
     for a in config.api_nodes:
         nodes[a.node_id] = (API, [(INT, NODE_ID, a.node_id), (STRING, 5, a.host or ""),

@@ -61,6 +61,9 @@ class EventBus:
         self.cluster_log_levels: dict[int, int] = dict(CLUSTER_LOG_DEFAULTS)
         self.subscriptions: list[Subscription] = []
         self.history: deque[SimEvent] = deque(maxlen=HISTORY)
+        self.cluster_log: list[Callable[[SimEvent], None]] = []
+        """Where the events the cluster log takes are written (the management servers'
+        cluster log files)."""
         self._seq = itertools.count(1)
 
     def subscribe(
@@ -86,6 +89,11 @@ class EventBus:
             return True
         return any(s.wants(category, threshold) for s in self.subscriptions)
 
+    def logged(self, event: SimEvent) -> bool:
+        """True when the cluster log takes ``event`` at its levels."""
+        cat = event_category(event.type)
+        return cat is None or cat[1] == 0 or cat[1] <= self.cluster_log_levels.get(cat[0], 0)
+
     def emit(self, time: float, event_type: int, source: int, words: tuple[int, ...]) -> None:
         """Report an event if anyone wants it."""
         if not self.wants(event_type):
@@ -93,6 +101,9 @@ class EventBus:
         event = SimEvent(next(self._seq), time, event_type, source, words)
         self.history.append(event)
         cat = event_category(event_type)
+        if self.logged(event):
+            for write in self.cluster_log:
+                write(event)
         for sub in list(self.subscriptions):
             if cat is None or sub.wants(*cat):
                 sub.deliver(event)

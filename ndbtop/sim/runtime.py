@@ -14,6 +14,7 @@ from ndbtop.aio import cancel_and_wait
 from ndbtop.compat import AsyncEvent
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.mgmd.cluster_log import ClusterLogFile
 from ndbtop.sim.mgmd.server import MgmdServer
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 
@@ -73,6 +74,7 @@ class Simulator:
         ``Failed`` without one).
         """
         self.sync()
+        self._write_cluster_logs()
         self._driver = asyncio.create_task(self._drive())
         ports = mgm_ports or {}
         for slot in self.cluster.config.mgm_nodes:
@@ -96,6 +98,19 @@ class Simulator:
         sock = socket.create_server((self.host, sql_port))
         self._sql_socket = sock
         self._sql_starting = asyncio.create_task(self._start_sql_node(sock))
+
+    def _write_cluster_logs(self) -> None:
+        """Each management server given a DataDir writes its cluster log file there: what
+        the cluster logged before it was served, then every event as it comes."""
+        bus = self.cluster.bus
+        for slot in self.cluster.config.mgm_nodes:
+            if not slot.data_dir:
+                continue
+            log = ClusterLogFile(slot.data_dir, slot.node_id, self.clock.wall)
+            for event in list(bus.history):
+                if bus.logged(event):
+                    log.write(event)
+            bus.cluster_log.append(log.write)
 
     async def _start_sql_node(self, sock: socket.socket) -> None:
         # Imported in a thread so the event loop (and the UI on it) keeps running.

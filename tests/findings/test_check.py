@@ -11,6 +11,7 @@ import pytest
 from ndbtop.cli import main
 from ndbtop.findings import Evidence, Finding, Severity, Threshold
 from ndbtop.report.findings import check_line
+from ndbtop.sim.scenarios import build_scenario
 from tests.findings.test_rules_server_words import snap
 
 
@@ -35,7 +36,18 @@ def test_a_hot_thread_is_a_warning_and_ignoring_it_is_ok(
     assert text.startswith("NDB WARNING - 1 warning: thread_saturated: node 2 ldm thread 3 ")
     assert perf == "critical=0;;1 warning=1;1 info=0 data_nodes_started=2;;;0;2"
     status, out, _ = _run(capsys, *argv, "--ignore", "thread_saturated")
-    assert status == 0 and out.startswith("NDB OK - data nodes started 2/2 | ")
+    text, perf = out.rstrip("\n").split(" | ")
+    assert status == 0 and perf.startswith("critical=0;;1 warning=0;1 ")
+    # An OK names what it could not read and the rules that left unjudged: the rules on
+    # growth between two readings of a table check read once, and without the cluster log
+    # the rules on warnings.
+    assert text == (
+        "NDB OK - data nodes started 2/2; cluster-log not read (management node 1: on "
+        "10.0.0.1: no --ssh connection to it); not judged (one reading of their ndbinfo "
+        "table): redo_io_lag, send_buffer_overload, disk_page_buffer_low_hit; not judged "
+        "(no cluster log read, no event "
+        "heard): gcp_save_lag, gcp_commit_lag, gcp_stop, lcp_stalled, missed_heartbeat, "
+        "node_failure_handling_slow, no_arbitrator, start_waiting_for_nodes")
 
 
 def test_unknown_when_the_management_server_cannot_be_reached(
@@ -67,3 +79,49 @@ def test_critical_and_warning_only() -> None:
     code, line = check_line(snap(), (info,), warning_only=False)
     assert code == 0 and line.startswith("NDB OK - data nodes started 4/4 | ")
     assert "info=1" in line
+
+
+def test_a_required_source_not_read_is_unknown(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any,
+) -> None:
+    sim = threaded_sim("threads", speed=1.0)
+    argv = ("-c", sim.connectstring, "--no-sql", "--no-host", "--interval", "0.3")
+    status, out, _ = _run(capsys, *argv, "--require", "sql,cluster-log")
+    assert status == 3
+    assert out == ("NDB UNKNOWN - required source not read: sql (--no-sql); cluster-log "
+                   "(management node 1: on 10.0.0.1: no --ssh connection to it)\n")
+    status, out, _ = _run(capsys, *argv, "--require", "ssh")
+    assert (status, out) == (3, "NDB UNKNOWN - required source not read: ssh (no --ssh)\n")
+    status, out, _ = _run(capsys, *argv, "--require", "disk")
+    assert status == 3 and out.startswith("NDB UNKNOWN - --require: no source 'disk' ")
+
+
+def test_every_data_node_down_is_critical(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any,
+) -> None:
+    # Every data node stopped with 2305 at 10 minutes (arbitrator-lost).
+    cluster = build_scenario("arbitrator-lost")
+    cluster.advance_to(700.0)
+    sim = threaded_sim(cluster, speed=1.0)
+    status, out, _ = _run(capsys, "-c", sim.connectstring, "--no-sql", "--no-host",
+                          "--interval", "0.3")
+    assert status == 2
+    assert out.startswith("NDB CRITICAL - 1 critical: cluster_down: no data node is started: "
+                          "the cluster serves no data (no data node is starting)")
+    assert "data_nodes_started=0;;;0;4" in out
+
+
+def test_memory_without_a_sql_node_from_the_data_nodes_report(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any,
+) -> None:
+    # memory-full: DataMemory in the 90% band at 100 s on both nodes; no SQL node.
+    cluster = build_scenario("memory-full")
+    cluster.advance_to(100.0)
+    sim = threaded_sim(cluster, speed=0.05)
+    status, out, _ = _run(capsys, "-c", sim.connectstring, "--no-sql", "--no-host",
+                          "--interval", "0.3")
+    assert status == 1, out
+    assert out.startswith("NDB WARNING - 2 warnings: memory_high: node 2 Data memory 92% "
+                          "used (band 90%); memory_high: node 3 Data memory 92% used ")
+    # Judged from the report: memory_high is not among the rules ndbinfo's absence leaves.
+    assert "; not judged (no ndbinfo): redo_part_filling, " in out

@@ -52,12 +52,16 @@ CASES = [
     ("heartbeat", 70.0, {("missed_heartbeat", "critical", (5,)),
                          ("node_group_one_left", "warning", (4,))}),
     ("arbitrator-lost", 90.0, {("no_arbitrator", "warning", (1,))}),
-    ("arbitrator-lost", 620.0, {("no_arbitrator", "critical", ())}),
+    # Every data node stopped with 2305: the cluster is down.
+    ("arbitrator-lost", 620.0, {("no_arbitrator", "critical", ()),
+                                ("cluster_down", "critical", (2, 3, 4, 5))}),
     ("memory-full", 60.0, {("memory_high", "info", (2,)), ("memory_high", "info", (3,))}),
     ("memory-full", 100.0, {("memory_high", "warning", (2,)), ("memory_high", "warning", (3,))}),
     ("memory-full", 170.0, {("memory_high", "critical", (2,)),
                             ("memory_high", "critical", (3,))}),
+    # The only start waits for ever: no data node started, none moving on.
     ("start-waiting", 200.0, {("start_waiting_for_nodes", "warning", (11,)),
+                              ("cluster_down", "critical", (10, 11)),
                               ("start_phase_slow", "warning", (10,))}),
 ]
 

@@ -278,7 +278,9 @@ def test_a_start_waiting_for_ever_for_a_node() -> None:
     config = ClusterConfig(3, "c", 2, (), (DataNodeConfig(10, 0), DataNodeConfig(11, 0)))
     forever = start_report(2, 0xFFFFFFFF, 11)
     assert forever.text.startswith("Waiting until nodes: 11 connects")
-    (f,) = evaluate(snap(nodes=starting, config=config, events=(forever,)))
+    # No data node started and the only start waits for ever: the cluster is down too.
+    down, f = evaluate(snap(nodes=starting, config=config, events=(forever,)))
+    assert (down.id, down.severity) == ("cluster_down", Severity.CRITICAL)
     assert (f.id, f.severity, f.nodes) == ("start_waiting_for_nodes", Severity.WARNING, (11,))
     assert f.threshold.by == "server" and "StartPartialTimeout" in (f.threshold.parameter or "")
     # "Waiting %u sec for nodes %s to connect": a long wait is worth knowing, a short not.

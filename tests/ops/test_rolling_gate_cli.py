@@ -53,8 +53,10 @@ def test_the_dry_run_lists_the_findings_that_would_hold_step_1_and_exits_1(
     lines = out.splitlines()
     at = lines.index("gate: step 1 would wait now for 1 finding(s):")
     assert lines[at - 1] == "pre-flight: ok"
-    assert lines[at + 1].startswith("  warning redo_part_filling: node 2 redo log part 0 8")
-    assert lines[at + 1].endswith("(a warning about redo space)")
+    # One reading gives no fill rate: judged on the worst case, the node's redo writes of
+    # the last minute all going into the part (410 within 2 minutes: critical).
+    assert lines[at + 1].startswith("  critical redo_part_filling: node 2 redo log part 0 8")
+    assert "at the soonest (filling at most at the node's redo rate" in lines[at + 1]
     # Read from a SQL node: restart_info is one of the sources the estimate looked in.
     assert "takes: not estimated, no history: no earlier start of node 2 (start history, " \
            "restart_info)" in lines
@@ -86,14 +88,14 @@ def test_without_anyone_to_ask_the_run_waits_up_to_gate_wait_then_aborts(
                                         "--gate-wait", "0", "--audit-log", str(audit),
                                         *sql_options(sim)])
     assert status == 1
-    assert "    gate: step 1 (node 2) waits for:\n      warning redo_part_filling: " in out
+    assert "    gate: step 1 (node 2) waits for:\n      critical redo_part_filling: " in out
     assert "    waiting up to 0 s for them to clear (--gate-wait), then aborting\n" in out
     assert ("    rolling restart: no ETA: no step finished in this run and no earlier start of "
             "node 2 (start history, restart_info) (paused while the gate holds: the steps "
             "still to go, not the wait)\n") in out
     assert out.endswith("restarted: none; ABORTED (0 s)\n")
     assert err.startswith("ndbtop: rolling restart aborted at node 2 (gate): step 1 (node 2) "
-                          "waits for: warning redo_part_filling: node 2 redo log part 0 ")
+                          "waits for: critical redo_part_filling: node 2 redo log part 0 ")
     assert err.endswith("; still held after 0 s\n") and err.count("\n") == 1
     assert not audit.exists()
     assert {n.stops for n in sim.cluster.data_nodes.values()} == {0}
@@ -107,7 +109,7 @@ def test_without_anyone_to_ask_the_run_waits_up_to_gate_wait_then_aborts(
     plan, gate, aborted = events
     assert plan["gate"]["held"] is True and plan["not_judged"] == []
     assert [f["id"] for f in plan["gate"]["findings"]] == ["redo_part_filling"]
-    assert plan["gate"]["findings"][0]["holds_because"] == "a warning about redo space"
+    assert plan["gate"]["findings"][0]["holds_because"] == "critical"
     assert (gate["step"], gate["nodes"], gate["waits_up_to"]) == (1, [2], 0)
     assert gate["gate"]["findings"][0]["evidence"][0]["source"] == "ndbinfo.logspaces"
     assert aborted["stopped_by"]["kind"] == "gate" and aborted["restarted"] == []

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from tui.test_tui_views import _phase4_on_screen
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.mgm.cluster_log import parse_lines
 from ndbtop.mgm.events.decode import decode_text_line
 from ndbtop.model.backups import COMPLETED, RUNNING
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -296,3 +298,29 @@ async def test_a_wrapped_event_continues_under_its_text() -> None:
         await pilot.pause()
         rows = [s.text.rstrip() for s in log.lines][len(rows):]
         assert len(rows) > 1 and all(row.startswith(" " * 19 + "x") for row in rows[1:])
+
+
+async def test_the_cluster_logs_history_comes_before_the_live_events_marked_as_such() -> None:
+    app = _EventsApp()
+    async with app.run_test(size=(140, 30)) as pilot:
+        view = app.query_one(EventsView)
+        log = view.query_one("#log", RichLog)
+        live = (5000.0, "Node 2: Start phase 1 completed")
+        view.show(_events_snapshot(5001.0, live), 5001.0)
+        await pilot.pause()
+        # The file's history arrives after the first events: it goes first, the events
+        # follow it again (the book's listing 17-1, in this host's time).
+        stamp = dt.datetime.fromtimestamp(1000.0).strftime("%Y-%m-%d %H:%M:%S")
+        history = tuple(parse_lines(
+            f"{stamp} [MgmtSrvr] WARNING  -- Node 2: Node 1 missed heartbeat 2\n"
+            f"{stamp} [MgmtSrvr] ALERT    -- Node 2: Node 1 declared dead due to missed "
+            "heartbeat\nnot a line of the file's layout\n"))
+        view.show(dataclasses.replace(_events_snapshot(5002.0, live), cluster_log=history),
+                  5002.0)
+        await pilot.pause()
+        rows = [s.text.rstrip() for s in log.lines]
+        assert len(rows) == 4, rows
+        assert "node 2   ERROR       WARNING  history Node 1 missed heartbeat 2" in rows[0]
+        assert "ALERT    history Node 1 declared dead due to missed heartbeat" in rows[1]
+        assert rows[2].endswith("history not a line of the file's layout")
+        assert rows[3].endswith("Start phase 1 completed") and "history" not in rows[3]

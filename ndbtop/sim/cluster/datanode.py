@@ -217,7 +217,9 @@ class SimDataNode:
         )
         self.io_lag_s += self.io_lag_per_s * dt
         redo_mb = writes * 0.00025
-        self.redo_write_bps = redo_mb * 1024 * 1024 / dt if dt else 0.0
+        # The redo written includes what fills a stuck part (disk_write_speed counts it).
+        self.redo_write_bps = ((redo_mb + sum(self.redo_stuck.values()) * dt) * 1024 * 1024 / dt
+                               if dt else 0.0)
         self.lcp_write_bps = (tps * 180.0) if tps else 0.0
         for part in range(self.redo_parts):
             used = self.redo_used_mb[part] + redo_mb / self.redo_parts

@@ -85,6 +85,18 @@ class ClusterState:
             placed.append(new)
         self.config = replace(self.config, data_nodes=tuple(placed))
 
+    def place_mgm_nodes(self, host: str | None, data_dir: str | None) -> None:
+        """Put the first management node on ``host`` and every management node's DataDir
+        at ``data_dir`` (where each writes its cluster log), where given."""
+        slots = []
+        for i, slot in enumerate(self.config.mgm_nodes):
+            if host and i == 0:
+                slot = replace(slot, host=host)
+            if data_dir:
+                slot = replace(slot, data_dir=data_dir)
+            slots.append(slot)
+        self.config = replace(self.config, mgm_nodes=tuple(slots))
+
     def at(self, when: float, action: Callable[[], None]) -> None:
         """Run ``action`` when simulated time reaches ``when``."""
         heapq.heappush(self._heap, (when, next(self._order), action))

@@ -232,4 +232,6 @@ def build_scenario(name: str, options: ScenarioOptions | None = None) -> SimClus
         cluster.fail_restarts(options.fail_node, options.fail_phase)
     if options.data_node_hosts:
         cluster.place_data_nodes(options.data_node_hosts)
+    if options.mgm_host or options.mgm_data_dir:
+        cluster.place_mgm_nodes(options.mgm_host, options.mgm_data_dir)
     return cluster

@@ -28,6 +28,12 @@ class ScenarioOptions:
     data_node_hosts: tuple[str, ...] = ()
     """Host names or addresses the data nodes report instead of the scenario's own,
     given in turn (for reading them over SSH on loopback aliases)."""
+    mgm_host: str | None = None
+    """The host the (first) management server is configured on, instead of the
+    scenario's own."""
+    mgm_data_dir: str | None = None
+    """The management servers' DataDir: each writes its cluster log file there
+    (``ndb_<id>_cluster.log``, the real layout and rotation)."""
     report_frequency: int | None = None
     """StartupStatusReportFrequency of the data nodes (None: the scenario's own, the real
     default 0 for the initial start)."""

@@ -16,6 +16,7 @@ from rich.console import Console
 from textual.app import ComposeResult
 from textual.widgets import RichLog, Static
 
+from ndbtop.mgm.cluster_log import LogLine
 from ndbtop.mgm.events.catalogue import Severity
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.arbitration import (
@@ -94,6 +95,26 @@ def event_line(e: Event, management_nodes: Collection[int] = ()) -> Text:
     return line
 
 
+HISTORY_SHOWN = 1000
+"""Lines of the cluster log file's history the view shows before the live events."""
+
+
+def history_line(ln: LogLine) -> Text:
+    """``12:03:31  node 2   ERROR  WARNING  history  Node 1 missed heartbeat 2``: a line of
+    the cluster log file, read before ndbtop listened."""
+    when = "--:--:--" if ln.time is None else dt.datetime.fromtimestamp(ln.time).strftime(
+        "%H:%M:%S")
+    severity = ln.severity or "-"
+    style = next((s for sev, s in _SEVERITY_STYLE.items() if sev.name == severity), "")
+    line = Text(f"{when}  ", style="dim")
+    line.append("node " + (f"{ln.node:<3} " if ln.node is not None else "-   "), style="bold")
+    line.append(f"{ln.category or '-':<11} ", style="cyan")
+    line.append(f"{severity:<8} ", style=style)
+    line.append("history ", style="dim italic")
+    line.append(ln.text + (f" (x{ln.repeated})" if ln.repeated > 1 else ""), style=style)
+    return line
+
+
 def hanging(line: Text, indent: int, width: int) -> Text:
     """``line`` wrapped to ``width`` columns, its wrapped lines starting under its text
     (``indent`` columns in) rather than at the left edge."""
@@ -143,6 +164,8 @@ class EventsView(View):
         self._notes_written = 0
         """How many of the notes are in the log."""
         self._filter_shown = ""
+        self._history_of: tuple[LogLine, ...] = ()
+        """The cluster log history in the log (a new read rewrites the log)."""
         self.banner_text: Text | None = None
         self.arbitration = ArbitrationStatus(ArbitrationPhase.UNKNOWN)
         """Where arbitration stands after the events seen so far."""
@@ -207,12 +230,18 @@ class EventsView(View):
         log = self.query_one("#log", RichLog)
         mgmds = {n.node_id for n in snap.nodes if n.type == "MGM"}
         self._flush()
-        if self.filter_text != self._filter_shown:
+        if self.filter_text != self._filter_shown or snap.cluster_log is not self._history_of:
+            # The cluster log's history comes first, then the live events again below it.
             log.clear()
             self._pending.clear()
             self._filter_shown = self.filter_text
+            self._history_of = snap.cluster_log
             self._shown = max(snap.events_total - len(snap.events), 0)
             self._notes_written = 0
+            for ln in snap.cluster_log[-HISTORY_SHOWN:]:
+                if self.matches(ln.text, ln.node if ln.node is not None else "",
+                                ln.category or "", "history"):
+                    self._write(history_line(ln), EVENT_INDENT)
         new = snap.events_total - self._shown
         lines: list[tuple[float, int, int, Text, int]] = []
         if new > 0:

@@ -1,0 +1,85 @@
+"""Which rules a surface could judge, from the sources it read.
+
+A rule concludes nothing from data it does not have, and an unjudged rule must never pass
+for a judged one: ``check`` and ``--once`` name the sources they could not read and the
+rules those leave unjudged. The rules on what the data nodes warn about need the cluster
+log's recent history (its file) or a listener that heard the events long enough
+(:data:`HEARD_ENOUGH_S`, the window those rules look back over); the ndbinfo rules need a
+SQL node; ``memory_high`` needs ndbinfo or the data nodes' memory report.
+"""
+
+from __future__ import annotations
+
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
+
+EVENT_RULES = ("gcp_save_lag", "gcp_commit_lag", "gcp_stop", "lcp_stalled", "missed_heartbeat",
+               "node_failure_handling_slow", "no_arbitrator", "start_waiting_for_nodes")
+NDBINFO_RULES = ("redo_part_filling", "redo_buffer_full", "redo_io_lag",
+                 "send_buffer_overload", "disk_page_buffer_low_hit", "thread_saturated",
+                 "config_not_applied", "long_transaction")
+RATE_RULES = ("redo_io_lag", "send_buffer_overload", "disk_page_buffer_low_hit")
+"""Rules on what grew between two readings of ndbinfo (each of its own table)."""
+HEARD_ENOUGH_S = 120.0
+
+SOURCE_RULES: tuple[tuple[str, str], ...] = (
+    ("get status", "cluster_down, node_group_down, node_group_one_left, mixed_versions, "
+                   "single_user_mode, start_phase_slow"),
+    ("configuration", "replicas_same_host; node groups and hosts for the others"),
+    ("MemoryUsage report", "memory_high without a SQL node"),
+    ("ndbinfo (SQL node)", "memory_high, " + ", ".join(NDBINFO_RULES)),
+    ("cluster log file (--ssh, or on its host)", ", ".join(EVENT_RULES)),
+    ("events listened to", ", ".join(EVENT_RULES) + " (over what was heard)"),
+    ("data node hosts (--ssh)", "redo_init_disk_bound"),
+)
+"""What each source lets the findings judge (the README's table)."""
+
+
+def _why(snap: ClusterSnapshot, name: str) -> str | None:
+    """Why source ``name`` was not read, or None when it was."""
+    src = snap.source(name)
+    if src is None:
+        return "not used"
+    if src.state is SourceState.CONNECTED:
+        return None
+    return src.error or src.state.value
+
+
+def unread(snap: ClusterSnapshot) -> list[tuple[str, str]]:
+    """(source, why) for the secondary sources a surface could not read."""
+    out = []
+    for name in ("ndbinfo", "cluster-log"):
+        why = _why(snap, name)
+        if why is not None:
+            out.append((name, why))
+    return out
+
+
+def unjudged(snap: ClusterSnapshot, heard_s: float | None) -> list[tuple[str, tuple[str, ...]]]:
+    """(why, rule ids) for the rules the snapshot's sources could not judge; ``heard_s``:
+    how long the events were listened to (None: for as long as the rules look back)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    if snap.live_ndbinfo() is None:
+        rules = NDBINFO_RULES if snap.memory_reports else ("memory_high", *NDBINFO_RULES)
+        out.append(("no ndbinfo", rules))
+    else:
+        apart = (any(r.seconds > 0 for r in snap.io_lag_rates),
+                 any(r.seconds > 0 for r in snap.link_rates),
+                 any(h.interval_pct is not None for h in snap.hit_ratios)
+                 or not snap.ndbinfo or not snap.ndbinfo.disk_page_buffer)
+        rules = tuple(rule for rule, ok in zip(RATE_RULES, apart) if not ok)
+        if rules:
+            out.append(("one reading of their ndbinfo table", rules))
+    if any(t.active and t.in_phase_lower_bound for t in snap.timelines):
+        out.append(("a start phase not seen from its beginning", ("start_phase_slow",)))
+    heard = heard_s is None or heard_s >= HEARD_ENOUGH_S
+    if _why(snap, "cluster-log") is not None and not heard:
+        said = "no event heard" if not heard_s else f"events heard for {heard_s:.0f} s only"
+        out.append((f"no cluster log read, {said}", EVENT_RULES))
+    return out
+
+
+def unjudged_text(snap: ClusterSnapshot, heard_s: float | None) -> str:
+    """``not judged (why): ids; ...`` or empty."""
+    return "; ".join(f"not judged ({why}): {', '.join(ids)}"
+                     for why, ids in unjudged(snap, heard_s))
