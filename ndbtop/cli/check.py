@@ -18,6 +18,7 @@ from ndbtop.errors import NdbtopError
 from ndbtop.findings import RULE_IDS
 from ndbtop.model.clock import RealClock
 from ndbtop.report.findings import PLUGIN_UNKNOWN, check_line
+from ndbtop.sanitise import plugin_text, write_line
 
 
 def ignored(values: list[str]) -> tuple[str, ...]:
@@ -39,16 +40,16 @@ def run_check(args: argparse.Namespace) -> int:
                   ndbinfo=ndbinfo_reader(args), host=host_reader(args), ssh=ssh_options(args),
                   events=False)
     except (ValueError, NdbtopError) as exc:
-        sys.stdout.write(f"NDB UNKNOWN - {exc}\n")
+        write_line(sys.stdout, plugin_text(f"NDB UNKNOWN - {exc}"))
         return PLUGIN_UNKNOWN
     try:
         snap = asyncio.run(_collect(hub))
     except NdbtopError as exc:
-        sys.stdout.write(f"NDB UNKNOWN - {exc}\n")
+        write_line(sys.stdout, plugin_text(f"NDB UNKNOWN - {exc}"))
         return PLUGIN_UNKNOWN
     found = tuple(f for f in snap.findings if f.id not in skip)
     code, line = check_line(snap, found, args.warning_only)
-    sys.stdout.write(line + "\n")
+    write_line(sys.stdout, line)
     return code
 
 

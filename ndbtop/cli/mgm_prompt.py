@@ -23,6 +23,7 @@ from ndbtop.errors import MgmError, NdbtopError
 from ndbtop.files import state_subdir
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.sanitise import write_line
 
 HISTORY_LENGTH = 1000
 LEAVE = ("QUIT", "EXIT", "BYE")
@@ -53,14 +54,14 @@ def run_prompt(args: argparse.Namespace, connectstring: ConnectString) -> int:
     with contextlib.suppress(MgmError):
         known[:] = asyncio.run(_node_ids(connectstring))
     readline = _setup_readline(lambda: known)
-    sys.stdout.write(f"-- ndbtop mgm -- {connectstring} -- HELP lists the commands --\n")
+    write_line(sys.stdout, f"-- ndbtop mgm -- {connectstring} -- HELP lists the commands --")
     status = DONE
     try:
         while True:
             try:
                 line = input("ndb_mgm> ")
             except EOFError:
-                sys.stdout.write("\n")
+                write_line(sys.stdout, "")
                 break
             if line.strip().upper().rstrip(";") in LEAVE:
                 break
@@ -73,9 +74,9 @@ def run_prompt(args: argparse.Namespace, connectstring: ConnectString) -> int:
                     continue
                 status = asyncio.run(execute(command, args, connectstring, interactive=True))
             except MgmUsageError as exc:
-                sys.stdout.write(f"{exc}\n")
+                write_line(sys.stdout, f"{exc}")
             except NdbtopError as exc:
-                sys.stderr.write(f"ndbtop: error: {exc}\n")
+                write_line(sys.stderr, f"ndbtop: error: {exc}")
     finally:
         if readline is not None:
             with contextlib.suppress(OSError):

@@ -26,7 +26,7 @@ from ndbtop.export.familyset import Families, Group, same_inputs
 from ndbtop.export.http import DEFAULT_LIMITS, BoundedServer, Limits, listen_socket
 from ndbtop.export.lines import EOF_LINE, Fixed, LineCache, without_eof
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.sanitise import sanitise
+from ndbtop.sanitise import sanitise, write_line
 
 Encoder = Callable[[Any], bytes]
 
@@ -134,7 +134,7 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
                 text = f"cannot serve the metrics: {type(exc).__name__}: {exc}"
                 if text not in reported:
                     reported.add(text)
-                    sys.stderr.write(f"ndbtop export: {text}\n")
+                    write_line(sys.stderr, f"ndbtop export: {text}")
                 start_response("500 Internal Server Error",
                                [("Content-Type", "text/plain; charset=utf-8")])
                 return [text.encode() + b"\n"]
