@@ -22,7 +22,7 @@ from ndbtop import __version__
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import MgmError
-from ndbtop.files import create_private, read_limited
+from ndbtop.files import create_private, read_tail
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.events.catalogue import Severity
 from ndbtop.mgm.events.decode import Event, decode_event
@@ -40,7 +40,7 @@ from ndbtop.sanitise import json_text, laid_out, sanitise, sanitise_lines
 
 MEMORY_REPORT = 50
 AUDIT_LIMIT = 64 << 20
-"""Bytes of audit log a bundle reads (its last 500 lines go in)."""
+"""Bytes at the end of the audit log a bundle reads (its last 500 lines go in)."""
 
 
 @dataclass
@@ -254,7 +254,7 @@ async def collect_bundle(
             bundle.add("recording-tail.txt", f"not collected: {exc}", str(recording))
     if audit_log is not None and audit_log.exists():
         targets = cluster_targets(hub.connectstring, snap)
-        tail, left = this_cluster(read_limited(audit_log, AUDIT_LIMIT, "audit log").decode(
+        tail, left = this_cluster(read_tail(audit_log, AUDIT_LIMIT, "audit log").decode(
             "utf-8", errors="replace"
         ).splitlines(), targets)
         tail = tail[-500:]
