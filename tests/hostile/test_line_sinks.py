@@ -132,8 +132,8 @@ def test_a_line_written_to_a_stream_is_one_line() -> None:
 
 
 LINE_SINKS = ("check.py", "wait.py", "rolling.py", "rolling_plan.py", "rolling_run.py",
-              "record.py", "export.py", "bundle.py",
-              "monitor.py", "mgm.py", "__init__.py")
+              "record.py", "export.py", "bundle.py", "monitor.py", "mgm.py", "config.py",
+              "__init__.py")
 
 
 @pytest.mark.parametrize("name", LINE_SINKS)
