@@ -95,3 +95,15 @@ def test_a_lock_not_read_without_the_limit_is_a_question_mark() -> None:
     (wait,) = locks_json(s)["lock_waits"]
     assert wait["chain"] == [5] and wait["chain_end"] == "not read"
     assert "5 -> ?" in "\n".join(locks_text(s))
+
+
+def test_the_locks_view_says_the_chains_are_cut_and_how_much_it_shows() -> None:
+    from ndbtop.model.locks_read import locks_read
+    from ndbtop.tui.views.locks import MAX_SHOWN, LocksView
+
+    s = sampled(locks=deadlock(10_000))
+    lines = LocksView()._waits(s, locks_read(s)).plain.splitlines()
+    assert "(in the first 1000 of at least 1001 lock rows: chains may be cut)" in lines[0]
+    assert lines[1] == "cut: lock rows past the first 1000 not read"
+    assert lines[-1] == f"… the first {MAX_SHOWN} lines of 501 shown (/ filters them)"
+    assert len(lines) == 1 + MAX_SHOWN + 1

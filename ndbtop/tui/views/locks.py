@@ -23,7 +23,8 @@ from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 
 MAX_SHOWN = 200
-"""Lines of each list drawn at most (the reads bring no more than this many transactions)."""
+"""Lines of each list drawn at most (the reads bring no more than this many transactions;
+the waits' tree says when it has more lines)."""
 
 
 def _transaction_line(t: Transaction) -> Text:
@@ -121,4 +122,7 @@ class LocksView(PanelsView):
             out.append(f" {_wait_text(line.wait)}")
             if line.deadlock:
                 out.append("  closes the cycle", style="bold red")
+        if len(lines) > MAX_SHOWN:
+            out.append(f"\n… the first {MAX_SHOWN} lines of {len(lines)} shown (/ filters them)",
+                       style="dim")
         return out
