@@ -15,6 +15,7 @@ cycle, which ends a chain where it closes.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -143,18 +144,21 @@ def lock_waits(locks: Sequence[LockRow]) -> tuple[LockWait, ...]:
 _WAITS: dict[int, tuple[Sequence[LockRow], tuple[LockWait, ...]]] = {}
 """The waits of the last few reads, by the identity of their rows (kept, so the identity
 stays theirs)."""
+_WAITS_LOCK = threading.Lock()
 
 
 def waits_of(locks: Sequence[LockRow]) -> tuple[LockWait, ...]:
     """:func:`lock_waits` of one read's rows, worked out once: the collector's thread does
     it when the rows arrive, and the views find it done."""
-    found = _WAITS.get(id(locks))
+    with _WAITS_LOCK:
+        found = _WAITS.get(id(locks))
     if found is not None and found[0] is locks:
         return found[1]
     waits = lock_waits(locks)
-    if len(_WAITS) >= 8:
-        _WAITS.pop(next(iter(_WAITS)), None)
-    _WAITS[id(locks)] = (locks, waits)
+    with _WAITS_LOCK:
+        if len(_WAITS) >= 8:
+            _WAITS.pop(next(iter(_WAITS)))
+        _WAITS[id(locks)] = (locks, waits)
     return waits
 
 
