@@ -41,7 +41,7 @@ from ndbtop.model.backups import Backup
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.config_decode import config_from_blob
 from ndbtop.report.ndb_mgm import clusterlog_info_text, report_text, show_text, status_text
-from ndbtop.sanitise import write_line
+from ndbtop.sanitise import laid_out, write_line
 
 
 def run_mgm(args: argparse.Namespace) -> int:
@@ -152,7 +152,7 @@ def verdict_text(action: Action, verdict: Assessment, live: Live) -> str:
                          f"(or --confirm \"{verdict.confirm_text}\"; --yes does not skip it)")
         else:
             lines.append("confirm: yes/no (--yes answers yes)")
-    return "\n".join(lines) + "\n"
+    return laid_out(lines) + "\n"
 
 
 async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.Namespace,

@@ -143,3 +143,15 @@ def test_line_oriented_commands_write_lines_through_the_one_rule(name: str) -> N
     assert not re.findall(r"\.write\(f\"[^\n]*\\n\"\)", source)
     assert not re.findall(r"\.write\([^\n]*\+ \"\\n\"\)", source.replace(
         'json_text(report, indent=2) + "\\n"', ""))
+
+
+def test_show_keeps_a_configured_host_name_on_its_line() -> None:
+    from ndbtop.mgm.status import NodeStatus
+    from ndbtop.model.config import NodeConfig
+    from ndbtop.report.ndb_mgm import show_text
+
+    config = ClusterConfig(1, "c", 2, (NodeConfig(2, "NDB", host=f"db1{FORGED}"),), ())
+    text = show_text((NodeStatus(2, "NDB", "NO_CONTACT", version=0),), config)
+    (line,) = [x for x in text.split("\n") if x.startswith("id=2")]
+    assert "accepting connect from db1\\x0a  CRITICAL forged_rule" in line
+    assert not any(x.startswith(("  CRITICAL", "Sources:")) for x in text.split("\n"))
