@@ -2,14 +2,25 @@
 
 ndbtop often runs as root in shared directories, and reads files attached to tickets.
 Every file it creates (recordings, bundles, the audit log, crash reports, the start
-history) is mode 0600 and is created without following a link: a new file is made
-under a temporary name in the same directory (``O_EXCL``) and renamed into place, which
-replaces a link rather than writing through it. Its own directory, the state
-directory (``$XDG_STATE_HOME/ndbtop``, ``~/.local/state/ndbtop``), is mode 0700.
+history, the ``mgm`` prompt's history) is mode 0600 and is created without following a
+link: a new file is made under a temporary name in the same directory (``O_EXCL``) and
+renamed into place, which replaces a link rather than writing through it.
 
-Every file it reads (option files, ``Ndb.cfg``, recordings, audit logs) must be a
-regular file below a size limit: ``/dev/zero`` or a directory is a clear error, never
-a hang.
+Its own directory, the state directory (``$XDG_STATE_HOME/ndbtop``,
+``~/.local/state/ndbtop``), is trusted only as OpenSSH's StrictModes trusts a user's
+``~/.ssh`` (``safe_path()`` in openssh-portable ``misc.c``): it and every directory on the
+way to it is a directory owned by the user (or, above the state directory, by root) that no
+one else may write to. A parent others may write to without the sticky bit (``/tmp``
+has it) would let them swap what is below; the state directory itself and what ndbtop makes
+in it must not be writable by others at all, nor be a link. A parent may be a link of
+root's or the user's own: the directories it leads through are checked in turn. Anything
+else is refused in one line (:class:`UnsafeDirectory`, exit 4), never repaired and then
+trusted. What ndbtop makes there is made mode 0700.
+
+Every file it reads (option files, ``Ndb.cfg``, recordings, audit logs, the start
+history) must be a regular file below a size limit: ``/dev/zero`` or a directory is a
+clear error, never a hang; a file of the state directory is read without following a link
+and must be the user's own.
 """
 
 from __future__ import annotations
@@ -36,33 +47,120 @@ class UnfitFile(FileError):
         self.reason = reason
 
 
+class UnsafeDirectory(FileError):
+    """The state directory, or a directory on the way to it, that others could change."""
+
+    def __init__(self, top: Path, path: Path, reason: str) -> None:
+        where = "" if path == top else f": {sanitise(str(path))}"
+        super().__init__(
+            f"the state directory {sanitise(str(top))} is not safe to use{where} {reason} "
+            "(refused: make it your own and writable only by you, or set XDG_STATE_HOME to "
+            "a directory that is)")
+
+
 def state_dir() -> Path:
-    """``$XDG_STATE_HOME/ndbtop`` (``~/.local/state/ndbtop``); not created."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "ndbtop"
+    """``$XDG_STATE_HOME/ndbtop`` (``~/.local/state/ndbtop``); not created or checked.
+
+    A relative ``XDG_STATE_HOME`` is ignored, as the XDG Base Directory specification
+    says; without it, an empty or relative ``HOME`` is refused (``FileError``): it would
+    put the state directory in ``/`` or wherever ndbtop was started."""
+    base = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.environ.get("HOME")
+        if home is None:
+            home = str(Path.home())
+        if not os.path.isabs(home):
+            raise FileError("no state directory: HOME is empty or not an absolute path "
+                            "(set HOME, or XDG_STATE_HOME to a directory of your own)")
+        base = os.path.join(home, ".local", "state")
+    return Path(os.path.normpath(base)) / "ndbtop"
+
+
+OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
+"""Write permission for anyone but the owner (OpenSSH's ``022``)."""
+
+
+def check_tree(directory: Path, top: Path | None = None) -> None:
+    """Raise :class:`UnsafeDirectory` unless ``directory`` (at or below ``top``, the state
+    directory by default), as far as it exists, and every directory on the way to it may be
+    trusted: see the module's description. A missing part is not checked (it is made
+    private when needed, and checked then)."""
+    top = state_dir() if top is None else top
+    directory = Path(os.path.normpath(os.path.abspath(directory)))
+    uid = os.geteuid()
+    current = directory
+    while True:
+        own = current == top or top in current.parents
+        try:
+            info = os.lstat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            if current.parent == current:
+                return
+            current = current.parent
+            continue
+        except OSError as exc:
+            raise UnsafeDirectory(top, current, f"cannot be read ({exc.strerror})") from None
+        if stat.S_ISLNK(info.st_mode):
+            if own or info.st_uid not in (uid, 0):
+                owner = "" if own else f" owned by another user (uid {info.st_uid})"
+                raise UnsafeDirectory(top, current, f"is a link{owner}")
+            _check_resolved(top, Path(os.path.realpath(current)), uid)
+        else:
+            _check_one(top, current, info, uid, own)
+        if current.parent == current:
+            return
+        current = current.parent
+
+
+def _check_resolved(top: Path, target: Path, uid: int) -> None:
+    """Every directory of ``target``, a path a link of a parent leads to (no link left)."""
+    for path in (target, *target.parents):
+        try:
+            info = os.lstat(path)
+        except OSError as exc:
+            raise UnsafeDirectory(top, path, f"cannot be read ({exc.strerror})") from None
+        _check_one(top, path, info, uid, own=False)
+
+
+def _check_one(top: Path, path: Path, info: os.stat_result, uid: int, own: bool) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeDirectory(top, path, "is a link")
+    if not stat.S_ISDIR(info.st_mode):
+        raise UnsafeDirectory(top, path, "is not a directory")
+    if info.st_uid != uid and (own or info.st_uid != 0):
+        raise UnsafeDirectory(top, path, f"is owned by another user (uid {info.st_uid})")
+    if info.st_mode & OTHERS_WRITE and (own or not info.st_mode & stat.S_ISVTX):
+        sticky = "" if own else " without the sticky bit"
+        raise UnsafeDirectory(top, path, f"is writable by others{sticky} "
+                                         f"(mode {stat.S_IMODE(info.st_mode):04o})")
 
 
 def state_subdir(name: str | None = None) -> Path:
-    """The state directory, or directory ``name`` in it, created mode 0700 if missing."""
+    """The state directory, or directory ``name`` in it, made mode 0700 if missing and
+    checked (:func:`check_tree`)."""
     top = state_dir()
-    top.parent.mkdir(parents=True, exist_ok=True)
-    for path in (top,) if name is None else (top, top / name):
-        with contextlib.suppress(FileExistsError):
-            path.mkdir(mode=0o700)
-    return top if name is None else top / name
+    path = top if name is None else top / name
+    make_dirs(path)
+    return path
 
 
 def make_dirs(directory: Path) -> None:
     """``directory`` in the state directory, made with its parents as ``mkdir -p``, each
-    mode 0700. A directory elsewhere is the user's: it must exist (``FileNotFoundError``
-    naming it, or ``NotADirectoryError``), ndbtop makes none there."""
+    new one mode 0700, and checked (:func:`check_tree`: refused, never repaired, when others
+    could change it). A directory elsewhere is the user's: it must exist
+    (``FileNotFoundError`` naming it, or ``NotADirectoryError``), ndbtop makes none there."""
     top = state_dir()
     if directory == top or top in directory.parents:
-        state_subdir()
-        for part in reversed([directory, *directory.parents][: len(directory.parents) -
-                                                             len(top.parents)]):
+        check_tree(directory, top)
+        missing = []
+        for part in (directory, *directory.parents):
+            if os.path.lexists(part):
+                break
+            missing.append(part)
+        for part in reversed(missing):
             with contextlib.suppress(FileExistsError):
                 part.mkdir(mode=0o700)
+        check_tree(directory, top)
         return
     if not directory.is_dir():
         if directory.exists():
@@ -125,18 +223,15 @@ def open_append(path: Path) -> int:
     return fd
 
 
-def read_limited(path: Path, limit: int, what: str) -> bytes:
+def read_limited(path: Path, limit: int, what: str, *, private: bool = False) -> bytes:
     """The bytes of ``path``, a regular file of at most ``limit`` bytes.
 
     A file that cannot be opened or read raises its ``OSError``; anything but a regular
     file, or a larger one, raises :class:`UnfitFile` naming ``what``
-    (``recording``, ``option file``).
+    (``recording``, ``option file``). ``private``: a file ndbtop keeps (the state
+    directory's), opened without following a link and refused unless the user's own.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise UnfitFile(what, path, "is not a regular file")
+    fd, info = _open_regular(path, what, private)
     with os.fdopen(fd, "rb") as f:
         if info.st_size > limit:
             raise UnfitFile(what, path, f"is larger than {_size(limit)}")
@@ -144,6 +239,35 @@ def read_limited(path: Path, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise UnfitFile(what, path, f"is larger than {_size(limit)}")
     return data
+
+
+def read_tail(path: Path, limit: int, what: str, *, private: bool = False) -> bytes:
+    """The last whole lines of ``path`` within its last ``limit`` bytes, a regular file
+    (:class:`UnfitFile` otherwise); ``private`` as for :func:`read_limited`."""
+    fd, info = _open_regular(path, what, private)
+    with os.fdopen(fd, "rb") as f:
+        start = max(info.st_size - limit, 0)
+        f.seek(start)
+        data = f.read(limit)
+    if start > 0:
+        cut = data.find(b"\n")
+        data = b"" if cut < 0 else data[cut + 1:]
+    return data
+
+
+def _open_regular(path: Path, what: str, private: bool) -> tuple[int, os.stat_result]:
+    """A descriptor reading ``path``, a regular file (and, ``private``, reached without a
+    link and the user's own), with its status; :class:`UnfitFile` otherwise."""
+    nofollow = os.O_NOFOLLOW if private else 0
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | nofollow | getattr(os, "O_CLOEXEC", 0))
+    info = os.fstat(fd)
+    reason = ("is not a regular file" if not stat.S_ISREG(info.st_mode)
+              else f"is owned by another user (uid {info.st_uid})"
+              if private and info.st_uid != os.geteuid() else None)
+    if reason is not None:
+        os.close(fd)
+        raise UnfitFile(what, path, reason)
+    return fd, info
 
 
 def _size(limit: int) -> str:

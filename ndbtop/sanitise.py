@@ -11,13 +11,23 @@ exactly, and JSON escaping makes it inert.
 
 The live view applies this at its widgets (``ndbtop.tui.safe``); the command line
 applies it to everything it prints (:class:`SafeStream`).
+
+Output read line by line (the ``--once`` text, a bundle's text files, ``wait`` and
+``rolling-restart`` lines, error and log lines, the ``check`` plugin line) follows one more
+rule, here too: a line holds one line of what it quotes. Such a sink is made of lines
+(:func:`laid_out`, :func:`write_line`), and each string in it is one line, the line feeds
+and tabs it quotes shown escaped (``\\x0a``), so that a host name or an event's text cannot
+add a line that reads as ndbtop's own. Only text ndbtop laid out itself (:class:`Laid`: a
+table whose cells were escaped, a block made by :func:`laid_out`) keeps its line feeds.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TextIO
 
+from ndbtop.elide import elide_lines
 from ndbtop.textnum import dumps
 
 _OTHERS = (
@@ -50,6 +60,57 @@ def sanitise_lines(text: str) -> str:
     if UNSAFE_IN_LINES.search(text) is None:
         return text
     return UNSAFE_IN_LINES.sub(_escape, text)
+
+
+class Laid(str):
+    """Text ndbtop laid out in lines itself, everything from outside in it already escaped
+    to one line (a table of :func:`ndbtop.report.tables.format_table`, a block of
+    :func:`laid_out`): a line sink keeps its line feeds. Anything made from it by ``+`` or
+    formatting is a plain string again, one line."""
+
+    __slots__ = ()
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of a line-oriented sink: every control character (line feeds
+    and tabs included), DEL and bidi/invisible character shown escaped; :class:`Laid` text
+    as it is."""
+    return text if isinstance(text, Laid) else sanitise(text)
+
+
+def laid_out(lines: Iterable[str]) -> Laid:
+    """``lines`` joined by line feeds, each one line (:func:`one_line`) of at most
+    :data:`~ndbtop.elide.MAX_LINE_CHARS` characters: the text of a report or a bundle's
+    text file."""
+    return Laid(elide_lines("\n".join(map(one_line, lines))))
+
+
+def write_line(stream: TextIO, text: str) -> None:
+    """Write ``text`` to ``stream`` as one line (:func:`one_line`) and its line feed."""
+    stream.write(one_line(text) + "\n")
+
+
+PLUGIN_BAR = "\\x7c"
+"""How a ``|`` in the human part of a plugin line is shown: a ``|`` there would start the
+performance data."""
+
+
+def plugin_text(text: str) -> str:
+    """The human part of a monitoring-plugin line: one line (:func:`one_line`) without
+    ``|``, which the Monitoring Plugins Development Guidelines reserve for the start of the
+    performance data ("Output of a Monitoring Plugin", *Performance data*)."""
+    return one_line(text).replace("|", PLUGIN_BAR)
+
+
+def perf_label(label: str) -> str:
+    """``label`` as a performance-data label, quoted as the Monitoring Plugins Development
+    Guidelines say: at least one character that is not a space, printable, never ``=`` or
+    ``'``; surrounded by single quotes when it holds a space. Only ndbtop's own labels
+    are passed here: anything else raises ValueError."""
+    if (not label.strip() or not label.isprintable() or not label.isascii()
+            or "=" in label or "'" in label):
+        raise ValueError(f"not a performance-data label: {label!r}")
+    return f"'{label}'" if " " in label else label
 
 
 def is_clean(text: str) -> bool:

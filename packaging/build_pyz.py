@@ -9,7 +9,8 @@ The file is a PEX (https://docs.pex-tool.org). PEX rather than shiv because:
 - PEX builds are reproducible by default (fixed 1980-01-01 timestamps, sorted entries,
   no ``.pyc``), where shiv needs ``--reproducible`` and a fixed ``SOURCE_DATE_EPOCH``;
 - it takes a preamble (``packaging/pyz_preamble.py``) run before anything is unpacked,
-  which makes the cache directory the user's own, mode 0700;
+  which makes the cache directory the user's own, mode 0700, and refuses one that others
+  could change (the state directory's rule);
 - it runs under ``python3 -I`` (isolated mode) and never reads the user's site-packages;
 - ``--venv``: the first run makes a virtual environment in the cache, and later runs
   start ndbtop in it directly instead of resolving every wheel again (a warm start costs

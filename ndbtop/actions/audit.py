@@ -15,13 +15,19 @@ import socket
 from pathlib import Path
 
 from ndbtop.errors import FileError
-from ndbtop.files import open_append, state_dir
+from ndbtop.files import check_tree, open_append, read_tail, state_dir
 from ndbtop.textnum import dumps
+
+READ_LIMIT = 64 << 20
+"""Bytes of the audit log read at most (its last whole lines within them)."""
 
 
 def default_audit_path() -> Path:
-    """``$XDG_STATE_HOME/ndbtop/audit.log`` (``~/.local/state/ndbtop/audit.log``)."""
-    return state_dir() / "audit.log"
+    """``$XDG_STATE_HOME/ndbtop/audit.log`` (``~/.local/state/ndbtop/audit.log``), its
+    directory checked as far as it exists (:func:`ndbtop.files.check_tree`)."""
+    top = state_dir()
+    check_tree(top, top)
+    return top / "audit.log"
 
 
 class AuditLog:
@@ -52,10 +58,13 @@ class AuditLog:
             ) from None
 
     def records(self) -> list[dict[str, object]]:
-        """Every record in the file (for reports and tests)."""
+        """Every record in the file's last :data:`READ_LIMIT` bytes (for reports and tests);
+        a file that is not a regular file of the user's own raises ``FileError``."""
         if not self.path.exists():
             return []
-        return [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+        data = read_tail(self.path, READ_LIMIT, "audit log", private=True)
+        text = data.decode("utf-8", errors="replace")
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def _user() -> str:

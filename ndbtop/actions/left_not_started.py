@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ndbtop.actions.audit import AuditLog
+from ndbtop.errors import NdbtopError
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.failed_waits import left_by_failed_waits, left_not_started_note
 
@@ -31,7 +32,7 @@ class LeftNotStarted:
         if key != self._key:
             try:
                 self._left = left_by_failed_waits(self.audit.records())
-            except (OSError, ValueError):
+            except (OSError, ValueError, NdbtopError):
                 self._left = {}
             self._key = key
         return self._left

@@ -9,6 +9,14 @@ SINGLE USER MODE``), ``ALL``, or one or more node ids followed by the command
 (``STATUS``, ``START``, ``RESTART``, ``STOP``, ``REPORT``, ``CLUSTERLOG``); only
 ``STOP``, ``START`` and ``RESTART`` take several node ids.
 
+``ndb_mgm`` reads bytes: words are split at ASCII spaces (``strtok(line, " ")``) and
+compared with ``strcasecmp``, which folds ASCII letters only. So a line here is printable
+ASCII, spaces and tabs, and nothing else: ``ſhow`` (whose upper case is ``SHOW`` in
+Unicode), a line or paragraph separator or a no-break space between a node id and a
+command would be one unknown word to ``ndb_mgm``, never two words. A node id is named
+once; a command complete before the end of the line is refused, not run with the rest
+ignored.
+
 Where ``ndb_mgm`` sends a request the server then refuses, or skips one bad
 ``CATEGORY=LEVEL`` and sends the others, ndbtop refuses the whole line before
 anything is sent. ``DUMP`` is never sent; ``ALL RESTART``, ``ALL STOP``, ``ALL
@@ -18,6 +26,7 @@ restarts the data nodes).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Union
 
@@ -37,6 +46,7 @@ from ndbtop.actions.backup_commands import (
 )
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StartNode, StopNode
 from ndbtop.compat import SLOTS
+from ndbtop.elide import elide
 from ndbtop.errors import UsageError
 from ndbtop.mgm.events.catalogue import MAX_LOGLEVEL, Category, Severity
 from ndbtop.mgm.status import MAX_NODE_ID
@@ -126,6 +136,9 @@ def parse(line: str) -> Command | None:
     Raises :class:`MgmUsageError` for anything else ``ndb_mgm`` or ndbtop refuses.
     """
     text = line.strip(" \t\r\n")
+    if not _ASCII_LINE.fullmatch(text):
+        raise MgmUsageError(f"Invalid command: {elide(text)}: ndb_mgm reads printable ASCII only "
+                            "(words parted by spaces or tabs)")
     while text.endswith(";"):
         text = text[:-1].strip(" \t")
     if not text or text.startswith("#"):
@@ -153,6 +166,7 @@ def parse(line: str) -> Command | None:
             raise MgmUsageError(str(exc)) from None
     if first in ("ENTER", "EXIT") and upper[1:4] == ["SINGLE", "USER", "MODE"]:
         if first == "EXIT":
+            _nothing_after(words, 4)
             return Change((ExitSingleUser(),))
         return Change((EnterSingleUser(_enter_id(words[4:])),))
     if first == "ALL":
@@ -161,16 +175,31 @@ def parse(line: str) -> Command | None:
     for word in words:
         if not is_digits(word):
             break
-        ids.append(_node_id(word))
+        node_id = _node_id(word)
+        if node_id in ids:
+            raise MgmUsageError(f"Node {node_id} is named twice: name each node once.")
+        ids.append(node_id)
     if not ids or len(ids) == len(words):
-        raise MgmUsageError(f"Invalid command: {text}")
+        raise MgmUsageError(f"Invalid command: {elide(text)}")
     return _after_ids(tuple(ids), upper[len(ids):], words)
 
 
+_ASCII_LINE = re.compile(r"[\x20-\x7e\t]*")
+"""A line ``ndb_mgm`` can read: printable ASCII, spaces and tabs."""
+
+
+def _nothing_after(words: list[str], complete: int) -> None:
+    """Refuse words after the first ``complete`` ones, which make a whole command."""
+    if len(words) > complete:
+        raise MgmUsageError(f"Unexpected {' '.join(words[complete:])!r} after "
+                            f"{' '.join(words[:complete]).upper()}: nothing follows it.")
+
+
 def _node_id(word: str) -> int:
-    value = int(word)
+    # Never more digits than a node id has: int() of thousands of digits is refused.
+    value = int(word) if len(word.lstrip("0")) <= 3 else MAX_NODE_ID + 1
     if not 1 <= value <= MAX_NODE_ID:
-        raise MgmUsageError(f"Invalid node ID: {word}.")
+        raise MgmUsageError(f"Invalid node ID: {elide(word)}.")
     return value
 
 
@@ -220,6 +249,7 @@ def _after_ids(ids: tuple[int, ...], upper: list[str], words: list[str]) -> Comm
             raise MgmUsageError("No parameters expected to this command.")
         return Query("STATUS", ids)
     if command == "REPORT":
+        _nothing_after(words, at + 2)
         return Query("REPORT", ids, _report(params, typed, ids))
     if command == "CLUSTERLOG":
         return _clusterlog_levels(ids, typed)
@@ -272,6 +302,9 @@ def _clusterlog_filter(params: list[str]) -> Command:
         raise MgmUsageError("Missing argument.")
     mode = params[0]
     if mode == "INFO":
+        if len(params) > 1:
+            raise MgmUsageError(f"Unexpected {' '.join(params[1:])!r} after CLUSTERLOG INFO: "
+                                "nothing follows it.")
         return Query("CLUSTERLOG INFO")
     enable = {"FILTER": TOGGLE, "TOGGLE": TOGGLE, "OFF": 0, "ON": 1}.get(mode)
     if enable is None:

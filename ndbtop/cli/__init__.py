@@ -15,7 +15,7 @@ from ndbtop.cli.exits import INTERNAL, INTERRUPTED, status_of
 from ndbtop.cli.parser import build_parser
 from ndbtop.cli.proctitle import hide_password
 from ndbtop.errors import NdbtopError
-from ndbtop.sanitise import SafeStream
+from ndbtop.sanitise import SafeStream, write_line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -41,16 +41,15 @@ def _main(argv: Sequence[str] | None) -> int:
             args.read_only = args.read_only_origin is not None
         return _dispatch(args)
     except NdbtopError as exc:
-        sys.stderr.write(f"ndbtop: error: {exc}\n")
+        write_line(sys.stderr, f"ndbtop: error: {exc}")
         return status_of(exc)
     except KeyboardInterrupt:
         return INTERRUPTED
     except Exception as exc:
         if getattr(args, "debug", False):
             raise
-        sys.stderr.write(
-            f"ndbtop: internal error: {type(exc).__name__}: {exc} (run with --debug for details)\n"
-        )
+        write_line(sys.stderr, f"ndbtop: internal error: {type(exc).__name__}: {exc} "
+                   "(run with --debug for details)")
         return INTERNAL
 
 

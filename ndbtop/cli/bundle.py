@@ -14,6 +14,7 @@ from ndbtop.errors import FileError
 from ndbtop.files import check_writable_dir
 from ndbtop.model.clock import RealClock
 from ndbtop.report.bundle import collect_bundle
+from ndbtop.sanitise import write_line
 
 
 def run_bundle(args: argparse.Namespace) -> int:
@@ -50,7 +51,7 @@ def run_bundle(args: argparse.Namespace) -> int:
                 recording=recording,
                 minutes=args.minutes,
                 audit_log=audit,
-                progress=lambda text: sys.stderr.write(f"ndbtop: {text}\n"),
+                progress=lambda text: write_line(sys.stderr, f"ndbtop: {text}"),
             )
         finally:
             await hub.stop()
@@ -58,7 +59,7 @@ def run_bundle(args: argparse.Namespace) -> int:
             bundle.write(Path(args.bundle))
         except OSError as exc:
             raise FileError(f"cannot write {args.bundle}: {exc.strerror}") from None
-        sys.stderr.write(f"ndbtop: wrote {args.bundle} ({len(bundle.files) + 1} files)\n")
+        write_line(sys.stderr, f"ndbtop: wrote {args.bundle} ({len(bundle.files) + 1} files)")
 
     asyncio.run(collect())
     return 0

@@ -21,6 +21,7 @@ from ndbtop.model.clock import RealClock
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 from ndbtop.report.findings import PLUGIN_UNKNOWN, check_line
+from ndbtop.sanitise import plugin_text, write_line
 
 
 def ignored(values: list[str]) -> tuple[str, ...]:
@@ -79,20 +80,20 @@ def run_check(args: argparse.Namespace) -> int:
                   ndbinfo=ndbinfo_reader(args), host=host_reader(args), ssh=ssh_options(args),
                   events=False)
     except (ValueError, NdbtopError) as exc:
-        sys.stdout.write(f"NDB UNKNOWN - {exc}\n")
+        write_line(sys.stdout, plugin_text(f"NDB UNKNOWN - {exc}"))
         return PLUGIN_UNKNOWN
     try:
         snap = asyncio.run(_collect(hub))
     except NdbtopError as exc:
-        sys.stdout.write(f"NDB UNKNOWN - {exc}\n")
+        write_line(sys.stdout, plugin_text(f"NDB UNKNOWN - {exc}"))
         return PLUGIN_UNKNOWN
     lacking = missing(snap, needed, bool(getattr(args, "ssh", False)))
     if lacking:
-        sys.stdout.write(f"NDB UNKNOWN - required source not read: {'; '.join(lacking)}\n")
+        write_line(sys.stdout, plugin_text(f"NDB UNKNOWN - required source not read: {'; '.join(lacking)}"))
         return PLUGIN_UNKNOWN
     found = tuple(f for f in snap.findings if f.id not in skip)
     code, line = check_line(snap, found, args.warning_only, coverage_text(snap, 0.0))
-    sys.stdout.write(line + "\n")
+    write_line(sys.stdout, line)
     return code
 
 

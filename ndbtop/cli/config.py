@@ -20,6 +20,7 @@ from ndbtop.mgm.client import MgmClient
 from ndbtop.model.config_decode import config_and_raw_from_blob
 from ndbtop.model.config_ini import diff_ini, diff_lines, diff_running, parse_ini
 from ndbtop.model.config_raw import RawConfig, config_ini
+from ndbtop.sanitise import laid_out, write_line
 
 CONFIG_INI_LIMIT = 16 << 20
 """Largest config.ini read (a 255-node one is well under 1 MB)."""
@@ -72,7 +73,8 @@ def run_config(args: argparse.Namespace) -> int:
         diffs, unknown = diff_ini(sections, raw)
         lines = diff_lines(diffs, args.diff, read_name) if diffs else []
         lines += [f"# not compared, not a parameter ndbtop knows: {u}" for u in unknown]
-        sys.stdout.write("".join(f"{line}\n" for line in lines))
+        if lines:
+            write_line(sys.stdout, laid_out(lines))
         return NOT_MET if diffs else DONE
     if reader is not None:
         collector, summary = reader
@@ -92,7 +94,8 @@ def run_config(args: argparse.Namespace) -> int:
         diffs = diff_running(raw, running)
         gens = ", ".join(f"{k} runs {v}" for k, v in sorted(runs.items()))
         lines = diff_lines(diffs, read_name, f"ndbinfo.config_values ({gens or 'no node'})")
-        sys.stdout.write("".join(f"{line}\n" for line in lines) if diffs else "")
+        if diffs:
+            write_line(sys.stdout, laid_out(lines))
         return NOT_MET if diffs else DONE
     header = [source_line(raw, address, command)]
     sys.stdout.write(config_ini(raw, every=args.all_params, header=header))

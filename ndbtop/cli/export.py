@@ -23,6 +23,7 @@ from ndbtop.export.http import is_loopback
 from ndbtop.export.server import MetricsServer, SnapshotCollector
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceStatus
+from ndbtop.sanitise import write_line
 from ndbtop.textnum import is_digits
 
 
@@ -110,7 +111,7 @@ async def serve(hub: Hub, collector: SnapshotCollector, server: MetricsServer,
         for s in hub.source_statuses():
             if states.get(s.name) != s.state:
                 states[s.name] = s.state
-                sys.stderr.write(state_line(s) + "\n")
+                write_line(sys.stderr, state_line(s))
         sys.stderr.flush()
 
     hub.add_listener(on_state_change)
@@ -118,10 +119,10 @@ async def serve(hub: Hub, collector: SnapshotCollector, server: MetricsServer,
     server.start()
     host, port = server.address
     shown = f"[{host}]" if ":" in host else host
-    sys.stderr.write(f"ndbtop export: serving http://{shown}:{port}/metrics for {cluster}\n")
+    write_line(sys.stderr, f"ndbtop export: serving http://{shown}:{port}/metrics for {cluster}")
     warning = exposed_warning(host, port)
     if warning is not None:
-        sys.stderr.write(warning + "\n")
+        write_line(sys.stderr, warning)
     sys.stderr.flush()
     await hub.start()
     try:
@@ -132,5 +133,5 @@ async def serve(hub: Hub, collector: SnapshotCollector, server: MetricsServer,
     finally:
         await asyncio.to_thread(server.close)
         await hub.stop()
-        sys.stderr.write("ndbtop export: stopped\n")
+        write_line(sys.stderr, "ndbtop export: stopped")
     return status["code"]

@@ -57,7 +57,10 @@ STATE_FILES = (
 
 def _files() -> list[str]:
     lines = [".TP", "\\fB$XDG_STATE_HOME/ndbtop/\\fR (\\fB~/.local/state/ndbtop/\\fR)",
-             "the state directory, mode 0700; the only place ndbtop creates directories"]
+             "the state directory, mode 0700; the only place ndbtop creates directories. "
+             "It and every directory on the way to it must be the user's (above it, root's "
+             "too), not a link, and writable by no one else (above it, unless sticky), or it "
+             "is refused (exit 4)"]
     for name, what in STATE_FILES:
         lines += [".TP", f"\\fB$XDG_STATE_HOME/ndbtop/{roff(name)}\\fR", what]
     lines += [

@@ -41,6 +41,7 @@ from ndbtop.model.backups import Backup
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.config_decode import config_from_blob
 from ndbtop.report.ndb_mgm import clusterlog_info_text, report_text, show_text, status_text
+from ndbtop.sanitise import laid_out, write_line
 
 
 def run_mgm(args: argparse.Namespace) -> int:
@@ -77,7 +78,7 @@ async def read_live(client: MgmClient) -> Live:
     try:
         config: ClusterConfig | None = config_from_blob(await client.get_config_blob())
     except MgmError as exc:
-        sys.stderr.write(f"ndbtop: node groups and hosts from the status only: {exc}\n")
+        write_line(sys.stderr, f"ndbtop: node groups and hosts from the status only: {exc}")
         config = None
     return Live(address, tuple(nodes), config)
 
@@ -108,10 +109,10 @@ async def execute(command: Command, args: argparse.Namespace, connectstring: Con
 async def _query(query: Query, client: MgmClient, live: Live, args: argparse.Namespace) -> int:
     out = sys.stdout
     if getattr(args, "dry_run", False):
-        out.write(f"changes nothing; asks the {live.target}\n")
+        write_line(out, f"changes nothing; asks the {live.target}")
         return DONE
     if query.kind == "SHOW":
-        out.write(f"Connected to Management Server at: {live.address}\n")
+        write_line(out, f"Connected to Management Server at: {live.address}")
         out.write(show_text(live.nodes, live.config))
         return DONE
     if query.kind == "STATUS":
@@ -125,12 +126,12 @@ async def _query(query: Query, client: MgmClient, live: Live, args: argparse.Nam
     assert isinstance(report, Report)
     for node_id in report.node_ids:
         if not any(n.node_id == node_id and n.type == "NDB" for n in live.nodes):
-            sys.stderr.write(f"ERROR: node {node_id} is not a NDB node!\n")
+            write_line(sys.stderr, f"ERROR: node {node_id} is not a NDB node!")
             return NOT_MET
     try:
         events = await client.dump_events(report.event_type, report.node_ids or None)
     except MgmCommandError as exc:
-        sys.stderr.write(f"ERROR: failed to fetch report! {exc.result}\n")
+        write_line(sys.stderr, f"ERROR: failed to fetch report! {exc.result}")
         return NOT_MET
     out.write(report_text(events))
     return DONE
@@ -151,7 +152,7 @@ def verdict_text(action: Action, verdict: Assessment, live: Live) -> str:
                          f"(or --confirm \"{verdict.confirm_text}\"; --yes does not skip it)")
         else:
             lines.append("confirm: yes/no (--yes answers yes)")
-    return "\n".join(lines) + "\n"
+    return laid_out(lines) + "\n"
 
 
 async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.Namespace,
@@ -163,10 +164,10 @@ async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.N
     if args.dry_run:
         return _dry_run_verdict(verdict, args, given)
     if args.read_only:
-        err.write(f"ndbtop: refused: read-only ({args.read_only_origin}); nothing was sent\n")
+        write_line(err, f"ndbtop: refused: read-only ({args.read_only_origin}); nothing was sent")
         return NOT_MET
     if not verdict.allowed:
-        err.write(f"ndbtop: refused: {'; '.join(verdict.blockers)}; nothing was sent\n")
+        write_line(err, f"ndbtop: refused: {'; '.join(verdict.blockers)}; nothing was sent")
         return NOT_MET
     typed = await _confirmation(verdict, args, interactive)
     if typed is False:
@@ -175,9 +176,9 @@ async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.N
     outcome = await run_action(action, connectstring, audit, config=live.config,
                                confirmed=typed if isinstance(typed, str) else None)
     if not outcome.ok:
-        err.write(f"ndbtop: {action.ndb_mgm()}: {outcome.reply}\n")
+        write_line(err, f"ndbtop: {action.ndb_mgm()}: {outcome.reply}")
         return NOT_MET
-    out.write(f"{action.ndb_mgm()}: {outcome.reply}\n")
+    write_line(out, f"{action.ndb_mgm()}: {outcome.reply}")
     return DONE
 
 
@@ -186,22 +187,22 @@ def _dry_run_verdict(verdict: Assessment, args: argparse.Namespace, given: str |
     sent now); exit 1 when it would not send the command."""
     out, err = sys.stdout, sys.stderr
     if not verdict.allowed:
-        out.write("verdict: refused (above); dry run, nothing sent\n")
+        write_line(out, "verdict: refused (above); dry run, nothing sent")
         return NOT_MET
     if args.read_only:
         out.write(f"verdict: refused: read-only ({args.read_only_origin}); dry run, nothing "
                   "sent\n")
-        err.write(f"ndbtop: would be refused: read-only ({args.read_only_origin})\n")
+        write_line(err, f"ndbtop: would be refused: read-only ({args.read_only_origin})")
         return NOT_MET
     phrase = verdict.confirm_text
     if phrase is not None and given != phrase:
         out.write(f"verdict: allowed once '{phrase}' is typed (--confirm); dry run, nothing "
                   "sent\n")
-        err.write(f"ndbtop: would need '{phrase}' typed (--confirm)\n")
+        write_line(err, f"ndbtop: would need '{phrase}' typed (--confirm)")
         return NOT_MET
     run = ("a run with this --confirm sends it" if phrase is not None
            else "a run sends it once answered yes (--yes)")
-    out.write(f"verdict: allowed: {run}; dry run, nothing sent\n")
+    write_line(out, f"verdict: allowed: {run}; dry run, nothing sent")
     return DONE
 
 
@@ -225,7 +226,7 @@ async def _confirmation(verdict: Assessment, args: argparse.Namespace,
                       "nothing was sent\n")
             return False
         if answer.strip().lower() not in ("y", "yes"):
-            err.write("ndbtop: not confirmed; nothing was sent\n")
+            write_line(err, "ndbtop: not confirmed; nothing was sent")
             return False
         return True
     if given is not None:
@@ -240,7 +241,7 @@ async def _confirmation(verdict: Assessment, args: argparse.Namespace,
                   "(--yes does not skip it); nothing was sent\n")
         return False
     if answer.strip() != phrase:
-        err.write("ndbtop: not confirmed; nothing was sent\n")
+        write_line(err, "ndbtop: not confirmed; nothing was sent")
         return False
     return phrase
 

@@ -19,7 +19,7 @@ from ndbtop.model.sources import SourceState
 from ndbtop.report.once_sections import sections_json, sections_panels, sections_text
 from ndbtop.report.render import report_json, report_text
 from ndbtop.report.sections import default_panels
-from ndbtop.sanitise import json_text
+from ndbtop.sanitise import json_text, write_line
 
 
 def run_monitor(args: argparse.Namespace) -> int:
@@ -82,8 +82,8 @@ async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = N
     failed = [s for s in snapshot.sources if s.state not in ANSWERED and s.name not in SECONDARY]
     for source in failed:
         target = f" ({source.target})" if source.target else ""
-        sys.stderr.write(f"ndbtop: error: {source.name}{target}: "
-                         f"{source.error or source.state.value}\n")
+        write_line(sys.stderr, f"ndbtop: error: {source.name}{target}: "
+                   f"{source.error or source.state.value}")
     return UNREACHABLE if failed else DONE
 
 

@@ -35,6 +35,7 @@ from ndbtop.cli.option_types import (
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S
 from ndbtop.report.section_names import section_names
+from ndbtop.sanitise import write_line
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
 
 DEFAULT_LISTEN_HOST = "127.0.0.1"
@@ -53,7 +54,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Print ``ndbtop: error: <message>`` and exit 2."""
-        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        write_line(sys.stderr, f"{self.prog}: error: {message} (see '{self.prog} --help')")
         sys.exit(2)
 
 

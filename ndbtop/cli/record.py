@@ -20,6 +20,7 @@ from ndbtop.model.sources import SourceState
 from ndbtop.record.background import BackgroundRecorder
 from ndbtop.record.reader import Recording
 from ndbtop.record.recorder import Recorder
+from ndbtop.sanitise import write_line
 
 
 def run_record(args: argparse.Namespace) -> int:
@@ -71,9 +72,8 @@ async def _record(args: argparse.Namespace) -> int:
         raise FileError(f"cannot write {args.file}: {exc.strerror}") from None
     await hub.start()
     began = time.monotonic()
-    sys.stderr.write(
-        f"recording {source} to {args.file} every {args.interval:g} s (Ctrl-C stops)\n"
-    )
+    write_line(sys.stderr,
+               f"recording {source} to {args.file} every {args.interval:g} s (Ctrl-C stops)")
     # Written in a worker thread: the sources go on while the disk syncs each snapshot.
     writer = BackgroundRecorder(recorder)
     answered = False
@@ -99,11 +99,11 @@ async def _record(args: argparse.Namespace) -> int:
             await hub.stop()
         if sim is not None:
             await sim.close()
-        sys.stderr.write(f"recorded {recorder.snapshots} snapshots to {args.file}\n")
+        write_line(sys.stderr, f"recorded {recorder.snapshots} snapshots to {args.file}")
     if not answered:
         # Recorded all the same: a management server that comes back is recorded at once.
-        sys.stderr.write(f"ndbtop: error: the management server never answered: "
-                         f"{last_error or 'no reply'}\n")
+        write_line(sys.stderr, "ndbtop: error: the management server never answered: "
+                   f"{last_error or 'no reply'}")
         return UNREACHABLE
     return DONE
 
@@ -136,7 +136,7 @@ def run_replay(args: argparse.Namespace) -> int:
     status = run_replay_tui(recording, args)
     damage = recording.damage_report()
     if damage is not None:
-        sys.stderr.write(f"ndbtop: {damage}\n")
+        write_line(sys.stderr, f"ndbtop: {damage}")
     return status
 
 
@@ -153,9 +153,10 @@ def check_recording(recording: Recording) -> int:
     files = len(recording.segments)
     start, end = (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
                   for t in (recording.start, recording.end))
-    sys.stdout.write(f"{recording.path}: {len(recording)} snapshots from {start} to {end} in "
-                     f"{files} file{'s' if files > 1 else ''}, {len(recording.events())} events\n")
+    write_line(sys.stdout, f"{recording.path}: {len(recording)} snapshots from {start} to "
+               f"{end} in {files} file{'s' if files > 1 else ''}, "
+               f"{len(recording.events())} events")
     if problem is not None:
-        sys.stderr.write(f"ndbtop: {problem}\n")
+        write_line(sys.stderr, f"ndbtop: {problem}")
         return NOT_MET
     return DONE

@@ -47,6 +47,7 @@ from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.model.sources import SourceState
 from ndbtop.ops.rolling import ABORTED_NOT_DRAINED, RollingRestart, RollingResult
 from ndbtop.ops.rolling_gate import blind_spots, gate_for
+from ndbtop.sanitise import write_line
 
 
 def run_rolling(args: argparse.Namespace) -> int:
@@ -102,7 +103,7 @@ async def _planned(args: argparse.Namespace, connectstring: ConnectString,
                               verdict=verdict, gate=gate, not_judged=blind))
     if not plan.batches and verdict.ok and not plan.notes:
         if not js:
-            out.write(f"no data node to restart at {target}\n")
+            write_line(out, f"no data node to restart at {target}")
         return 0
     if not js:
         plan_text(out, context, target, str(connectstring), pace, estimate, warnings,
@@ -113,18 +114,18 @@ async def _planned(args: argparse.Namespace, connectstring: ConnectString,
     out.flush()
     if not verdict.ok:
         if args.dry_run and not js:
-            out.write("verdict: refused (above); dry run, nothing sent\n")
-        sys.stderr.write(f"ndbtop: rolling restart refused: {verdict.refusal}\n")
+            write_line(out, "verdict: refused (above); dry run, nothing sent")
+        write_line(sys.stderr, f"ndbtop: rolling restart refused: {verdict.refusal}")
         return NOT_MET
     if not plan.batches:
-        sys.stderr.write("ndbtop: rolling restart: no data node left to restart "
-                         f"({'; '.join(plan.notes)})\n")
+        write_line(sys.stderr, "ndbtop: rolling restart: no data node left to restart "
+                   f"({'; '.join(plan.notes)})")
         return NOT_MET
     if args.dry_run:
         return dry_run_verdict(args, plan, gate, text=not js)
     if args.read_only:
-        sys.stderr.write(f"ndbtop: refused: read-only ({args.read_only_origin}); "
-                         "nothing was sent\n")
+        write_line(sys.stderr, f"ndbtop: refused: read-only ({args.read_only_origin}); "
+                   "nothing was sent")
         return NOT_MET
     times = RunTimes(plan.batches, history=context.history, restart_info=restart_info,
                      initial=args.initial)
@@ -155,14 +156,14 @@ async def _go(args: argparse.Namespace, connectstring: ConnectString, context: P
             if refusal is not None:
                 if js:
                     write(out, not_started_event(refusal))
-                sys.stderr.write(f"ndbtop: rolling restart not started: {refusal}; "
-                                 "nothing was sent\n")
+                write_line(sys.stderr, f"ndbtop: rolling restart not started: {refusal}; "
+                           "nothing was sent")
                 return NOT_MET
         elif not args.yes and await ask(question, "yn", run.asked) != "y":
             if js:
                 write(out, not_started_event("the start was not confirmed"))
             else:
-                out.write("not started\n")
+                write_line(out, "not started")
             return NOT_MET
         with node_estimates(hub, run.times):
             result = await engine.run()
@@ -183,16 +184,17 @@ def _ended(result: RollingResult, total: int, out: TextIO, js: bool) -> int:
     if js:
         write(out, result_event(result, total))
     else:
-        out.write(f"restarted: {' '.join(map(str, result.done)) or 'none'}"
-                  + (f"; skipped: {' '.join(map(str, result.skipped))}" if result.skipped else "")
-                  + ("; ABORTED" if result.aborted else "") + f" ({total} s)\n")
+        write_line(out, f"restarted: {' '.join(map(str, result.done)) or 'none'}"
+                   + (f"; skipped: {' '.join(map(str, result.skipped))}" if result.skipped
+                      else "")
+                   + ("; ABORTED" if result.aborted else "") + f" ({total} s)")
     out.flush()
     problem = result.stopped_by
     if problem is not None:
         nodes = ("node " if len(problem.batch) == 1 else "nodes ") + " ".join(
             map(str, problem.batch))
-        sys.stderr.write(f"ndbtop: rolling restart aborted at {nodes} ({problem.kind}): "
-                         f"{problem.message}\n")
+        write_line(sys.stderr, f"ndbtop: rolling restart aborted at {nodes} "
+                   f"({problem.kind}): {problem.message}")
     return DONE if not result.aborted and not result.skipped else NOT_MET
 
 
@@ -213,10 +215,11 @@ def _interrupted(at: Step, audit: AuditLog, address: str, generation: int | None
     note = f"interrupted at step {at.number} of {at.total}"
     audit.write(event="interrupted", **audit_fields(address, generation), message=note,
                 restarting=list(at.batch))
-    line = f"\nndbtop: rolling restart {note}; nothing more was sent"
+    line = f"ndbtop: rolling restart {note}; nothing more was sent"
     if at.batch:
         nodes = ",".join(map(str, at.batch))
         line += (f"; node{'s' if len(at.batch) > 1 else ''} {nodes} may still be restarting "
                  f"(ndbtop wait --nodes {nodes})")
-    sys.stderr.write(line + "\n")
+    sys.stderr.write("\n")
+    write_line(sys.stderr, line)
     return INTERRUPTED

@@ -25,6 +25,7 @@ from ndbtop.model.history import PastStart, cluster_key
 from ndbtop.ops.preflight import Verdict, preflight
 from ndbtop.ops.rolling import Gate, RollingPlan, configuration_note, plan_rolling
 from ndbtop.ops.rolling_plan import due_nodes
+from ndbtop.sanitise import write_line
 
 EVENTS_FROM_NOW = ("the GCP, LCP and heartbeat warnings count from now: one sent before is "
                    "seen when it repeats")
@@ -120,15 +121,16 @@ def plan_time(result: EtaResult) -> str:
             f"{duration(result.high)}) · {', '.join(result.basis)}")
 
 
-def plan_steps(context: PlanContext) -> str:
-    """The ``ndb_mgm`` command of each step, then the configuration the restart brings."""
+def plan_steps(context: PlanContext) -> list[str]:
+    """The lines of the plan: the ``ndb_mgm`` command of each step, then the configuration
+    the restart brings."""
     lines = [f"  {i}. {command}" for i, command in enumerate(context.plan.commands(), 1)]
     if context.note is not None:
         lines.append(f"configuration: {context.note}")
     if context.due:
         nodes = ",".join(map(str, context.due))
         lines.append(f"  (only the nodes due: --nodes {nodes})")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def gate_lines(gate: Gate | None, blind: Sequence[str], *, listening: bool) -> list[str]:
@@ -152,21 +154,22 @@ def plan_text(out: TextIO, context: PlanContext, target: str, connectstring: str
     """The plan as text: its steps, what it takes, its notes and warnings, the verdict, the
     gate and the phrase it asks for."""
     plan = context.plan
-    out.write(f"plan for the cluster at {target} (connect string {connectstring}): "
-              f"{len(plan.batches)} step(s), {pace}, waiting for STARTED:\n")
-    out.write(plan_steps(context))
+    write_line(out, f"plan for the cluster at {target} (connect string {connectstring}): "
+               f"{len(plan.batches)} step(s), {pace}, waiting for STARTED:")
+    for line in plan_steps(context):
+        write_line(out, line)
     if estimate is not None:
-        out.write(f"takes: {plan_time(estimate)}\n")
+        write_line(out, f"takes: {plan_time(estimate)}")
     for note in plan.notes:
-        out.write(f"  ({note})\n")
+        write_line(out, f"  ({note})")
     for warning in warnings:
-        out.write(f"  ! {warning}\n")
-    out.write(context.verdict.text() + "\n")
+        write_line(out, f"  ! {warning}")
+    write_line(out, context.verdict.text())
     for line in gate:
-        out.write(line + "\n")
+        write_line(out, line)
     if plan.phrase is not None:
-        out.write(f"to confirm, type: {plan.phrase} (scripts: --confirm '{plan.phrase}'; "
-                  "--yes never skips it)\n")
+        write_line(out, f"to confirm, type: {plan.phrase} (scripts: --confirm "
+                   f"'{plan.phrase}'; --yes never skips it)")
 
 
 def dry_run_verdict(args: argparse.Namespace, plan: RollingPlan, gate: Gate | None, *,
@@ -179,21 +182,21 @@ def dry_run_verdict(args: argparse.Namespace, plan: RollingPlan, gate: Gate | No
 
     def say(line: str) -> None:
         if text:
-            out.write(f"verdict: {line}; dry run, nothing sent\n")
+            write_line(out, f"verdict: {line}; dry run, nothing sent")
 
     if args.read_only:
         say(f"refused: read-only ({args.read_only_origin})")
-        err.write(f"ndbtop: would be refused: read-only ({args.read_only_origin})\n")
+        write_line(err, f"ndbtop: would be refused: read-only ({args.read_only_origin})")
         return NOT_MET
     phrase = plan.phrase
     if phrase is not None and args.confirm != phrase:
         say(f"allowed once '{phrase}' is typed (--confirm)")
-        err.write(f"ndbtop: would need '{phrase}' typed (--confirm)\n")
+        write_line(err, f"ndbtop: would need '{phrase}' typed (--confirm)")
         return NOT_MET
     if gate is not None and gate.held:
         say("allowed, but step 1 would wait at the gate (above)")
-        err.write("ndbtop: step 1 would wait at the gate for "
-                  + ", ".join(f.id for f in gate.findings) + "\n")
+        write_line(err, "ndbtop: step 1 would wait at the gate for "
+                   + ", ".join(f.id for f in gate.findings))
         return NOT_MET
     say("allowed: a run with this --confirm starts it" if phrase is not None
         else "allowed: a run starts once answered yes (--yes)")

@@ -21,6 +21,7 @@ from ndbtop.eta.rolling import RunTimes
 from ndbtop.eta.wording import eta_text
 from ndbtop.ops.rolling import GATE_PHRASE, Decision, Gate, Problem, Progress, RollingPlan
 from ndbtop.ops.wait import describe
+from ndbtop.sanitise import one_line, write_line
 
 ETA_PAUSED = "paused while the gate holds: the steps still to go, not the wait"
 """Said beside the run's estimate while a gate holds it (the estimate does not count down)."""
@@ -75,14 +76,14 @@ class RunOutput:
             write(self.out, event)
             return
         if self._asking and p.step.startswith("gate"):
-            self.out.write("\n")
+            write_line(self.out, "")
         self._text(p, index)
         self.out.flush()
 
     def _text(self, p: Progress, index: int) -> None:
         out = self.out
         if p.step == "restart":
-            out.write(f"[{index}/{len(self.plan.batches)}] {p.message}\n")
+            write_line(out, f"[{index}/{len(self.plan.batches)}] {p.message}")
             self.estimate()
         elif p.step in ("waiting", "started"):
             for n in p.nodes:
@@ -91,43 +92,45 @@ class RunOutput:
                 if p.step == "started":
                     took = time.monotonic() - self.step_started.get(p.batch, self.started)
                     extra += f" (took {int(took)} s)"
-                out.write(f"    node {n.node_id} {n.status}{extra}\n")
+                write_line(out, f"    node {n.node_id} {n.status}{extra}")
             # While a node starts, its start estimate may come to stand for the step.
             if p.step == "started" or any(n.status != "STARTED" for n in p.nodes):
                 self.estimate(step_only=p.step == "waiting")
         elif p.step == "problem":
-            out.write(f"    problem: {p.message}\n")
+            write_line(out, f"    problem: {p.message}")
         elif p.step == "gate" and p.gate is not None:
             self._gate(p.gate)
         elif p.step == "gate ahead" and p.gate is not None:
             if p.gate.held:
-                out.write(f"    next step: step {p.gate.step} will wait unless they clear:\n")
-                out.writelines(f"      {line}\n" for line in p.gate.lines())
+                write_line(out, f"    next step: step {p.gate.step} will wait unless they clear:")
+                for line in p.gate.lines():
+                    write_line(out, f"      {line}")
             else:
-                out.write(f"    next step: no finding holds step {p.gate.step} now\n")
+                write_line(out, f"    next step: no finding holds step {p.gate.step} now")
         elif p.step == "gate cleared":
-            out.write(f"    gate: {p.message}; going on\n")
+            write_line(out, f"    gate: {p.message}; going on")
         elif p.step == "gate skipped":
-            out.write(f"    gate skipped: '{GATE_PHRASE}' typed (written to the audit log)\n")
+            write_line(out, f"    gate skipped: '{GATE_PHRASE}' typed (written to the audit log)")
 
     def _gate(self, gate: Gate) -> None:
         nodes = ("node " if len(gate.batch) == 1 else "nodes ") + " ".join(map(str, gate.batch))
-        self.out.write(f"    gate: step {gate.step} ({nodes}) waits for:\n")
-        self.out.writelines(f"      {line}\n" for line in gate.lines())
+        write_line(self.out, f"    gate: step {gate.step} ({nodes}) waits for:")
+        for line in gate.lines():
+            write_line(self.out, f"      {line}")
         if not self.interactive:
-            self.out.write(f"    waiting up to {self.args.gate_wait:g} s for them to clear "
-                           "(--gate-wait), then aborting\n")
+            write_line(self.out, f"    waiting up to {self.args.gate_wait:g} s for them to "
+                       "clear (--gate-wait), then aborting")
         found = self.times.estimate(time.monotonic(), time.time())
-        self.out.write(f"    rolling restart: {eta_text(found.run)} ({ETA_PAUSED})\n")
+        write_line(self.out, f"    rolling restart: {eta_text(found.run)} ({ETA_PAUSED})")
 
     def estimate(self, *, step_only: bool = False) -> None:
         """The step's estimate and (unless ``step_only``) the whole run's."""
         found = self.times.estimate(time.monotonic(), time.time())
         if found.current is not None:
-            self.out.write(f"    this step: {eta_text(found.current)}\n")
+            write_line(self.out, f"    this step: {eta_text(found.current)}")
         if not step_only and (self.at.number < len(self.plan.batches)
                               or found.current is not None):
-            self.out.write(f"    rolling restart: {eta_text(found.run)}\n")
+            write_line(self.out, f"    rolling restart: {eta_text(found.run)}")
 
     async def decide(self, problem: Problem) -> Decision:
         """A problem: retry, skip its nodes, start those left NOT_STARTED, or abort
@@ -136,7 +139,7 @@ class RunOutput:
             return Decision.ABORT
         start = (f"s[t]art {' '.join(map(str, problem.not_started))}, "
                  if problem.not_started else "")
-        answer = await ask(f"{problem.kind}: {problem.message}\n[r]etry, [s]kip "
+        answer = await ask(f"{problem.kind}: {one_line(problem.message)}\n[r]etry, [s]kip "
                            f"{' '.join(map(str, problem.batch))}, {start}[a]bort? ",
                            "rsta" if start else "rsa", self.asked)
         decision = {"r": Decision.RETRY, "s": Decision.SKIP,
@@ -164,6 +167,6 @@ class RunOutput:
                 self.asked.write(f"'{GATE_PHRASE}' was not typed: ")
         finally:
             self._asking = False
-        self.asked.write("waiting for them to clear (Ctrl-C stops the run)\n")
+        write_line(self.asked, "waiting for them to clear (Ctrl-C stops the run)")
         self.asked.flush()
         return Decision.WAIT

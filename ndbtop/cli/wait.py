@@ -18,7 +18,7 @@ from ndbtop.model.clock import RealClock
 from ndbtop.model.eta import eta_json
 from ndbtop.ops.wait import NodeChange, Target, WaitResult, wait_for
 from ndbtop.ops.wait_backup import BackupScale, progress_line, wait_for_backup
-from ndbtop.sanitise import json_text
+from ndbtop.sanitise import json_text, write_line
 
 
 def run_wait(args: argparse.Namespace) -> int:
@@ -31,9 +31,9 @@ def run_wait(args: argparse.Namespace) -> int:
 
     def show(change: NodeChange) -> None:
         if args.json:
-            sys.stdout.write(json_text(change.as_json()) + "\n")
+            write_line(sys.stdout, json_text(change.as_json()))
         else:
-            sys.stdout.write(change.text() + "\n")
+            write_line(sys.stdout, change.text())
         sys.stdout.flush()
 
     async def waiting() -> WaitResult | None:
@@ -80,18 +80,18 @@ def run_wait(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(waiting())
     except MgmError as exc:
-        sys.stderr.write(f"ndbtop: error: {exc}\n")
+        write_line(sys.stderr, f"ndbtop: error: {exc}")
         return UNREACHABLE
     if result is None:
         return INTERRUPTED
     if result.reached:
         return DONE
     if result.error is not None:
-        sys.stderr.write(f"ndbtop: error: {result.error}\n")
+        write_line(sys.stderr, f"ndbtop: error: {result.error}")
         return UNREACHABLE
     missing = ", ".join(f"node {n.node_id} {n.status}" for n in result.missing)
-    sys.stderr.write(f"ndbtop: timed out after {args.timeout:g} s waiting for "
-                     f"{args.status}: {missing}\n")
+    write_line(sys.stderr, f"ndbtop: timed out after {args.timeout:g} s waiting for "
+               f"{args.status}: {missing}")
     return NOT_MET
 
 
@@ -111,7 +111,7 @@ def _run_backup_wait(args: argparse.Namespace) -> int:
         eta = scale.eta(b, now)
         line = (json_text({**b.as_json(now), **eta_json(eta)}) if args.json
                 else progress_line(b, now, eta))
-        sys.stdout.write(line + "\n")
+        write_line(sys.stdout, line)
         sys.stdout.flush()
 
     try:
@@ -121,13 +121,13 @@ def _run_backup_wait(args: argparse.Namespace) -> int:
                             on_change=show, scale=scale)
         )
     except MgmError as exc:
-        sys.stderr.write(f"ndbtop: error: {exc}\n")
+        write_line(sys.stderr, f"ndbtop: error: {exc}")
         return UNREACHABLE
     if result.completed:
         return DONE
     if result.backup is None or result.backup.state not in ("aborted", "ended"):
-        sys.stderr.write(f"ndbtop: timed out after {args.timeout:g} s waiting for backup "
-                         f"{args.backup_completed}: {result.reason}\n")
+        write_line(sys.stderr, f"ndbtop: timed out after {args.timeout:g} s waiting for "
+                   f"backup {args.backup_completed}: {result.reason}")
     else:
-        sys.stderr.write(f"ndbtop: backup {args.backup_completed} {result.reason}\n")
+        write_line(sys.stderr, f"ndbtop: backup {args.backup_completed} {result.reason}")
     return NOT_MET

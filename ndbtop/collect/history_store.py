@@ -7,17 +7,23 @@ import json
 from pathlib import Path
 
 from ndbtop.errors import NdbtopError
-from ndbtop.files import read_limited, state_dir, write_private
+from ndbtop.files import check_tree, read_limited, state_dir, write_private
 from ndbtop.model.history import PastStart
 from ndbtop.textnum import MAX_TIME, dumps, json_number
 
 KEEP = 50
 """Starts kept per cluster."""
+LIMIT = 4 << 20
+"""Bytes of one cluster's history read at most."""
 
 
 def default_history_dir() -> Path:
-    """``$XDG_STATE_HOME/ndbtop/history`` (``~/.local/state/ndbtop/history``)."""
-    return state_dir() / "history"
+    """``$XDG_STATE_HOME/ndbtop/history`` (``~/.local/state/ndbtop/history``), checked as far
+    as it exists (:func:`ndbtop.files.check_tree`: ``UnsafeDirectory`` when others could
+    change it)."""
+    path = state_dir() / "history"
+    check_tree(path)
+    return path
 
 
 class HistoryStore:
@@ -27,9 +33,11 @@ class HistoryStore:
         self.path = directory / f"{key}.json"
 
     def load(self) -> tuple[PastStart, ...]:
-        """Every remembered start, oldest first (none if the file is missing or unreadable)."""
+        """Every remembered start, oldest first (none if the file is missing or unreadable,
+        or in a directory others could change: :func:`ndbtop.files.check_tree`)."""
         try:
-            data = json.loads(read_limited(self.path, 4 << 20, "start history"))
+            check_tree(self.path.parent, _top(self.path.parent))
+            data = json.loads(read_limited(self.path, LIMIT, "start history", private=True))
             return tuple(
                 PastStart(
                     d["node_id"],
@@ -64,6 +72,16 @@ class HistoryStore:
             }
             for p in history
         ]
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, NdbtopError):
             write_private(self.path, dumps(records).encode())
         return history
+
+
+def _top(directory: Path) -> Path:
+    """The state directory when ``directory`` is in it, else ``directory`` itself (one given
+    by a caller): the part that must be private."""
+    try:
+        top = state_dir()
+    except NdbtopError:
+        return directory
+    return top if directory == top or top in directory.parents else directory

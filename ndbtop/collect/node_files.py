@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from ndbtop.collect.ssh import HostError
+from ndbtop.collect.ssh import HostError, LinkRefused
 from ndbtop.host.samples import DiskFree, ProcessSeen
 from ndbtop.model.config import DataNodeConfig
 from ndbtop.model.errorlog import parse_error_log
@@ -57,9 +57,13 @@ async def read_node_files(
     path = error_log_path(cfg)
 
     async def both() -> tuple[ErrorLogEntry, DiskFree | None]:
-        text = await files.read_file(path)
-        entry = (ErrorLogEntry(cfg.node_id, path, problem="no error log there")
-                 if text is None else parse_error_log(text, cfg.node_id, path))
+        try:
+            text = await files.read_file(path)
+        except LinkRefused as exc:
+            entry = ErrorLogEntry(cfg.node_id, path, problem=str(exc))
+        else:
+            entry = (ErrorLogEntry(cfg.node_id, path, problem="no error log there")
+                     if text is None else parse_error_log(text, cfg.node_id, path))
         return entry, await files.disk_free(cfg.data_dir)
 
     try:

@@ -43,6 +43,10 @@ class HostError(Exception):
     """Sampling a host failed; the message is what the user sees."""
 
 
+class LinkRefused(HostError):
+    """A file to read on a host is a symbolic link: it is not followed."""
+
+
 def one_line(text: str, limit: int = 200) -> str:
     """One line of ssh's or the host's text, shortened (shown escaped where it is shown)."""
     return text.strip()[:limit]
@@ -259,7 +263,9 @@ class SshHost:
         self.redo_rates = rates
 
     async def read_file(self, path: str) -> str | None:
-        """Up to 512 KiB of a file on the host; ``None`` when it cannot be read there.
+        """Up to 512 KiB of a file on the host; ``None`` when it cannot be read there;
+        :class:`LinkRefused` when it is a symbolic link (never followed: a link to a file
+        only root may read would put it on the screen and in the bundle).
 
         Uses the sampling connection, or opens it when there is none.
         """
@@ -268,6 +274,8 @@ class SshHost:
         marker = f"@{self._token} "
         if any(line == f"{marker}nolog" for line in lines):
             return None
+        if any(line == f"{marker}link" for line in lines):
+            raise LinkRefused(f"{path} is a symbolic link: not followed")
         body = [line for line in lines if not line.startswith(marker)]
         return "\n".join(body)
 

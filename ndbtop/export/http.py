@@ -40,6 +40,7 @@ from typing import Any
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler
 
 from ndbtop.compat import SLOTS
+from ndbtop.sanitise import write_line
 
 App = Callable[..., Iterable[bytes]]
 
@@ -123,7 +124,7 @@ class _Handler(WSGIRequestHandler):
 
 
 def _log(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    write_line(sys.stderr, line)
     sys.stderr.flush()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import html
+import re
 import sys
 import threading
 import time
@@ -19,14 +20,14 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from prometheus_client.core import Metric
-from prometheus_client.exposition import choose_encoder, gzip_accepted
+from prometheus_client.exposition import choose_encoder
 
 from ndbtop.export.families import snapshot_families, snapshot_groups, source_families
 from ndbtop.export.familyset import Families, Group, same_inputs
 from ndbtop.export.http import DEFAULT_LIMITS, BoundedServer, Limits, listen_socket
 from ndbtop.export.lines import EOF_LINE, Fixed, LineCache, without_eof
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.sanitise import sanitise
+from ndbtop.sanitise import sanitise, write_line
 
 Encoder = Callable[[Any], bytes]
 
@@ -112,10 +113,36 @@ INDEX = """<!DOCTYPE html>
 """
 
 
+def accepts_gzip(header: str) -> bool:
+    """Whether an ``Accept-Encoding`` header accepts gzip (RFC 9110 §12.5.3): ``gzip`` (or
+    ``x-gzip``) with a weight above 0, or, when it is not named, ``*`` with one; a member
+    whose weight cannot be read is left out. ``gzip;q=0`` refuses it."""
+    weights: dict[str, float] = {}
+    for member in header.split(","):
+        coding, *params = (part.strip() for part in member.split(";"))
+        weight = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                qvalue = _QVALUE.fullmatch(value.strip())
+                weight = float(qvalue.group()) if qvalue else -1.0
+        if coding and weight >= 0:
+            weights[coding.lower()] = weight
+    named = [weights[c] for c in ("gzip", "x-gzip") if c in weights]
+    if named:
+        return max(named) > 0
+    return weights.get("*", 0.0) > 0
+
+
+_QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
+"""A weight as RFC 9110 §12.4.2 writes it."""
+
+
 def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterable[bytes]]:
     """The WSGI app: ``/`` links to ``/metrics``, served in prometheus_client's text or
-    OpenMetrics format as the ``Accept`` header asks (gzip when accepted); anything else
-    is 404."""
+    OpenMetrics format as the ``Accept`` header asks (gzip when accepted: not with
+    ``gzip;q=0``); anything else is 404. ``HEAD`` is answered with the headers ``GET``
+    would have (its ``Content-Length`` too) and no body."""
     index = INDEX.format(cluster=html.escape(sanitise(cluster))).encode()
     reported: set[str] = set()
 
@@ -125,6 +152,11 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
         if method not in ("GET", "HEAD"):
             start_response("405 Method Not Allowed", [("Allow", "GET, HEAD")])
             return [b""]
+
+        def answer(status: str, headers: list[tuple[str, str]], body: bytes) -> list[bytes]:
+            start_response(status, [*headers, ("Content-Length", str(len(body)))])
+            return [] if method == "HEAD" else [body]
+
         if path == "/metrics":
             encoder, content_type = choose_encoder(environ.get("HTTP_ACCEPT", ""))
             try:
@@ -134,21 +166,19 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
                 text = f"cannot serve the metrics: {type(exc).__name__}: {exc}"
                 if text not in reported:
                     reported.add(text)
-                    sys.stderr.write(f"ndbtop export: {text}\n")
-                start_response("500 Internal Server Error",
-                               [("Content-Type", "text/plain; charset=utf-8")])
-                return [text.encode() + b"\n"]
+                    write_line(sys.stderr, f"ndbtop export: {text}")
+                return answer("500 Internal Server Error",
+                              [("Content-Type", "text/plain; charset=utf-8")],
+                              text.encode() + b"\n")
             headers = [("Content-Type", content_type)]
-            if gzip_accepted(environ.get("HTTP_ACCEPT_ENCODING", "")):
+            if accepts_gzip(environ.get("HTTP_ACCEPT_ENCODING", "")):
                 body = gzip.compress(body, compresslevel=1)
                 headers.append(("Content-Encoding", "gzip"))
-            start_response("200 OK", headers)
-            return [body]
+            return answer("200 OK", headers, body)
         if path == "/":
-            start_response("200 OK", [("Content-Type", "text/html; charset=utf-8")])
-            return [index]
-        start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
-        return [b"Not found: the metrics are at /metrics\n"]
+            return answer("200 OK", [("Content-Type", "text/html; charset=utf-8")], index)
+        return answer("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")],
+                      b"Not found: the metrics are at /metrics\n")
 
     return app
 

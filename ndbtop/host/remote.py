@@ -9,7 +9,9 @@ reads requests on its standard input, one per line, and answers on its output:
   ``nolinux <uname -s>`` and exit when there is no ``/proc/diskstats``;
 - ``s``: one sample, between the ``sample`` and ``end`` markers;
 - ``e`` followed by a line holding a file path: up to 512 KiB of that file between the
-  ``log`` and ``end`` markers (``nolog`` when it cannot be read);
+  ``log`` and ``end`` markers (``nolog`` when it cannot be read, ``link`` when it is a
+  symbolic link: never followed, the file is opened with ``O_NOFOLLOW``, ``dd
+  iflag=nofollow``, so a link put in its place after the check is not followed either);
 - ``d`` followed by a line holding a path: the last line of ``df -P -k`` for that path
   (the file system holding it) between the ``df`` and ``end`` markers;
 - ``b`` followed by a line holding a directory: the birth time (``stat -c %W``, 0 when
@@ -56,8 +58,9 @@ SCRIPT = (
     'done 2>/dev/null; '
     'echo "@$t end";; '
     'e) IFS= read -r f || exit 0; '
-    'if [ -f "$f" ] && [ -r "$f" ]; then echo "@$t log"; '
-    'dd if="$f" bs=65536 count=8 2>/dev/null | tr -d "\\000"; echo; '
+    'if [ -L "$f" ]; then echo "@$t link"; '
+    'elif [ -f "$f" ] && [ -r "$f" ]; then echo "@$t log"; '
+    'dd if="$f" iflag=nofollow bs=65536 count=8 2>/dev/null | tr -d "\\000"; echo; '
     'else echo "@$t nolog"; fi; echo "@$t end";; '
     'd) IFS= read -r f || exit 0; echo "@$t df"; '
     'df -P -k -- "$f" 2>/dev/null | tail -n 1; echo "@$t end";; '

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ndbtop.compat import SLOTS
 from ndbtop.errors import UsageError
+from ndbtop.mgm.nodeids import MAX_NODE_ID
 from ndbtop.mgm.packed_config import API_NODE, DATA_NODE, MGM_NODE, SYSTEM, Value
 from ndbtop.model.config_params import (
     BOOL,
@@ -38,6 +39,8 @@ NODE_KINDS = (MGM_NODE, DATA_NODE, API_NODE)
 _NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)(.*)", re.DOTALL)
 _SHIFTS = {"k": 10, "K": 10, "M": 20, "G": 30}
 _INT64_MAX = (1 << 63) - 1
+_MOST_DIGITS = {10: len(str(_INT64_MAX)), 16: 16, 8: 21}
+"""Digits (without leading zeros) of the largest value ``strtoll`` reads, per base."""
 _BOOLS = {"y": 1, "yes": 1, "true": 1, "1": 1, "n": 0, "no": 0, "false": 0, "0": 0}
 
 
@@ -147,6 +150,10 @@ def _node_ids(sections: list[IniSection], source: str) -> None:
             node_id = next_id
             while node_id in taken:
                 node_id += 1
+            if node_id > MAX_NODE_ID:
+                # ConfigInfo.cpp transformNode: "too many nodes configured".
+                raise ConfigIniError(f"{source}:{s.line}: too many nodes configured: no node "
+                                     f"id left for this section (1-{MAX_NODE_ID})")
         taken.add(node_id)
         next_id = node_id + 1
         s.node_id = node_id
@@ -160,7 +167,12 @@ def _number(text: str) -> int | None:
     if match is None:
         return None
     sign, digits, rest = match.groups()
-    value = int(digits, 16 if digits[:2].lower() == "0x" else 8 if digits[0] == "0" else 10)
+    base = 16 if digits[:2].lower() == "0x" else 8 if digits[0] == "0" else 10
+    # strtoll stops at its range (ERANGE), and so does reading here: a value of thousands
+    # of digits is out of range, never converted.
+    if len(digits.lstrip("0xX")) > _MOST_DIGITS[base]:
+        return None
+    value = int(digits, base)
     if value > _INT64_MAX:
         return None
     shift = 0

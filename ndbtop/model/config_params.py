@@ -9,7 +9,10 @@ ndbtop does not know. Parameters not listed here are shown by their id.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from ndbtop.compat import SLOTS
 from ndbtop.mgm.packed_config import API_NODE, DATA_NODE, MGM_NODE, SYSTEM
@@ -157,6 +160,8 @@ DERIVED = {(DATA_NODE, 125): 7, (DATA_NODE, 158): 125}
 FileSystemPath (``fixFileSystemPath``, ``fixBackupDataDir``)."""
 
 
-def by_name(kind: int) -> dict[str, tuple[int, Param]]:
-    """A section type's parameters by lower-case name (ndb_mgmd ignores case)."""
-    return {p.name.lower(): (key, p) for key, p in PARAMS.get(kind, {}).items()}
+@functools.cache
+def by_name(kind: int) -> Mapping[str, tuple[int, Param]]:
+    """A section type's parameters by lower-case name (ndb_mgmd ignores case); made once
+    per type, however many sections a file has."""
+    return MappingProxyType({p.name.lower(): (key, p) for key, p in PARAMS.get(kind, {}).items()})

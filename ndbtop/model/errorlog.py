@@ -61,21 +61,20 @@ def _fields(entry: str) -> dict[str, str]:
     Problem data (``Error data``) is free text and may run over several lines, some of
     them holding a colon: only a field name that comes later in the order opens a field.
     """
-    fields: dict[str, str] = {}
+    # Each field's lines are gathered and joined once: work linear in the entry, however
+    # many lines its problem data runs over.
+    lines: dict[str, list[str]] = {}
     current: str | None = None
+    after = 0
     for line in entry.splitlines():
-        opened = None
-        after = FIELDS.index(current) + 1 if current is not None else 0
-        for name in FIELDS[after:]:
-            if line.startswith(name + ":"):
-                opened = name
-                break
+        opened = next((name for name in FIELDS[after:] if line.startswith(name + ":")), None)
         if opened is not None:
             current = opened
-            fields[current] = line[len(opened) + 1:].strip()
+            after = FIELDS.index(opened) + 1
+            lines[current] = [line[len(opened) + 1:].strip()]
         elif current is not None and line.strip():
-            fields[current] = f"{fields[current]}\n{line.strip()}"
-    return fields
+            lines[current].append(line.strip())
+    return {name: "\n".join(parts) for name, parts in lines.items()}
 
 
 def _message(text: str) -> tuple[str, str | None]:

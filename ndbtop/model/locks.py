@@ -15,7 +15,8 @@ cycle, which ends a chain where it closes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 DEFAULT_TXN_AGE_S = 10
@@ -30,10 +31,12 @@ DEADLOCK_TIMEOUT_MS = 1200
 the coordinator (error 266) unless the configuration raised it."""
 
 MAX_TRANSACTIONS = 200
-"""Transactions read at most (the oldest): more than a screen or a ticket can use."""
+"""Transactions kept at most (the oldest): more than a screen or a ticket can use. One more
+is read, so that what is shown can say it is "the first 200 of at least 201"."""
 
 MAX_LOCKS = 1000
-"""Lock rows read at most (waits and the locks they wait for, the longest first)."""
+"""Lock rows kept at most (waits and the locks they wait for, the longest first); one more
+is read, as for transactions."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ class LockWait:
 
 def lock_waits(locks: Sequence[LockRow]) -> tuple[LockWait, ...]:
     """Every waiting lock as a wait of one transaction for another, the deepest chains and
-    the longest waits first."""
+    the longest waits first: linear in the rows (:func:`wait_depths`)."""
     by_num = {(lk.node_id, lk.block_instance, lk.lock_num): lk for lk in locks}
     edges: list[tuple[LockRow, int | None]] = []
     for lk in locks:
@@ -127,51 +130,145 @@ def lock_waits(locks: Sequence[LockRow]) -> tuple[LockWait, ...]:
             (lk.node_id, lk.block_instance, lk.waiting_for))
         holder = None if target is None or target.transid == lk.transid else target.transid
         edges.append((lk, holder))
-    waits_for: dict[int, set[int]] = {}
+    waits_for: dict[int, list[int]] = {}
     for lk, holder in edges:
         if holder is not None:
-            waits_for.setdefault(lk.transid, set()).add(holder)
-    out = []
-    for lk, holder in edges:
-        depth, cycle = _depth(lk.transid, waits_for)
-        out.append(LockWait(lk.transid, holder, lk, depth, cycle))
+            waits_for.setdefault(lk.transid, []).append(holder)
+    depths = wait_depths(waits_for)
+    out = [LockWait(lk.transid, holder, lk, *depths.get(lk.transid, (0, False)))
+           for lk, holder in edges]
     out.sort(key=lambda w: (-w.depth, -w.lock.duration_ms, w.waiter))
     return tuple(out)
 
 
-def _depth(start: int, waits_for: dict[int, set[int]]) -> tuple[int, bool]:
-    """The longest path of waits from ``start`` without visiting a transaction twice, and
-    whether a path comes back to ``start``."""
-    best, cycle = 0, False
-    stack: list[tuple[int, int, frozenset[int]]] = [(start, 0, frozenset((start,)))]
-    steps = 0
-    while stack and steps < 10_000:
-        steps += 1
-        node, length, seen = stack.pop()
-        best = max(best, length)
-        for nxt in waits_for.get(node, ()):
-            if nxt == start:
-                cycle = True
-            elif nxt not in seen:
-                stack.append((nxt, length + 1, seen | {nxt}))
-    return best, cycle
+_WAITS: dict[int, tuple[Sequence[LockRow], tuple[LockWait, ...]]] = {}
+"""The waits of the last few reads, by the identity of their rows (kept, so the identity
+stays theirs)."""
+_WAITS_LOCK = threading.Lock()
 
 
-def chain_of(wait: LockWait, waits: Iterable[LockWait]) -> tuple[int, ...]:
-    """The transactions from ``wait``'s waiter to the root holder, following the first
-    holder of each; a cycle stops where it closes."""
-    first: dict[int, int] = {}
+def waits_of(locks: Sequence[LockRow]) -> tuple[LockWait, ...]:
+    """:func:`lock_waits` of one read's rows, worked out once: the collector's thread does
+    it when the rows arrive, and the views find it done."""
+    with _WAITS_LOCK:
+        found = _WAITS.get(id(locks))
+    if found is not None and found[0] is locks:
+        return found[1]
+    waits = lock_waits(locks)
+    with _WAITS_LOCK:
+        if len(_WAITS) >= 8:
+            _WAITS.pop(next(iter(_WAITS)))
+        _WAITS[id(locks)] = (locks, waits)
+    return waits
+
+
+def wait_depths(waits_for: Mapping[int, Sequence[int]]) -> dict[int, tuple[int, bool]]:
+    """(depth, in a cycle) of every transaction that waits: strongly connected components
+    (Tarjan's, without recursion), then the longest path on the graph of components, in
+    time linear in the waits.
+
+    A transaction's depth is the number of waits on the longest chain from it; the
+    transactions of a cycle (a deadlock) count as one chain through all of them, so each has
+    the cycle's size less one, plus the deepest chain that leaves the cycle."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    component: dict[int, int] = {}
+    sizes: list[int] = []
+    stack: list[int] = []
+    on_stack: set[int] = set()
+    for root in waits_for:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            nexts = waits_for.get(node, ())
+            if i < len(nexts):
+                work.append((node, i + 1))
+                nxt = nexts[i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                members = 0
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component[member] = len(sizes)
+                    members += 1
+                    if member == node:
+                        break
+                sizes.append(members)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    # Tarjan's components come out in reverse topological order: every component a
+    # transaction waits for is numbered before its own.
+    members_of: list[list[int]] = [[] for _ in sizes]
+    for node, c in component.items():
+        members_of[c].append(node)
+    depth = [0] * len(sizes)
+    for c, members in enumerate(members_of):
+        leaving = max((depth[component[nxt]] + 1 for node in members
+                       for nxt in waits_for.get(node, ()) if component[nxt] != c), default=0)
+        depth[c] = sizes[c] - 1 + leaving
+    return {node: (depth[c], sizes[c] > 1) for node, c in component.items()
+            if node in waits_for}
+
+
+MAX_CHAIN = 16
+"""Transactions a chain names at most (the depth says how long it is): a queue of 1,000 on
+one row must not name 500,000."""
+
+CHAIN_ENDS = ("holder", "deadlock", "not read", "long")
+"""How a chain ends: at a transaction that waits for nothing (the root holder); where a
+cycle of waits closes (a deadlock: its last transaction is named before); at a wait whose
+lock was not read (the read's row limit or a node's scan left it out); or cut at
+:data:`MAX_CHAIN`."""
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The transactions from a waiter to the end of its chain, following the first holder
+    of each, and how it ends (one of :data:`CHAIN_ENDS`)."""
+
+    transids: tuple[int, ...]
+    end: str
+
+
+def first_holders(waits: Iterable[LockWait]) -> dict[int, int | None]:
+    """Each waiting transaction's first holder (None: none of its waits' locks was read):
+    what :func:`chain_of` follows."""
+    first: dict[int, int | None] = {}
     for w in waits:
-        if w.holder is not None:
-            first.setdefault(w.waiter, w.holder)
+        if first.get(w.waiter) is None:
+            first[w.waiter] = w.holder
+    return first
+
+
+def chain_of(wait: LockWait, first: Mapping[int, int | None]) -> Chain:
+    """The chain from ``wait``'s waiter (``first``: :func:`first_holders` of the read's
+    waits), at most :data:`MAX_CHAIN` transactions."""
     chain = [wait.waiter]
+    seen = {wait.waiter}
     nxt = wait.holder
-    while nxt is not None and nxt not in chain:
+    while nxt is not None:
+        if nxt in seen:
+            return Chain((*chain, nxt), "deadlock")
+        if len(chain) >= MAX_CHAIN:
+            return Chain(tuple(chain), "long")
         chain.append(nxt)
-        nxt = first.get(nxt)
-    if nxt is not None:
-        chain.append(nxt)
-    return tuple(chain)
+        seen.add(nxt)
+        if nxt not in first:
+            return Chain(tuple(chain), "holder")
+        nxt = first[nxt]
+    return Chain(tuple(chain), "not read")
 
 
 def oldest(transactions: Sequence[Transaction]) -> Transaction | None:
@@ -210,25 +307,34 @@ def wait_tree(waits: Sequence[LockWait]) -> tuple[TreeLine, ...]:
     lines: list[TreeLine] = []
     shown: set[int] = set()
 
-    def grow(holder: int | None, seen: frozenset[int]) -> None:
-        stack = [(w, 1, seen) for w in reversed(under.get(holder, ()))]
+    def grow(holder: int | None) -> None:
+        # Depth first, the transactions on the path from the root kept in one set: a wait
+        # whose waiter is on it closes a cycle. Each wait is drawn once: linear in the waits.
+        path = set() if holder is None else {holder}
+        stack: list[tuple[LockWait, int] | int] = [
+            (w, 1) for w in reversed(under.get(holder, ()))]
         while stack:
-            w, depth, path = stack.pop()
+            item = stack.pop()
+            if isinstance(item, int):
+                path.discard(item)  # every wait below this waiter is drawn
+                continue
+            w, depth = item
             if id(w) in shown:
                 continue
             shown.add(id(w))
             closes = w.waiter in path
             lines.append(TreeLine(depth, w.waiter, w, closes))
             if not closes:
-                below = path | {w.waiter}
-                stack.extend((c, depth + 1, below) for c in reversed(under.get(w.waiter, ())))
+                path.add(w.waiter)
+                stack.append(w.waiter)
+                stack.extend((c, depth + 1) for c in reversed(under.get(w.waiter, ())))
 
     roots = [h for h in under if h is None or h not in waiting]
     for root in sorted(roots, key=lambda h: (h is None, h or 0)):
         lines.append(TreeLine(0, root))
-        grow(root, frozenset(() if root is None else (root,)))
+        grow(root)
     for w in waits:
         if id(w) not in shown and w.holder is not None:
             lines.append(TreeLine(0, w.holder, deadlock=True))
-            grow(w.holder, frozenset((w.holder,)))
+            grow(w.holder)
     return tuple(lines)

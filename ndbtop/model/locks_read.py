@@ -11,8 +11,8 @@ from ndbtop.model.locks import (
     LONG_TXN_S,
     LockWait,
     Transaction,
-    lock_waits,
     oldest,
+    waits_of,
 )
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -39,6 +39,10 @@ class LocksRead:
     """Seconds since ``cluster_locks`` was read; None: never read."""
     unavailable: tuple[tuple[str, str], ...]
     """(table, why) for each of the two that could not be read."""
+    transactions_more: bool = False
+    """More transactions were there than the read keeps: those shown are the first."""
+    locks_more: bool = False
+    """More lock rows were there than the read keeps: a chain may be cut by the limit."""
 
 
 def locks_read(snap: ClusterSnapshot) -> LocksRead:
@@ -49,8 +53,9 @@ def locks_read(snap: ClusterSnapshot) -> LocksRead:
     why = tuple((panel, reason) for panel, reason in sample.unavailable
                 if panel in ("transactions", "locks"))
     age = _age(sample, "transactions")
-    return LocksRead(sample.transactions, lock_waits(sample.locks),
-                     None if age is None else sample.txn_age_s, age, _age(sample, "locks"), why)
+    return LocksRead(sample.transactions, waits_of(sample.locks),
+                     None if age is None else sample.txn_age_s, age, _age(sample, "locks"), why,
+                     sample.transactions_more, sample.locks_more)
 
 
 def _age(sample: NdbinfoSample, panel: str) -> float | None:

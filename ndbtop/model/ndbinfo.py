@@ -246,6 +246,11 @@ class NdbinfoSample:
     """The age ``transactions`` were read with."""
     locks: tuple[LockRow, ...] = ()
     """The lock waits and the locks they wait for: read only while something asks."""
+    transactions_more: bool = False
+    """The read gave more transactions than are kept (:data:`~ndbtop.model.locks.MAX_TRANSACTIONS`,
+    read with one more): ``transactions`` are the first of at least one more."""
+    locks_more: bool = False
+    """The read gave more lock rows than are kept (:data:`~ndbtop.model.locks.MAX_LOCKS`)."""
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndbtop.mgm.nodeids import MAX_NODE_ID, MIN_NODE_ID
+from ndbtop.model.locks import MAX_LOCKS, MAX_TRANSACTIONS, waits_of
 from ndbtop.model.ndbinfo import DiskPageBuffer, DiskStat, NdbinfoSample
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
@@ -89,6 +90,10 @@ def build_sample(
         ids = ", ".join(map(str, sorted(dropped)[:5]))
         listed.append(("rows out of range", f"node ids {ids} are not node ids "
                             f"({MIN_NODE_ID}-{MAX_NODE_ID}): left out"))
+    transactions = panels.get("transactions", ())
+    locks = panels.get("locks", ())
+    # The waits are worked out here, in the collector's thread, not by the view that shows them.
+    waits_of(locks[:MAX_LOCKS])
     return NdbinfoSample(
         taken_at=taken_at,
         ndb_version=version,
@@ -107,9 +112,11 @@ def build_sample(
         processes=panels.get("processes", ()),
         membership=panels.get("membership", ()),
         tables=panels.get("tables", ()),
-        transactions=panels.get("transactions", ()),
+        transactions=transactions[:MAX_TRANSACTIONS],
+        transactions_more=len(transactions) > MAX_TRANSACTIONS,
         txn_age_s=txn_age_s,
-        locks=panels.get("locks", ()),
+        locks=locks[:MAX_LOCKS],
+        locks_more=len(locks) > MAX_LOCKS,
         unavailable=tuple(listed),
         read_at=read_at,
         queries=tally.queries,

@@ -70,7 +70,8 @@ arbitrator (``arbitrator_validity_summary``: these rows grouped by arbitrator, t
 arb_connected, ndbinfo.md §2.1) is counted from the same rows, not read by a second scan."""
 
 def transactions_query(age_s: int) -> Query:
-    """The transactions idle at least ``age_s`` seconds, the oldest first, with the MySQL
+    """The transactions idle at least ``age_s`` seconds, the oldest first (one more than
+    are kept, so that a read the limit cut says so), with the MySQL
     connection of those the SQL node read runs (``server_transactions``, the same columns
     and ``mysql_connection_id``)."""
     age = max(0, min(int(age_s), 10**9))
@@ -83,7 +84,7 @@ def transactions_query(age_s: int) -> Query:
         (SELECT node_id, transid, mysql_connection_id FROM ndbinfo.server_transactions
         WHERE inactive_seconds >= {age}) AS s ON s.node_id = t.node_id AND s.transid = t.transid
         WHERE t.inactive_seconds >= {age}
-        ORDER BY t.inactive_seconds DESC, t.transid LIMIT {MAX_TRANSACTIONS}""",
+        ORDER BY t.inactive_seconds DESC, t.transid LIMIT {MAX_TRANSACTIONS + 1}""",
     )
 
 
@@ -103,9 +104,10 @@ LOCKS = tagged(
     AND w.waiting_for = l.lock_num
     LEFT JOIN ndbinfo.dict_obj_info AS o ON o.id = l.tableid AND o.type IN (1, 2, 3)
     WHERE l.state = 'W' OR w.waiting_for IS NOT NULL
-    ORDER BY l.duration_millis DESC, l.node_id, l.lock_num LIMIT {MAX_LOCKS}""",
+    ORDER BY l.duration_millis DESC, l.node_id, l.lock_num LIMIT {MAX_LOCKS + 1}""",
 )
-"""The lock waits and the locks they wait for, with the table's name (``dict_obj_info``
+"""The lock waits and the locks they wait for (one more row than are kept, so that a read
+the limit cut says so), with the table's name (``dict_obj_info``
 types 1, 2, 3: tables and unique hash indexes, which ACC locks): never the locks no one
 waits for. ``lock_num`` is unique per LDM instance only, so a waiter's ``waiting_for`` is
 matched on the node and instance too, in a derived table read once (a correlated subquery

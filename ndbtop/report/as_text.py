@@ -6,7 +6,6 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from ndbtop.elide import elide_lines
 from ndbtop.eta.node_evidence import redo_mb_per_s
 from ndbtop.eta.node_text import eta_text
 from ndbtop.findings.coverage import unjudged_text
@@ -26,6 +25,7 @@ from ndbtop.report.config_report import address_text, config_text, node_group_js
 from ndbtop.report.findings import findings_text
 from ndbtop.report.sections import default_sections_text
 from ndbtop.report.tables import duration, format_table, human_bytes, per_second
+from ndbtop.sanitise import Laid, laid_out
 
 
 def _activity_text(snap: ClusterSnapshot) -> list[str]:
@@ -91,7 +91,7 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     lines += backups_text(snap)
     lines += _ndbinfo_text(snap)
     lines += _host_text(snap)
-    return elide_lines("\n".join(lines)) + "\n"
+    return Laid(laid_out(lines) + "\n")
 
 
 def heading_text(snap: ClusterSnapshot) -> str:

@@ -14,7 +14,7 @@ import io
 import socket
 import tarfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from ndbtop import __version__
 from ndbtop.collect.events import levels_from_names
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import MgmError
-from ndbtop.files import create_private, read_limited
+from ndbtop.files import create_private, read_tail
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.events.catalogue import Severity
 from ndbtop.mgm.events.decode import Event, decode_event
@@ -37,11 +37,11 @@ from ndbtop.report.cluster_log import cluster_log_file
 from ndbtop.report.findings import findings_text
 from ndbtop.report.render import error_log_json, error_log_line, report_json, report_text
 from ndbtop.report.sections import TRIAGE, bundle_panels
-from ndbtop.sanitise import json_text, sanitise, sanitise_lines
+from ndbtop.sanitise import json_text, laid_out, sanitise, sanitise_lines
 
 MEMORY_REPORT = 50
 AUDIT_LIMIT = 64 << 20
-"""Bytes of audit log a bundle reads (its last 500 lines go in)."""
+"""Bytes at the end of the audit log a bundle reads (its last 500 lines go in)."""
 
 
 @dataclass
@@ -51,20 +51,28 @@ class Bundle:
     files: dict[str, bytes] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def add(self, name: str, data: bytes | str, note: str) -> None:
+    def add(self, name: str, data: bytes | str | Sequence[str], note: str) -> None:
         """One file of the archive and the manifest line that explains it.
 
-        Text files are read on terminals (``less``, ``cat``): what they quote from the
-        servers is sanitised like everything ndbtop prints.
+        Text files (``.txt``) are read on terminals and line by line (``less``, ``grep``):
+        they are given as lines, each one line of what it quotes
+        (:func:`ndbtop.sanitise.laid_out`; a string is one line, a
+        :class:`~ndbtop.sanitise.Laid` text as laid out), so nothing a server sent can add
+        a line that reads as ndbtop's own.
         """
-        if isinstance(data, str):
-            data = (sanitise_lines(data) if name.endswith(".txt") else data).encode()
+        if name.endswith(".txt"):
+            text = laid_out([data] if isinstance(data, str) else data)
+            data = (text if text.endswith("\n") else text + "\n").encode()
+        elif isinstance(data, str):
+            data = data.encode()
+        elif not isinstance(data, bytes):
+            raise TypeError(f"{name}: lines are for text files only")
         self.files[name] = data
-        self.notes.append(sanitise(f"{name}: {note}"))
+        self.notes.append(f"{name}: {note}")
 
     def write(self, path: Path) -> None:
         """Write the archive (``.tar.gz``)."""
-        manifest = "\n".join(
+        manifest = laid_out(
             [
                 f"ndbtop {__version__} triage bundle, "
                 f"{dt.datetime.now().astimezone():%Y-%m-%d %H:%M:%S %z}",
@@ -84,18 +92,17 @@ class Bundle:
                 tar.addfile(info, io.BytesIO(data))
 
 
-def event_lines(events: list[Event] | tuple[Event, ...]) -> str:
-    """Events as cluster-log lines."""
-    return "".join(
+def event_lines(events: list[Event] | tuple[Event, ...]) -> list[str]:
+    """Events as cluster-log lines, one an event."""
+    return [
         cluster_log_line(
             dt.datetime.fromtimestamp(e.received_at),
             e.source_node,
             e.severity if e.severity is not None else Severity.INFO,
             e.text,
         )
-        + "\n"
         for e in events
-    )
+    ]
 
 
 async def _listen(hub: Hub, seconds: float, clock: Clock) -> tuple[list[Event], str | None]:
@@ -123,23 +130,24 @@ async def _listen(hub: Hub, seconds: float, clock: Clock) -> tuple[list[Event], 
     return events, None
 
 
-async def _logging(client: MgmClient) -> str:
+async def _logging(client: MgmClient) -> list[str]:
     levels = await client.get_cluster_loglevel()
     severities = await client.get_info_clusterlog()
     lines = ["cluster log levels (get cluster loglevel):"]
     lines += [f"  {name:12} {level}" for name, level in levels.items()]
     lines += ["", "cluster log severity filter (get info clusterlog):"]
     lines += [f"  {name:12} {value}" for name, value in severities.items()]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-async def _memory(client: MgmClient, clock: Clock, data_nodes: frozenset[int] | None) -> str:
+async def _memory(client: MgmClient, clock: Clock, data_nodes: frozenset[int] | None
+                  ) -> list[str]:
     raw = await client.dump_events(MEMORY_REPORT)
     out = ["REPORT MEMORY (dump events type 50):"]
     for r in raw:
         e = decode_event(r, clock.wall(), data_nodes)
         out.append(f"  left out: {e.refused}" if e.refused else f"  Node {e.source_node}: {e.text}")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _config_ini(hub: Hub) -> str:
@@ -150,6 +158,12 @@ def _config_ini(hub: Hub) -> str:
     header = [f"configuration generation {source.raw.generation}, read from the management "
               f"server {source.read_from} ({source.read_with or 'get config'})"]
     return sanitise_lines(config_ini(source.raw, every=True, header=header))
+
+
+def _without_blank_head(lines: list[str]) -> list[str]:
+    """A section's lines without the blank lines that part it from the one before."""
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    return lines[start:]
 
 
 def _recording_tail(path: Path, minutes: float) -> bytes:
@@ -184,14 +198,14 @@ async def collect_bundle(
     )
     bundle.add(
         "findings.txt",
-        "\n".join(findings_text(snap.findings)).lstrip("\n") + "\n",
+        _without_blank_head(findings_text(snap.findings)),
         "what is wrong or about to go wrong, with evidence, threshold and advice",
     )
     if snap.cluster_log:
         bundle.add("cluster.log", sanitise_lines(cluster_log_file(snap)),
                    "the cluster log's last hour, from the management servers' files (merged)")
     for section in TRIAGE:
-        bundle.add(section.bundle_file, "\n".join(section.text(snap)).lstrip("\n") + "\n",
+        bundle.add(section.bundle_file, _without_blank_head(section.text(snap)),
                    section.bundle_note)
     bundle.add("config.ini", _config_ini(hub), "the configuration the management server "
                "holds, in config.ini form, every parameter (ndbtop config --all)")
@@ -202,9 +216,9 @@ async def collect_bundle(
         entries = [hub.hosts.error_logs[i] for i in down if i in hub.hosts.error_logs]
         bundle.add(
             "error-logs.txt",
-            "".join(f"node {e.node_id}: {error_log_line(e)}\n"
-                    + "".join(f"    {line}\n" for line in e.lines() if not e.problem)
-                    for e in entries),
+            [line for e in entries for line in (
+                f"node {e.node_id}: {error_log_line(e)}",
+                *(f"    {line}" for line in e.lines() if not e.problem))],
             "newest entry of each stopped data node's ndb_<id>_error.log, read over --ssh",
         )
         bundle.add("error-logs.json", json_text([error_log_json(e) for e in entries], indent=2),
@@ -218,12 +232,12 @@ async def collect_bundle(
         try:
             bundle.add(name, await job, note)
         except MgmError as exc:
-            bundle.add(name, f"not collected: {exc}\n", note)
+            bundle.add(name, f"not collected: {exc}", note)
     progress(f"listening to events for {events_seconds:g} s")
     events, why = await _listen(hub, events_seconds, clock)
     bundle.add(
         "events.txt",
-        event_lines(events) or f"no event in {events_seconds:g} s\n",
+        event_lines(events) or f"no event in {events_seconds:g} s",
         f"cluster events received while collecting ({events_seconds:g} s"
         + (f"; {why}" if why else "")
         + ")",
@@ -241,10 +255,10 @@ async def collect_bundle(
                 f"every event of {recording}",
             )
         except Exception as exc:
-            bundle.add("recording-tail.txt", f"not collected: {exc}\n", str(recording))
+            bundle.add("recording-tail.txt", f"not collected: {exc}", str(recording))
     if audit_log is not None and audit_log.exists():
         targets = cluster_targets(hub.connectstring, snap)
-        tail, left = this_cluster(read_limited(audit_log, AUDIT_LIMIT, "audit log").decode(
+        tail, left = this_cluster(read_tail(audit_log, AUDIT_LIMIT, "audit log").decode(
             "utf-8", errors="replace"
         ).splitlines(), targets)
         tail = tail[-500:]

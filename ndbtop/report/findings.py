@@ -8,6 +8,7 @@ from typing import Any
 from ndbtop.findings import Finding, Severity
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
+from ndbtop.sanitise import perf_label, plugin_text
 
 
 def finding_json(f: Finding) -> dict[str, Any]:
@@ -80,6 +81,16 @@ def check_line(snap: ClusterSnapshot, findings: Sequence[Finding], warning_only:
     if coverage:
         text += f"; {coverage}"
     n = {sev: sum(1 for f in findings if f.severity is sev) for sev in Severity}
-    perf = (f"critical={n[Severity.CRITICAL]};;1 warning={n[Severity.WARNING]};1 "
-            f"info={n[Severity.INFO]} data_nodes_started={s.data_started};;;0;{s.data_nodes}")
-    return code, f"{text} | {perf}"
+    perf = " ".join(perf_value(label, *values) for label, *values in (
+        ("critical", n[Severity.CRITICAL], "", "1"),
+        ("warning", n[Severity.WARNING], "1"),
+        ("info", n[Severity.INFO]),
+        ("data_nodes_started", s.data_started, "", "", "0", s.data_nodes),
+    ))
+    return code, f"{plugin_text(text)} | {perf}"
+
+
+def perf_value(label: str, value: int, *limits: object) -> str:
+    """One performance-data value, ``label=value;warn;crit;min;max`` (the limits given),
+    of one of ndbtop's own labels (:func:`ndbtop.sanitise.perf_label`)."""
+    return ";".join((f"{perf_label(label)}={int(value)}", *map(str, limits)))

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ndbtop.model.locks import LockWait, Transaction, chain_of, transid_text
+from ndbtop.model.locks import (
+    MAX_LOCKS,
+    MAX_TRANSACTIONS,
+    Chain,
+    LockWait,
+    Transaction,
+    chain_of,
+    first_holders,
+    transid_text,
+)
 from ndbtop.model.locks_read import LocksRead, locks_read
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
@@ -66,8 +75,36 @@ def transaction_json(t: Transaction) -> dict[str, Any]:
     }
 
 
-def wait_json(w: LockWait, waits: tuple[LockWait, ...]) -> dict[str, Any]:
-    """One lock wait: waiter_transid, holder_transid, table and wait_s, then where and how deep."""
+def chain_end(chain: Chain, read: LocksRead) -> str:
+    """How a chain ends (:data:`~ndbtop.model.locks.CHAIN_ENDS`), ``cut`` for one that ends
+    at a lock not read when the read was cut by its limit: the rest of it was not read."""
+    return "cut" if chain.end == "not read" and read.locks_more else chain.end
+
+
+CHAIN_TAILS = {"holder": "", "deadlock": "", "not read": " -> ?",
+               "cut": f" -> … (cut: lock rows past the first {MAX_LOCKS} not read)",
+               "long": " -> …"}
+"""What follows a chain's transactions in the text, by how it ends."""
+
+
+def chain_text(chain: Chain, read: LocksRead) -> str:
+    """``4 -> 3 -> 2 -> 1``, then how it ends when it does not end at a root holder or where
+    a deadlock closes: ``-> ?`` (a lock not read), cut by the read's limit, or too long."""
+    return (" -> ".join(transid_text(t) for t in chain.transids)
+            + CHAIN_TAILS[chain_end(chain, read)])
+
+
+def count_text(count: int, more: bool, limit: int) -> str:
+    """``3``, ``none``, or ``the first 200 of at least 201`` when the read's limit cut it."""
+    if more:
+        return f"the first {limit} of at least {limit + 1}"
+    return str(count or "none")
+
+
+def wait_json(w: LockWait, first: dict[int, int | None], read: LocksRead) -> dict[str, Any]:
+    """One lock wait: waiter_transid, holder_transid, table and wait_s, then where and how deep,
+    its chain and how the chain ends."""
+    chain = chain_of(w, first)
     lk = w.lock
     return {
         "waiter_transid": w.waiter,
@@ -81,7 +118,8 @@ def wait_json(w: LockWait, waits: tuple[LockWait, ...]) -> dict[str, Any]:
         "op": lk.op,
         "depth": w.depth,
         "deadlock": w.cycle,
-        "chain": list(chain_of(w, waits)),
+        "chain": list(chain.transids),
+        "chain_end": chain_end(chain, read),
     }
 
 
@@ -89,17 +127,20 @@ def locks_json(snap: ClusterSnapshot) -> dict[str, Any]:
     """The ``transactions`` and ``lock_waits`` keys, and when and how they were read."""
     read = locks_read(snap)
     state, note = locks_state(snap, read)
+    first = first_holders(read.waits)
     out: dict[str, Any] = {
         "transactions": None if read.transactions_age_s is None else
         [transaction_json(t) for t in read.transactions],
         "lock_waits": None if read.locks_age_s is None else
-        [wait_json(w, read.waits) for w in read.waits],
+        [wait_json(w, first, read) for w in read.waits],
         "locks_state": state,
         "locks_read": {
             "transactions_min_age_s": read.min_age_s,
             "transactions_read_s_ago": _rounded(read.transactions_age_s),
             "locks_read_s_ago": _rounded(read.locks_age_s),
             "unavailable": {panel: why for panel, why in read.unavailable},
+            "transactions_at_least": MAX_TRANSACTIONS + 1 if read.transactions_more else None,
+            "lock_rows_at_least": MAX_LOCKS + 1 if read.locks_more else None,
         },
     }
     if note:
@@ -124,15 +165,27 @@ def not_read_text(reason: str) -> str:
 
 
 def heading(snap: ClusterSnapshot, read: LocksRead, panel: str, count: int) -> str:
-    """What follows a list's title: ``(ndbinfo.cluster_locks, read 3 s ago): 3`` (or
-    ``none``) once read, ``(ndbinfo.cluster_locks): not read: no SQL node (--mysql-host)``
-    before."""
+    """What follows a list's title: ``(ndbinfo.cluster_locks, read 3 s ago): 3`` (``none``,
+    or for transactions ``the first 200 of at least 201``) once read,
+    ``(ndbinfo.cluster_locks): not read: no SQL node (--mysql-host)`` before."""
     table = dict(TABLES)[panel]
     why = why_not_read(snap, read, panel)
     if why is not None:
         return f"(ndbinfo.{table}): {not_read_text(why[1])}"
-    age = read.transactions_age_s if panel == "transactions" else read.locks_age_s
-    return f"({read_note(age, table)}): {count or 'none'}"
+    if panel == "transactions":
+        shown = count_text(count, read.transactions_more, MAX_TRANSACTIONS)
+        return f"({read_note(read.transactions_age_s, table)}): {shown}"
+    return f"({read_note(read.locks_age_s, table)}): {count or 'none'}"
+
+
+def waits_heading(read: LocksRead) -> str:
+    """``(ndbinfo.cluster_locks, read 3 s ago): 3, deepest chain 2``, saying when the read's
+    limit cut the rows: what follows "Lock waits" once there are some."""
+    deepest = max((w.depth for w in read.waits), default=0)
+    cut = (f" (in the first {MAX_LOCKS} of at least {MAX_LOCKS + 1} lock rows: chains may be "
+           "cut)" if read.locks_more else "")
+    return (f"({read_note(read.locks_age_s, 'cluster_locks')}): {len(read.waits)}{cut}, "
+            f"deepest chain {deepest}")
 
 
 def locks_text(snap: ClusterSnapshot) -> list[str]:
@@ -148,15 +201,14 @@ def locks_text(snap: ClusterSnapshot) -> list[str]:
                  t.operations, t.mysql_connection_id) for t in read.transactions]
         lines.append(format_table(("transid", "tc node", "api node", "state", "idle s",
                                    "ops", "mysql conn"), rows, right=(1, 2, 4, 5, 6)))
-    deepest = max((w.depth for w in read.waits), default=0)
-    lines += ["", "Lock waits " + (
-        f"({read_note(read.locks_age_s, 'cluster_locks')}): {len(read.waits)}, deepest chain "
-        f"{deepest}" if read.waits else heading(snap, read, "locks", 0))]
+    lines += ["", "Lock waits " + (waits_heading(read) if read.waits
+                                   else heading(snap, read, "locks", 0))]
     if read.waits:
+        first = first_holders(read.waits)
         rows = [(transid_text(w.waiter), transid_text(w.holder), w.lock.table_name,
                  w.lock.fragment_id, w.lock.node_id, f"{w.wait_s:.1f}",
                  f"{w.depth}{' deadlock' if w.cycle else ''}",
-                 " -> ".join(transid_text(t) for t in chain_of(w, read.waits)))
+                 chain_text(chain_of(w, first), read))
                 for w in read.waits]
         lines.append(format_table(("waiter", "waits for", "table", "fragment", "node", "wait s",
                                    "depth", "chain (-> waits for)"), rows, right=(3, 4, 5)))

@@ -8,7 +8,7 @@ from typing import Any
 from ndbtop.model.membership import FROM_NDBINFO, Membership, headline, membership
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import format_table, iso_utc
-from ndbtop.sanitise import sanitise
+from ndbtop.sanitise import Laid, sanitise
 
 
 def membership_json(snap: ClusterSnapshot) -> dict[str, Any]:
@@ -81,5 +81,5 @@ def membership_lines(m: Membership) -> list[str]:
     return lines
 
 
-def _indent(table: str) -> str:
-    return "\n".join(f"    {line}" for line in table.split("\n"))
+def _indent(table: Laid) -> Laid:
+    return Laid("\n".join(f"    {line}" for line in table.split("\n")))

@@ -16,6 +16,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.version import split_version, version_string
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.config import ClusterConfig
+from ndbtop.sanitise import Laid, one_line
 
 STATUS_WORDS = {
     "NO_CONTACT": "not connected",
@@ -42,8 +43,9 @@ def _master(nodes: Sequence[NodeStatus]) -> int:
     return master
 
 
-def show_text(nodes: Sequence[NodeStatus], config: ClusterConfig | None) -> str:
-    """``SHOW``'s output after its ``Connected to Management Server`` line."""
+def show_text(nodes: Sequence[NodeStatus], config: ClusterConfig | None) -> Laid:
+    """``SHOW``'s output after its ``Connected to Management Server`` line: laid out with
+    ``ndb_mgm``'s tabs, each address and host name one line (:func:`~ndbtop.sanitise.one_line`)."""
     master = _master(nodes)
     lines = ["Cluster Configuration", "---------------------"]
     for process, kind in _GROUPS:
@@ -52,7 +54,7 @@ def show_text(nodes: Sequence[NodeStatus], config: ClusterConfig | None) -> str:
         for n in members:
             lines.append(_node_line(n, kind, master, config))
         lines.append("")
-    return "\n".join(lines) + "\n"
+    return Laid("\n".join(lines) + "\n")
 
 
 def _node_line(n: NodeStatus, kind: str, master: int, config: ClusterConfig | None) -> str:
@@ -63,9 +65,10 @@ def _node_line(n: NodeStatus, kind: str, master: int, config: ClusterConfig | No
         section = config.node(n.node_id)
         if section is None:
             return f"{text}Unable to find node with id: {n.node_id}"
-        return f"{text} (not connected, accepting connect from {section.host or 'any host'})"
+        return (f"{text} (not connected, accepting connect from "
+                f"{one_line(section.host) or 'any host'})")
     address = n.address
-    text += " " if not address or address.lower() == "0.0.0.0" else f"\t@{address}"
+    text += " " if not address or address.lower() == "0.0.0.0" else f"\t@{one_line(address)}"
     text += "  (" + version_string(n.version, n.mysql_version)
     if kind == "NDB":
         if n.status != "STARTED":

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndbtop.elide import elide_lines
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.as_json import report_json
 from ndbtop.report.as_text import heading_text, nodes_text, sources_text
@@ -20,6 +19,7 @@ from ndbtop.report.findings import findings_text
 from ndbtop.report.section_names import CORE
 from ndbtop.report.sections import TRIAGE, panels_of, triage_section
 from ndbtop.report.tables import iso_utc
+from ndbtop.sanitise import Laid, laid_out
 
 CORE_KEYS: dict[str, tuple[str, ...]] = {
     "nodes": ("summary", "nodes", "start_timelines"),
@@ -75,4 +75,4 @@ def sections_text(snap: ClusterSnapshot, names: Sequence[str],
             assert section is not None
             lines += section.text(snap)
     lines += sources_text(snap)
-    return elide_lines("\n".join(lines)) + "\n"
+    return Laid(laid_out(lines) + "\n")

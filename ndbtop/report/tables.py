@@ -7,13 +7,14 @@ from collections.abc import Sequence
 
 from ndbtop.durations import duration as plain_duration
 from ndbtop.elide import MAX_CELL_CHARS, elide
-from ndbtop.sanitise import sanitise
+from ndbtop.sanitise import Laid, sanitise
 
 
 def format_table(
     headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()
-) -> str:
-    """Columns padded to their widest cell; columns listed in ``right`` align right.
+) -> Laid:
+    """Columns padded to their widest cell; columns listed in ``right`` align right: text
+    laid out (:class:`~ndbtop.sanitise.Laid`), every cell escaped to one line.
 
     A cell holds at most :data:`~ndbtop.elide.MAX_CELL_CHARS` characters (``…`` marks
     the cut), so one long value cannot widen every row.
@@ -25,7 +26,7 @@ def format_table(
             widths[i] = max(widths[i], len(value))
     lines = [_line(headers, widths, right), _line(["-" * w for w in widths], widths, ())]
     lines += [_line(row, widths, right) for row in cells]
-    return "\n".join(lines)
+    return Laid("\n".join(lines))
 
 
 def _cell(value: object) -> str:

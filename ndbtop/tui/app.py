@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TabPane
 
 from ndbtop.actions.audit import AuditLog
+from ndbtop.errors import FileError
 from ndbtop.files import write_crash_report
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
@@ -190,7 +191,7 @@ class NdbtopApp(App[int]):
             self.crash = error
             try:
                 self.crash_report = write_crash_report(error)
-            except OSError:
+            except (OSError, FileError):
                 self.crash_report = None
         self._close_messages_no_wait()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from ndbtop.errors import FileError
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.background import BackgroundRecorder
 from ndbtop.record.recorder import Recorder, default_recording_path
@@ -29,12 +30,19 @@ class Recording:
         if self.recorder is not None:
             await self.stop()
             return
-        path = default_recording_path()
         source = f"simulated {app.simulated}" if app.simulated else str(app.hub.connectstring)
+        try:
+            path = default_recording_path()
+        except FileError as exc:  # the state directory is refused: see ndbtop.files
+            app.notify(f"cannot record: {exc}", severity="error", timeout=10)
+            return
         try:
             recorder = Recorder(path, source=source)
         except OSError as exc:
             app.notify(f"cannot record to {path}: {exc.strerror}", severity="error", timeout=10)
+            return
+        except FileError as exc:
+            app.notify(f"cannot record to {path}: {exc}", severity="error", timeout=10)
             return
         self.recorder = BackgroundRecorder(recorder, on_error=self._failed)
         self.paths.append(path)

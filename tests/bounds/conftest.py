@@ -8,8 +8,11 @@ The ratio must stay under 3.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 GROWTH_LIMIT = 3.0
@@ -39,3 +42,47 @@ def growth(make: Callable[[int], Any], run: Callable[[Any], object], n: int,
         if ratio < GROWTH_LIMIT:
             break
     return ratio
+
+
+PACKAGE = str(Path(__file__).resolve().parents[2] / "ndbtop")
+"""ndbtop's own code: the lines :func:`work` counts."""
+
+
+def work(call: Callable[[], object]) -> int:
+    """The lines of ndbtop's code that ``call()`` runs: a count of its work that the load
+    of the machine does not change (work done in C, a sort or a dict look-up, counts once
+    per line that asks for it)."""
+    count = 0
+
+    def line(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return line
+
+    ours: dict[str, bool] = {}
+
+    def call_event(frame: Any, event: str, arg: Any) -> Any:
+        name = frame.f_code.co_filename
+        if name not in ours:
+            ours[name] = os.path.abspath(name).startswith(PACKAGE + os.sep)
+        return line if ours[name] else None
+
+    previous = sys.gettrace()
+    sys.settrace(call_event)
+    try:
+        call()
+    finally:
+        sys.settrace(previous)
+    return count
+
+
+LINEAR_LIMIT = 2.5
+"""Largest ratio of :func:`work` accepted for an input twice as large: linear or n log n
+work doubles (plus what does not depend on the input), quadratic work quadruples."""
+
+
+def work_growth(make: Callable[[int], Any], run: Callable[[Any], object], n: int) -> float:
+    """How much more work ``run`` does on ``make(2 * n)`` than on ``make(n)``."""
+    small, large = make(n), make(2 * n)
+    return work(lambda: run(large)) / work(lambda: run(small))

@@ -68,7 +68,7 @@ def test_bundles_are_private_and_do_not_follow_links(tmp_path: Path) -> None:
     path = tmp_path / "bundle.tar.gz"
     path.symlink_to(target)
     bundle = Bundle()
-    bundle.add("report.txt", "node \x1b]0;x\x07\n", "the report")
+    bundle.add("report.txt", ["node \x1b]0;x\x07"], "the report")
     bundle.write(path)
     assert target.read_text() == "precious\n"
     assert mode(path) == 0o600

@@ -4,7 +4,16 @@ is the ``lock_num`` of the operation queued before the waiter on the same LDM in
 
 from __future__ import annotations
 
-from ndbtop.model.locks import LockRow, Transaction, chain_of, lock_waits, oldest, wait_tree
+from ndbtop.model.locks import (
+    Chain,
+    LockRow,
+    Transaction,
+    chain_of,
+    first_holders,
+    lock_waits,
+    oldest,
+    wait_tree,
+)
 
 
 def lock(transid: int, state: str, num: int, waiting_for: int | None = None, *, node: int = 1,
@@ -19,7 +28,7 @@ def test_a_chain_three_deep_gives_each_waiter_its_depth_and_the_root_holder() ->
     waits = lock_waits(rows)
     assert [(w.waiter, w.holder, w.depth, w.cycle) for w in waits] == [
         (4, 3, 3, False), (3, 2, 2, False), (2, 1, 1, False)]
-    assert chain_of(waits[0], waits) == (4, 3, 2, 1)
+    assert chain_of(waits[0], first_holders(waits)) == Chain((4, 3, 2, 1), "holder")
     tree = wait_tree(waits)
     assert [(line.level, line.transid) for line in tree] == [(0, 1), (1, 2), (2, 3), (3, 4)]
     assert tree[0].wait is None and not any(line.deadlock for line in tree)
@@ -42,7 +51,7 @@ def test_a_deadlock_cycle_ends_where_it_closes() -> None:
     by = {w.waiter: w for w in waits}
     assert by[1].cycle and by[2].cycle and not by[3].cycle
     assert by[1].depth == 1 and by[3].depth == 2
-    assert chain_of(by[3], waits) == (3, 2, 1, 2)
+    assert chain_of(by[3], first_holders(waits)) == Chain((3, 2, 1, 2), "deadlock")
     tree = wait_tree(waits)
     # Every wait once; the cycle has no root, so it starts at a member, marked a deadlock.
     assert sorted(line.transid for line in tree if line.wait is not None) == [1, 2, 3]

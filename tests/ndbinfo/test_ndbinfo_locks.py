@@ -73,9 +73,9 @@ def test_lock_rows_as_the_server_sends_them() -> None:
 def test_the_age_is_pushed_to_the_sql_node_with_a_limit() -> None:
     sql = qt.transactions_query(25).sql
     assert "WHERE t.inactive_seconds >= 25" in sql and "inactive_seconds >= 25)" in sql
-    assert sql.endswith("LIMIT 200") and qt.TRANSACTIONS.sql == qt.transactions_query(10).sql
+    assert sql.endswith("LIMIT 201") and qt.TRANSACTIONS.sql == qt.transactions_query(10).sql
     assert "WHERE l.state = 'W' OR w.waiting_for IS NOT NULL" in qt.LOCKS.sql
-    assert qt.LOCKS.sql.endswith("LIMIT 1000")
+    assert qt.LOCKS.sql.endswith("LIMIT 1001")
     assert not q.has(q.make_version(7, 5, 3), "cluster_locks")  # dict_obj_info is 7.5.4
 
 

@@ -7,16 +7,24 @@ scan of every data node): the view says when they were last read.
 
 from __future__ import annotations
 
-from ndbtop.model.locks import LONG_TXN_S, LockWait, Transaction, transid_text, wait_tree
+from ndbtop.model.locks import (
+    LONG_TXN_S,
+    MAX_LOCKS,
+    LockWait,
+    Transaction,
+    transid_text,
+    wait_tree,
+)
 from ndbtop.model.locks_read import LocksRead, locks_read
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
-from ndbtop.report.locks import heading, read_note, why_not_read
+from ndbtop.report.locks import heading, waits_heading, why_not_read
 from ndbtop.tui.safe import Text
 from ndbtop.tui.views.base import PanelsView
 
 MAX_SHOWN = 200
-"""Lines of each list drawn at most (the reads bring no more than this many transactions)."""
+"""Lines of each list drawn at most (the reads bring no more than this many transactions;
+the waits' tree says when it has more lines)."""
 
 
 def _transaction_line(t: Transaction) -> Text:
@@ -88,10 +96,8 @@ class LocksView(PanelsView):
     def _waits(self, snap: ClusterSnapshot, read: LocksRead) -> Text:
         if not read.waits:
             return Text("Lock waits " + heading(snap, read, "locks", 0), style="bold")
-        deepest = max(w.depth for w in read.waits)
-        out = Text(f"Lock waits ({read_note(read.locks_age_s, 'cluster_locks')}): ",
-                   style="bold")
-        out.append(f"{len(read.waits)}, deepest chain {deepest}")
+        out = Text("Lock waits ", style="bold")
+        out.append(waits_heading(read))
         idle = {t.transid: t for t in read.transactions}
         lines = [line for line in wait_tree(read.waits)
                  if line.wait is None or self.matches(line.transid, line.wait.lock.table_name)]
@@ -100,7 +106,9 @@ class LocksView(PanelsView):
             if line.wait is None:
                 out.append("holder " if line.transid is not None else "", style="bold")
                 out.append(transid_text(line.transid) if line.transid is not None
-                           else "lock not read (the LIMIT or a node's scan left it out)")
+                           else f"cut: lock rows past the first {MAX_LOCKS} not read"
+                           if read.locks_more
+                           else "lock not read (a node's scan left it out)")
                 t = idle.get(line.transid) if line.transid is not None else None
                 if t is not None:
                     out.append(f"  node {t.node_id} api {t.api_node} {t.state}, idle "
@@ -114,4 +122,7 @@ class LocksView(PanelsView):
             out.append(f" {_wait_text(line.wait)}")
             if line.deadlock:
                 out.append("  closes the cycle", style="bold red")
+        if len(lines) > MAX_SHOWN:
+            out.append(f"\n… the first {MAX_SHOWN} lines of {len(lines)} shown (/ filters them)",
+                       style="dim")
         return out
