@@ -89,7 +89,8 @@ def run_check(args: argparse.Namespace) -> int:
         return PLUGIN_UNKNOWN
     lacking = missing(snap, needed, bool(getattr(args, "ssh", False)))
     if lacking:
-        write_line(sys.stdout, plugin_text(f"NDB UNKNOWN - required source not read: {'; '.join(lacking)}"))
+        text = f"NDB UNKNOWN - required source not read: {'; '.join(lacking)}"
+        write_line(sys.stdout, plugin_text(text))
         return PLUGIN_UNKNOWN
     found = tuple(f for f in snap.findings if f.id not in skip)
     code, line = check_line(snap, found, args.warning_only, coverage_text(snap, 0.0))
