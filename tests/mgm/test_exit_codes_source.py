@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ndbtop.mgm.events.decode import decode_event
 from ndbtop.mgm.events.exitcodes import (
     EXIT_CODES,
     NEWER_CODES,
@@ -19,7 +20,6 @@ from ndbtop.mgm.events.exitcodes import (
     exit_status,
     exit_texts,
 )
-from ndbtop.mgm.events.decode import decode_event
 from ndbtop.mgm.wire import RawEvent
 
 FIXTURE = Path(__file__).parent / "fixtures" / "ndbd_exit_codes.tsv"

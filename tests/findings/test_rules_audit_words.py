@@ -1,0 +1,50 @@
+"""Rules fed the server's exact words where an audit of the source found them judged wrong:
+heartbeats by the node's type, a count printed -1, the 7.x LCP watchdog texts."""
+
+from __future__ import annotations
+
+from ndbtop.findings import Severity, evaluate
+from ndbtop.mgm.status import NodeStatus
+from tests.findings.test_rules_server_words import WALL, ids, ndb, snap, text_event, wire_event
+
+API = NodeStatus(50, "API", "CONNECTED", version=525315, address="10.0.0.50")
+
+
+def test_an_api_node_missing_heartbeats_is_a_warning_about_that_client() -> None:
+    # QmgrMain.cpp apiHbHandlingLab sends MissedHeartbeat (44: node, count) and
+    # DeadDueToHeartbeat (45: node) for API nodes too, against HeartbeatIntervalDbApi.
+    nodes = (ndb(2), ndb(3), ndb(4), ndb(5), API)
+    missed = wire_event(44, 2, [("node", 50), ("count", 3)], WALL - 5)
+    dead = wire_event(45, 2, [("node", 50)], WALL - 1)
+    (f,) = evaluate(snap(nodes=nodes, events=(missed, dead)))
+    assert (f.id, f.severity, f.nodes) == ("missed_heartbeat", Severity.WARNING, (50,))
+    assert f.threshold.parameter == "HeartbeatIntervalDbApi"
+    assert f.summary.startswith("API node 50 declared dead (seen by data node 2)")
+    # The same words about a data node are the heartbeat ring: critical.
+    dead_data = wire_event(45, 2, [("node", 3)], WALL - 1)
+    (f,) = evaluate(snap(nodes=nodes, events=(dead_data,)))
+    assert (f.severity, f.threshold.parameter) == (Severity.CRITICAL, "HeartbeatIntervalDbDb")
+
+
+def test_a_heartbeat_count_printed_minus_one_is_not_4294967295() -> None:
+    # logevent2str prints the word with %d: "count=-1".
+    e = wire_event(44, 2, [("node", 3), ("count", -1)])
+    (f,) = evaluate(snap(events=(e,)))
+    assert "4294967295" not in f.summary and f.summary.startswith("data node 3 missed heartbeats")
+    # A heartbeat about a node the cluster does not have is no finding.
+    assert ids(snap(events=(wire_event(44, 2, [("node", 99), ("count", 2)]),))) == []
+
+
+def test_the_7x_lcp_watchdog_texts() -> None:
+    # diagnostics.md §c: the 7.4 copies of DblqhMain.cpp checkLcpFragWatchdog warn with
+    # "LCP Frag watchdog : No progress on table %u, frag %u for %u s." and announce the kill
+    # with "... Checkpoint of table %u fragment %u too slow (no progress for > %u s).".
+    warn = text_event(46, 4, "LCP Frag watchdog : No progress on table 12, frag 3 for 25 s.")
+    (f,) = evaluate(snap(events=(warn,)))
+    assert (f.id, f.severity, f.nodes) == ("lcp_stalled", Severity.WARNING, (4,))
+    assert "no LCP progress for 25 s" in f.summary
+    kill = text_event(46, 4, "LCP Frag watchdog : Checkpoint of table 12 fragment 3 too slow "
+                             "(no progress for > 60 s).")
+    (f,) = evaluate(snap(events=(warn, kill)))
+    assert (f.severity, f.threshold.configured) == (Severity.CRITICAL, "60 s")
+    assert "7200" in f.summary
