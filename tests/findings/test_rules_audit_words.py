@@ -48,3 +48,38 @@ def test_the_7x_lcp_watchdog_texts() -> None:
     (f,) = evaluate(snap(events=(warn, kill)))
     assert (f.severity, f.threshold.configured) == (Severity.CRITICAL, "60 s")
     assert "7200" in f.summary
+
+
+def memory(kind: str, pct: float, min_free: int | None = None) -> list[tuple[str, str]]:
+    from ndbtop.model.config import ClusterConfig, DataNodeConfig
+    from ndbtop.model.ndbinfo import MemoryUse, NdbinfoSample
+    from tests.findings.test_rules_server_words import NOW
+
+    total = 1000 * 32768
+    rows = (MemoryUse(2, kind, int(total * pct / 100), 0, total, 1000),)
+    config = None
+    if min_free is not None:
+        config = ClusterConfig(3, "c", 2, (), (DataNodeConfig(2, 0, min_free_pct=min_free),
+                                               DataNodeConfig(3, 0)))
+    return evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, memory=rows), config=config))
+
+
+def test_only_data_memory_is_banded_by_the_server() -> None:
+    # Cmvmi.cpp ZREPORT_MEMORY_USAGE bands DBTUP pages only (diagnostics.md §f).
+    (f,) = memory("Long message buffer", 92)
+    assert (f.severity, f.threshold.by) == (Severity.WARNING, "ndbtop")
+    assert "bands only DataMemory" in (f.threshold.reference or "")
+    (f,) = memory("Data memory", 92)
+    assert (f.threshold.by, f.threshold.parameter) == ("server", "DataMemory")
+
+
+def test_inserts_fail_from_100_less_min_free_pct() -> None:
+    # MinFreePct (630, default 5) of DataMemory is kept for restarts (init_resource_spare):
+    # 827 comes from about 95% in use, before the 99% band.
+    (f,) = memory("Data memory", 96)
+    assert f.severity is Severity.CRITICAL
+    assert "827 from about 95%" in f.summary and "MinFreePct 5%" in f.summary
+    (f,) = memory("Data memory", 96, min_free=2)
+    assert f.severity is Severity.WARNING and "from about 98%" in f.summary
+    (f,) = memory("Data memory", 91, min_free=10)
+    assert f.severity is Severity.CRITICAL

@@ -219,7 +219,7 @@ def test_memory_bands_are_the_servers() -> None:
     assert ids(memory(80)) == [("memory_high", "info")]
     assert ids(memory(92)) == [("memory_high", "warning")]
     (f,) = evaluate(memory(99.5))
-    assert f.severity is Severity.CRITICAL and f.threshold.value == "99%"
+    assert f.severity is Severity.CRITICAL and f.threshold.value == "99%; 827 from 95%"
     assert f.threshold.parameter == "DataMemory" and "827" in f.advice
 
 
