@@ -83,3 +83,21 @@ def test_inserts_fail_from_100_less_min_free_pct() -> None:
     assert f.severity is Severity.WARNING and "from about 98%" in f.summary
     (f,) = memory("Data memory", 91, min_free=10)
     assert f.severity is Severity.CRITICAL
+
+
+def test_a_waiting_initial_start_names_nowait_nodes_not_start_partial_timeout() -> None:
+    # EventLogger.cpp getTextStartReport type 1: "Initial start, waiting for %s to connect,
+    # nodes [ all: %s connected: %s no-wait: %s ]"; QmgrMain.cpp check_startup: an initial
+    # start waits for every node whatever StartPartialTimeout says.
+    from ndbtop.model.config import ClusterConfig, DataNodeConfig
+    from tests.findings.test_rules_server_words import start_report
+
+    starting = (ndb(10, "STARTING"), ndb(11, "NO_CONTACT", 0))
+    config = ClusterConfig(3, "c", 2, (), (DataNodeConfig(10, 0), DataNodeConfig(11, 0)))
+    initial = start_report(1, 0xFFFFFFFF, 11)
+    assert initial.text.startswith("Initial start, waiting for 11 to connect")
+    (f,) = evaluate(snap(nodes=starting, config=config, events=(initial,)))
+    assert (f.severity, f.nodes) == (Severity.WARNING, (11,))
+    assert f.threshold.parameter == "--nowait-nodes / StartNoNodegroupTimeout"
+    assert "StartPartialTimeout" not in f.advice and "--nowait-nodes=11" in f.advice
+    assert f.summary == "node 10's initial start waits for node 11 with no timeout"
