@@ -296,3 +296,26 @@ async def test_abort_restart_of_the_last_started_node_leaves_it_waiting_for_its_
     await advance(sim, manual_time, lambda: all(n.state == "STARTED" for n in nodes.values()),
                   step=5.0)
     assert {n.start_type for n in nodes.values()} == {1}  # a system restart, together
+
+
+async def test_a_forced_request_while_another_node_starts_gets_5026(
+    start_sim: StartSim, manual_time: Any, raw: Raw, advance: Any
+) -> None:
+    """server-rules.md §6: -f skips MgmtSrvr's 5063, and Ndbcntr::execSTOP_REQ at the master
+    answers a request that is not ``abort && !stopnodes`` with NodeShutdownInProgress while
+    ``c_start.m_starting`` is not clear: 5026 "Node shutdown in progress". The restart reply
+    writes its code, the stop reply (MgmApiSession::stop) the text alone."""
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    nodes = sim.cluster.data_nodes
+    sim.cluster.restart_nodes((3,))
+    await advance(sim, manual_time, lambda: nodes[3].state == "STARTING")
+    conn = await raw(sim.mgm_ports[1])
+    await conn.exchange(
+        restart("4", force=1),
+        b"restart reply\nresult: 5026-Node shutdown in progress: Permanent error: "
+        b"Application error\nrestarted: 0\ndisconnect: 0\n\n")
+    await conn.exchange(
+        stop("4", force=1),
+        b"stop reply\nresult: Node shutdown in progress: Permanent error: Application error"
+        b"\nstopped: 0\ndisconnect: 0\n\n")
+    assert nodes[4].state == "STARTED"
