@@ -319,3 +319,22 @@ async def test_a_forced_request_while_another_node_starts_gets_5026(
         b"stop reply\nresult: Node shutdown in progress: Permanent error: Application error"
         b"\nstopped: 0\ndisconnect: 0\n\n")
     assert nodes[4].state == "STARTED"
+
+
+async def test_a_management_node_is_stopped_and_restarted_as_sendstop_req_does(
+    start_sim: StartSim, manual_time: Any, raw: Raw, two_mgmds: SimCluster, until: Any
+) -> None:
+    """MgmtSrvr::sendSTOP_REQ takes management nodes: another one is asked over a
+    management connection (sendStopMgmd), the server's own node stops itself after its
+    reply, which says ``disconnect: 1`` (``*stopSelf``); the stop reply has no code."""
+    sim = await start_sim(two_mgmds, time=manual_time)
+    conn = await raw(sim.mgm_ports[1])
+    await conn.exchange(stop("4"), b"stop reply\nresult: Ok\nstopped: 1\ndisconnect: 0\n\n")
+    assert sim.cluster.mgmd_alive[4] is False
+    # Node 4 is gone: the server cannot reach it any more.
+    await conn.exchange(stop("4"), b"stop reply\nresult: Send to process or receive failed.: "
+                                   b"Permanent error: Application error\nstopped: 0\n"
+                                   b"disconnect: 0\n\n")
+    await conn.exchange(restart("1"),
+                        b"restart reply\nresult: Ok\nrestarted: 1\ndisconnect: 1\n\n")
+    assert await conn.closed_by_server()
