@@ -128,12 +128,21 @@ def redo_io_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
 
 def send_buffer_overload(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``send_buffer_overload``: links overloaded (1218) or slowed down, per data node: at
-    the reading, or in between (``overload_count`` / ``slowdown_count`` grew)."""
+    the reading, or in between (``overload_count`` / ``slowdown_count`` grew).
+
+    The links are read in rotation with other tables: a growth is judged only while the
+    reading it ends with is no older than the window it was counted over, and the evidence
+    gives the reading's own age."""
     ni = snap.live_ndbinfo()
-    rising = {r.node_id: r for r in snap.link_rates if r.rising}
-    if ni is None or not (rising or any(n.overloaded or n.slowdown for n in ni.links)):
+    if ni is None:
         return
-    age = freshness(snap, "ndbinfo").age
+    read_at = ni.panel_read_at("links")
+    age = (max(snap.taken_at - read_at, 0.0) if read_at is not None
+           else freshness(snap, "ndbinfo").age)
+    rising = {r.node_id: r for r in snap.link_rates
+              if r.rising and (age is None or age <= r.seconds)}
+    if not (rising or any(n.overloaded or n.slowdown for n in ni.links)):
+        return
     for state in link_states(snap):
         grew = rising.get(state.node_id)
         grown = grew.rising if grew is not None else ()

@@ -101,3 +101,29 @@ def test_a_waiting_initial_start_names_nowait_nodes_not_start_partial_timeout() 
     assert f.threshold.parameter == "--nowait-nodes / StartNoNodegroupTimeout"
     assert "StartPartialTimeout" not in f.advice and "--nowait-nodes=11" in f.advice
     assert f.summary == "node 10's initial start waits for node 11 with no timeout"
+
+
+def test_a_link_count_older_than_its_window_is_not_judged() -> None:
+    # The links are read in rotation: a growth counted over 10 s between two readings says
+    # nothing once that reading is 20 s old (the live view kept "+4 in 10 s" meanwhile).
+    from ndbtop.model.derive import link_rates
+    from ndbtop.model.ndbinfo import NdbinfoSample
+    from ndbtop.ndbinfo.rows import parse_links
+    from tests.findings.test_rules_server_words import NOW
+
+    def links(pressure: str, sent: int) -> tuple:
+        return tuple(parse_links([(2, 3, 3, sent, 900, None, None, None, pressure)]))
+
+    before, after = links("3:1:4", 1000), links("3:5:40", 2000)
+    rates = link_rates(before, after, 10.0)
+
+    def judged(read_at: float) -> list[tuple[str, str]]:
+        sample = NdbinfoSample(NOW, None, links=after, read_at=(("links", read_at),))
+        return ids(snap(ndbinfo=sample, link_rates=rates))
+
+    assert judged(NOW - 2) == [("send_buffer_overload", "warning")]
+    (f,) = evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, links=after,
+                                                read_at=(("links", NOW - 2),)),
+                         link_rates=rates))
+    assert f.evidence[0].age_s == 2
+    assert judged(NOW - 20) == []
