@@ -137,8 +137,11 @@ def send_buffer_overload(snap: ClusterSnapshot) -> Iterator[Finding]:
     if ni is None:
         return
     read_at = ni.panel_read_at("links")
-    age = (max(snap.taken_at - read_at, 0.0) if read_at is not None
-           else freshness(snap, "ndbinfo").age)
+    sample_age = freshness(snap, "ndbinfo").age
+    # read_at is on the sample's own clock: the reading's age is its age within the
+    # sample plus the sample's.
+    age = sample_age if read_at is None else (
+        max(ni.taken_at - read_at, 0.0) + (sample_age or 0.0))
     rising = {r.node_id: r for r in snap.link_rates
               if r.rising and (age is None or age <= r.seconds)}
     if not (rising or any(n.overloaded or n.slowdown for n in ni.links)):
