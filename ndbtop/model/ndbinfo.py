@@ -246,6 +246,9 @@ class NdbinfoSample:
     """The age ``transactions`` were read with."""
     locks: tuple[LockRow, ...] = ()
     """The lock waits and the locks they wait for: read only while something asks."""
+    oldest_transaction: tuple[Transaction, ...] = ()
+    """The transaction idle longest when it passed 60 s (one row at most): read in the
+    background while ``transactions`` is not asked for."""
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

@@ -34,6 +34,7 @@ PANELS = (
     "tables",
     "transactions",
     "locks",
+    "oldest_transaction",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
@@ -54,6 +55,7 @@ PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]] 
     "tables": lambda rows, _: parse_table_memory(rows),
     "transactions": lambda rows, _: parse_transactions(rows),
     "locks": lambda rows, _: parse_locks(rows),
+    "oldest_transaction": lambda rows, _: parse_transactions(rows),
 }
 """Each panel's parser of its query's rows and column names."""
 
@@ -110,6 +112,7 @@ def build_sample(
         transactions=panels.get("transactions", ()),
         txn_age_s=txn_age_s,
         locks=panels.get("locks", ()),
+        oldest_transaction=panels.get("oldest_transaction", ()),
         unavailable=tuple(listed),
         read_at=read_at,
         queries=tally.queries,
