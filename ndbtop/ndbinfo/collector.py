@@ -100,6 +100,9 @@ class NdbinfoCollector(Statements):
         self.background_transactions = background_transactions
         """Whether samples read the oldest long transaction in the background (the live
         view, ``--once``, ``check``, the exporter), within their budget."""
+        self.transactions_asked = False
+        """Whether the full ``transactions`` panel is asked for, even held for a later
+        sample: it names the oldest transaction, so no background read is made."""
         self.threads_wanted = True
         """Whether every sample reads the per-thread CPU. Every data node scans a row per
         thread for it (4,608 in the largest clusters) and the client builds a value per
@@ -267,7 +270,8 @@ class NdbinfoCollector(Statements):
         """The background read of the oldest long transaction, while no one asks for the
         full ``transactions`` panel (that read names it too), within the sample's budget."""
         query = qt.OLDEST_TRANSACTION
-        if (not self.background_transactions or "transactions" in self.wanted
+        if (not self.background_transactions or self.transactions_asked
+                or "transactions" in self.wanted
                 or tally.queries >= MAX_QUERIES_PER_SAMPLE
                 or not q.has(self._version, query.table)):
             return
