@@ -14,6 +14,8 @@ STARTED_STATES = ("STARTED", "SINGLE USER MODE")
 
 REFUSED_5063 = f"5063-{ec.MGM_ERRORS[5063][0]}"
 """The management server's refusal, as its restart reply begins."""
+REFUSED_5026 = f"5026-{ec.MGM_ERRORS[5026][0]}"
+"""The DIH master's refusal while another node starts (``execSTOP_REQ``)."""
 REFUSED_5028 = f"5028-{ec.MGM_ERRORS[5028][0]}"
 """The data node's refusal to lose the last started node of a node group."""
 REFUSED_5031 = f"5031-{ec.MGM_ERRORS[5031][0]}"

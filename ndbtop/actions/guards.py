@@ -36,6 +36,7 @@ from ndbtop.actions.assessment import (
 )
 from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StartNode, StopNode
+from ndbtop.actions.mgm_node_guards import assess_mgm_control
 from ndbtop.actions.node_guards import assess_node_control, node_groups
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.status import NodeStatus
@@ -65,9 +66,11 @@ def assess(
     nodes: Iterable[NodeStatus],
     config: ClusterConfig | None = None,
     backups: tuple[Backup, ...] = (),
+    address: str | None = None,
 ) -> Assessment:
     """Assess ``action`` against one ``get status`` answer and the cluster configuration
-    (and, for backup actions, the backups known)."""
+    (and, for backup actions, the backups known); ``address`` is the management server
+    the action goes to (``HOST:PORT``), which tells which management node that is."""
     nodes = tuple(nodes)
     by_id = {n.node_id: n for n in nodes}
     if isinstance(action, (SetLogFilter, EnterSingleUser, ExitSingleUser)) or (
@@ -81,6 +84,15 @@ def assess(
     blockers: list[str] = []
     warnings: list[str] = []
     targets = action.node_ids
+    kinds = {by_id[i].type for i in targets if i in by_id}
+    if isinstance(action, (RestartNode, StopNode)) and kinds == {"MGM"} and \
+            len(kinds) == 1 and all(i in by_id for i in targets):
+        return assess_mgm_control(action, nodes, address)
+    if "MGM" in kinds and len(kinds) > 1:
+        return Assessment((
+            "management nodes and data nodes in one request: ndbtop sends them as separate "
+            "requests (the management node's answer would close the connection mid-way)",),
+            (), False, None)
     for node_id in targets:
         node = by_id.get(node_id)
         if node is None:

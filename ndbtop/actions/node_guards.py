@@ -10,6 +10,10 @@ Read in ``MgmtSrvr::restartNodes``/``stopNodes``/``sendSTOP_REQ`` (MgmtSrvr.cpp)
   ``-f`` the management server retries the request once as an abort;
 - one node with ``-a`` is killed at once, before any node-group check: on the last started
   node of a node group the group is lost and every data node shuts down (exit 6302);
+- any other request (one node graceful with ``-f``, several nodes with ``-a`` or ``-f``)
+  that reaches the DIH master while another data node starts is refused with 5026 (Node
+  shutdown in progress: ``execSTOP_REQ``, ``!c_start.m_starting.isclear()``), which ``-f``
+  does not turn into a restart of every data node;
 - otherwise (one node graceful, or several with abort) losing the last started node of a
   node group is refused (5028), and with ``-f`` the server restarts or stops every data
   node instead (``restartDB``/``shutdownDB``).
@@ -24,6 +28,7 @@ from ndbtop.actions.assessment import (
     PHRASE_LOSE_CLUSTER,
     PHRASE_RESTART_CLUSTER,
     PHRASE_STOP_CLUSTER,
+    REFUSED_5026,
     REFUSED_5028,
     REFUSED_5031,
     REFUSED_5063,
@@ -74,6 +79,14 @@ def assess_node_control(
         ), tuple(told), False, None)
 
     as_abort = abort or (several and force)
+    others = [n for n in starting if n.node_id not in targets]
+    if others and not (as_abort and not several):
+        which = ", ".join(str(n.node_id) for n in others)
+        return Assessment((
+            f"{REFUSED_5026} — data node {which} is STARTING: the DIH master refuses a "
+            f"{verb} that is not one node with -a while another node starts (-f does not "
+            "change that); wait until it is STARTED",
+        ), tuple(told), False, None)
     danger = False
     consequence: str | None = None
     phrase: str | None = None
@@ -116,6 +129,8 @@ def assess_node_control(
                 f"node {names} is the last started node of node group {group}: with -f "
                 f"the management server does not {verb} it alone: {consequence}"
             )
+    if consequence is None:
+        told.extend(_left_alone(action, targets, data, config))
     if isinstance(action, RestartNode) and consequence is None:
         if action.initial:
             danger = True
@@ -140,9 +155,29 @@ def assess_node_control(
     if force and not danger:
         danger = True
         told.append("-f overrides the management server's safety checks")
-    if phrase is None and (danger or action.dangerous_options):
+    if phrase is None and (danger or action.dangerous_options or not restart):
+        # A stop leaves the node down until someone starts it: the id is typed.
         phrase = ids
     return Assessment((), tuple(told), danger, phrase, consequence, as_abort)
+
+
+def _left_alone(action: RestartNode | StopNode, targets: tuple[int, ...],
+                data: list[NodeStatus], config: ClusterConfig | None) -> list[str]:
+    """What a stop (or a restart with -n) leaves a node group to: its last started node,
+    until the targets are started again."""
+    if isinstance(action, RestartNode) and not action.nostart:
+        return []
+    out = []
+    for group, members in sorted(node_groups(data, config).items()):
+        gone = [m.node_id for m in members if m.node_id in targets]
+        left = [m for m in members if m.status in STARTED_STATES and m.node_id not in targets]
+        if gone and len(left) == 1:
+            names = ", ".join(map(str, gone))
+            out.append(
+                f"node group {group} runs on node {left[0].node_id} alone until node {names} "
+                f"is started again ({names} START): if node {left[0].node_id} fails "
+                "meanwhile, every data node shuts down")
+    return out
 
 
 def _groups_lost(

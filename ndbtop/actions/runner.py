@@ -80,7 +80,7 @@ async def run_action(
         target = str(address)
         nodes = await client.get_status()
         backups = await live_backups(client) if isinstance(action, StartBackup) else ()
-        live = assess(action, nodes, config, backups)
+        live = assess(action, nodes, config, backups, target)
         if live.allowed and live.consequence is not None and confirmed != live.confirm_text:
             live = replace(live, blockers=(
                 f"{live.consequence}; this was not confirmed with '{live.confirm_text}'",

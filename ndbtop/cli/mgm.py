@@ -99,7 +99,7 @@ async def execute(command: Command, args: argparse.Namespace, connectstring: Con
         await client.close()
     status = DONE
     for action in change.actions:
-        verdict = assess(action, live.nodes, live.config, backups)
+        verdict = assess(action, live.nodes, live.config, backups, live.address)
         status = await _act(action, verdict, live, args, connectstring, interactive)
         if status != DONE:
             break

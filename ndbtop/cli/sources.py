@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from ndbtop.cli.parser import PROMPT
@@ -65,12 +66,13 @@ def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None
 
     defaults = Path(args.defaults_file) if args.defaults_file else None
     options = resolve_mysql_options(mysql_cli_values(args), os.environ, defaults, Path.home())
+    make = partial(NdbinfoCollector, background_transactions=True)
     if is_host_list(options.host):
         if args.mysql_socket:
             raise UsageError("--mysql-socket does not apply to several SQL nodes (--mysql-host "
                              f"{options.host}): they are reached over TCP")
-        return failover_reader(options, NdbinfoCollector)
-    return NdbinfoCollector(options), options_summary(options)
+        return failover_reader(options, make)
+    return make(options), options_summary(options)
 
 
 def ssh_options(args: argparse.Namespace) -> SshOptions | None:

@@ -368,10 +368,15 @@ class Hub:
         self._pass_panels()
 
     def _pass_panels(self) -> None:
-        union = frozenset() if self._panels_held else self.panels_wanted()
+        asked = self.panels_wanted()
+        union = frozenset() if self._panels_held else asked
         reader = self.sql.reader if self.sql is not None else None
         if hasattr(reader, "wanted") and reader.wanted != union:  # type: ignore[union-attr]
             reader.wanted = union  # type: ignore[union-attr]
+        if hasattr(reader, "transactions_asked"):
+            # A full read of the transactions, even one held for a later sample, names the
+            # oldest: no background read of it beside.
+            reader.transactions_asked = "transactions" in asked  # type: ignore[union-attr]
 
     def want_txn_age(self, seconds: int) -> None:
         """Read the transactions idle at least ``seconds`` (``--txn-age``) when they are

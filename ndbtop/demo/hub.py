@@ -27,7 +27,8 @@ def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
         from ndbtop.ndbinfo.options import MysqlOptions, options_summary
 
         options = MysqlOptions(host=sim.host, port=sim.sql_port, user="root", password="")
-        ndbinfo = (NdbinfoCollector(options, clock=sim.clock.monotonic), options_summary(options))
+        ndbinfo = (NdbinfoCollector(options, clock=sim.clock.monotonic,
+                                    background_transactions=True), options_summary(options))
     return Hub(
         parse_connectstring(sim.connectstring),
         sim.clock,

@@ -67,7 +67,11 @@ METRICS: tuple[MetricDef, ...] = (
     _m("ndb_node_start_phase", "gauge", NODE,
        "Last start phase the data node completed, while it is STARTING", "mgm"),
     _m("ndb_node_phase_seconds", "gauge", NODE,
-       "Seconds the starting data node has spent in the start phase in progress", "mgm"),
+       "Seconds the starting data node has spent in the start phase in progress (only when "
+       "ndbtop saw the phase begin)", "mgm"),
+    _m("ndb_node_phase_at_least_seconds", "gauge", NODE,
+       "Lower bound of the seconds spent in the start phase in progress, for a phase ndbtop "
+       "did not see begin (counted from its first sight of the node)", "mgm"),
     _m("ndb_node_phase_normal_seconds", "gauge", NODE,
        "Normal duration of the start phase in progress: what it took in the last "
        "comparable start, else its typical duration", "mgm"),
@@ -75,7 +79,11 @@ METRICS: tuple[MetricDef, ...] = (
        "1 for a data node's start in progress: its kind (none while unknown), the phase "
        "running and that phase's name", "mgm"),
     _m("ndb_node_start_seconds", "gauge", NODE,
-       "Seconds since the data node's start in progress began", "mgm"),
+       "Seconds since the data node's start in progress began (only when its beginning was "
+       "seen)", "mgm"),
+    _m("ndb_node_start_at_least_seconds", "gauge", NODE,
+       "Lower bound of the seconds since the start in progress began, for a start ndbtop "
+       "did not see begin", "mgm"),
     _m("ndb_node_start_eta_seconds", "gauge", NODE,
        "Estimated seconds until the starting data node is STARTED (none when no estimate "
        "can be stood behind: the JSON report says why)", "mgm"),

@@ -193,11 +193,15 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
         total = configured.redo_log_bytes if configured is not None else None
         sparse = configured is not None and not configured.redo_init_full
         if t.active:
-            out.add("ndb_node_start_seconds", (node,), t.elapsed_s(now))
+            # A start or phase ndbtop did not see begin has run at least this long: a
+            # lower bound goes out under its own name, never as the exact figure.
+            out.add("ndb_node_start_seconds" if t.began_exact
+                    else "ndb_node_start_at_least_seconds", (node,), t.elapsed_s(now))
             spent = t.in_phase_s(now)
             phase = t.current_phase
             if spent is not None and phase is not None:
-                out.add("ndb_node_phase_seconds", (node,), spent)
+                out.add("ndb_node_phase_at_least_seconds" if t.in_phase_lower_bound
+                        else "ndb_node_phase_seconds", (node,), spent)
                 redo_mb = t.redo.total_mb if t.redo is not None else None
                 if total is not None:
                     redo_mb = total // (1024 * 1024)

@@ -2,9 +2,11 @@
 them flickering.
 
 :func:`evaluate` runs every rule of :data:`RULES` on a snapshot: no I/O, the same live, in
-``--once``, in replay and in export. :class:`FindingsKeeper` remembers since when each
-finding holds, and keeps one whose condition went away for :data:`CLEAR_AFTER_S` before it
-clears it.
+``--once``, in replay and in export. A rule raises at most :data:`MAX_PER_RULE` findings.
+:class:`FindingsKeeper` remembers since when each finding holds; one whose condition went
+away clears at once when its rule's silence proves the condition over (a state, or a
+warning the server repeats while it holds), and after :data:`CLEAR_AFTER_S` when it was
+judged on figures that come and go (:data:`HELD`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from ndbtop.findings import rules_io as io
 from ndbtop.findings import rules_locks as locks
 from ndbtop.findings import rules_memory as memory
 from ndbtop.findings import rules_starts as starts
+from ndbtop.findings import rules_stops as stops
 from ndbtop.findings.history import judged_events, mark_file_evidence
-from ndbtop.model.findings import Finding
+from ndbtop.model.findings import Evidence, Finding
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -33,7 +36,8 @@ RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
     (("memory_high",), cluster.memory_high),
     (("memory_high",), memory.memory_reported_high),
     (("gcp_save_lag", "gcp_commit_lag"), events.gcp_lag),
-    (("gcp_stop",), events.gcp_stop),
+    (("gcp_stop",), stops.gcp_stop),
+    (("node_stopped",), stops.node_stopped),
     (("lcp_stalled",), events.lcp_stalled),
     (("missed_heartbeat",), events.missed_heartbeat),
     (("node_failure_handling_slow",), events.node_failure_handling_slow),
@@ -58,7 +62,20 @@ RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
 RULE_IDS: tuple[str, ...] = tuple(dict.fromkeys(i for ids, _ in RULES for i in ids))
 
 CLEAR_AFTER_S = 30.0
-"""Seconds a finding's condition must stay false before the finding clears."""
+"""Seconds a finding of :data:`HELD` must stay false before it clears."""
+HELD = frozenset({
+    "memory_high", "redo_part_filling", "redo_buffer_full", "redo_io_lag",
+    "send_buffer_overload", "disk_page_buffer_low_hit", "thread_saturated",
+    "redo_init_disk_bound", "start_phase_slow", "long_transaction",
+})
+"""Rules judged on figures read now and then (ndbinfo, the host): a value near a threshold
+comes and goes, so their findings are held. The others are judged on states (get status)
+or on warnings the server repeats while their condition holds, over windows of their own:
+their silence proves the condition over, and their findings clear at once (a node group
+complete again is no longer "down to its last node")."""
+MAX_PER_RULE = 64
+"""Most findings one rule may raise in one evaluation (a flood of events about hundreds of
+things is shown as its worst ones and a count of the rest)."""
 
 
 def evaluate(snap: ClusterSnapshot, ignore: Iterable[str] = ()) -> tuple[Finding, ...]:
@@ -73,8 +90,27 @@ def evaluate(snap: ClusterSnapshot, ignore: Iterable[str] = ()) -> tuple[Finding
     for ids, rule in RULES:
         if skip.issuperset(ids):
             continue
-        out.extend(f for f in rule(snap) if f.id not in skip)
+        out.extend(capped(f for f in rule(snap) if f.id not in skip))
     return ordered(mark_file_evidence(out, listened, judged))
+
+
+def capped(findings: Iterable[Finding], limit: int = MAX_PER_RULE) -> list[Finding]:
+    """At most ``limit`` of ``findings``, the most severe first; past it, the last place
+    says how many more the rule raised."""
+    found = list(findings)
+    if len(found) <= limit:
+        return found
+    found.sort(key=lambda f: -f.severity.rank)
+    kept, rest = found[:limit - 1], found[limit - 1:]
+    first = rest[0]
+    more = Finding(
+        first.id, first.severity,
+        f"{len(rest)} more {first.id} findings, the worst {first.severity.value} (at most "
+        f"{limit} a rule)",
+        (Evidence("not listed", f"{len(rest)} findings", "ndbtop's limit"),),
+        first.threshold, first.advice,
+        nodes=tuple(sorted({n for f in rest for n in f.nodes}))[:32], key="more")
+    return [*kept, more]
 
 
 def forget() -> None:
@@ -82,6 +118,7 @@ def forget() -> None:
     rows they came from): the next evaluation works everything out."""
     cluster.forget()
     io.forget()
+    stops.forget()
     event_index.forget()
     history.forget()
 
@@ -92,9 +129,9 @@ def ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:
 
 
 class FindingsKeeper:
-    """Findings over time: each keeps the time it first held (``since``), and one whose
-    condition went away stays, as last seen, until it has been false for
-    :data:`CLEAR_AFTER_S`."""
+    """Findings over time: each keeps the time it first held (``since``); one of
+    :data:`HELD` whose condition went away stays, as last seen, until it has been false for
+    :data:`CLEAR_AFTER_S`; any other clears when its rule no longer raises it."""
 
     def __init__(self, clear_after: float = CLEAR_AFTER_S) -> None:
         self.clear_after = clear_after
@@ -111,7 +148,7 @@ class FindingsKeeper:
             since = before[0].since if before is not None else wall
             self._held[key] = (dataclasses.replace(f, since=since), wall)
         for key, (_, last) in list(self._held.items()):
-            if key not in seen and wall - last >= self.clear_after:
+            if key not in seen and (key[0] not in HELD or wall - last >= self.clear_after):
                 del self._held[key]
         return ordered(f for f, _ in self._held.values())
 

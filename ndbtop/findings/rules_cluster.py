@@ -163,12 +163,17 @@ def single_user_mode(snap: ClusterSnapshot) -> Iterator[Finding]:
 
 
 MEMORY_BANDS = (80, 90, 99, 100)
-"""The bands whose crossing the data nodes report (Cmvmi.cpp ZREPORT_MEMORY_USAGE)."""
+"""The bands whose crossing the data nodes report for DataMemory (Cmvmi.cpp
+ZREPORT_MEMORY_USAGE); ndbtop applies the same numbers, as its own judgement, to the
+other memory types ndbinfo.memoryusage lists."""
 
 
 def memory_high(snap: ClusterSnapshot) -> Iterator[Finding]:
-    """``memory_high``: a node's DataMemory (or LongMessageBuffer) in use reaches the
-    server's reporting bands: 80% info, 90% warning, 99% and 100% critical."""
+    """``memory_high``: a node's memory in use reaches a band: 80% info, 90% warning, 99%
+    and 100% critical. For DataMemory the bands are the server's, and inserts can fail with
+    827 from about (100 - MinFreePct)% in use (MinFreePct, 5% by default, is kept for
+    restarts: ``init_resource_spare``), which is critical too; for the others (the Long
+    message buffer) the bands are ndbtop's."""
     ni = snap.live_ndbinfo()
     if ni is None:
         return
@@ -178,24 +183,38 @@ def memory_high(snap: ClusterSnapshot) -> Iterator[Finding]:
         if pct is None or pct < MEMORY_BANDS[0]:
             continue
         band = max(b for b in MEMORY_BANDS if pct >= b)
-        severity = (Severity.CRITICAL if band >= 99 else Severity.WARNING if band >= 90
-                    else Severity.INFO)
         data = m.memory_type.lower().startswith("data")
-        param = "DataMemory" if data else "LongMessageBuffer"
-        configured = None
-        if data and snap.config is not None and (d := snap.config.data_node(m.node_id)):
-            configured = f"{d.data_memory / (1 << 30):.1f} GiB"
-        fails = ("inserts fail with 827 Out of memory in Ndb Kernel, table data" if data
-                 else "signals are lost (exit 2351)")
-        yield Finding(
-            "memory_high", severity,
-            f"node {m.node_id} {m.memory_type} {pct:.0f}% used (band {band}%)",
-            (Evidence(f"{m.memory_type} used", f"{m.used} of {m.total} bytes ({pct:.1f}%)",
-                      "ndbinfo.memoryusage", age),),
-            Threshold(f"{band}%", "server", param, configured,
-                      "Cmvmi.cpp ZREPORT_MEMORY_USAGE bands 80/90/99/100%"),
-            f"raise {param} (a rolling restart applies it) or free space; at 100% {fails}",
-            nodes=(m.node_id,), key=f"{m.node_id}:{m.memory_type}")
+        d = snap.config.data_node(m.node_id) if snap.config is not None else None
+        evidence = [Evidence(f"{m.memory_type} used", f"{m.used} of {m.total} bytes "
+                             f"({pct:.1f}%)", "ndbinfo.memoryusage", age)]
+        if data:
+            min_free = d.min_free_pct if d is not None else 5
+            full_at = 100 - min_free
+            critical = band >= 99 or pct >= full_at
+            severity = (Severity.CRITICAL if critical else Severity.WARNING if band >= 90
+                        else Severity.INFO)
+            configured = f"{d.data_memory / (1 << 30):.1f} GiB" if d is not None else None
+            evidence.append(Evidence("MinFreePct", f"{min_free}%", "configuration" if d
+                                     else "ConfigInfo's default"))
+            summary = (f"node {m.node_id} {m.memory_type} {pct:.0f}% used (band {band}%): "
+                       f"inserts can fail with 827 from about {full_at}% (MinFreePct "
+                       f"{min_free}% is kept for restarts)")
+            threshold = Threshold(f"{band}%; 827 from {full_at}%", "server", "DataMemory",
+                                  configured, "Cmvmi.cpp ZREPORT_MEMORY_USAGE bands "
+                                  "80/90/99/100%; MinFreePct (init_resource_spare)")
+            advice = ("raise DataMemory (a rolling restart applies it) or free space: "
+                      "inserts fail with 827 Out of memory in Ndb Kernel, table data")
+        else:
+            severity = (Severity.CRITICAL if band >= 99 else Severity.WARNING if band >= 90
+                        else Severity.INFO)
+            summary = f"node {m.node_id} {m.memory_type} {pct:.0f}% used (band {band}%)"
+            threshold = Threshold(f"{band}%", "ndbtop", "LongMessageBuffer", None,
+                                  "the server bands only DataMemory (Cmvmi.cpp "
+                                  "ZREPORT_MEMORY_USAGE); these bands are ndbtop's")
+            advice = ("raise LongMessageBuffer (a rolling restart applies it); when it runs "
+                      "out signals are lost (exit 2351)")
+        yield Finding("memory_high", severity, summary, tuple(evidence), threshold, advice,
+                      nodes=(m.node_id,), key=f"{m.node_id}:{m.memory_type}")
 
 
 def forget() -> None:

@@ -31,6 +31,18 @@ HOT_PCT, PEERS_PCT = 90.0, 50.0
 DISK_BOUND_UTIL, SMALL_WRITE_KB = 95.0, 64.0
 
 
+def reading_age(snap: ClusterSnapshot, panel: str) -> float | None:
+    """Seconds since ``panel`` was last read: panels read in rotation are older than the
+    sample, whose ``read_at`` is on its own clock. A growth counted between two readings is
+    judged only while the later reading is no older than the window it was counted over."""
+    ni = snap.ndbinfo
+    sample_age = freshness(snap, "ndbinfo").age
+    read_at = ni.panel_read_at(panel) if ni is not None else None
+    if read_at is None or ni is None:
+        return sample_age
+    return max(ni.taken_at - read_at, 0.0) + (sample_age or 0.0)
+
+
 def redo_part_filling(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``redo_part_filling``: a redo log part's used share past ndbtop's warning levels, or
     filling fast enough to have 4 MB left (the server then refuses writes with 410) within
@@ -126,13 +138,15 @@ def redo_buffer_full(snap: ClusterSnapshot) -> Iterator[Finding]:
 
 
 def redo_io_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
-    """``redo_io_lag``: ``slowdowns_due_to_io_lag`` grew between the last two readings: the
-    redo log's writes lag behind the disk (past RedoOverCommitLimit, counted
-    RedoOverCommitCounter times, writes fail with 1234)."""
-    rising = [r for r in snap.io_lag_rates if r.slowed_s and r.seconds > 0]
+    """``redo_io_lag``: ``slowdowns_due_to_io_lag`` grew between the last two readings,
+    the later one no older than that window: the redo log's writes lag behind the disk
+    (past RedoOverCommitLimit, counted RedoOverCommitCounter times, writes fail with
+    1234)."""
+    age = reading_age(snap, "disk_write_speed")
+    rising = [r for r in snap.io_lag_rates if r.slowed_s and r.seconds > 0
+              and (age is None or age <= r.seconds)]
     if not rising:
         return
-    age = freshness(snap, "ndbinfo").age
     for r in rising:
         slowed = r.slowed_s or 0.0
         yield Finding(
@@ -151,12 +165,19 @@ def redo_io_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
 
 def send_buffer_overload(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``send_buffer_overload``: links overloaded (1218) or slowed down, per data node: at
-    the reading, or in between (``overload_count`` / ``slowdown_count`` grew)."""
+    the reading, or in between (``overload_count`` / ``slowdown_count`` grew).
+
+    The links are read in rotation with other tables: a growth is judged only while the
+    reading it ends with is no older than the window it was counted over, and the evidence
+    gives the reading's own age."""
     ni = snap.live_ndbinfo()
-    rising = {r.node_id: r for r in snap.link_rates if r.rising}
-    if ni is None or not (rising or any(n.overloaded or n.slowdown for n in ni.links)):
+    if ni is None:
         return
-    age = freshness(snap, "ndbinfo").age
+    age = reading_age(snap, "links")
+    rising = {r.node_id: r for r in snap.link_rates
+              if r.rising and (age is None or age <= r.seconds)}
+    if not (rising or any(n.overloaded or n.slowdown for n in ni.links)):
+        return
     for state in link_states(snap):
         grew = rising.get(state.node_id)
         grown = grew.rising if grew is not None else ()

@@ -1,9 +1,10 @@
 """``long_transaction``: a transaction idle over a minute, from the last read of
 ``cluster_transactions``.
 
-That table is read only while the Locks view shows, ``--once --section locks`` asks or a
-bundle is made: the rule speaks only from a read no older than :data:`FRESH_S`, and says the
-read's age. The 60 s are ndbtop's own: NDB's TransactionInactiveTimeout is unlimited by
+That table is read in full only while the Locks view shows, ``--once --section locks`` asks
+or a bundle is made; otherwise its oldest transaction past 60 s is read in the background
+every 20 s (one row back). The rule speaks only from a read no older than :data:`FRESH_S`,
+and says the read's age. The 60 s are ndbtop's own: NDB's TransactionInactiveTimeout is unlimited by
 default, so such a transaction holds its locks until its client ends it.
 """
 

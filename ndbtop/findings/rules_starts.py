@@ -21,9 +21,13 @@ from ndbtop.model.snapshot import ClusterSnapshot
 START_REPORT, NDB_START_COMPLETED = 60, 11
 WAITING_TYPES = frozenset(range(1, 8))
 """Report types 1-7 say the start waits (0x8000 and above say how it starts)."""
-FOREVER_TYPES = frozenset({2, 4})
-"""``Waiting until nodes: ... connects`` and ``Waiting for non partitioned start``: no
-timeout (StartPartialTimeout or StartPartitionedTimeout 0)."""
+FOREVER_TYPES = frozenset({1, 2, 4})
+"""``Initial start, waiting for ... to connect`` (an initial start waits for every node,
+whatever StartPartialTimeout says), ``Waiting until nodes: ... connects`` and ``Waiting for
+non partitioned start``: no timeout (StartPartialTimeout or StartPartitionedTimeout 0)."""
+INITIAL_TYPES = frozenset({1, 6})
+"""The waits of an initial start: only ``--nowait-nodes`` shortens them, or
+StartNoNodegroupTimeout for nodes without a node group (type 6)."""
 NO_TIME = 0xFFFFFFFF
 LONG_WAIT_S = 300
 """A wait with a timeout at least this long is a finding (ndbtop's judgement): the node
@@ -70,13 +74,24 @@ def start_waiting_for_nodes(snap: ClusterSnapshot) -> Iterator[Finding]:
         names = ", ".join(map(str, waited))
         wait = "with no timeout" if forever else f"for {remaining} s more"
         age = max(snap.wall - e.received_at, 0.0)
+        initial = kind in INITIAL_TYPES
+        if initial:
+            threshold = Threshold(
+                "no timeout" if forever else f"{LONG_WAIT_S} s left", "server",
+                "--nowait-nodes / StartNoNodegroupTimeout", None,
+                "QmgrMain.cpp check_startup: an initial start waits for every node whatever "
+                "StartPartialTimeout says")
+        elif forever:
+            threshold = Threshold("no timeout", "server",
+                                  "StartPartialTimeout / StartPartitionedTimeout", None,
+                                  "QmgrMain.cpp check_startup")
+        else:
+            threshold = Threshold(f"{LONG_WAIT_S} s left", "ndbtop")
         yield Finding(
             "start_waiting_for_nodes", Severity.WARNING if forever else Severity.INFO,
-            f"node {node}'s start waits for node {names} {wait}",
+            f"node {node}'s {'initial ' if initial else ''}start waits for node {names} {wait}",
             (Evidence("StartReport", e.text, f"node {node}", age),),
-            Threshold("no timeout", "server", "StartPartialTimeout / StartPartitionedTimeout",
-                      None, "QmgrMain.cpp check_startup")
-            if forever else Threshold(f"{LONG_WAIT_S} s left", "ndbtop"),
+            threshold,
             f"start node {names} (or restart node {node} with --nowait-nodes={names} if it "
             "is gone for good)",
             nodes=waited, key=str(node))

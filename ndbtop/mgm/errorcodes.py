@@ -92,3 +92,13 @@ def ndb_error_string(code: int) -> str:
     if entry is None:
         return UNKNOWN_ERROR_TEXT
     return ": ".join(entry)
+
+
+def code_of_text(result: str) -> int | None:
+    """The management-server code whose text ``result`` is (``MgmApiSession::stop`` replies
+    ``result: <text>`` with no code, where ``restart`` writes ``<code>-<text>``); None when
+    no code's text begins it."""
+    for code, (message, _, _) in MGM_ERRORS.items():
+        if result == message or result.startswith(message + ":"):
+            return code
+    return None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmCommandError, MgmProtocolError, MgmTimeout
+from ndbtop.mgm.errorcodes import code_of_text
 from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.nodeids import MAX_NODE_ID
@@ -83,12 +84,19 @@ def expect_ok(reply: Reply, header: str, command: str, node_ids: tuple[int, ...]
 def control_result(
     reply: Reply, header: str, command: str, count_key: str | None, node_ids: Sequence[int]
 ) -> NodeControlResult:
-    """The result of a restart, stop or start reply (its error raised)."""
+    """The result of a restart, stop or start reply (its error raised).
+
+    ``restart`` answers ``<code>-<text>``, ``stop`` and ``start`` the text alone
+    (Services.cpp ``MgmApiSession::stop``: ``result: %s`` of ``get_error_text``): the
+    error's ``code`` is then the one whose text it is."""
     expect_header(reply, header)
     result = reply.require("result")
     ids = tuple(node_ids)
     if result != "Ok":
-        raise MgmCommandError(command, result, ids)
+        error = MgmCommandError(command, result, ids)
+        if error.code is None:
+            error.code = code_of_text(result)
+        raise error
     count = reply.require_int(count_key) if count_key else len(ids)
     disconnect = reply.get("disconnect", "0") not in ("0", None)
     return NodeControlResult(command, ids, result, count, disconnect)

@@ -69,6 +69,9 @@ class DataNodeConfig:
     """MaxNoOfExecutionThreads (0: not set)."""
     thread_config: str = ""
     """ThreadConfig ("" when not set)."""
+    min_free_pct: int = 5
+    """MinFreePct: the share of DataMemory kept as spare pages for restarts
+    (``init_resource_spare``): inserts can fail with 827 from about 100 - this % in use."""
 
     @property
     def redo_log_bytes(self) -> int:

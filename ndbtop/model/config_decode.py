@@ -45,6 +45,7 @@ DB_REDOLOG_FILE_SIZE = 140
 DB_DISK_PAGE_BUFFER_MEMORY = 160
 DB_O_DIRECT = 168
 DB_STARTUP_REPORT_FREQUENCY = 184
+DB_MIN_FREE_PCT = 630
 DB_NODEGROUP = 185
 DB_MT_THREADS = 186
 DB_INIT_REDO = 189
@@ -66,6 +67,7 @@ DATA_PARAMETERS: dict[str, tuple[int, Value]] = {
     "ThreadConfig": (DB_MT_THREAD_CONFIG, ""),
     "NoOfFragmentLogParts": (DB_NO_REDOLOG_PARTS, 4),
     "ArbitrationRank": (NODE_ARBIT_RANK, 0),
+    "MinFreePct": (DB_MIN_FREE_PCT, 5),
 }
 """Data-node parameters ndbtop reads: key id and ConfigInfo's default."""
 
@@ -225,5 +227,6 @@ def _data_node(node_id: int, values: dict[int, Value], group: int) -> DataNodeCo
         arbitration_rank=int(resolved["ArbitrationRank"]),
         max_execution_threads=int(resolved["MaxNoOfExecutionThreads"]),
         thread_config=_text(resolved["ThreadConfig"]),
+        min_free_pct=int(resolved["MinFreePct"]),
         defaulted=frozenset(defaulted),
     )

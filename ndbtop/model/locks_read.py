@@ -69,14 +69,30 @@ are read only while asked for, and an old read says less and less of now."""
 
 
 def long_transaction(snap: ClusterSnapshot) -> tuple[Transaction, float] | None:
-    """The oldest transaction of the last read when it passed :data:`LONG_TXN_S`, with the
-    seconds since that read; None otherwise, or once that read is older than
-    :data:`SHOWN_FOR_S`."""
+    """The oldest transaction of the freshest read (the full ``transactions`` panel, or the
+    background read of the oldest one) when it passed :data:`LONG_TXN_S`, with the seconds
+    since that read; None otherwise, or once that read is older than :data:`SHOWN_FOR_S`."""
     sample = snap.ndbinfo
     if sample is None:
         return None
-    age = _age(sample, "transactions")
-    first = oldest(sample.transactions)
-    if age is None or age > SHOWN_FOR_S or first is None or first.inactive_s <= LONG_TXN_S:
+    reads = [(age, rows) for panel, rows in (("transactions", sample.transactions),
+                                             ("oldest_transaction", sample.oldest_transaction))
+             if (age := _age(sample, panel)) is not None]
+    if not reads:
+        return None
+    age, rows = min(reads, key=lambda read: read[0])
+    first = oldest(rows)
+    if age > SHOWN_FOR_S or first is None or first.inactive_s <= LONG_TXN_S:
         return None
     return first, age
+
+
+def transactions_read_age(snap: ClusterSnapshot) -> float | None:
+    """Seconds since ``cluster_transactions`` was last read, in full or for its oldest
+    transaction; None: never read."""
+    sample = snap.ndbinfo
+    if sample is None:
+        return None
+    ages = [a for panel in ("transactions", "oldest_transaction")
+            if (a := _age(sample, panel)) is not None]
+    return min(ages) if ages else None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ndbtop.mgm.events.decode import TEXT_LINE_TYPE, Event
 from ndbtop.mgm.status import NodeStatus
@@ -123,6 +123,9 @@ class Membership:
     events: tuple[ArbitrationEvent, ...]
     note: str = ""
     """Why it comes from the events and the configuration (empty from ndbinfo)."""
+    flagged: tuple[str, ...] = ()
+    """Rows of ``ndbinfo.membership`` that contradict ``get status`` (a node it does not
+    know, a president that is not a started data node): said, not merged."""
 
 
 def membership_read(snap: ClusterSnapshot) -> bool:
@@ -134,21 +137,48 @@ def membership_read(snap: ClusterSnapshot) -> bool:
 def membership(snap: ClusterSnapshot) -> Membership:
     """The membership as the freshest source gives it."""
     sample = snap.live_ndbinfo()
-    rows = sample.membership if sample is not None else ()
+    read = sample.membership if sample is not None else ()
     started = [n for n in snap.data_nodes() if n.status in LIVE_STATES]
+    rows, flagged = _counted_rows(snap, read)
     groups = _groups(snap, rows)
     candidates = _candidates(snap)
     arbitration = _arbitration_events(snap.events)
     events = _events(snap, arbitration)
     if membership_read(snap) and rows:
-        return _from_rows(snap, rows, started, groups, candidates, events)
+        return replace(_from_rows(snap, rows, started, groups, candidates, events),
+                       flagged=flagged)
     president, successor = president_and_successor(started)
     status = arbitration_status(arbitration)
     node = status.arbitrator if status.phase is ArbitrationPhase.RUNNING else None
     arbitrator = Arbitrator(node, _configured_rank(snap.config, node),
                             _PHASE_STATE.get(status.phase), None, None, len(started))
     return Membership(FROM_EVENTS, president, successor, arbitrator, (), groups, candidates,
-                      events, _why_not(snap))
+                      events, _why_not(snap), flagged)
+
+
+def _counted_rows(snap: ClusterSnapshot, rows: Sequence[MembershipRow]
+                  ) -> tuple[tuple[MembershipRow, ...], tuple[str, ...]]:
+    """The rows that count, and what the others contradict. A row from a node ``get status``
+    does not have as a data node is flagged, not merged; a row from a data node that is not
+    STARTED is stale (its node left the membership) and is not counted. Without ``get
+    status`` every row counts."""
+    if not snap.nodes:
+        return tuple(rows), ()
+    data = {n.node_id: n for n in snap.data_nodes()}
+    kept: list[MembershipRow] = []
+    flagged: list[str] = []
+    for r in rows:
+        node = data.get(r.node_id)
+        if node is None:
+            flagged.append(f"a row from node {r.node_id}, which get status does not have as a "
+                           "data node: not counted")
+        elif node.status in LIVE_STATES:
+            kept.append(r)
+    for r in kept:
+        if r.president is not None and r.president not in data:
+            flagged.append(f"node {r.node_id} names president {r.president}, which get status "
+                           "does not have as a data node")
+    return tuple(kept), tuple(dict.fromkeys(flagged))
 
 
 def _why_not(snap: ClusterSnapshot) -> str:
@@ -178,12 +208,16 @@ def _from_rows(snap: ClusterSnapshot, rows: Sequence[MembershipRow],
                ) -> Membership:
     by_node = {r.node_id: r for r in rows}
     president = Counter(r.president for r in rows).most_common(1)[0][0]
+    live = {n.node_id for n in started}
+    if started and president not in live:
+        # The rows name a president that is not a started data node: get status's rule.
+        president = president_and_successor(started)[0]
     own = by_node.get(president) if president is not None else None
     agreement = Counter(r.agreement_key for r in rows)
     key, count = max(agreement.items(), key=lambda item: (item[1], item[0][0] == (
         own.arbitrator if own is not None else None)))
     node = key[0]
-    alive = len(started) if started else len(rows)
+    alive = max(len(started), len(rows)) if started else len(rows)
     reference = own if own is not None and own.agreement_key == key else next(
         r for r in rows if r.agreement_key == key)
     dissent = tuple((r.node_id, r.arbitrator) for r in rows if r.agreement_key != key)
@@ -198,6 +232,8 @@ def _from_rows(snap: ClusterSnapshot, rows: Sequence[MembershipRow],
     arbitrator = Arbitrator(node, rank, reference.arb_state, len(agreement) == 1 and count >= alive,
                             count, alive, reference.arb_connected, dissent)
     successor = (own or reference).successor
+    if started and successor is not None and successor not in live:
+        successor = president_and_successor(started)[1]
     return Membership(FROM_NDBINFO, president, successor, arbitrator, _ring(by_node, president),
                       groups, candidates, events)
 
@@ -238,9 +274,9 @@ def _groups(snap: ClusterSnapshot, rows: Sequence[MembershipRow]) -> tuple[NodeG
             if d.in_node_group and d.node_id not in reported:
                 members.setdefault(d.node_group, set()).add(d.node_id)
     for node, group in reported.items():
-        if group is not None:
+        if group is not None and group < NO_NODE_GROUP:
             members.setdefault(group, set()).add(node)
-            if snap.node(node) is None:
+            if not snap.nodes:
                 live.setdefault(group, set()).add(node)
     return tuple(NodeGroup(g, tuple(sorted(members[g])), tuple(sorted(live.get(g, ()))))
                  for g in sorted(members))

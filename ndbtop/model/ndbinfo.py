@@ -251,6 +251,9 @@ class NdbinfoSample:
     read with one more): ``transactions`` are the first of at least one more."""
     locks_more: bool = False
     """The read gave more lock rows than are kept (:data:`~ndbtop.model.locks.MAX_LOCKS`)."""
+    oldest_transaction: tuple[Transaction, ...] = ()
+    """The transaction idle longest when it passed 60 s (one row at most): read in the
+    background while ``transactions`` is not asked for."""
     unavailable: tuple[tuple[str, str], ...] = field(default=())
     """(panel, reason) for every panel that could not be read."""
     read_at: tuple[tuple[str, float], ...] = field(default=())

@@ -36,19 +36,21 @@ START_TYPE_SHORT = {
 PHASE_NAMES: dict[int, str] = {
     0: "allocate memory",
     1: "connect, heartbeats",
-    2: "arbitrator",
+    2: "master",
     3: "init variables",
     4: "restore or local start",
     5: "copy data, wait LCP",
     6: "update variables",
-    7: "update variables",
+    7: "start arbitrator",
     8: "rebuild indexes",
     9: "update variables",
     100: "API connect",
     101: "subscription hand-over",
 }
-"""The one name of each start phase, whatever the kind of start: every output names a
-phase from this table (or ``redo log init``, see :func:`phase_name`), so a phase never
+"""The one name of each start phase, whatever the kind of start (the manual's summary of the
+start phases; NdbcntrMain.cpp ``startPhase2Lab`` asks the master to start, QMGR's
+president starts the arbitrator in STTOR phase 7): every output names a phase from this
+table (or ``redo log init``, see :func:`phase_name`), so a phase never
 has two names depending on what an output knew of the start's kind."""
 
 TYPICAL_DISK_MB_PER_S = 50.0

@@ -92,10 +92,17 @@ class NdbinfoCollector(Statements):
     """
 
     def __init__(
-        self, options: MysqlOptions, *, clock: Callable[[], float] = time.monotonic
+        self, options: MysqlOptions, *, clock: Callable[[], float] = time.monotonic,
+        background_transactions: bool = False,
     ) -> None:
         self.options = options
         self._clock = clock
+        self.background_transactions = background_transactions
+        """Whether samples read the oldest long transaction in the background (the live
+        view, ``--once``, ``check``, the exporter), within their budget."""
+        self.transactions_asked = False
+        """Whether the full ``transactions`` panel is asked for, even held for a later
+        sample: it names the oldest transaction, so no background read is made."""
         self.threads_wanted = True
         """Whether every sample reads the per-thread CPU. Every data node scans a row per
         thread for it (4,608 in the largest clusters) and the client builds a value per
@@ -243,6 +250,7 @@ class NdbinfoCollector(Statements):
                 if tally.queries + self._statements_at_most(query) <= MAX_QUERIES_PER_SAMPLE:
                     self._read_panel(query, tally)
                     self._next_slow += 1
+            self._read_oldest_transaction(tally)
             self._read_on_demand(tally)
         except SqlError:
             self.close()
@@ -257,6 +265,20 @@ class NdbinfoCollector(Statements):
             self._panels["threads"] = threads
             self._read_at["threads"] = taken_at
         return self._sample(taken_at, tally)
+
+    def _read_oldest_transaction(self, tally: Tally) -> None:
+        """The background read of the oldest long transaction, while no one asks for the
+        full ``transactions`` panel (that read names it too), within the sample's budget."""
+        query = qt.OLDEST_TRANSACTION
+        if (not self.background_transactions or self.transactions_asked
+                or "transactions" in self.wanted
+                or tally.queries >= MAX_QUERIES_PER_SAMPLE
+                or not q.has(self._version, query.table)):
+            return
+        last = self._read_at.get(query.panel)
+        if last is not None and self._clock() - last < qt.OLDEST_TRANSACTION_EVERY:
+            return
+        self._read_panel(query, tally)
 
     def _read_on_demand(self, tally: Tally) -> None:
         start = tally.queries

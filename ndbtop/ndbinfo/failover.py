@@ -162,6 +162,7 @@ class FailoverReader:
         self._threads_wanted = True
         self._wanted: frozenset[str] = frozenset()
         self._txn_age_s = DEFAULT_TXN_AGE_S
+        self._transactions_asked = False
 
     @property
     def wanted(self) -> frozenset[str]:
@@ -173,6 +174,17 @@ class FailoverReader:
         self._wanted = panels
         for reader in self._readers.values():
             _want_panels(reader, panels)
+
+    @property
+    def transactions_asked(self) -> bool:
+        """Whether the full transactions panel is asked for (passed on to every reader)."""
+        return self._transactions_asked
+
+    @transactions_asked.setter
+    def transactions_asked(self, asked: bool) -> None:
+        self._transactions_asked = asked
+        for reader in self._readers.values():
+            _ask_transactions(reader, asked)
 
     @property
     def txn_age_s(self) -> int:
@@ -226,6 +238,7 @@ class FailoverReader:
             _want_threads(reader, self._threads_wanted)
             _want_panels(reader, self._wanted)
             _want_txn_age(reader, self._txn_age_s)
+            _ask_transactions(reader, self._transactions_asked)
         return reader
 
     def _ordered(self) -> list[Reader]:
@@ -341,6 +354,11 @@ class FailoverReader:
 def _want_threads(reader: Reader, wanted: bool) -> None:
     if hasattr(reader, "threads_wanted"):
         reader.threads_wanted = wanted  # type: ignore[attr-defined]
+
+
+def _ask_transactions(reader: Reader, asked: bool) -> None:
+    if hasattr(reader, "transactions_asked"):
+        reader.transactions_asked = asked  # type: ignore[attr-defined]
 
 
 def _want_panels(reader: Reader, panels: frozenset[str]) -> None:

@@ -35,6 +35,7 @@ PANELS = (
     "tables",
     "transactions",
     "locks",
+    "oldest_transaction",
 )
 """The panels of :class:`NdbinfoSample`, in the order ``unavailable`` lists them."""
 
@@ -55,6 +56,7 @@ PARSERS: dict[str, Callable[[Sequence[r.Row], Sequence[str]], tuple[Any, ...]]] 
     "tables": lambda rows, _: parse_table_memory(rows),
     "transactions": lambda rows, _: parse_transactions(rows),
     "locks": lambda rows, _: parse_locks(rows),
+    "oldest_transaction": lambda rows, _: parse_transactions(rows),
 }
 """Each panel's parser of its query's rows and column names."""
 
@@ -117,6 +119,7 @@ def build_sample(
         txn_age_s=txn_age_s,
         locks=locks[:MAX_LOCKS],
         locks_more=len(locks) > MAX_LOCKS,
+        oldest_transaction=panels.get("oldest_transaction", ()),
         unavailable=tuple(listed),
         read_at=read_at,
         queries=tally.queries,

@@ -8,7 +8,7 @@ rotation (:mod:`ndbtop.ndbinfo.queries`).
 
 from __future__ import annotations
 
-from ndbtop.model.locks import DEFAULT_TXN_AGE_S, MAX_LOCKS, MAX_TRANSACTIONS
+from ndbtop.model.locks import DEFAULT_TXN_AGE_S, LONG_TXN_S, MAX_LOCKS, MAX_TRANSACTIONS
 from ndbtop.model.table_memory import TOP_TABLES
 from ndbtop.ndbinfo.queries import Query, tagged
 
@@ -69,14 +69,15 @@ MEMBERSHIP = tagged(
 arbitrator (``arbitrator_validity_summary``: these rows grouped by arbitrator, ticket and
 arb_connected, ndbinfo.md §2.1) is counted from the same rows, not read by a second scan."""
 
-def transactions_query(age_s: int) -> Query:
-    """The transactions idle at least ``age_s`` seconds, the oldest first (one more than
-    are kept, so that a read the limit cut says so), with the MySQL
+def transactions_query(age_s: int, limit: int = MAX_TRANSACTIONS + 1,
+                       panel: str = "transactions") -> Query:
+    """The transactions idle at least ``age_s`` seconds, the oldest first (at most ``limit``:
+    by default one more than are kept, so that a read the limit cut says so), with the MySQL
     connection of those the SQL node read runs (``server_transactions``, the same columns
     and ``mysql_connection_id``)."""
     age = max(0, min(int(age_s), 10**9))
     return tagged(
-        "transactions",
+        panel,
         "cluster_transactions",
         f"""SELECT t.node_id, t.block_instance, t.transid, t.state, t.count_operations,
         t.outstanding_operations, t.inactive_seconds, t.client_node_id, s.mysql_connection_id
@@ -84,13 +85,21 @@ def transactions_query(age_s: int) -> Query:
         (SELECT node_id, transid, mysql_connection_id FROM ndbinfo.server_transactions
         WHERE inactive_seconds >= {age}) AS s ON s.node_id = t.node_id AND s.transid = t.transid
         WHERE t.inactive_seconds >= {age}
-        ORDER BY t.inactive_seconds DESC, t.transid LIMIT {MAX_TRANSACTIONS + 1}""",
+        ORDER BY t.inactive_seconds DESC, t.transid LIMIT {int(limit)}""",
     )
 
 
 TRANSACTIONS = transactions_query(DEFAULT_TXN_AGE_S)
 """Transactions idle 10 s or more (:func:`transactions_query` for another age): read only
 while a view, ``--once`` or a bundle asks for them."""
+
+OLDEST_TRANSACTION = transactions_query(LONG_TXN_S, 1, "oldest_transaction")
+"""The one transaction idle longest, when it passed ndbtop's 60 s: read in the background
+every :data:`OLDEST_TRANSACTION_EVERY` seconds while the full ``transactions`` panel is not
+asked for, so a long lock holder is a finding without the Locks view open."""
+OLDEST_TRANSACTION_EVERY = 20.0
+"""Seconds between background reads of :data:`OLDEST_TRANSACTION` (a scan of every data
+node's transactions, one row back)."""
 
 LOCKS = tagged(
     "locks",

@@ -38,6 +38,7 @@ def membership_json(snap: ClusterSnapshot) -> dict[str, Any]:
         "events": [{"time": iso_utc(e.at), "node_id": e.node, "type": e.kind, "text": e.text,
                     "meaning": e.meaning or None} for e in m.events],
         "note": m.note or None,
+        "flagged": list(m.flagged),
     }
 
 
@@ -51,6 +52,7 @@ def membership_lines(m: Membership) -> list[str]:
     lines = [f"  {headline(m)}"]
     if m.note:
         lines.append(f"  ({m.note})")
+    lines += [sanitise(f"  contradicts get status: {f}") for f in m.flagged]
     if m.ring:
         rows = [(node, "-" if left is None else left, "-" if right is None else right)
                 for node, left, right in m.ring]

@@ -155,8 +155,10 @@ def _quick(phases: tuple[int, ...], seconds: float) -> list[StartStep]:
 
 
 REDO_INIT_PHASE = 2
-"""The start phase in which current releases (7.x, 8.x) create the redo log: DBLQH starts on
-its first NDB_STTOR, sent in phase 2, and answers only when every file is done."""
+"""The start phase in which the simulated release creates the redo log, as a 7.2 source
+does (DblqhMain.cpp ``startphase1Lab``: DBLQH begins the files on its first NDB_STTOR, sent
+in phase 2). A 7.4 source does it in phase 4 (``startphase3Lab``, redo-init.md §2); 8.0's
+was not read: ndbtop names the phase from what it sees, never from the release."""
 
 
 def initial_start_plan(
@@ -167,7 +169,7 @@ def initial_start_plan(
 ) -> tuple[StartStep, ...]:
     """``--initial`` start of a whole cluster.
 
-    As current releases do it (``redo_phase`` 2), phase 2 creates the redo log files and
+    With ``redo_phase`` 2 (:data:`REDO_INIT_PHASE`), phase 2 creates the redo log files and
     phase 3 waits ``wait_for_others`` seconds more for the slowest node; as the 6.x field
     log of S1 numbered it (``redo_phase`` 4), phase 4 creates them.
     """

@@ -428,6 +428,9 @@ def test_the_configuration_source_is_up_while_connected_however_old_its_read() -
 def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
     t = StartTimeline(4, 0, WALL - 50, True, current_phase=4, current_since=WALL - 40,
                       redo=RedoProgress(64, 16, 1024, 256, WALL - 1), redo_phase=4)
+    # Node 5's start was first seen mid-way: its lower bounds.
+    late = StartTimeline(5, 2, WALL - 30, False, current_phase=5, current_since=WALL - 30,
+                         current_from="first_seen", began_from=None)
     sample = ndbinfo_sample()
     sample = dataclasses.replace(
         sample,
@@ -441,7 +444,7 @@ def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
                     (DiskCounters("sda", 1, 2, 3, 4, 5, 6, 7, 8, 9),))
     measure = RedoMeasure(4, 3, 64, 1 << 20, 1 << 25, 1e6, 31.0)
     hosts = (report("db1", node_ids=(2, 4), view=view, redo_init=(measure,)), DOWN_HOST)
-    snap = snapshot(config=CONFIG, timelines=(t,), ndbinfo=sample, hosts=hosts,
+    snap = snapshot(config=CONFIG, timelines=(t, late), ndbinfo=sample, hosts=hosts,
                     hit_ratios=(HitRatio(2, 90.0, 80.0, 5.0),), backups=BACKUPS,
                     backup_failures=1)
     snap = dataclasses.replace(snap, findings=evaluate(snap),
@@ -536,3 +539,15 @@ def test_a_start_estimate_is_served_with_its_range_and_a_missing_one_not_at_all(
     assert value(found, "ndb_node_start_eta_high_seconds", node_id="4") == 200.0
     assert not [k for k in found if k[0].startswith("ndb_node_start_eta")
                 and dict(k[1])["node_id"] == "5"]
+
+
+def test_a_start_not_seen_from_its_beginning_exports_lower_bounds_under_their_own_name() -> None:
+    # The JSON marks them elapsed_at_least_s / in_phase_at_least_s: the exporter never gives
+    # a lower bound as the exact figure.
+    seen_late = StartTimeline(4, 2, WALL - 45, False, current_phase=5, current_since=WALL - 30,
+                              current_from="first_seen", began_from=None)
+    found = samples(snapshot(timelines=(seen_late,)))
+    assert value(found, "ndb_node_start_seconds", node_id="4") is None
+    assert value(found, "ndb_node_phase_seconds", node_id="4") is None
+    assert value(found, "ndb_node_start_at_least_seconds", node_id="4") == 45
+    assert value(found, "ndb_node_phase_at_least_seconds", node_id="4") == 30

@@ -81,38 +81,83 @@ def test_gcp_save_lag_from_the_real_log_line_and_the_computed_limit() -> None:
     warned = text_event(46, 5, "GCP Monitor: GCP_SAVE lag 60 seconds (no max lag)")
     (f,) = evaluate(snap(events=(warned,)))
     assert (f.id, f.severity, f.nodes) == ("gcp_save_lag", Severity.WARNING, (5,))
-    assert "no kill limit" in f.summary and f.threshold.by == "server"
-    # With the limit the master computed (setGCPStopTimeouts' InfoEvent), 60 s of a 120 s
-    # limit is critical: half the way to the kill.
-    computed = text_event(49, 5, "GCP Monitor: Computed max GCP_SAVE lag to 120 seconds",
-                          WALL - 600)
-    (f,) = evaluate(snap(events=(computed, warned)))
-    assert f.severity is Severity.CRITICAL and "killed at 120 s (2303)" in f.summary
+    assert "no kill" in f.summary and f.threshold.by == "server"
+    assert f.threshold.value == "none"
+    # The warning's own "(max lag: %us)": 60 s of a 120 s limit is half the way to the kill.
+    near = text_event(46, 5, "GCP Monitor: GCP_SAVE lag 60 seconds (max lag: 120s)")
+    (f,) = evaluate(snap(events=(near,)))
+    assert f.severity is Severity.CRITICAL and "kills the stalled node at 120 s" in f.summary
     commit = text_event(46, 5, "GCP Monitor: GCP_COMMIT lag 10 seconds (max lag: 36)")
     assert ids(snap(events=(commit,))) == [("gcp_commit_lag", "warning")]
     # An old warning no longer counts: the lag went away.
     assert ids(snap(events=(text_event(46, 5, warned.text, WALL - 3600),))) == []
 
 
+def test_no_max_lag_means_no_kill_whatever_limit_was_logged_before() -> None:
+    # DbdihMain.cpp checkGcpStopLab prints "(no max lag)" when the current limit is 0
+    # (TimeBetweenEpochsTimeout = 0): an older "Computed max GCP_SAVE lag" is stale.
+    computed = text_event(49, 5, "GCP Monitor: Computed max GCP_SAVE lag to 120 seconds",
+                          WALL - 600)
+    warned = text_event(46, 5, "GCP Monitor: GCP_SAVE lag 60 seconds (no max lag)")
+    (f,) = evaluate(snap(events=(computed, warned)))
+    assert f.severity is Severity.WARNING and f.threshold.value == "none"
+    assert "no kill" in f.summary
+    # A warning without the parenthesis takes the last logged limit, and the master's
+    # "unlimited lags allowed" (the 2018 line for both lags, the 8.x line per lag) ends it.
+    bare = text_event(46, 5, "GCP Monitor: GCP_SAVE lag 60 seconds")
+    (f,) = evaluate(snap(events=(computed, bare)))
+    assert f.severity is Severity.CRITICAL and f.threshold.value == "120 s"
+    for line in ("GCP Monitor: unlimited lags allowed",
+                 "GCP Monitor: GCP_SAVE: unlimited lags allowed"):
+        unlimited = text_event(49, 5, line, WALL - 300)
+        (f,) = evaluate(snap(events=(computed, unlimited, bare)))
+        assert f.severity is Severity.WARNING and f.threshold.value == "none", line
+
+
+def test_gcp_save_names_the_parameter_that_sets_its_limit() -> None:
+    # DbdihMain.cpp setGCPStopTimeouts: save max = TimeBetweenGlobalCheckpoints +
+    # MAX(TimeBetweenGlobalCheckpointsTimeout, TimeBetweenEpochsTimeout) + allowance, and 0
+    # (no kill) while TimeBetweenEpochsTimeout = 0: TimeBetweenGlobalCheckpointsTimeout alone
+    # moves nothing.
+    near = text_event(46, 5, "GCP Monitor: GCP_SAVE lag 120 seconds (max lag: 204s)")
+    (f,) = evaluate(snap(events=(near,)))
+    assert f.threshold.parameter == "TimeBetweenEpochsTimeout"
+    assert ("max(TimeBetweenGlobalCheckpointsTimeout, TimeBetweenEpochsTimeout)"
+            in (f.threshold.reference or ""))
+    assert "only with TimeBetweenEpochsTimeout > 0" in (f.threshold.reference or "")
+    assert "TimeBetweenGlobalCheckpointsTimeout alone does not move" in f.advice
+
+
+def test_a_lag_ends_with_the_kill_or_a_completed_checkpoint() -> None:
+    warned = text_event(46, 2, "GCP Monitor: GCP_SAVE lag 180 seconds (max lag: 204s)",
+                        WALL - 30)
+    kill = text_event(46, 2, "Detected GCP stop(3)...sending kill to [SignalCounter: "
+                             "m_count=1 0000000000000008]", WALL - 5)
+    assert ids(snap(events=(warned, kill))) == [("gcp_stop", "critical")]
+    # GlobalCheckpointCompleted (5, gci): the durable GCI moved, the save lag is over.
+    done = wire_event(5, 2, [("gci", 4100)], WALL - 10)
+    assert ids(snap(events=(warned, done))) == []
+
+
 def test_gcp_stop_from_the_master_and_from_the_victim() -> None:
+    # DbdihMain.cpp crashSystemAtGcpStop: "Detected GCP stop(%d)...sending kill to %s".
     kill = text_event(46, 2, "Detected GCP stop(3)...sending kill to [SignalCounter: "
                              "m_count=1 0000000000000008]")
     assert ids(snap(events=(kill,))) == [("gcp_stop", "critical")]
     (f,) = evaluate(snap(events=(kill,)))
     # The signal counter's hex mask names the killed node: bit 3.
-    assert f.nodes == (3,) and "killed node 3" in f.summary
+    assert f.nodes == (3,) and "killing node 3" in f.summary
     forced = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2303), ("sphase", 0),
-                                ("extra", 0)])
-    (f,) = evaluate(snap(events=(forced,)))
-    assert f.id == "gcp_stop" and f.nodes == (3,)
-    # The master's kill and the victim's forced stop a moment later are one stop.
-    later = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2303), ("sphase", 0),
-                               ("extra", 0)], WALL + 2)
-    assert ids(snap(events=(kill, later))) == [("gcp_stop", "critical")]
+                                ("extra", 0)], WALL + 2)
+    (f,) = evaluate(snap(events=(kill, forced)))
+    # The master's kill and the victim's forced stop a moment later are one stop, told in
+    # the past tense.
+    assert (f.id, f.key) == ("gcp_stop", "3")
+    assert f.summary == "node 3 was killed by the DIH master, node 2, for a GCP stop (2303)"
     # Another error is not a GCP stop.
     other = wire_event(59, 3, [("action", 1), ("signum", 0), ("error", 2315), ("sphase", 0),
                                ("extra", 0)])
-    assert ids(snap(events=(other,))) == []
+    assert ids(snap(events=(other,))) == [("node_stopped", "warning")]
 
 
 def test_lcp_watchdog_warning_and_kill() -> None:
@@ -154,12 +199,12 @@ def test_failure_handling_not_completed() -> None:
 
 def test_missed_heartbeats_then_declared_dead() -> None:
     # The 7.5.6 sequence of diagnostics.md §e: counts 2, 3, 4 an interval apart, then dead.
-    beats = [wire_event(44, 2, [("node", 1), ("count", c)], WALL - 10 + 5 * i)
+    beats = [wire_event(44, 2, [("node", 3), ("count", c)], WALL - 10 + 5 * i)
              for i, c in enumerate((2, 3, 4))]
     (f,) = evaluate(snap(events=tuple(beats[:2])))
-    assert (f.id, f.severity, f.nodes) == ("missed_heartbeat", Severity.WARNING, (1,))
+    assert (f.id, f.severity, f.nodes) == ("missed_heartbeat", Severity.WARNING, (3,))
     assert "missed heartbeat 3" in f.summary
-    dead = wire_event(45, 2, [("node", 1)])
+    dead = wire_event(45, 2, [("node", 3)])
     (f,) = evaluate(snap(events=(*beats, dead)))
     assert f.severity is Severity.CRITICAL and "declared dead" in f.summary
 
@@ -174,7 +219,7 @@ def test_memory_bands_are_the_servers() -> None:
     assert ids(memory(80)) == [("memory_high", "info")]
     assert ids(memory(92)) == [("memory_high", "warning")]
     (f,) = evaluate(memory(99.5))
-    assert f.severity is Severity.CRITICAL and f.threshold.value == "99%"
+    assert f.severity is Severity.CRITICAL and f.threshold.value == "99%; 827 from 95%"
     assert f.threshold.parameter == "DataMemory" and "827" in f.advice
 
 
@@ -248,14 +293,23 @@ def test_ignore_leaves_a_rule_out() -> None:
 
 def test_a_finding_does_not_flicker_and_keeps_its_since() -> None:
     keeper = FindingsKeeper(clear_after=30.0)
-    single = snap(nodes=tuple(ndb(i, "SINGLE USER MODE") for i in (2, 3, 4, 5)))
-    (f,) = keeper.update(evaluate(single), WALL)
+    full = MemoryUse(2, "Data memory", 92 * 32768, 0, 100 * 32768, 100)
+    high = snap(ndbinfo=NdbinfoSample(NOW, None, memory=(full,)))
+    (f,) = keeper.update(evaluate(high), WALL)
     assert f.since == WALL
-    (f,) = keeper.update(evaluate(single), WALL + 10)
+    (f,) = keeper.update(evaluate(high), WALL + 10)
     assert f.since == WALL
-    # Its condition went away: it stays until it has been false for 30 s.
+    # A figure near a threshold comes and goes: it stays until false for 30 s.
     assert len(keeper.update((), WALL + 20)) == 1
     assert keeper.update((), WALL + 40) == ()
+
+
+def test_a_finding_on_a_state_clears_when_the_state_is_over() -> None:
+    # A node group complete again is no longer "down to its last node": get status says so.
+    keeper = FindingsKeeper(clear_after=30.0)
+    one_left = snap(nodes=(ndb(2), ndb(3, "NO_CONTACT"), ndb(4), ndb(5)))
+    assert [f.id for f in keeper.update(evaluate(one_left), WALL)] == ["node_group_one_left"]
+    assert keeper.update(evaluate(snap()), WALL + 1) == ()
 
 
 def start_report(kind: int, remaining: int, waited: int, source: int = 10) -> Event:

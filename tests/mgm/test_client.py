@@ -244,6 +244,29 @@ async def test_stop_refusal_is_the_verbatim_text(
     with pytest.raises(MgmCommandError) as info:
         await make_client(server.connectstring).stop_nodes([3])
     assert (info.value.command, info.value.result, info.value.node_ids) == ("stop", CRASH, (3,))
+    # Services.cpp MgmApiSession::stop prints "result: %s" with get_error_text(result): no
+    # "5028-" in front, so the code is the one whose text the reply is.
+    assert info.value.code == 5028
+
+
+async def test_stop_and_restart_replies_each_as_the_server_writes_them(
+    scripted: Scripted, make_client: MakeClient
+) -> None:
+    # MgmApiSession::restart: "result: %d-%s"; MgmApiSession::stop: "result: %s".
+    refused = "Operation not allowed while nodes are starting or stopping.: Permanent error: " \
+              "Application error"
+    server = await scripted({
+        "restart node v2": f"restart reply\nresult: 5063-{refused}\nrestarted: 0\n"
+                           "disconnect: 0\n\n".encode(),
+        "stop v2": f"stop reply\nresult: {refused}\nstopped: 0\ndisconnect: 0\n\n".encode(),
+    })
+    client = make_client(server.connectstring)
+    with pytest.raises(MgmCommandError) as restart:
+        await client.restart_nodes([3])
+    with pytest.raises(MgmCommandError) as stop:
+        await client.stop_nodes([3])
+    assert (restart.value.code, restart.value.result) == (5063, f"5063-{refused}")
+    assert (stop.value.code, stop.value.result) == (5063, refused)
 
 
 async def test_log_levels(scripted: Scripted, make_client: MakeClient) -> None:

@@ -82,12 +82,13 @@ def test_all_prints_the_defaults_too_under_their_own_comment() -> None:
 
 
 def test_unknown_ids_booleans_enums_and_line_breaks() -> None:
-    data_2 = [0, 6, 1, INT | 3, 2,
+    data_2 = [0, 7, 1, INT | 3, 2,
               INT | 142, 2,                       # Arbitration = WaitExternal (typelib 2)
               INT | 168, 1,                       # ODirect = true
               INT | 9999, 5,                      # no parameter ndbtop names
               STR | 5, 4, chars(b"a\nb\0"),       # a HostName with a line break
-              INT | 630, 3]                       # CFG_DB_FREE_PCT: no name here either
+              INT | 9998, 3,                      # no name here either
+              INT | 630, 3]                       # CFG_DB_FREE_PCT: MinFreePct
     data_2[0] = len(data_2)
     default_data = [3, 0, 1]
     sections = [default_data, DEFAULT_API, DEFAULT_MGM, DEFAULT_TCP, DEFAULT_SHM, SYSTEM, data_2]
@@ -95,7 +96,8 @@ def test_unknown_ids_booleans_enums_and_line_breaks() -> None:
     assert "Arbitration=WaitExternal" in block and "ODirect=true" in block
     assert "HostName=a\\nb" in block
     tail = block[block.index("# parameter ids ndbtop cannot name (id=value):"):]
-    assert tail[1:] == ["#630=3", "#9999=5"]
+    assert tail[1:] == ["#9998=3", "#9999=5"]
+    assert "MinFreePct=3" in block
 
 
 CONFIG_INI = """\

@@ -168,3 +168,36 @@ def test_no_node_group_is_left_out_of_the_groups() -> None:
     rows = (row(2, 3, 3), replace(row(3, 2, 2), group_id=None))
     groups = {g.group: g.members for g in membership(snap(rows)).groups}
     assert 3 not in groups.get(1, ())
+
+
+def test_rows_from_a_node_not_started_are_stale_and_a_count_never_exceeds_its_total() -> None:
+    # During a rolling restart node 4 restarts: its last row still names itself president
+    # and the old arbitrator ticket. Only STARTED data nodes' rows count (QmgrMain.cpp
+    # MEMBERSHIP_TABLEID reports the node's own view, which is stale once it left).
+    stale = replace(row(4, 3, 1), president=4, arb_ticket="0000000100000001")
+    rows = (row(2, 1, 3), row(3, 2, 1, group=1), row(1, 3, 2), stale)
+    m = membership(snap(rows))
+    a = m.arbitrator
+    assert (a.agreed_by, a.data_nodes, a.agreed) == (3, 3, True)
+    assert m.president == 2 and "agreed by 3/3" in headline(m)
+    assert 4 not in [n for n, _, _ in m.ring]
+
+
+def test_rows_naming_nodes_get_status_does_not_have_are_flagged_not_merged() -> None:
+    # ndbinfo.membership rows naming node 9 (not a data node of get status) and a president
+    # 99: said, not counted, and node 9 is no live member of group 0.
+    ghost = replace(row(9, 1, 2), president=99)
+    rows = (row(2, 1, 3), row(3, 2, 1, group=1), row(1, 3, 2), ghost)
+    m = membership(snap(rows))
+    assert m.flagged == ("a row from node 9, which get status does not have as a data node: "
+                         "not counted",)
+    assert all(9 not in g.live and 9 not in g.members for g in m.groups)
+    assert (m.arbitrator.agreed_by, m.arbitrator.data_nodes) == (3, 3)
+    wrong = tuple(replace(r, president=99) for r in rows[:3])
+    m = membership(snap(wrong))
+    # get status's rule names the president instead (the lowest dynamic id: node 2).
+    assert m.president == 2
+    assert any("president 99" in f for f in m.flagged)
+    assert membership_json(snap(wrong))["flagged"] == list(m.flagged)
+    assert any(line.startswith("  contradicts get status: ")
+               for line in membership_lines(m))

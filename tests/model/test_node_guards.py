@@ -57,8 +57,36 @@ def test_no_5063_is_claimed_with_abort_or_force(flags: dict[str, bool]) -> None:
     """MgmtSrvr::restartNodes: ``if (force || abort) ; // Skip node state checks``."""
     for action in (RestartNode((4,), **flags), StopNode((4,), **flags)):
         a = assess(action, nodes(n2="STARTING"))
-        assert a.allowed
         assert not any("5063" in text for text in (*a.warnings, *a.blockers))
+        # One node with -a is sent at once; -f alone goes on to the DIH master (5026).
+        assert a.allowed is bool(flags.get("abort"))
+
+
+@pytest.mark.parametrize("action", [RestartNode((4,), force=True), StopNode((4,), force=True),
+                                    StopNode((4, 5), abort=True),
+                                    RestartNode((4, 5), force=True)])
+def test_5026_while_another_node_starts_unless_one_node_with_abort(action: object) -> None:
+    """NdbcntrMain.cpp execSTOP_REQ: a request that is not ``abort && !stopnodes`` meets
+    ``!c_start.m_starting.isclear()`` at the master: StopRef::NodeShutdownInProgress, 5026
+    "Node shutdown in progress" (server-rules.md §6); -f does not turn it into restartDB."""
+    a = assess(action, nodes(n2="STARTING"))  # type: ignore[arg-type]
+    assert not a.allowed and a.consequence is None
+    assert a.blockers[0].startswith("5026-Node shutdown in progress — data node 2 is STARTING")
+    assert assess(RestartNode((4,), abort=True), nodes(n2="STARTING")).allowed
+
+
+@pytest.mark.parametrize("action", [StopNode((4,)), RestartNode((4,), nostart=True)])
+def test_stopping_one_node_of_a_two_node_group_says_the_group_runs_on_one(
+        action: object) -> None:
+    a = assess(action, nodes())  # type: ignore[arg-type]
+    assert a.allowed
+    assert ("node group 1 runs on node 5 alone until node 4 is started again (4 START): if "
+            "node 5 fails meanwhile, every data node shuts down") in a.warnings
+    # A stop leaves the node down until someone starts it: its id is typed.
+    if isinstance(action, StopNode):
+        assert a.confirm_text == "4"
+    # A restart that starts the node again by itself says nothing of the kind.
+    assert not any("alone" in w for w in assess(RestartNode((4,)), nodes()).warnings)
 
 
 def test_single_user_mode_still_refuses_an_abort_restart_with_5063() -> None:
@@ -97,8 +125,9 @@ def test_several_nodes_with_force_are_retried_as_an_abort() -> None:
 def test_several_nodes_with_abort_are_killed_together() -> None:
     a = assess(StopNode((2, 4), abort=True), nodes())
     assert a.allowed and a.as_abort and a.confirm_text == "2 4"
-    assert a.warnings == ("nodes 2 4 are killed at once, together: their transactions are "
-                          "aborted, not drained",)
+    assert a.warnings[-1] == ("nodes 2 4 are killed at once, together: their transactions "
+                              "are aborted, not drained")
+    assert [w.split(" runs on")[0] for w in a.warnings[:-1]] == ["node group 0", "node group 1"]
 
 
 def test_several_nodes_with_abort_taking_a_whole_group_are_refused_with_5028() -> None:

@@ -483,3 +483,32 @@ async def test_config_values_tell_the_nodes_still_on_the_old_configuration() -> 
     memory = {n: int(v) >> 20 for n, p, v in sample.config_values if p == 112}
     assert memory == mgmd
     assert {n.node_id: n.config_generation for n in sample.nodes} == {2: 5, 3: 4, 4: 4, 5: 4}
+
+
+async def test_the_oldest_long_transaction_is_read_in_the_background_within_the_budget() -> None:
+    # lock-chain: a transaction idle ten minutes holds the locks three others wait for.
+    cluster = build_scenario("lock-chain")
+    now = [1000.0]
+    async with sql_node(SimNdbinfo(cluster)) as server:
+        collector = NdbinfoCollector(options(server), clock=lambda: now[0],
+                                     background_transactions=True)
+        await blocking(collector.connect)
+        counts = []
+        for _ in range(25):
+            sent = server.stats.statements
+            sample = await blocking(collector.sample)
+            counts.append(server.stats.statements - sent)
+            assert sample.queries <= MAX_QUERIES_PER_SAMPLE
+            now[0] += 1.0
+        reads = server.stats.tables["cluster_transactions"].queries
+        (txn,) = sample.oldest_transaction
+        assert txn.inactive_s > 60 and not sample.transactions
+        # Once at the first sample and once 20 s later: not every sample.
+        assert reads == 2
+        # While the full table is asked for, that read names it: no second scan.
+        collector.wanted = frozenset({"transactions"})
+        before = server.stats.tables["cluster_transactions"].queries
+        now[0] += 30.0
+        await blocking(collector.sample)
+        assert server.stats.tables["cluster_transactions"].queries - before == 1
+        collector.close()

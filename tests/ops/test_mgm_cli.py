@@ -277,3 +277,22 @@ def test_completion_offers_words_and_node_ids() -> None:
     complete = completer(("RESTART", "REPORT", "STATUS"), lambda: (2, 3, 21))
     assert [complete("re", i) for i in range(3)] == ["RESTART", "REPORT", None]
     assert [complete("2", i) for i in range(3)] == ["2", "21", None]
+
+
+def test_a_management_node_is_restarted_as_ndb_mgm_does(
+    run: Run, threaded_sim: Any, tmp_path: Path, two_mgmds: SimCluster
+) -> None:
+    # ndb_mgm sends "N RESTART" for a management node as for a data node (restart node v2,
+    # node: N); MgmtSrvr::sendSTOP_REQ asks another mgmd over its own connection.
+    sim = threaded_sim(two_mgmds)
+    status, out, err = run("mgm", "-c", sim.connectstring, "-e", "4 RESTART", "--dry-run")
+    assert status == 1 and "would need '4' typed (--confirm)" in err
+    assert "> restart node v2\n> node: 4\n" in out and "refused" not in out
+    status, out, err = run("mgm", "-c", sim.connectstring, "-e", "4 STOP", "--confirm", "4",
+                           "--audit-log", str(tmp_path / "a.log"))
+    assert status == 0, err
+    assert two_mgmds.mgmd_alive[4] is False
+    # Now node 1 is the last one: stopping it wants the phrase.
+    status, out, err = run("mgm", "-c", sim.connectstring, "-e", "1 STOP", "--dry-run")
+    assert "the last management server running" in out
+    assert "confirm by typing: stop the last management server" in out

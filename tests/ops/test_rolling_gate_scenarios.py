@@ -146,8 +146,8 @@ async def test_gcp_stall_holds_the_next_step_until_the_lag_warnings_stop(run_on:
             assert [f.id for f in gate.gate.findings] == ["gcp_save_lag"]
             assert gate.message == (
                 "step 2 (node 5) waits for: warning gcp_save_lag: GCP_SAVE lag 60 s on the "
-                "DIH master (node 2): the node is killed at 204 s (2303) (a warning about the "
-                "GCP)")
+                "DIH master (node 2): the master kills the stalled node at 204 s (2303) (a "
+                "warning about the GCP)")
             # It was seen coming while node 4 restarted, and said then.
             ahead = [p for _, p in run.steps("gate ahead") if p.gate and p.gate.held]
             assert ahead and ahead[0].batch == (4,)

@@ -296,3 +296,45 @@ async def test_abort_restart_of_the_last_started_node_leaves_it_waiting_for_its_
     await advance(sim, manual_time, lambda: all(n.state == "STARTED" for n in nodes.values()),
                   step=5.0)
     assert {n.start_type for n in nodes.values()} == {1}  # a system restart, together
+
+
+async def test_a_forced_request_while_another_node_starts_gets_5026(
+    start_sim: StartSim, manual_time: Any, raw: Raw, advance: Any
+) -> None:
+    """server-rules.md §6: -f skips MgmtSrvr's 5063, and Ndbcntr::execSTOP_REQ at the master
+    answers a request that is not ``abort && !stopnodes`` with NodeShutdownInProgress while
+    ``c_start.m_starting`` is not clear: 5026 "Node shutdown in progress". The restart reply
+    writes its code, the stop reply (MgmApiSession::stop) the text alone."""
+    sim = await start_sim(four_node_cluster(), time=manual_time)
+    nodes = sim.cluster.data_nodes
+    sim.cluster.restart_nodes((3,))
+    await advance(sim, manual_time, lambda: nodes[3].state == "STARTING")
+    conn = await raw(sim.mgm_ports[1])
+    await conn.exchange(
+        restart("4", force=1),
+        b"restart reply\nresult: 5026-Node shutdown in progress: Permanent error: "
+        b"Application error\nrestarted: 0\ndisconnect: 0\n\n")
+    await conn.exchange(
+        stop("4", force=1),
+        b"stop reply\nresult: Node shutdown in progress: Permanent error: Application error"
+        b"\nstopped: 0\ndisconnect: 0\n\n")
+    assert nodes[4].state == "STARTED"
+
+
+async def test_a_management_node_is_stopped_and_restarted_as_sendstop_req_does(
+    start_sim: StartSim, manual_time: Any, raw: Raw, two_mgmds: SimCluster, until: Any
+) -> None:
+    """MgmtSrvr::sendSTOP_REQ takes management nodes: another one is asked over a
+    management connection (sendStopMgmd), the server's own node stops itself after its
+    reply, which says ``disconnect: 1`` (``*stopSelf``); the stop reply has no code."""
+    sim = await start_sim(two_mgmds, time=manual_time)
+    conn = await raw(sim.mgm_ports[1])
+    await conn.exchange(stop("4"), b"stop reply\nresult: Ok\nstopped: 1\ndisconnect: 0\n\n")
+    assert sim.cluster.mgmd_alive[4] is False
+    # Node 4 is gone: the server cannot reach it any more.
+    await conn.exchange(stop("4"), b"stop reply\nresult: Send to process or receive failed.: "
+                                   b"Permanent error: Application error\nstopped: 0\n"
+                                   b"disconnect: 0\n\n")
+    await conn.exchange(restart("1"),
+                        b"restart reply\nresult: Ok\nrestarted: 1\ndisconnect: 1\n\n")
+    assert await conn.closed_by_server()

@@ -2,9 +2,12 @@
 
 ``Forced node shutdown completed`` ends with
 ``Caused by error %d: '<message>(<classification>). <status>'.``; this module
-holds the three texts per code. Codes and messages come from
-``ndbd_exit_codes.h``/``.cpp`` of the 7.x/8.0 trees; a code missing here gets
-the server's own fallback slogan with the ``Unknown`` classification.
+holds the three texts per code: the whole ``errArray`` of ``ndbd_exit_codes.cpp`` (the
+7.6/8.0 table; 7.x tables hold a subset of the same codes and texts), its codes the
+``NDBD_EXIT_*`` values of ``ndbd_exit_codes.h``. A code missing here gets the server's
+own fallback slogan with the ``Unknown`` classification; the one code the newest headers
+define beyond this table, 7400 (``NDBD_EXIT_API_FAIL_HANDLING_TIMEOUT``), is named by
+:data:`NEWER_CODES`.
 """
 
 from __future__ import annotations
@@ -129,6 +132,7 @@ EXIT_CODES: Mapping[int, tuple[ExitClassification, str]] = MappingProxyType(
         2341: (_IE, "Internal program error (failed ndbrequire)"),
         2342: (_C.NONE, "Error insert executed"),
         2343: (_IE, "Internal program error (failed ndbassert)"),
+        2344: (_IE, "Error in zero time queue"),
         2350: (_CE, "Invalid configuration received from Management Server"),
         2351: (
             _CR,
@@ -136,6 +140,12 @@ EXIT_CODES: Mapping[int, tuple[ExitClassification, str]] = MappingProxyType(
         ),
         2352: (_FI, "Invalid LCP"),
         2353: (_RE, "Insufficent nodes for system restart"),
+        2354: (
+            _CR,
+            "Fatal error due to end of REDO log. Increase NoOfFragmentLogFiles or "
+            "FragmentLogFileSize",
+        ),
+        2355: (_CR, "Failure to restore schema"),
         2500: (_CE, "Resource allocation error, please review the configuration"),
         2801: (_IE, "No file system path"),
         2802: (_IE, "Channel is full"),
@@ -177,6 +187,11 @@ EXIT_CODES: Mapping[int, tuple[ExitClassification, str]] = MappingProxyType(
             "Node started while node shutdown in progress. Please wait until shutdown complete "
             "before starting node",
         ),
+        6102: (
+            _RE,
+            "Node upgrade requires initial restart to rebuild filesystem. Please retry with "
+            "--initial or reconsider.",
+        ),
         6300: (
             _C.FILESYSTEM_LIMIT,
             "Too many crashed replicas (8 consecutive node restart failures)",
@@ -184,11 +199,28 @@ EXIT_CODES: Mapping[int, tuple[ExitClassification, str]] = MappingProxyType(
         6301: (_RE, "Unhandled master failure during node restart"),
         6302: (_AE, "All nodes in a node group are unavailable"),
         6303: (_FI, "Unable to find a restorable replica"),
+        6304: (_RE, "Unsupported version"),
+        6305: (_C.NONE, "Graceful shutdown not 100% possible due to mixed ndbd versions"),
         6600: (_CR, "Out of index memory during system restart, please increase DataMemory"),
         6800: (_CR, "Out of data memory during system restart, please increase DataMemory"),
+        7200: (_IE, "LCP fragment scan watchdog detected a problem.  Please report a bug."),
     }
 )
 """Exit code -> (classification, message)."""
+
+
+NEWER_CODES: Mapping[int, str] = MappingProxyType(
+    {7400: "the data node gave up handling an API node's failure (ApiFailureHandlingTimeout)"}
+)
+"""Codes defined by newer ``ndbd_exit_codes.h`` copies than the table above: what the code
+is for, where a newer server's own text is not known to ndbtop."""
+
+
+def exit_status(code: int) -> ExitStatus:
+    """What the server says a node that exited with ``code`` needs (a plain restart, an
+    initial restart, or an action first)."""
+    classification, _ = EXIT_CODES.get(code, (_C.UNKNOWN, NO_SLOGAN))
+    return CLASSIFICATIONS[classification][0]
 
 
 def exit_texts(code: int) -> tuple[str, str, str]:

@@ -57,6 +57,10 @@ class NodeControl(NodeStops):
         # does not (stopping the rest of its group is then refused with 5028).
         return any(n.state == STARTING for n in self.data_nodes.values())
 
+    def _another_starting(self, node_ids: tuple[int, ...]) -> bool:
+        return any(n.state == STARTING and n.node_id not in node_ids
+                   for n in self.data_nodes.values())
+
     def _check_targets(self, node_ids: tuple[int, ...]) -> ControlOutcome | None:
         for node_id in node_ids:
             if node_id not in self.data_nodes:
@@ -130,6 +134,11 @@ class NodeControl(NodeStops):
             if not force:
                 return _refuse(ec.UNSUPPORTED_NODE_SHUTDOWN)
             abort = True
+        if not (abort and not several) and self._another_starting(node_ids):
+            # execSTOP_REQ at the master: a request that is not one node with abort meets
+            # !c_start.m_starting.isclear(): StopRef::NodeShutdownInProgress. -f does not
+            # turn it into restartDB (only 5028 and 5031 do).
+            return _refuse(ec.NODE_SHUTDOWN_IN_PROGRESS)
         if abort and not several:
             # execSTOP_REQ kills one node with abort before any node-group check; the
             # other nodes see it fail (and their group lost) before it comes back.

@@ -3,9 +3,12 @@ and node groups, each replying only once the nodes did what the real server wait
 
 from __future__ import annotations
 
+import asyncio
+
 from ndbtop.mgm import errorcodes as ec
 from ndbtop.mgm.wire import format_block
 from ndbtop.sim.cluster import ControlOutcome
+from ndbtop.sim.cluster.datanode import SINGLE_USER, STARTING
 from ndbtop.sim.mgmd.handlers import Handlers, Session, node_ids
 
 LEAVE_STARTED_WAIT = 12.0
@@ -23,6 +26,8 @@ class ControlHandlers(Handlers):
 
     async def _restart(self, session: Session, args: dict, version: int) -> bytes:
         ids = node_ids(str(args["node"]))
+        if ids and all(self._is_mgmd(i) for i in ids):
+            return await self._control_mgmd("restart reply", ids, args, version, restart=True)
         outcome = self.cluster.restart_nodes(
             ids,
             initial=bool(args.get("initialstart", 0)),
@@ -56,6 +61,8 @@ class ControlHandlers(Handlers):
         ids = node_ids(str(args["node"]))
         if not ids:
             return format_block("stop reply", [("result", "empty node list")])
+        if all(self._is_mgmd(i) for i in ids):
+            return await self._control_mgmd("stop reply", ids, args, version, restart=False)
         outcome = self.cluster.stop_nodes(
             ids, abort=bool(args.get("abort", 0)), force=bool(args.get("force", 0))
         )
@@ -130,6 +137,52 @@ class ControlHandlers(Handlers):
     async def _create_nodegroup(self, session: Session, args: dict) -> bytes:
         group = self.cluster.create_nodegroup(node_ids(str(args["nodes"])))
         return format_block("create nodegroup reply", [("ng", group), ("result", "Ok")])
+
+    def _is_mgmd(self, node_id: int) -> bool:
+        return node_id in self.cluster.mgmd_alive
+
+    async def _control_mgmd(self, header: str, ids: tuple[int, ...], args: dict, version: int,
+                            *, restart: bool) -> bytes:
+        """A stop or restart of management nodes (MgmtSrvr::sendSTOP_REQ): the server's own
+        node stops or restarts itself once it has replied ``disconnect: 1`` (m_stopSelf);
+        another is asked over its own management connection (sendStopMgmd)."""
+        force, abort = bool(args.get("force", 0)), bool(args.get("abort", 0))
+        states = {n.state for n in self.cluster.data_nodes.values()}
+        refused = None
+        if (restart and SINGLE_USER in states) or (STARTING in states and not (force or abort)):
+            # restartNodes: single-user mode first; both: is_any_node_starting unless -f/-a.
+            refused = ec.OPERATION_NOT_ALLOWED_START_STOP
+        elif any(not self.cluster.mgmd_alive[i] for i in ids if i != self.node_id):
+            # sendStopMgmd cannot connect to it: SEND_OR_RECEIVE_FAILED.
+            refused = ec.SEND_OR_RECEIVE_FAILED
+        count = "restarted" if restart else "stopped"
+        if refused is not None:
+            text = ec.ndb_error_string(refused)
+            fields: list[tuple[str, object]] = [
+                ("result", f"{refused}-{text}" if restart else text), (count, 0)]
+            if version > 1:
+                fields.append(("disconnect", 0))
+            return format_block(header, fields)
+        runtime = self.runtime
+        for node_id in ids:
+            if node_id == self.node_id:
+                continue
+            await runtime.stop_mgmd(node_id)  # type: ignore[attr-defined]
+            if restart:
+                await runtime.start_mgmd(node_id)  # type: ignore[attr-defined]
+        own = self.node_id in ids
+        if own:
+            async def stop_self() -> None:
+                await asyncio.sleep(0)
+                await runtime.stop_mgmd(self.node_id)  # type: ignore[attr-defined]
+                if restart:
+                    await runtime.start_mgmd(self.node_id)  # type: ignore[attr-defined]
+
+            self._stopping_self = asyncio.get_running_loop().create_task(stop_self())
+        fields = [("result", "Ok"), (count, len(ids))]
+        if version > 1:
+            fields.append(("disconnect", 1 if own else 0))
+        return format_block(header, fields)
 
     async def _complete(self, outcome: ControlOutcome) -> tuple[int, tuple[int, str] | None]:
         """Wait as MgmtSrvr::restartNodes/restartDB (or a stop) does before replying.

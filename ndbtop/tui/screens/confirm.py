@@ -70,7 +70,8 @@ class ConfirmAction(ModalScreen[Optional[Action]]):
         self.live = live
         self.verb = verb
         snap = live()
-        self.assessment: Assessment = assess(action, snap.nodes, snap.config, snap.backups)
+        self.assessment: Assessment = assess(action, snap.nodes, snap.config, snap.backups,
+                                             snap.mgm_address)
         self.confirmed: str | None = None
         """What the operator typed to confirm, once they did."""
         self._ended: str | None = None
@@ -122,7 +123,8 @@ class ConfirmAction(ModalScreen[Optional[Action]]):
 
     def _refresh(self) -> None:
         snap = self.live()
-        self.assessment = assess(self.action, snap.nodes, snap.config, snap.backups)
+        self.assessment = assess(self.action, snap.nodes, snap.config, snap.backups,
+                                 snap.mgm_address)
         stale = stale_blocker(snap)
         if stale is not None:
             self.assessment = replace(self.assessment,

@@ -30,8 +30,9 @@ from ndbtop.tui.safe import Text
 
 MIB = 1024 * 1024
 LAST_REDO_PHASE = 4
-"""The latest phase any release creates the redo log in (4 in 6.x, 2 in 7.x and 8.x): the
-hint about missing progress reports is not given after it."""
+"""The latest phase a release is known to create the redo log in (phase 4 in 6.x and in a
+7.4 source, where NDB_STTORRY waits for the files; a 7.2 source begins them in phase 2):
+the hint about missing progress reports is not given after it."""
 
 
 BAR_WIDTH = 24
