@@ -96,7 +96,10 @@ def test_a_waiting_initial_start_names_nowait_nodes_not_start_partial_timeout() 
     config = ClusterConfig(3, "c", 2, (), (DataNodeConfig(10, 0), DataNodeConfig(11, 0)))
     initial = start_report(1, 0xFFFFFFFF, 11)
     assert initial.text.startswith("Initial start, waiting for 11 to connect")
-    (f,) = evaluate(snap(nodes=starting, config=config, events=(initial,)))
+    found = evaluate(snap(nodes=starting, config=config, events=(initial,)))
+    # A start that waits for ever with no data node started is also cluster_down.
+    assert sorted(x.id for x in found) == ["cluster_down", "start_waiting_for_nodes"]
+    (f,) = (x for x in found if x.id == "start_waiting_for_nodes")
     assert (f.severity, f.nodes) == (Severity.WARNING, (11,))
     assert f.threshold.parameter == "--nowait-nodes / StartNoNodegroupTimeout"
     assert "StartPartialTimeout" not in f.advice and "--nowait-nodes=11" in f.advice
