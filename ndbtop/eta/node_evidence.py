@@ -14,7 +14,8 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from ndbtop.eta.node import RedoRate, RestartReference, StartEvidence, estimate_start
-from ndbtop.model.config_facts import host_redo_wins
+from ndbtop.eta.start_kind import taken_kind
+from ndbtop.model.config_facts import host_redo_wins, measured_redo
 from ndbtop.model.eta import EtaResult
 from ndbtop.model.hosts import SPARSE_FRACTION
 from ndbtop.model.ndbinfo import RestartInfo
@@ -199,6 +200,7 @@ class StartEtaKeeper:
             references=self.references(snap, t.node_id, used),
             history=snap.past_starts,
             poll_interval=snap.interval,
+            taken_kind=taken_kind(t, snap.nodes, measured_redo(snap, t.node_id) is not None),
         )
 
     def _redo(self, snap: ClusterSnapshot, t: StartTimeline) -> RedoRate | None:

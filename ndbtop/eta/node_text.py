@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+from ndbtop.eta.node import ATTACHED
 from ndbtop.model.eta import Eta, EtaMissing, EtaResult
 
 SHORT_BASIS = {
@@ -25,11 +26,18 @@ def clock(epoch: float) -> str:
     return dt.datetime.fromtimestamp(epoch).strftime("%H:%M")
 
 
+NOTES = (ATTACHED, "taken for ")
+"""The beginnings of the notes a basis carries beside its evidence (a start attached to
+mid-way, the kind of start taken): every line says them, whatever ``most``."""
+
+
 def basis_text(basis: Sequence[str], redo_mb_per_s: float | None = None,
                most: int = 2) -> str:
-    """``redo 18 MB/s, last start``: the first ``most`` bases, a redo rate with its speed."""
+    """``redo 18 MB/s, last start``: the first ``most`` bases, a redo rate with its speed,
+    then the notes (``attached mid-start: phase 4 began before 12:04:31``)."""
+    notes = [b for b in basis if b.startswith(NOTES)]
     words = []
-    for b in basis:
+    for b in (b for b in basis if not b.startswith(NOTES)):
         if b.startswith("redo rate"):
             source = b[len("redo rate"):].strip(" ()")
             speed = f"{redo_mb_per_s:.0f} MB/s" if redo_mb_per_s else "rate"
@@ -40,7 +48,7 @@ def basis_text(basis: Sequence[str], redo_mb_per_s: float | None = None,
                 words.append(short)
         if len(words) == most:
             break
-    return ", ".join(words)
+    return ", ".join(words) + "".join(f"; {n}" for n in notes)
 
 
 def eta_text(result: EtaResult | None, redo_mb_per_s: float | None = None) -> str:

@@ -16,8 +16,9 @@ from enum import Enum
 
 from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmConnectError, MgmError, UsageError
-from ndbtop.eta.node import START_NOT_SEEN, StartEvidence, estimate_start
+from ndbtop.eta.node import StartEvidence, estimate_start
 from ndbtop.eta.node_text import eta_text
+from ndbtop.eta.start_kind import taken_kind
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
@@ -26,6 +27,8 @@ from ndbtop.model.eta import EtaMissing, EtaResult, eta_json
 from ndbtop.model.phases import StartTimeline, apply_status, phase_in_progress, phase_text
 from ndbtop.model.start_evidence import clock_time
 
+NOT_SEEN_STARTING = "no start seen yet"
+"""Why a node ``get status`` shows STARTING has no estimate before any timeline of it."""
 READY_WAIT_S = 5.0
 """How long past one interval the first line waits for the hub beside the wait."""
 
@@ -183,7 +186,7 @@ async def wait_for(
                 key = (n.status, n.start_phase, phase)
                 if seen.get(node_id) != key:
                     seen[node_id] = key
-                    eta = _estimate(estimate, n, t, now, interval)
+                    eta = _estimate(estimate, n, t, now, interval, statuses)
                     source = t.current_from if t is not None and spent is not None else None
                     on_change(NodeChange(now, node_id, n.status, n.start_phase, phase, spent,
                                          eta, source,
@@ -239,12 +242,14 @@ def merge_timeline(node: NodeStatus, own: StartTimeline | None,
 
 def _estimate(estimate: Callable[[int], EtaResult | None] | None, node: NodeStatus,
               timeline: StartTimeline | None = None, now: float = 0.0,
-              interval: float = 0.0) -> EtaResult | None:
-    """The hub's estimate; without one, the estimate of what the wait itself saw, by the
-    same rules and in the same words (:func:`~ndbtop.eta.node.estimate_start`)."""
+              interval: float = 0.0, nodes: Iterable[NodeStatus] = ()) -> EtaResult | None:
+    """The hub's estimate; without one, the estimate of what the wait itself saw (its
+    timeline, ``nodes`` as ``get status`` gave them), by the same rules and in the same
+    words (:func:`~ndbtop.eta.node.estimate_start`)."""
     if node.status != "STARTING":
         return None
     result = estimate(node.node_id) if estimate is not None else None
     if result is None and timeline is not None:
-        result = estimate_start(StartEvidence(timeline, now, poll_interval=interval))
-    return result if result is not None else EtaMissing(START_NOT_SEEN)
+        result = estimate_start(StartEvidence(timeline, now, poll_interval=interval,
+                                              taken_kind=taken_kind(timeline, nodes)))
+    return result if result is not None else EtaMissing(NOT_SEEN_STARTING)
