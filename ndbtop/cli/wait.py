@@ -13,6 +13,7 @@ from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import MgmError, UsageError
+from ndbtop.eta.node_evidence import redo_reading
 from ndbtop.model.backups import Backup
 from ndbtop.model.clock import RealClock
 from ndbtop.model.eta import eta_json
@@ -69,7 +70,8 @@ def run_wait(args: argparse.Namespace) -> int:
                                   on_change=show,
                                   estimate=lambda node_id: hub.snapshot().start_eta(node_id),
                                   followed=lambda node_id: hub.snapshot().timeline(node_id),
-                                  ready=ready)
+                                  ready=ready,
+                                  redo=lambda node_id: redo_reading(hub.snapshot(), node_id))
         except asyncio.CancelledError:
             return None
         finally:

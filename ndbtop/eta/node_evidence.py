@@ -132,10 +132,16 @@ def redo_now(snap: ClusterSnapshot, t: StartTimeline) -> RedoReading | None:
                        t.current_since if seen else None)
 
 
+def redo_reading(snap: ClusterSnapshot, node_id: int) -> RedoReading | None:
+    """The latest reading of a node's redo initialisation in progress (:func:`redo_now`),
+    None when the node is not creating its redo log."""
+    t = snap.timeline(node_id)
+    return redo_now(snap, t) if t is not None and t.active else None
+
+
 def redo_mb_per_s(snap: ClusterSnapshot, node_id: int) -> float | None:
     """The measured speed of a node's redo initialisation in progress (MB of log/s)."""
-    t = snap.timeline(node_id)
-    now = redo_now(snap, t) if t is not None and t.active else None
+    now = redo_reading(snap, node_id)
     return None if now is None else now.mb_per_s
 
 
