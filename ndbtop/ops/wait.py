@@ -161,6 +161,7 @@ async def wait_for(
     followed: Callable[[int], StartTimeline | None] | None = None,
     ready: Callable[[], Awaitable[None]] | None = None,
     redo: Callable[[int], RedoReading | None] | None = None,
+    since: float | None = None,
 ) -> WaitResult:
     """Poll until every chosen data node is in ``target``, or ``timeout`` seconds pass.
 
@@ -173,6 +174,10 @@ async def wait_for(
     management server answered,
     before the first line (the hub's first reading), at most an interval and
     :data:`READY_WAIT_S` more, and half the time left.
+
+    ``since`` is when a request that takes the nodes out of ``target`` was sent (``mgm
+    --wait``): a node counts as there only once it was seen elsewhere after it (by the
+    wait's polls, or a start the hub saw begin since), not in the state it left.
 
     Raises :class:`MgmConnectError` when the management server cannot be
     reached at first; a connection lost later is retried until the timeout.
@@ -194,6 +199,7 @@ async def wait_for(
                 await asyncio.wait_for(ready(), max(min((deadline - loop.time()) / 2,
                                                         interval + READY_WAIT_S), 0.001))
         seen: dict[int, tuple[str, int, str, float | None]] = {}
+        left: set[int] = set() if since is not None else set(wanted)
         timelines: dict[int, StartTimeline] = {}
         last_error: str | None = None
         while True:
@@ -202,8 +208,11 @@ async def wait_for(
             current = {n.node_id: n for n in statuses if n.node_id in wanted}
             for node_id in sorted(current):
                 n = current[node_id]
-                t = merge_timeline(n, timelines.get(node_id),
-                                   followed(node_id) if followed is not None else None)
+                hubs = followed(node_id) if followed is not None else None
+                if n.status not in target.wire or (
+                        since is not None and hubs is not None and hubs.began_at >= since):
+                    left.add(node_id)
+                t = merge_timeline(n, timelines.get(node_id), hubs)
                 phase, spent = describe(n, t, now)
                 made = redo(node_id) if redo is not None and n.status == "STARTING" else None
                 # A phase named anew (its redo log init seen) is a change too, and so is each
@@ -218,7 +227,7 @@ async def wait_for(
                                          t.current_since if source is not None else None,
                                          made))
             missing = tuple(current[i] for i in sorted(current) if current[i].status
-                            not in target.wire)
+                            not in target.wire or i not in left)
             if not missing and len(current) == len(wanted):
                 return WaitResult(True)
             remaining = deadline - loop.time()
