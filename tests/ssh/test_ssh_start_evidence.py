@@ -77,6 +77,9 @@ def test_with_ssh_the_host_gives_when_the_start_and_the_redo_log_began(
     assert ten["in_phase_s"] >= 3.0
     node = next(n for n in report["nodes"] if n["node_id"] == 10)
     assert node["phase"] == "4 redo log init"
+    # The stand-in wrote nothing between the host's two readings: no rate to go by, and
+    # the estimate says so rather than guess (the phase's beginning is known, though).
+    assert node["eta_missing"] == "phase 4 (redo log init): no rate measured, no past start"
     # Node 11's host runs no process of node 11: what ndbtop saw is all it says.
     assert timelines[11]["in_phase_from"] == "first_seen"
     assert timelines[11]["start_began_from"] is None
