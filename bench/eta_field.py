@@ -5,9 +5,14 @@ simulated hosts) at a high simulation speed, keeps every snapshot's estimate of 
 node's time to STARTED, and once the node is STARTED compares the estimated total
 (time so far + estimate) with the real total at 10 %, 25 %, 50 % and 75 % of the way.
 
-    PYTHONPATH=. .venv/bin/python bench/eta_field.py [--speed 100] [--json]
+``--attached`` plays each of :data:`ATTACHED` with ndbtop arriving late: the cluster is
+played alone (no ndbtop) to 25 %, 50 % or 75 % of the node's start, then the hub attaches
+and the first estimate it gives (or, if none within :data:`ATTACH_LOOK_S`, why) is
+compared with the real remaining time.
 
-Prints a Markdown table (the one in bench/RESULTS.md).
+    PYTHONPATH=. .venv/bin/python bench/eta_field.py [--attached] [--only TEXT] [--json]
+
+Prints a Markdown table (the ones in bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ if sys.path[1:2] != [str(ROOT)]:
 from ndbtop.demo.hub import demo_hub  # noqa: E402
 from ndbtop.model.eta import Eta, EtaMissing  # noqa: E402
 from ndbtop.sim.clock import SimClock  # noqa: E402
+from ndbtop.sim.cluster import SimCluster  # noqa: E402
+from ndbtop.sim.cluster.datanode import STARTED  # noqa: E402
 from ndbtop.sim.runtime import Simulator  # noqa: E402
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario  # noqa: E402
 
@@ -72,6 +79,105 @@ CASES = (
     Case("S2 7.6, node 2 after its partner", "node-restart", 2,
          ScenarioOptions(ndb_version="7.6.6"), (3,), speed=25.0, attach_at=55.0),
 )
+
+
+ATTACHED = (
+    Case("S1 per-page sync, no progress reports", "initial-start", 10),
+    Case("S1 per-page sync, reports every 10 s", "initial-start", 10,
+         ScenarioOptions(report_frequency=10)),
+    Case("S1 with the fix, reports every 10 s", "initial-start", 10,
+         ScenarioOptions(fast_redo=True, report_frequency=10), speed=25.0),
+    Case("S2 node restart 7.6, first seen", "node-restart", 3,
+         ScenarioOptions(ndb_version="7.6.6"), speed=25.0),
+    Case("S2 7.5, node 2 after its partner", "node-restart", 2,
+         ScenarioOptions(ndb_version="7.5.10"), (3,), speed=50.0),
+    Case("S2 7.6, node 2 after its partner", "node-restart", 2,
+         ScenarioOptions(ndb_version="7.6.6"), (3,), speed=25.0),
+)
+"""The cases replayed with ndbtop attaching late (``--attached``)."""
+SHARES = (0.25, 0.50, 0.75)
+"""Shares of the node's start at which ndbtop attaches."""
+ATTACH_LOOK_S = 60.0
+"""Simulated seconds after attaching within which the first estimate is taken (S1 reports
+every 10 s: the rate needs two reports of each LDM instance)."""
+RESTART_AFTER_S = 30.0
+"""Simulated seconds between a node STARTED and the next node's restart (``before``)."""
+
+
+def play(cluster: SimCluster, case: Case, until: float | None = None) -> tuple[float, float]:
+    """Play ``cluster`` without ndbtop, restarting the nodes of ``case.before`` and then
+    ``case.node`` one after the other, until ``until`` (simulated seconds) or the end of the
+    node's start; (its beginning, its end) in simulated seconds, the end 0 when not yet."""
+    order = (*case.before, case.node)
+    done = 0
+    restart_at: float | None = None
+    triggered = 0.0
+    """When the start of ``order[done]`` was asked for (0: the scenario's own)."""
+    while until is None or cluster.now < until:
+        node = cluster.data_nodes[order[done]]
+        if restart_at is not None and cluster.now >= restart_at:
+            cluster.restart_nodes((order[done],))
+            restart_at, triggered = None, cluster.now
+        elif restart_at is None and node.state == STARTED and node.start_began > triggered:
+            if done + 1 == len(order):
+                return node.start_began, node.started_at or cluster.now
+            done += 1
+            restart_at = cluster.now + RESTART_AFTER_S
+        step = 1.0 if until is None else min(1.0, max(until - cluster.now, 0.01))
+        cluster.advance(step)
+        if cluster.now > 20000:
+            raise RuntimeError(f"{case.label}: node {case.node} never finished its start")
+    return cluster.data_nodes[case.node].start_began, 0.0
+
+
+async def replay_attached(case: Case, share: float, poll: float = 0.05
+                          ) -> tuple[float, float, Seen | None]:
+    """(real total, seconds of it gone when ndbtop attached, the first estimate) of one
+    case with ndbtop attaching at ``share`` of the node's start."""
+    began, ended = play(build_scenario(case.scenario, case.options), case)
+    total = ended - began
+    cluster = build_scenario(case.scenario, case.options)
+    play(cluster, case, began + share * total)
+    sim = Simulator(cluster, SimClock(speed=1.0, start_at=cluster.now))
+    await sim.start(sql_port=0)
+    with tempfile.TemporaryDirectory() as history:
+        hub = demo_hub(sim, poll, history_dir=Path(history))
+        await hub.start()
+        try:
+            attached = sim.clock.now()
+            real_began = sim.clock.wall(began)
+            first: Seen | None = None
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                await asyncio.sleep(poll)
+                if hub.events is not None and hub.events.answered.is_set() \
+                        and sim.clock.speed == 1.0:
+                    sim.clock.set_speed(case.speed)
+                snap = hub.snapshot()
+                eta = snap.start_eta(case.node)
+                if eta is not None:
+                    first = Seen(snap.wall, real_began, eta)
+                if isinstance(eta, Eta) or sim.clock.now() - attached > ATTACH_LOOK_S:
+                    break
+            return total, share * total, first
+        finally:
+            await hub.stop()
+            await sim.close()
+
+
+def attached_cell(total: float, point: Seen | None) -> str:
+    """The first estimate after attaching: ``est. total (low-high) error in; basis``."""
+    if point is None or point.eta is None:
+        return "-"
+    if isinstance(point.eta, EtaMissing):
+        return f"none: {point.eta.reason}"
+    so_far = point.wall - point.began_at
+    est, low, high = (so_far + point.eta.seconds, so_far + point.eta.low,
+                      so_far + point.eta.high)
+    inside = "in" if low <= total <= high else "OUT"
+    basis = [b for b in point.eta.basis if not b.startswith(("attached", "taken"))][:2]
+    return (f"{_mmss(est)} ({_mmss(low)}–{_mmss(high)}) {100 * (est - total) / total:+.0f}% "
+            f"{inside}; {', '.join(basis)}")
 
 
 @dataclass(frozen=True)
@@ -173,11 +279,38 @@ def _mmss(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
+async def main_attached(only: str | None, as_json: bool) -> None:
+    """The ``--attached`` table."""
+    rows = []
+    for case in ATTACHED:
+        if only and only not in case.label:
+            continue
+        cells, total = [], 0.0
+        for share in SHARES:
+            total, _, first = await replay_attached(case, share)
+            cells.append(attached_cell(total, first))
+        rows.append({"case": case.label, "real_total_s": round(total, 1), "points": cells})
+        print(f"{case.label}: {_mmss(total)}", file=sys.stderr)
+    if as_json:
+        print(json.dumps(rows, indent=2, allow_nan=False))
+        return
+    head = " | ".join(f"attached at {int(p * 100)}%" for p in SHARES)
+    print(f"| case | real total | {head} |")
+    print("|---|---|" + "---|" * len(SHARES))
+    for r in rows:
+        print(f"| {r['case']} | {_mmss(r['real_total_s'])} | " + " | ".join(r["points"]) + " |")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", help="run only the cases whose label contains this")
+    parser.add_argument("--attached", action="store_true",
+                        help="ndbtop attaches at 25, 50 and 75 %% of the start")
     args = parser.parse_args()
+    if args.attached:
+        await main_attached(args.only, args.json)
+        return
     rows = []
     for case in CASES:
         if args.only and args.only not in case.label:

@@ -128,7 +128,9 @@ OPTIONS: tuple[Option, ...] = (
            "(repeatable); BatchMode=yes is always set"),
     # What to show, how often.
     option("--once", commands={LIVE, "demo"}, group=DISPLAY, action="store_true", default=False,
-           help="print one report and exit (two samples --interval apart for rates)"),
+           help="print one report and exit (two samples --interval apart for rates; while a "
+           "data node creates its redo log, until two of its progress reports: at most two "
+           "report periods and 5 s, 300 s in all)"),
     option("--section", commands={LIVE, "demo"}, group=DISPLAY, type=section_list,
            metavar="NAME,...", default=None,
            help="with --once: only these sections, the heading and the sources ("

@@ -74,8 +74,9 @@ async def await_redo_reports(hub: Hub) -> float:
     clock = hub.clock
     began = clock.monotonic()
     while True:
+        snap = hub.snapshot()
         spent = clock.monotonic() - began
-        waiting = {node: every for node, (every, heard) in reporting(hub.snapshot()).items()
+        waiting = {node: every for node, (every, heard) in reporting(snap).items()
                    if heard or spent < every + MARGIN_S}
         if not waiting or spent >= bound_s(list(waiting.values())):
             return spent
