@@ -26,7 +26,8 @@ EVERY = 10
 def reporting_config(every: int = EVERY, full: bool = False) -> ClusterConfig:
     base = config()
     return replace(base, data_nodes=tuple(
-        replace(d, startup_status_report_frequency=every, init_fragment_log_files="full" if full else "sparse")
+        replace(d, startup_status_report_frequency=every,
+                init_fragment_log_files="full" if full else "sparse")
         for d in base.data_nodes))
 
 
