@@ -13,6 +13,7 @@ from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET, UNREACHABLE
 from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
+from ndbtop.compat import AsyncEvent
 from ndbtop.errors import MgmError, UsageError
 from ndbtop.eta.node_evidence import redo_reading
 from ndbtop.mgm.connectstring import ConnectString
@@ -77,7 +78,7 @@ class Follower:
         self.interval = interval
         self.hub = Hub(connectstring, RealClock(), interval, events=True,
                        history_dir=default_history_dir())
-        self._first_reading = asyncio.Event()
+        self._first_reading = AsyncEvent()
         self.hub.add_listener(self._on_hub_change)
 
     def _on_hub_change(self) -> None:
