@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,19 +83,10 @@ CASES = (
 )
 
 
-ATTACHED = (
-    Case("S1 per-page sync, no progress reports", "initial-start", 10),
-    Case("S1 per-page sync, reports every 10 s", "initial-start", 10,
-         ScenarioOptions(report_frequency=10)),
-    Case("S1 with the fix, reports every 10 s", "initial-start", 10,
-         ScenarioOptions(fast_redo=True, report_frequency=10), speed=25.0),
-    Case("S2 node restart 7.6, first seen", "node-restart", 3,
-         ScenarioOptions(ndb_version="7.6.6"), speed=25.0),
-    Case("S2 7.5, node 2 after its partner", "node-restart", 2,
-         ScenarioOptions(ndb_version="7.5.10"), (3,), speed=50.0),
-    Case("S2 7.6, node 2 after its partner", "node-restart", 2,
-         ScenarioOptions(ndb_version="7.6.6"), (3,), speed=25.0),
-)
+ATTACHED = tuple(c for c in CASES if c.label in (
+    "S1 per-page sync, no progress reports", "S1 per-page sync, reports every 10 s",
+    "S1 with the fix, reports every 10 s", "S2 node restart 7.6, first seen",
+    "S2 7.5, node 2 after its partner", "S2 7.6, node 2 after its partner"))
 """The cases replayed with ndbtop attaching late (``--attached``)."""
 SHARES = (0.25, 0.50, 0.75)
 """Shares of the node's start at which ndbtop attaches."""
@@ -138,31 +131,23 @@ async def replay_attached(case: Case, share: float, poll: float = 0.05
     total = ended - began
     cluster = build_scenario(case.scenario, case.options)
     play(cluster, case, began + share * total)
-    sim = Simulator(cluster, SimClock(speed=1.0, start_at=cluster.now))
-    await sim.start(sql_port=0)
-    with tempfile.TemporaryDirectory() as history:
-        hub = demo_hub(sim, poll, history_dir=Path(history))
-        await hub.start()
-        try:
-            attached = sim.clock.now()
-            real_began = sim.clock.wall(began)
-            first: Seen | None = None
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:
-                await asyncio.sleep(poll)
-                if hub.events is not None and hub.events.answered.is_set() \
-                        and sim.clock.speed == 1.0:
-                    sim.clock.set_speed(case.speed)
-                snap = hub.snapshot()
-                eta = snap.start_eta(case.node)
-                if eta is not None:
-                    first = Seen(snap.wall, real_began, eta)
-                if isinstance(eta, Eta) or sim.clock.now() - attached > ATTACH_LOOK_S:
-                    break
-            return total, share * total, first
-        finally:
-            await hub.stop()
-            await sim.close()
+    async with watching(cluster, poll) as (sim, hub):
+        attached = sim.clock.now()
+        real_began = sim.clock.wall(began)
+        first: Seen | None = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            await asyncio.sleep(poll)
+            if hub.events is not None and hub.events.answered.is_set() \
+                    and sim.clock.speed == 1.0:
+                sim.clock.set_speed(case.speed)
+            snap = hub.snapshot()
+            eta = snap.start_eta(case.node)
+            if eta is not None:
+                first = Seen(snap.wall, real_began, eta)
+            if isinstance(eta, Eta) or sim.clock.now() - attached > ATTACH_LOOK_S:
+                break
+        return total, share * total, first
 
 
 def attached_cell(total: float, point: Seen | None) -> str:
@@ -195,13 +180,21 @@ async def replay(case: Case, poll: float = 0.05) -> tuple[float, list[Seen]]:
     # Real time until a start's first seconds are seen (a status asked before it and
     # answered after its first event would be taken for its end), then fast.
     cluster.advance_to(case.attach_at)
-    sim = Simulator(cluster, SimClock(speed=1.0, start_at=case.attach_at))
+    async with watching(cluster, poll) as (sim, hub):
+        return await _watch(hub, sim, case, poll)
+
+
+@contextlib.asynccontextmanager
+async def watching(cluster: SimCluster, poll: float) -> AsyncIterator[tuple[Simulator, Any]]:
+    """The simulator serving ``cluster`` from where it is, at real speed, and the demo's hub
+    watching it (with a start history of its own); both stopped afterwards."""
+    sim = Simulator(cluster, SimClock(speed=1.0, start_at=cluster.now))
     await sim.start(sql_port=0)
     with tempfile.TemporaryDirectory() as history:
         hub = demo_hub(sim, poll, history_dir=Path(history))
         await hub.start()
         try:
-            return await _watch(hub, sim, case, poll)
+            yield sim, hub
         finally:
             await hub.stop()
             await sim.close()
@@ -279,26 +272,19 @@ def _mmss(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
-async def main_attached(only: str | None, as_json: bool) -> None:
-    """The ``--attached`` table."""
-    rows = []
-    for case in ATTACHED:
-        if only and only not in case.label:
-            continue
-        cells, total = [], 0.0
-        for share in SHARES:
-            total, _, first = await replay_attached(case, share)
-            cells.append(attached_cell(total, first))
-        rows.append({"case": case.label, "real_total_s": round(total, 1), "points": cells})
-        print(f"{case.label}: {_mmss(total)}", file=sys.stderr)
-    if as_json:
-        print(json.dumps(rows, indent=2, allow_nan=False))
-        return
-    head = " | ".join(f"attached at {int(p * 100)}%" for p in SHARES)
-    print(f"| case | real total | {head} |")
-    print("|---|---|" + "---|" * len(SHARES))
-    for r in rows:
-        print(f"| {r['case']} | {_mmss(r['real_total_s'])} | " + " | ".join(r["points"]) + " |")
+async def attached_row(case: Case) -> tuple[float, list[str]]:
+    """(real total, a cell per share of :data:`SHARES`) of one ``--attached`` case."""
+    cells, total = [], 0.0
+    for share in SHARES:
+        total, _, first = await replay_attached(case, share)
+        cells.append(attached_cell(total, first))
+    return total, cells
+
+
+async def field_row(case: Case) -> tuple[float, list[str]]:
+    """(real total, a cell per share of :data:`POINTS`) of one case watched from its start."""
+    total, seen = await replay(case)
+    return total, at_points(total, seen)
 
 
 async def main() -> None:
@@ -308,23 +294,21 @@ async def main() -> None:
     parser.add_argument("--attached", action="store_true",
                         help="ndbtop attaches at 25, 50 and 75 %% of the start")
     args = parser.parse_args()
-    if args.attached:
-        await main_attached(args.only, args.json)
-        return
+    cases, row = (ATTACHED, attached_row) if args.attached else (CASES, field_row)
+    heads = ([f"attached at {int(p * 100)}%" for p in SHARES] if args.attached
+             else [f"{int(p * 100)}% of the way" for p in POINTS])
     rows = []
-    for case in CASES:
+    for case in cases:
         if args.only and args.only not in case.label:
             continue
-        total, seen = await replay(case)
-        rows.append({"case": case.label, "real_total_s": round(total, 1),
-                     "points": at_points(total, seen)})
+        total, cells = await row(case)
+        rows.append({"case": case.label, "real_total_s": round(total, 1), "points": cells})
         print(f"{case.label}: {_mmss(total)}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2, allow_nan=False))
         return
-    head = " | ".join(f"{int(p * 100)}% of the way" for p in POINTS)
-    print(f"| case | real total | {head} |")
-    print("|---|---|" + "---|" * len(POINTS))
+    print(f"| case | real total | {' | '.join(heads)} |")
+    print("|---|---|" + "---|" * len(heads))
     for r in rows:
         print(f"| {r['case']} | {_mmss(r['real_total_s'])} | " + " | ".join(r["points"]) + " |")
 
