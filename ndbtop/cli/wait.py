@@ -65,6 +65,13 @@ def wait_status(result: WaitResult | None, timeout: float, status: str) -> int:
     return NOT_MET
 
 
+SETTLE_S = 2.0
+"""How long a wait that got there gives the hub beside it, at most, to see the starts end
+with their last events (the history keeps them then)."""
+SETTLE_LOOK_S = 0.05
+"""How often it looks."""
+
+
 class Follower:
     """A wait with a hub beside it that follows the events and the start history: the
     estimates, the phases named as the live view names them, the redo log's progress.
@@ -99,12 +106,23 @@ class Follower:
         """Stop the hub."""
         await self.hub.stop()
 
+    async def _settled(self, nodes: frozenset[int] | None) -> None:
+        """Until the hub has seen the starts of ``nodes`` (all: None) end with their last
+        event, so that it keeps them whole in the start history."""
+        while True:
+            timelines = self.hub.snapshot().timelines
+            if all(not t.active and (t.finished_exact or t.aborted) for t in timelines
+                   if nodes is None or t.node_id in nodes):
+                return
+            await asyncio.sleep(SETTLE_LOOK_S)
+
     async def wait(self, target: Target, nodes: Iterable[int] | None, timeout: float, *,
                    as_json: bool = False, since: float | None = None) -> WaitResult | None:
         """Wait as ``ndbtop wait`` does, a line per change on stdout; None on Ctrl-C.
         ``since``: when a request that takes the nodes out of ``target`` was sent
         (:func:`~ndbtop.ops.wait.wait_for`)."""
         hub = self.hub
+        chosen = None if nodes is None else frozenset(nodes)
 
         def show(change: NodeChange) -> None:
             write_line(sys.stdout, json_text(change.as_json()) if as_json else change.text())
@@ -119,13 +137,16 @@ class Follower:
         with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
-            return await wait_for(self.connectstring, target, nodes, timeout,
-                                  clock=RealClock(), interval=self.interval, on_change=show,
-                                  estimate=lambda node_id: hub.snapshot().start_eta(node_id),
-                                  followed=lambda node_id: hub.snapshot().timeline(node_id),
-                                  ready=self.ready,
-                                  redo=lambda node_id: redo_reading(hub.snapshot(), node_id),
-                                  since=since)
+            result = await wait_for(
+                self.connectstring, target, chosen, timeout, clock=RealClock(),
+                interval=self.interval, on_change=show,
+                estimate=lambda node_id: hub.snapshot().start_eta(node_id),
+                followed=lambda node_id: hub.snapshot().timeline(node_id), ready=self.ready,
+                redo=lambda node_id: redo_reading(hub.snapshot(), node_id), since=since)
+            if result.reached and target is Target.STARTED:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._settled(chosen), SETTLE_S)
+            return result
         except asyncio.CancelledError:
             return None
         finally:
