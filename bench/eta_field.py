@@ -5,19 +5,26 @@ simulated hosts) at a high simulation speed, keeps every snapshot's estimate of 
 node's time to STARTED, and once the node is STARTED compares the estimated total
 (time so far + estimate) with the real total at 10 %, 25 %, 50 % and 75 % of the way.
 
-    PYTHONPATH=. .venv/bin/python bench/eta_field.py [--speed 100] [--json]
+``--attached`` plays each of :data:`ATTACHED` with ndbtop arriving late: the cluster is
+played alone (no ndbtop) to 25 %, 50 % or 75 % of the node's start, then the hub attaches
+and the first estimate it gives (or, if none within :data:`ATTACH_LOOK_S`, why) is
+compared with the real remaining time.
 
-Prints a Markdown table (the one in bench/RESULTS.md).
+    PYTHONPATH=. .venv/bin/python bench/eta_field.py [--attached] [--only TEXT] [--json]
+
+Prints a Markdown table (the ones in bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +36,8 @@ if sys.path[1:2] != [str(ROOT)]:
 from ndbtop.demo.hub import demo_hub  # noqa: E402
 from ndbtop.model.eta import Eta, EtaMissing  # noqa: E402
 from ndbtop.sim.clock import SimClock  # noqa: E402
+from ndbtop.sim.cluster import SimCluster  # noqa: E402
+from ndbtop.sim.cluster.datanode import STARTED  # noqa: E402
 from ndbtop.sim.runtime import Simulator  # noqa: E402
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario  # noqa: E402
 
@@ -74,6 +83,88 @@ CASES = (
 )
 
 
+ATTACHED = tuple(c for c in CASES if c.label in (
+    "S1 per-page sync, no progress reports", "S1 per-page sync, reports every 10 s",
+    "S1 with the fix, reports every 10 s", "S2 node restart 7.6, first seen",
+    "S2 7.5, node 2 after its partner", "S2 7.6, node 2 after its partner"))
+"""The cases replayed with ndbtop attaching late (``--attached``)."""
+SHARES = (0.25, 0.50, 0.75)
+"""Shares of the node's start at which ndbtop attaches."""
+ATTACH_LOOK_S = 60.0
+"""Simulated seconds after attaching within which the first estimate is taken (S1 reports
+every 10 s: the rate needs two reports of each LDM instance)."""
+RESTART_AFTER_S = 30.0
+"""Simulated seconds between a node STARTED and the next node's restart (``before``)."""
+
+
+def play(cluster: SimCluster, case: Case, until: float | None = None) -> tuple[float, float]:
+    """Play ``cluster`` without ndbtop, restarting the nodes of ``case.before`` and then
+    ``case.node`` one after the other, until ``until`` (simulated seconds) or the end of the
+    node's start; (its beginning, its end) in simulated seconds, the end 0 when not yet."""
+    order = (*case.before, case.node)
+    done = 0
+    restart_at: float | None = None
+    triggered = 0.0
+    """When the start of ``order[done]`` was asked for (0: the scenario's own)."""
+    while until is None or cluster.now < until:
+        node = cluster.data_nodes[order[done]]
+        if restart_at is not None and cluster.now >= restart_at:
+            cluster.restart_nodes((order[done],))
+            restart_at, triggered = None, cluster.now
+        elif restart_at is None and node.state == STARTED and node.start_began > triggered:
+            if done + 1 == len(order):
+                return node.start_began, node.started_at or cluster.now
+            done += 1
+            restart_at = cluster.now + RESTART_AFTER_S
+        step = 1.0 if until is None else min(1.0, max(until - cluster.now, 0.01))
+        cluster.advance(step)
+        if cluster.now > 20000:
+            raise RuntimeError(f"{case.label}: node {case.node} never finished its start")
+    return cluster.data_nodes[case.node].start_began, 0.0
+
+
+async def replay_attached(case: Case, share: float, poll: float = 0.05
+                          ) -> tuple[float, float, Seen | None]:
+    """(real total, seconds of it gone when ndbtop attached, the first estimate) of one
+    case with ndbtop attaching at ``share`` of the node's start."""
+    began, ended = play(build_scenario(case.scenario, case.options), case)
+    total = ended - began
+    cluster = build_scenario(case.scenario, case.options)
+    play(cluster, case, began + share * total)
+    async with watching(cluster, poll) as (sim, hub):
+        attached = sim.clock.now()
+        real_began = sim.clock.wall(began)
+        first: Seen | None = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            await asyncio.sleep(poll)
+            if hub.events is not None and hub.events.answered.is_set() \
+                    and sim.clock.speed == 1.0:
+                sim.clock.set_speed(case.speed)
+            snap = hub.snapshot()
+            eta = snap.start_eta(case.node)
+            if eta is not None:
+                first = Seen(snap.wall, real_began, eta)
+            if isinstance(eta, Eta) or sim.clock.now() - attached > ATTACH_LOOK_S:
+                break
+        return total, share * total, first
+
+
+def attached_cell(total: float, point: Seen | None) -> str:
+    """The first estimate after attaching: ``est. total (low-high) error in; basis``."""
+    if point is None or point.eta is None:
+        return "-"
+    if isinstance(point.eta, EtaMissing):
+        return f"none: {point.eta.reason}"
+    so_far = point.wall - point.began_at
+    est, low, high = (so_far + point.eta.seconds, so_far + point.eta.low,
+                      so_far + point.eta.high)
+    inside = "in" if low <= total <= high else "OUT"
+    basis = [b for b in point.eta.basis if not b.startswith(("attached", "taken"))][:2]
+    return (f"{_mmss(est)} ({_mmss(low)}–{_mmss(high)}) {100 * (est - total) / total:+.0f}% "
+            f"{inside}; {', '.join(basis)}")
+
+
 @dataclass(frozen=True)
 class Seen:
     """One snapshot's estimate: simulated wall time, and the estimate or its absence."""
@@ -89,13 +180,21 @@ async def replay(case: Case, poll: float = 0.05) -> tuple[float, list[Seen]]:
     # Real time until a start's first seconds are seen (a status asked before it and
     # answered after its first event would be taken for its end), then fast.
     cluster.advance_to(case.attach_at)
-    sim = Simulator(cluster, SimClock(speed=1.0, start_at=case.attach_at))
+    async with watching(cluster, poll) as (sim, hub):
+        return await _watch(hub, sim, case, poll)
+
+
+@contextlib.asynccontextmanager
+async def watching(cluster: SimCluster, poll: float) -> AsyncIterator[tuple[Simulator, Any]]:
+    """The simulator serving ``cluster`` from where it is, at real speed, and the demo's hub
+    watching it (with a start history of its own); both stopped afterwards."""
+    sim = Simulator(cluster, SimClock(speed=1.0, start_at=cluster.now))
     await sim.start(sql_port=0)
     with tempfile.TemporaryDirectory() as history:
         hub = demo_hub(sim, poll, history_dir=Path(history))
         await hub.start()
         try:
-            return await _watch(hub, sim, case, poll)
+            yield sim, hub
         finally:
             await hub.stop()
             await sim.close()
@@ -173,25 +272,43 @@ def _mmss(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
+async def attached_row(case: Case) -> tuple[float, list[str]]:
+    """(real total, a cell per share of :data:`SHARES`) of one ``--attached`` case."""
+    cells, total = [], 0.0
+    for share in SHARES:
+        total, _, first = await replay_attached(case, share)
+        cells.append(attached_cell(total, first))
+    return total, cells
+
+
+async def field_row(case: Case) -> tuple[float, list[str]]:
+    """(real total, a cell per share of :data:`POINTS`) of one case watched from its start."""
+    total, seen = await replay(case)
+    return total, at_points(total, seen)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", help="run only the cases whose label contains this")
+    parser.add_argument("--attached", action="store_true",
+                        help="ndbtop attaches at 25, 50 and 75 %% of the start")
     args = parser.parse_args()
+    cases, row = (ATTACHED, attached_row) if args.attached else (CASES, field_row)
+    heads = ([f"attached at {int(p * 100)}%" for p in SHARES] if args.attached
+             else [f"{int(p * 100)}% of the way" for p in POINTS])
     rows = []
-    for case in CASES:
+    for case in cases:
         if args.only and args.only not in case.label:
             continue
-        total, seen = await replay(case)
-        rows.append({"case": case.label, "real_total_s": round(total, 1),
-                     "points": at_points(total, seen)})
+        total, cells = await row(case)
+        rows.append({"case": case.label, "real_total_s": round(total, 1), "points": cells})
         print(f"{case.label}: {_mmss(total)}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2, allow_nan=False))
         return
-    head = " | ".join(f"{int(p * 100)}% of the way" for p in POINTS)
-    print(f"| case | real total | {head} |")
-    print("|---|---|" + "---|" * len(POINTS))
+    print(f"| case | real total | {' | '.join(heads)} |")
+    print("|---|---|" + "---|" * len(heads))
     for r in rows:
         print(f"| {r['case']} | {_mmss(r['real_total_s'])} | " + " | ".join(r["points"]) + " |")
 

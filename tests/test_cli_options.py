@@ -30,6 +30,7 @@ NEEDS = {"--minutes": ["--recording", "r.rec"], "--ssh-config": ["--ssh"], "--ss
 # The same, for one command only: `config` reads a SQL node only for --diff-running.
 NEEDS_IN = {("config", o.name): ["--diff-running"] for o in OPTIONS
             if o.destination in (*SQL_OPTIONS, "no_sql", "defaults_file")}
+NEEDS_IN[("mgm", "--timeout")] = ["--wait"]
 
 
 def sample(o: Option) -> list[str]:

@@ -48,6 +48,9 @@ CLASHES: tuple[Clash, ...] = (
     Clash(frozenset({LIVE, "record", "report", "export"}), "ssh",
           ("ssh_config", "ssh_user", "ssh_option"),
           "only --ssh reads the data node hosts", absent=True),
+    Clash(frozenset({"mgm"}), "wait", ("timeout",), "--timeout is how long --wait waits",
+          absent=True),
+    Clash(frozenset({"mgm"}), "dry_run", ("wait",), "--dry-run sends nothing to wait for"),
     Clash(frozenset({"config"}), "diff_running", (*SQL_OPTIONS, "no_sql", "defaults_file"),
           "only --diff-running reads a SQL node", absent=True),
 )

@@ -10,7 +10,8 @@ by :func:`ndbtop.actions.runner.run_action`, which checks again and audits.
 A plain yes/no is answered by ``--yes``; a typed phrase (a node id, or a phrase
 naming what happens to the cluster) never is: scripts give it with ``--confirm``.
 ``--dry-run`` sends nothing and exits 1 when the command would be refused or
-needs a phrase ``--confirm`` did not give.
+needs a phrase ``--confirm`` did not give. ``--wait`` waits, once the request is sent, for
+the nodes it acted on as ``ndbtop wait`` does (:mod:`ndbtop.cli.mgm_wait`).
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from ndbtop.actions.mgm_language import Command, Query, bind, parse
 from ndbtop.actions.runner import live_backups, run_action
 from ndbtop.actions.target import cluster_target
 from ndbtop.cli.exits import DONE, NOT_MET
+from ndbtop.cli.mgm_wait import send_and_wait, wait_target
 from ndbtop.cli.prompt import read_line
 from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.compat import SLOTS
-from ndbtop.errors import MgmCommandError, MgmError
+from ndbtop.errors import MgmCommandError, MgmError, UsageError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
@@ -46,6 +48,8 @@ from ndbtop.sanitise import laid_out, write_line
 
 def run_mgm(args: argparse.Namespace) -> int:
     """Run ``-e COMMAND``, or the prompt; the exit status of the (last) command."""
+    if args.execute is None and args.wait:
+        raise UsageError("--wait follows the one command -e sends: the prompt does not wait")
     connectstring = cluster_connectstring(args)
     if args.execute is None:
         from ndbtop.cli.mgm_prompt import run_prompt
@@ -97,6 +101,9 @@ async def execute(command: Command, args: argparse.Namespace, connectstring: Con
             backups = await live_backups(client)
     finally:
         await client.close()
+    if getattr(args, "wait", False):
+        for action in change.actions:
+            wait_target(action)
     status = DONE
     for action in change.actions:
         verdict = assess(action, live.nodes, live.config, backups, live.address)
@@ -173,13 +180,20 @@ async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.N
     if typed is False:
         return NOT_MET
     audit = AuditLog(Path(args.audit_log) if args.audit_log else default_audit_path())
-    outcome = await run_action(action, connectstring, audit, config=live.config,
-                               confirmed=typed if isinstance(typed, str) else None)
-    if not outcome.ok:
-        write_line(err, f"ndbtop: {action.ndb_mgm()}: {outcome.reply}")
-        return NOT_MET
-    write_line(out, f"{action.ndb_mgm()}: {outcome.reply}")
-    return DONE
+
+    async def send() -> int:
+        outcome = await run_action(action, connectstring, audit, config=live.config,
+                                   confirmed=typed if isinstance(typed, str) else None)
+        if not outcome.ok:
+            write_line(err, f"ndbtop: {action.ndb_mgm()}: {outcome.reply}")
+            return NOT_MET
+        write_line(out, f"{action.ndb_mgm()}: {outcome.reply}")
+        out.flush()
+        return DONE
+
+    if getattr(args, "wait", False):
+        return await send_and_wait(action, args, connectstring, send)
+    return await send()
 
 
 def _dry_run_verdict(verdict: Assessment, args: argparse.Namespace, given: str | None) -> int:

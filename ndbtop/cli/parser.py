@@ -128,7 +128,9 @@ OPTIONS: tuple[Option, ...] = (
            "(repeatable); BatchMode=yes is always set"),
     # What to show, how often.
     option("--once", commands={LIVE, "demo"}, group=DISPLAY, action="store_true", default=False,
-           help="print one report and exit (two samples --interval apart for rates)"),
+           help="print one report and exit (two samples --interval apart for rates; while a "
+           "data node creates its redo log, until two of its progress reports: at most two "
+           "report periods and 5 s, 300 s in all)"),
     option("--section", commands={LIVE, "demo"}, group=DISPLAY, type=section_list,
            metavar="NAME,...", default=None,
            help="with --once: only these sections, the heading and the sources ("
@@ -167,8 +169,9 @@ OPTIONS: tuple[Option, ...] = (
            help="the state to wait for (default started)"),
     option("--nodes", commands={"wait", "rolling-restart"}, group="nodes", type=node_list,
            metavar="ID,ID", help="only these data nodes (default: all)"),
-    option("--timeout", commands={"wait"}, group="wait", type=positive, default=600.0,
-           metavar="SECONDS", help="give up after this long (default 600; at most a week)"),
+    option("--timeout", commands={"wait", "mgm"}, group="wait", type=positive, default=600.0,
+           metavar="SECONDS", help="give up after this long (default 600; at most a week); "
+           "mgm: with --wait"),
     option("--backup-completed", commands={"wait"}, group="wait", type=backup_id,
            metavar="ID", help="wait until backup ID completes (exit 1 if it aborts or the "
            "time runs out), printing its progress; instead of --status"),
@@ -209,6 +212,10 @@ OPTIONS: tuple[Option, ...] = (
     option("-e", "--execute", commands={"mgm"}, group="mgm", metavar="COMMAND",
            help="run one ndb_mgm command (\"2 RESTART -i\", \"SHOW\") and exit; without it, "
            "a prompt"),
+    option("--wait", commands={"mgm"}, group="mgm", action="store_true", default=False,
+           help="with -e RESTART or START: once the request is sent, wait for the nodes it "
+           "acted on as 'ndbtop wait --nodes' does (STARTED; NOT_STARTED after RESTART -n), "
+           "a line per change with the start's estimate; exit as wait does"),
     option("--confirm", commands={"mgm", "rolling-restart"}, group="rolling restart",
            metavar="PHRASE", help="for scripts: the phrase a dangerous command or plan asks to "
            "be typed (a node id, the phrase naming what happens to the cluster, or "

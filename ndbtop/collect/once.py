@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.host import HostSource
+from ndbtop.collect.once_redo import await_redo_reports
 from ndbtop.collect.sql import SqlSource
 from ndbtop.errors import MgmError, SqlError
 from ndbtop.model.backups import running_backup
@@ -85,6 +86,7 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
         with contextlib.suppress(MgmError):
             await hub.backup_reporter.poll(hub.mgm.client)
     if hub.events is not None:
+        await await_redo_reports(hub)
         # The nodes as they are at the end of the events listened to, not before them.
         with contextlib.suppress(MgmError):
             reading = await hub.mgm.poll_once()

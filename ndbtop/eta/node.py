@@ -22,12 +22,23 @@ Each phase still to run is estimated from the best evidence at hand, in this ord
 Each basis has a relative spread (:data:`SPREAD`): the weaker the basis, the wider the
 range. Phases done count for nothing still to go; the phase in progress counts what is
 left of its estimate, and once it has run past its estimate the range opens upwards.
+
+An estimate is about what remains, so a start ndbtop attached to mid-way has one too. Its
+phase in progress goes by the work left at the measured rate where there is one (the redo
+log still to create), however long ago it began; otherwise by its usual length, the time
+seen in it being a lower bound of the time spent: at most "usual - seen" still to go (down
+to nothing: it may have begun long before), and an open upper end once it is past its
+usual length. The basis then says so (:func:`attached_note`:
+``attached mid-start: phase 4 began before 12:04:31``). A start whose kind no event told
+is estimated as the kind the evidence points to, and the basis says which and why
+(:func:`ndbtop.eta.start_kind.taken_kind`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbtop.eta.in_progress import PhasePart, left_of, left_of_unseen, most_spent
 from ndbtop.model.eta import Eta, EtaMissing, EtaResult, bounded
 from ndbtop.model.history import PastStart
 from ndbtop.model.phases import (
@@ -38,6 +49,7 @@ from ndbtop.model.phases import (
     StartTimeline,
     phase_name,
 )
+from ndbtop.model.start_evidence import clock_time
 
 FIELD_MEMORY_BYTES_PER_S = 2.7e9
 """Allocate-and-touch speed of the field report S2 (about 2.7 GB/s)."""
@@ -58,10 +70,9 @@ UNSCALED_EXTRA = 0.15
 """Added to both spreads of a partner's restart_info not scaled by DataMemory in use."""
 ONE_RATE_EXTRA = 0.15
 """Added to both spreads of a redo rate measured only once (no trend seen yet)."""
-START_NOT_SEEN = "start not seen from its beginning: its times are lower bounds"
-"""Why a start ndbtop attached to mid-way has no estimate: every output says it so."""
-OVERRUN_SHARE = 0.25
-"""A phase past its estimate is given this share of its time so far still to go."""
+ATTACHED = "attached mid-start"
+"""The first words of the basis of an estimate whose phase in progress began before ndbtop
+first saw it (:func:`attached_note`)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +116,9 @@ class StartEvidence:
     ``now`` is on the timeline's clock (wall seconds). ``memory_bytes`` is what phase 0
     allocates and touches (DataMemory and the buffers configured beside it);
     ``redo`` is given only while the node creates its redo log in the phase in progress;
-    ``references`` are ``restart_info`` rows, the best first.
+    ``references`` are ``restart_info`` rows, the best first. ``taken_kind`` is the kind
+    of start the evidence points to when no event told it, with why
+    (:func:`ndbtop.eta.start_kind.taken_kind`).
     """
 
     timeline: StartTimeline
@@ -115,19 +128,18 @@ class StartEvidence:
     references: tuple[RestartReference, ...] = ()
     history: tuple[PastStart, ...] = ()
     poll_interval: float = 0.0
+    taken_kind: tuple[int, str] | None = None
 
-
-@dataclass(frozen=True)
-class PhasePart:
-    """One phase's share of an estimate: seconds still to go (or taken, when ``done``)."""
-
-    phase: int
-    name: str
-    seconds: float
-    low: float
-    high: float
-    basis: str
-    done: bool = False
+    @property
+    def kind(self) -> int | None:
+        """The start type: the one an event told, else the one taken, else the timeline's
+        own inference."""
+        t = self.timeline
+        if t.start_type is not None:
+            return t.start_type
+        if self.taken_kind is not None:
+            return self.taken_kind[0]
+        return t.kind
 
 
 DATA_PHASES = frozenset({5})
@@ -141,10 +153,8 @@ def estimate_start(evidence: StartEvidence) -> EtaResult | None:
     t = evidence.timeline
     if not t.active:
         return None
-    if t.began_from is None or t.current_from == "first_seen":
-        return EtaMissing(START_NOT_SEEN)
-    if t.kind is None:
-        return EtaMissing("kind of start not known yet")
+    if evidence.kind is None:
+        return EtaMissing(KIND_UNKNOWN)
     if _redo_ahead(evidence):
         return EtaMissing("redo log init not begun yet: no rate, no past start")
     parts = phase_parts(evidence)
@@ -160,7 +170,35 @@ def estimate_start(evidence: StartEvidence) -> EtaResult | None:
     basis = tuple(sorted(weight, key=lambda b: -weight[b]))
     if any(p.done for p in parts):
         basis = (*basis, "phases done")
+    basis = (*basis, *notes(evidence))
     return bounded(Eta(seconds, min(low, seconds), max(high, seconds), evidence.now, basis))
+
+
+KIND_UNKNOWN = ("kind of start not known yet: no start-phase event, no redo log creation seen "
+                "(an initial start's: progress reports or --ssh show it), no data node "
+                "started (a node restart's)")
+"""Why a start whose kind nothing tells has no estimate: a system restart and an initial
+start before its redo log creation is seen look the same."""
+
+
+def attached_note(t: StartTimeline) -> str | None:
+    """``attached mid-start: phase 4 began before 12:04:31`` when the phase in progress
+    began before ndbtop first saw it, else None."""
+    if not t.active or t.current_phase is None or t.current_from != "first_seen":
+        return None
+    return f"{ATTACHED}: phase {t.current_phase} began before {clock_time(t.current_since)}"
+
+
+def notes(evidence: StartEvidence) -> tuple[str, ...]:
+    """What the basis says beside the evidence weighed: the start attached to mid-way, and
+    the kind of start taken (and why) when no event told it."""
+    out = []
+    note = attached_note(evidence.timeline)
+    if note is not None:
+        out.append(note)
+    if evidence.timeline.start_type is None and evidence.taken_kind is not None:
+        out.append(evidence.taken_kind[1])
+    return tuple(out)
 
 
 def estimate_whole_start(node_id: int, kind: int, now: float, *,
@@ -193,8 +231,11 @@ def phase_parts(evidence: StartEvidence) -> tuple[PhasePart, ...] | EtaMissing:
             return EtaMissing(f"phase {phase} ({phase_name(phase, t.redo_phase)})"
                               f": {_why_none(evidence, phase)}")
         if phase == current and not part.basis.startswith("redo rate"):
-            part = _left_of(part, t.in_phase_s(evidence.now) or 0.0, evidence.poll_interval,
-                            t.current_from)
+            seen = t.in_phase_s(evidence.now) or 0.0
+            if t.current_from == "first_seen":
+                part = left_of_unseen(part, seen, most_spent(t, evidence.now))
+            else:
+                part = left_of(part, seen, evidence.poll_interval, t.current_from)
         out.append(part)
     return tuple(out)
 
@@ -204,11 +245,12 @@ def _redo_ahead(evidence: StartEvidence) -> bool:
     ahead with nothing to say how long it takes: which phase will hold it depends on the
     release (redo-init.md §2), so no phase's norm may stand for it."""
     t = evidence.timeline
-    if t.kind not in (INITIAL_START, INITIAL_NODE_RESTART):
+    kind = evidence.kind
+    if kind not in (INITIAL_START, INITIAL_NODE_RESTART):
         return False
     if t.redo_phase is not None or t.redo is not None or evidence.redo is not None:
         return False
-    return not any(p.start_type == t.kind and not p.partial for p in evidence.history)
+    return not any(p.start_type == kind and not p.partial for p in evidence.history)
 
 
 def _index(phase: int) -> int:
@@ -239,7 +281,7 @@ def _phase_estimate(evidence: StartEvidence, phase: int) -> PhasePart | None:
     redo = evidence.redo
     if redo is not None and phase == t.current_phase:
         return _redo_part(phase, name, redo)
-    kind = t.kind
+    kind = evidence.kind
     if phase == 0 and evidence.memory_bytes:
         last = _history(evidence, 0, any_kind=True, own_only=True)
         if last is not None and last[0] > 0:
@@ -290,7 +332,7 @@ def _history(evidence: StartEvidence, phase: int, any_kind: bool = False,
     node's first, else another node's."""
     t = evidence.timeline
     usable = [p for p in evidence.history if not p.partial and p.seconds(phase) is not None
-              and (any_kind or p.start_type == t.kind)]
+              and (any_kind or p.start_type == evidence.kind)]
     mine = [p for p in usable if p.node_id == t.node_id]
     pick = max(mine or ([] if own_only else usable), key=lambda p: p.finished_at, default=None)
     if pick is None:
@@ -323,18 +365,3 @@ def typical_phase(phase: int, kind: int | None, redo_phase: int | None) -> float
     if kind == INITIAL_START and phase in (4, 5, 8):
         return 5.0
     return None
-
-
-def _left_of(part: PhasePart, spent: float, interval: float, source: str) -> PhasePart:
-    """What is left of the phase in progress after ``spent`` seconds in it."""
-    if source == "status":
-        spent = max(spent - interval / 2, 0.0)
-    value = part.seconds - spent
-    if value <= 0:
-        value = OVERRUN_SHARE * max(spent, part.seconds)
-    low = max(part.low - spent, 0.0)
-    high = max(part.high - spent, value * (1 + SPREAD["typical"][1]) if part.seconds <= spent
-               else value)
-    if source == "status":
-        high += interval
-    return PhasePart(part.phase, part.name, value, min(low, value), high, part.basis)

@@ -14,7 +14,8 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from ndbtop.eta.node import RedoRate, RestartReference, StartEvidence, estimate_start
-from ndbtop.model.config_facts import host_redo_wins
+from ndbtop.eta.start_kind import taken_kind
+from ndbtop.model.config_facts import host_redo_wins, measured_redo
 from ndbtop.model.eta import EtaResult
 from ndbtop.model.hosts import SPARSE_FRACTION
 from ndbtop.model.ndbinfo import RestartInfo
@@ -131,10 +132,16 @@ def redo_now(snap: ClusterSnapshot, t: StartTimeline) -> RedoReading | None:
                        t.current_since if seen else None)
 
 
+def redo_reading(snap: ClusterSnapshot, node_id: int) -> RedoReading | None:
+    """The latest reading of a node's redo initialisation in progress (:func:`redo_now`),
+    None when the node is not creating its redo log."""
+    t = snap.timeline(node_id)
+    return redo_now(snap, t) if t is not None and t.active else None
+
+
 def redo_mb_per_s(snap: ClusterSnapshot, node_id: int) -> float | None:
     """The measured speed of a node's redo initialisation in progress (MB of log/s)."""
-    t = snap.timeline(node_id)
-    now = redo_now(snap, t) if t is not None and t.active else None
+    now = redo_reading(snap, node_id)
     return None if now is None else now.mb_per_s
 
 
@@ -199,6 +206,7 @@ class StartEtaKeeper:
             references=self.references(snap, t.node_id, used),
             history=snap.past_starts,
             poll_interval=snap.interval,
+            taken_kind=taken_kind(t, snap.nodes, measured_redo(snap, t.node_id) is not None),
         )
 
     def _redo(self, snap: ClusterSnapshot, t: StartTimeline) -> RedoRate | None:

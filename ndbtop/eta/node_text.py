@@ -1,8 +1,9 @@
 """A start estimate in words: ``ETA 12:41 (12:35–12:52) · redo 18 MB/s, last start``.
 
 Every output (the Nodes view, ``--once``, ``wait``) says an estimate the same way: the
-clock time it ends at, its range, and what it rests on, the strongest basis first; or
-``no ETA: <why>``.
+clock time it ends at, its range (to the second when it is narrower than two minutes),
+and what it rests on, the strongest basis first, then its notes (a start attached to
+mid-way, the kind of start taken); or ``no ETA: <why>``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+from ndbtop.eta.node import ATTACHED
 from ndbtop.model.eta import Eta, EtaMissing, EtaResult
 
 SHORT_BASIS = {
@@ -20,16 +22,27 @@ SHORT_BASIS = {
 """How a basis is named on one line (the JSON keeps the full names)."""
 
 
-def clock(epoch: float) -> str:
-    """``12:41`` in local time."""
-    return dt.datetime.fromtimestamp(epoch).strftime("%H:%M")
+SECONDS_SHOWN_BELOW = 120.0
+"""A range narrower than this shows its times to the second, so that it shows at all."""
+
+
+def clock(epoch: float, seconds: bool = False) -> str:
+    """``12:41`` (or ``12:41:05``) in local time."""
+    return dt.datetime.fromtimestamp(epoch).strftime("%H:%M:%S" if seconds else "%H:%M")
+
+
+NOTES = (ATTACHED, "taken for ")
+"""The beginnings of the notes a basis carries beside its evidence (a start attached to
+mid-way, the kind of start taken): every line says them, whatever ``most``."""
 
 
 def basis_text(basis: Sequence[str], redo_mb_per_s: float | None = None,
                most: int = 2) -> str:
-    """``redo 18 MB/s, last start``: the first ``most`` bases, a redo rate with its speed."""
+    """``redo 18 MB/s, last start``: the first ``most`` bases, a redo rate with its speed,
+    then the notes (``attached mid-start: phase 4 began before 12:04:31``)."""
+    notes = [b for b in basis if b.startswith(NOTES)]
     words = []
-    for b in basis:
+    for b in (b for b in basis if not b.startswith(NOTES)):
         if b.startswith("redo rate"):
             source = b[len("redo rate"):].strip(" ()")
             speed = f"{redo_mb_per_s:.0f} MB/s" if redo_mb_per_s else "rate"
@@ -40,7 +53,7 @@ def basis_text(basis: Sequence[str], redo_mb_per_s: float | None = None,
                 words.append(short)
         if len(words) == most:
             break
-    return ", ".join(words)
+    return ", ".join(words) + "".join(f"; {n}" for n in notes)
 
 
 def eta_text(result: EtaResult | None, redo_mb_per_s: float | None = None) -> str:
@@ -50,6 +63,8 @@ def eta_text(result: EtaResult | None, redo_mb_per_s: float | None = None) -> st
         return f"no ETA: {result.reason}"
     if not isinstance(result, Eta):
         return ""
-    low, high = clock(result.now + result.low), clock(result.now + result.high)
-    span = f" ({low}–{high})" if (low, high) != (clock(result.at),) * 2 else ""
-    return f"ETA {clock(result.at)}{span} · {basis_text(result.basis, redo_mb_per_s)}"
+    fine = result.high - result.low < SECONDS_SHOWN_BELOW
+    low, high = clock(result.now + result.low, fine), clock(result.now + result.high, fine)
+    at = clock(result.at, fine)
+    span = f" ({low}–{high})" if (low, high) != (at, at) else ""
+    return f"ETA {at}{span} · {basis_text(result.basis, redo_mb_per_s)}"

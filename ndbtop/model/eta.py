@@ -43,7 +43,8 @@ class Eta:
 
 @dataclass(frozen=True)
 class EtaMissing:
-    """Why no estimate is given (``"start not seen from its beginning"``, ...)."""
+    """Why no estimate is given (``"phase 5 (copy data, wait LCP): no restart_info, no past
+    start"``, ...)."""
 
     reason: str
 

@@ -16,8 +16,10 @@ from enum import Enum
 
 from ndbtop.compat import SLOTS
 from ndbtop.errors import MgmConnectError, MgmError, UsageError
-from ndbtop.eta.node import START_NOT_SEEN, StartEvidence, estimate_start
+from ndbtop.eta.node import StartEvidence, estimate_start
+from ndbtop.eta.node_evidence import RedoReading
 from ndbtop.eta.node_text import eta_text
+from ndbtop.eta.start_kind import taken_kind
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
@@ -26,6 +28,8 @@ from ndbtop.model.eta import EtaMissing, EtaResult, eta_json
 from ndbtop.model.phases import StartTimeline, apply_status, phase_in_progress, phase_text
 from ndbtop.model.start_evidence import clock_time
 
+NOT_SEEN_STARTING = "no start seen yet"
+"""Why a node ``get status`` shows STARTING has no estimate before any timeline of it."""
 READY_WAIT_S = 5.0
 """How long past one interval the first line waits for the hub beside the wait."""
 
@@ -64,6 +68,8 @@ class NodeChange:
     ``first_seen`` makes ``in_phase_s`` a lower bound, counted from ``phase_since``."""
     phase_since: float | None = None
     """When the time in the phase begins to count (epoch seconds)."""
+    redo: RedoReading | None = None
+    """The node's redo log creation in progress, as last reported (events or host)."""
 
     @property
     def lower_bound(self) -> bool:
@@ -83,8 +89,10 @@ class NodeChange:
         elif self.in_phase_s is not None:
             prefix = "≈" if self.in_phase_from == "status" else ""
             line += f" ({prefix}{int(self.in_phase_s)}s in phase)"
+        if self.redo is not None:
+            line += f" · {redo_text(self.redo)}"
         if self.eta is not None:
-            line += f" · {eta_text(self.eta)}"
+            line += f" · {eta_text(self.eta, self.redo.mb_per_s if self.redo else None)}"
         return line
 
     def as_json(self) -> dict[str, object]:
@@ -102,7 +110,22 @@ class NodeChange:
         }
         if self.status == "STARTING":
             out.update(eta_json(self.eta))
+            out["redo"] = None if self.redo is None else redo_json(self.redo)
         return out
+
+
+def redo_text(r: RedoReading) -> str:
+    """``redo log 11357/43008 MB at 18.7 MB/s (events)``: done, the whole, the rate (``,
+    no rate yet`` before two reports)."""
+    total = r.done_mb + r.left_mb
+    rate = f" at {r.mb_per_s:.1f} MB/s" if r.mb_per_s else ", no rate yet"
+    return f"redo log {r.done_mb:.0f}/{total:.0f} MB{rate} ({r.source})"
+
+
+def redo_json(r: RedoReading) -> dict[str, object]:
+    """``{"mb_done", "mb_total", "mb_per_s", "from"}`` of a redo log creation in progress."""
+    return {"mb_done": round(r.done_mb), "mb_total": round(r.done_mb + r.left_mb),
+            "mb_per_s": None if not r.mb_per_s else round(r.mb_per_s, 2), "from": r.source}
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -137,6 +160,8 @@ async def wait_for(
     estimate: Callable[[int], EtaResult | None] | None = None,
     followed: Callable[[int], StartTimeline | None] | None = None,
     ready: Callable[[], Awaitable[None]] | None = None,
+    redo: Callable[[int], RedoReading | None] | None = None,
+    since: float | None = None,
 ) -> WaitResult:
     """Poll until every chosen data node is in ``target``, or ``timeout`` seconds pass.
 
@@ -144,9 +169,15 @@ async def wait_for(
     follows the cluster's events, :mod:`ndbtop.eta.node`): every line of a STARTING node
     carries it. ``followed`` gives that hub's timeline of a node, so that a phase is named
     and timed from the same evidence as in the live view and ``--once``
-    (:func:`merge_timeline`); ``ready`` is awaited once the management server answered,
+    (:func:`merge_timeline`); ``redo`` gives its redo log creation in progress, and every
+    new report of it is a line, with the estimate; ``ready`` is awaited once the
+    management server answered,
     before the first line (the hub's first reading), at most an interval and
     :data:`READY_WAIT_S` more, and half the time left.
+
+    ``since`` is when a request that takes the nodes out of ``target`` was sent (``mgm
+    --wait``): a node counts as there only once it was seen elsewhere after it (by the
+    wait's polls, or a start the hub saw begin since), not in the state it left.
 
     Raises :class:`MgmConnectError` when the management server cannot be
     reached at first; a connection lost later is retried until the timeout.
@@ -167,7 +198,8 @@ async def wait_for(
                 # server that stopped answering (exit 3) from a node that is late (exit 1).
                 await asyncio.wait_for(ready(), max(min((deadline - loop.time()) / 2,
                                                         interval + READY_WAIT_S), 0.001))
-        seen: dict[int, tuple[str, int, str]] = {}
+        seen: dict[int, tuple[str, int, str, float | None]] = {}
+        left: set[int] = set() if since is not None else set(wanted)
         timelines: dict[int, StartTimeline] = {}
         last_error: str | None = None
         while True:
@@ -176,20 +208,26 @@ async def wait_for(
             current = {n.node_id: n for n in statuses if n.node_id in wanted}
             for node_id in sorted(current):
                 n = current[node_id]
-                t = merge_timeline(n, timelines.get(node_id),
-                                   followed(node_id) if followed is not None else None)
+                hubs = followed(node_id) if followed is not None else None
+                if n.status not in target.wire or (
+                        since is not None and hubs is not None and hubs.began_at >= since):
+                    left.add(node_id)
+                t = merge_timeline(n, timelines.get(node_id), hubs)
                 phase, spent = describe(n, t, now)
-                # A phase named anew (its redo log init seen) is a change too.
-                key = (n.status, n.start_phase, phase)
+                made = redo(node_id) if redo is not None and n.status == "STARTING" else None
+                # A phase named anew (its redo log init seen) is a change too, and so is each
+                # new report of the redo log's creation.
+                key = (n.status, n.start_phase, phase, made.done_mb if made else None)
                 if seen.get(node_id) != key:
                     seen[node_id] = key
-                    eta = _estimate(estimate, n, t, now, interval)
+                    eta = _estimate(estimate, n, t, now, interval, statuses)
                     source = t.current_from if t is not None and spent is not None else None
                     on_change(NodeChange(now, node_id, n.status, n.start_phase, phase, spent,
                                          eta, source,
-                                         t.current_since if source is not None else None))
+                                         t.current_since if source is not None else None,
+                                         made))
             missing = tuple(current[i] for i in sorted(current) if current[i].status
-                            not in target.wire)
+                            not in target.wire or i not in left)
             if not missing and len(current) == len(wanted):
                 return WaitResult(True)
             remaining = deadline - loop.time()
@@ -239,12 +277,14 @@ def merge_timeline(node: NodeStatus, own: StartTimeline | None,
 
 def _estimate(estimate: Callable[[int], EtaResult | None] | None, node: NodeStatus,
               timeline: StartTimeline | None = None, now: float = 0.0,
-              interval: float = 0.0) -> EtaResult | None:
-    """The hub's estimate; without one, the estimate of what the wait itself saw, by the
-    same rules and in the same words (:func:`~ndbtop.eta.node.estimate_start`)."""
+              interval: float = 0.0, nodes: Iterable[NodeStatus] = ()) -> EtaResult | None:
+    """The hub's estimate; without one, the estimate of what the wait itself saw (its
+    timeline, ``nodes`` as ``get status`` gave them), by the same rules and in the same
+    words (:func:`~ndbtop.eta.node.estimate_start`)."""
     if node.status != "STARTING":
         return None
     result = estimate(node.node_id) if estimate is not None else None
     if result is None and timeline is not None:
-        result = estimate_start(StartEvidence(timeline, now, poll_interval=interval))
-    return result if result is not None else EtaMissing(START_NOT_SEEN)
+        result = estimate_start(StartEvidence(timeline, now, poll_interval=interval,
+                                              taken_kind=taken_kind(timeline, nodes)))
+    return result if result is not None else EtaMissing(NOT_SEEN_STARTING)

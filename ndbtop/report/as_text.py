@@ -149,7 +149,6 @@ def nodes_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = Non
             lines.append(
                 f"  node {t.node_id} redo log init: {r.mb_done}/{r.total_mb} MB, "
                 f"{r.files_done}/{r.total_files} files, {redo_speed_text(t)}"
-                + ("" if r.completed else f", ETA {duration(r.eta_s)}")
             )
     for node_id, result in snap.start_etas:
         lines.append(f"  node {node_id} {eta_text(result, redo_mb_per_s(snap, node_id))}")

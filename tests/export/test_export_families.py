@@ -532,7 +532,7 @@ def test_a_finding_is_one_series_per_node_while_it_holds() -> None:
 def test_a_start_estimate_is_served_with_its_range_and_a_missing_one_not_at_all() -> None:
     eta = Eta(120.0, 90.0, 200.0, WALL, ("redo rate (host)", "last start"))
     snap = dataclasses.replace(snapshot(), start_etas=(
-        (4, eta), (5, EtaMissing("start not seen from its beginning: its times are lower bounds"))))
+        (4, eta), (5, EtaMissing("phase 5 (copy data, wait LCP): no restart_info, no past start"))))
     found = samples(snap)
     assert value(found, "ndb_node_start_eta_seconds", node_id="4") == 120.0
     assert value(found, "ndb_node_start_eta_low_seconds", node_id="4") == 90.0

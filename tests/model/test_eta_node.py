@@ -31,7 +31,6 @@ from ndbtop.model.phases import (
     NODE_RESTART,
     StartTimeline,
     apply_event,
-    apply_status,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.sim.startplan import RESTART_COLUMNS
@@ -88,17 +87,6 @@ def test_an_initial_start_with_no_history_has_none_until_its_redo_log_is_seen() 
     assert memory.basis == "memory rate (field report)"
     assert memory.seconds == 27 * GIB / FIELD_MEMORY_BYTES_PER_S - 1.0
     assert next(p for p in parts if p.phase == 2).seconds == 900.0
-
-
-def test_a_start_first_seen_mid_way_has_no_estimate_only_lower_bounds() -> None:
-    t = apply_status({}, [NodeStatus(3, "NDB", "STARTING", 0, 0, 4, 0, 0, 1, "h")], 1000.0)[3]
-    assert t.began_from is None and t.current_from == "first_seen"
-    ref = RestartReference(3, ((5, 300.0),), 1.0)
-    result = estimate_start(StartEvidence(t, 1010.0, references=(ref,)))
-    assert result == EtaMissing("start not seen from its beginning: its times are lower bounds")
-    # Even once the next phase completes (within a poll): the start's beginning is unknown.
-    t = apply_status({3: t}, [NodeStatus(3, "NDB", "STARTING", 0, 0, 5, 0, 0, 1, "h")], 1020.0)[3]
-    assert isinstance(estimate_start(StartEvidence(t, 1030.0, references=(ref,))), EtaMissing)
 
 
 def test_not_starting_gives_none_and_json_says_so() -> None:

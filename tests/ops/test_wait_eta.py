@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ndbtop.eta.node import StartEvidence, estimate_start
+from ndbtop.eta.node import KIND_UNKNOWN, StartEvidence, estimate_start
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.eta import Eta, EtaMissing
 from ndbtop.model.phases import apply_status
-from ndbtop.ops.wait import NodeChange, _estimate
+from ndbtop.ops.wait import NOT_SEEN_STARTING, NodeChange, _estimate
 
 
 def local(epoch: float) -> str:
@@ -41,11 +41,17 @@ def test_no_estimate_is_said_and_a_started_node_has_none() -> None:
 def test_without_the_hub_s_estimate_the_wait_says_why_in_the_words_of_once() -> None:
     # One reason, one wording: --once and the live view say it of the same start.
     starting = NodeStatus(3, "NDB", "STARTING", 0, 0, 2, 0, 0, 1, "h")
-    why = EtaMissing("start not seen from its beginning: its times are lower bounds")
-    assert _estimate(lambda node: None, starting) == why
-    assert _estimate(None, starting) == why
+    assert _estimate(lambda node: None, starting) == EtaMissing(NOT_SEEN_STARTING)
     first_sight = apply_status({}, [starting], 1000.0)[3]
-    assert _estimate(None, starting, first_sight, 1001.0) == why
+    # No event told the kind of start, and nothing points to one: no data node runs, no
+    # redo log creation was seen.
+    why = EtaMissing(KIND_UNKNOWN)
+    assert _estimate(None, starting, first_sight, 1001.0, 0.0, [starting]) == why
     assert estimate_start(StartEvidence(first_sight, 1001.0)) == why
+    # Node 2 runs: the wait takes it for a node restart, as the hub would; its phase 5
+    # then needs restart_info or a past start, which the wait alone does not have.
+    running = NodeStatus(2, "NDB", "STARTED", 0, 0, 0, 0, 0, 1, "h")
+    found = _estimate(None, starting, first_sight, 1001.0, 0.0, [running, starting])
+    assert found == EtaMissing("phase 5 (copy data, wait LCP): no restart_info, no past start")
     started = NodeStatus(3, "NDB", "STARTED", 0, 0, 0, 0, 0, 1, "h")
     assert _estimate(lambda node: EtaMissing("x"), started) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,45 @@ def test_with_ssh_the_host_gives_when_the_start_and_the_redo_log_began(
     assert ten["in_phase_s"] >= 3.0
     node = next(n for n in report["nodes"] if n["node_id"] == 10)
     assert node["phase"] == "4 redo log init"
+    # The stand-in wrote nothing between the host's two readings: no rate to go by, and
+    # the estimate says so rather than guess (the phase's beginning is known, though).
+    assert node["eta_missing"] == "phase 4 (redo log init): no rate measured, no past start"
     # Node 11's host runs no process of node 11: what ndbtop saw is all it says.
     assert timelines[11]["in_phase_from"] == "first_seen"
     assert timelines[11]["start_began_from"] is None
+
+
+def test_with_ssh_a_start_attached_mid_way_is_estimated_from_the_hosts_rate(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any, sshd: PrivateSshd,
+    standins: list[StandIn], tmp_path: Path,
+) -> None:
+    # S1 600 s in, no progress reports: node 10's stand-in writes its redo log while ndbtop
+    # looks (1 MiB at a time), so the host's two readings give the rate, and the files'
+    # birth dates the phase.
+    sim = s1_with_node_10_creating_its_redo_log(threaded_sim, standins, tmp_path)
+    writing = threading.Event()
+
+    def write() -> None:
+        while not writing.wait(0.05):
+            standins[0].send("redo 0 5")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        status, out, err = run_cli(capsys, [
+            "--once", "--json", "--no-sql", "--no-host", "--interval", "0.5", "-c",
+            sim.connectstring, "--ssh", "--ssh-config", str(sshd.config),
+        ])
+    finally:
+        writing.set()
+        writer.join(10)
+    assert (status, err) == (0, "")
+    node = next(n for n in json.loads(out)["nodes"] if n["node_id"] == 10)
+    eta = node["eta"]
+    assert eta is not None, node.get("eta_missing")
+    assert eta["basis"][0] == "redo rate (host)"
+    # The host knows when the phase began: nothing is a lower bound, no "attached" note.
+    assert not any(b.startswith("attached mid-start") for b in eta["basis"])
+    assert eta["basis"][-1] == ("taken for an initial start: it creates its redo log (its "
+                                "host), no data node started")
+    assert 0 < eta["low"] <= eta["seconds"] <= eta["high"]

@@ -18,12 +18,12 @@ def snap(*etas: tuple[int, object]) -> ClusterSnapshot:
 
 def test_nodes_with_the_same_estimate_share_one_line_and_others_follow_on_it() -> None:
     same = Eta(600.0, 300.0, 1200.0, NOW, ("last start", "typical"))
-    why = EtaMissing("start not seen from its beginning: its times are lower bounds")
+    why = EtaMissing("phase 5 (copy data, wait LCP): no restart_info, no past start")
     line = eta_summary(snap((11, same), (10, same), (12, why)))
     assert line is not None
     span = f"{clock(NOW + 600)} ({clock(NOW + 300)}–{clock(NOW + 1200)})"
     assert line.plain == (f"nodes 10, 11 ETA {span} · last start, typical  ·  node 12 no ETA: "
-                          "start not seen from its beginning: its times are lower bounds")
+                          "phase 5 (copy data, wait LCP): no restart_info, no past start")
     assert eta_summary(snap()) is None
 
 

@@ -172,16 +172,13 @@ class NodesView(View):
             measured = measured_redo(snap, t.node_id)
             if reports_off(snap, t.node_id) and measured is not None:
                 frac = "?" if measured.fraction is None else f"{measured.fraction:.0%}"
-                line.append(f"  ·  node {t.node_id} redo init {frac} ETA "
-                            f"{seconds(measured.eta_s)} (host)", style="yellow")
+                # The node's one estimate, with its range, is on the line of estimates.
+                line.append(f"  ·  node {t.node_id} redo init {frac} (host)", style="yellow")
             elif reports_off(snap, t.node_id):
                 silent.append(str(t.node_id))
             elif t.active and t.redo is not None and not t.redo.completed:
-                line.append(
-                    f"  ·  node {t.node_id} redo init {t.redo.fraction:.0%}"
-                    f" ETA {seconds(t.redo.eta_s)}",
-                    style="yellow",
-                )
+                line.append(f"  ·  node {t.node_id} redo init {t.redo.fraction:.0%}",
+                            style="yellow")
         # A silent node's missing estimate is said here, its reason being the silence.
         unestimated = frozenset(int(n) for n in silent
                                 if isinstance(snap.start_eta(int(n)), EtaMissing))
