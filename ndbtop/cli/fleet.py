@@ -56,12 +56,14 @@ def fleet_of(contexts: Contexts, interval: float) -> Fleet:
     return Fleet(members)
 
 
-def context_namespace(name: str, base: argparse.Namespace) -> argparse.Namespace:
-    """The options of ``ndbtop --context NAME`` with ``base``'s display and safety ones."""
+def context_namespace(name: str, base: argparse.Namespace, command: str | None = None,
+                      kept: tuple[str, ...] = KEPT) -> argparse.Namespace:
+    """The options of ``ndbtop [COMMAND] --context NAME`` with those of ``kept`` that
+    ``base`` was given (the live view's: display and safety)."""
     from ndbtop.cli.parser import build_parser
 
-    words = ["--context", name]
-    for option in KEPT:
+    words = ([command] if command else []) + ["--context", name]
+    for option in kept:
         value = getattr(base, option, None)
         if value in (None, False) or option not in getattr(base, "given", ()):
             continue
@@ -69,8 +71,9 @@ def context_namespace(name: str, base: argparse.Namespace) -> argparse.Namespace
         words += [flag] if value is True else [flag, str(value)]
     args = build_parser().parse_args(words)
     apply_context(args)
-    args.read_only_origin = read_only_origin(args)
-    args.read_only = args.read_only_origin is not None
+    if hasattr(args, "read_only"):
+        args.read_only_origin = read_only_origin(args)
+        args.read_only = args.read_only_origin is not None
     return args
 
 
