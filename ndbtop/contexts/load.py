@@ -201,7 +201,7 @@ def parse_contexts(text: str, path: Path) -> Contexts:
             raise ContextsError(
                 f"{path}, line {tables.get(name, 1)}: {name!r} is not a context name "
                 "(letters, digits, _ . -; at most 63)")
-        contexts.append(_context(name, table, path, tables.get(name, 1), keys))
+        contexts.append(_context(name, table, path, tables.get(name, 1), keys, tables))
     names = {c.name for c in contexts}
     for c in contexts:
         for to in c.replicates_to:
@@ -213,11 +213,11 @@ def parse_contexts(text: str, path: Path) -> Contexts:
 
 
 def _context(name: str, table: dict[str, Any], path: Path, line: int,
-             keys: dict[tuple[str, str], int]) -> Context:
+             keys: dict[tuple[str, str], int], tables: dict[str, int]) -> Context:
     values: dict[str, Any] = {}
     lines: dict[str, int] = {}
     for key, raw in table.items():
-        at = keys.get((name, key), line)
+        at = keys.get((name, key)) or tables.get(f"{name}.{key}") or line
         spec = BY_NAME.get(key)
         if spec is None or isinstance(raw, dict):
             known = ", ".join(k.name for k in KEYS)

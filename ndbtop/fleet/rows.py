@@ -47,6 +47,8 @@ class FleetRow:
     findings: int = 0
     activity: str | None = None
     """A start, restart or backup in progress: ``node 3 node restart, 5 copy data``."""
+    activity_short: str | None = None
+    """The same in a few words: ``node 3 restart ph 5``, ``backup 7``."""
     eta: EtaResult | None = None
     age: float | None = None
     """Seconds since the management server last answered (None: never)."""
@@ -74,6 +76,19 @@ class FleetRow:
         parts = [f"ng {g} down" if g in self.groups_down else f"ng {g}"
                  for g in self.groups_at_risk]
         return ", ".join(parts) or "none"
+
+    def finding_short(self) -> str:
+        """``WARN thread_saturated (+2)``, ``none``, or ``-`` when unknown."""
+        return self.finding_text().split(": ", 1)[0]
+
+    def activity_short_text(self) -> str:
+        """``node 3 restart ph 5, ETA 12:41 (3m10s)``, or ``-``."""
+        if self.activity_short is None:
+            return "-"
+        if isinstance(self.eta, Eta):
+            return (f"{self.activity_short}, ETA {clock(self.eta.at, seconds=False)} "
+                    f"({duration(self.eta.seconds)})")
+        return f"{self.activity_short}, no ETA" if self.eta is not None else self.activity_short
 
     def finding_text(self) -> str:
         """``WARN thread_saturated: ...``, ``none``, or ``-`` when unknown."""
@@ -119,7 +134,7 @@ def fleet_row(name: str, snap: ClusterSnapshot | None, *, color: str | None = No
             why = f"no answer for {duration(fresh.age)}"
     summary = summarize(snap.nodes, snap.config)
     worst = max(snap.findings, key=lambda f: f.severity.rank, default=None)
-    activity, eta = _activity(snap)
+    activity, short, eta = _activity(snap)
     return FleetRow(
         name, color, production, read_only,
         answers=answers,
@@ -133,6 +148,7 @@ def fleet_row(name: str, snap: ClusterSnapshot | None, *, color: str | None = No
         finding=worst,
         findings=len(snap.findings),
         activity=activity,
+        activity_short=short,
         eta=eta,
         age=fresh.age,
         stale=fresh.stale,
@@ -148,25 +164,32 @@ def _versions(snap: ClusterSnapshot) -> str | None:
     return snap.mgm_version
 
 
-def _activity(snap: ClusterSnapshot) -> tuple[str | None, EtaResult | None]:
-    """The start of the first starting data node (and how many more), else the backup in
-    progress, with its estimate."""
+_SHORT_KIND = {0: "initial start", 1: "system restart", 2: "restart", 3: "initial restart"}
+
+
+def _activity(snap: ClusterSnapshot) -> tuple[str | None, str | None, EtaResult | None]:
+    """The start of the first starting data node (and how many more), else a node
+    stopping, else the backup in progress: in full, in a few words, and its estimate."""
     starting = [n for n in snap.data_nodes() if n.status == "STARTING"]
     if starting:
         node = starting[0]
         timeline = snap.timeline(node.node_id)
-        kind = START_TYPE_SHORT.get(timeline.start_type, "start") if (
-            timeline is not None and timeline.start_type is not None) else "start"
+        known = timeline is not None and timeline.start_type is not None
+        kind = START_TYPE_SHORT.get(timeline.start_type, "start") if known else "start"
+        short = _SHORT_KIND.get(timeline.start_type, "start") if known else "start"
         more = f" (+{len(starting) - 1} more)" if len(starting) > 1 else ""
         where = phase_text(node, timeline)
         text = f"node {node.node_id} {kind}{more}" + (f", {where}" if where else "")
-        return text, snap.start_eta(node.node_id)
+        phase = where.split(" ", 1)[0] if where and where[0].isdigit() else None
+        brief = f"node {node.node_id} {short}{more}" + (f" ph {phase}" if phase else "")
+        return text, brief, snap.start_eta(node.node_id)
     stopping = [n for n in snap.data_nodes() if n.status in ("SHUTTING_DOWN", "RESTARTING")]
     if stopping:
         node = stopping[0]
-        return f"node {node.node_id} {node.status.lower().replace('_', ' ')}", None
+        text = f"node {node.node_id} {node.status.lower().replace('_', ' ')}"
+        return text, text, None
     backup = running_backup(snap.backups)
     if backup is not None:
         name = f"backup {backup.backup_id}" if backup.backup_id is not None else "backup"
-        return f"{name} running", eta_in_snapshot(snap, backup)
-    return None, None
+        return f"{name} running", name, eta_in_snapshot(snap, backup)
+    return None, None, None

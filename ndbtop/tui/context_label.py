@@ -32,12 +32,12 @@ def _foreground(color: str) -> str:
     return "black" if color in _LIGHT else "white"
 
 
-def label_text(label: ContextLabel) -> Text:
+def label_text(label: ContextLabel, *, short: bool = False) -> Text:
     """`` prod `` on the context's colour (bold reverse without one), `` PRODUCTION``
-    after it for a production context."""
+    after it for a production context; ``short`` the name alone."""
     style = (f"bold {_foreground(label.color)} on {label.color}" if label.color
              else "bold reverse")
     out = Text(f" {label.name} ", style=style)
-    if label.production:
+    if label.production and not short:
         out.append(" PRODUCTION", style="bold red")
     return out

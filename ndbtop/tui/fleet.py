@@ -33,14 +33,16 @@ INTERVALS = (1.0, 2.0, 5.0, 10.0)
 COLUMNS = (
     ("context", "context"),
     ("version", "version"),
-    ("nodes", "data nodes"),
-    ("risk", "groups at risk"),
+    ("nodes", "nodes"),
+    ("risk", "at risk"),
     ("finding", "most severe finding"),
-    ("activity", "in progress"),
+    ("activity", "in progress, ETA"),
     ("age", "answered"),
 )
-CELL = 44
-"""Characters of the finding and activity cells (the detail below has them whole)."""
+"""The columns, narrow enough for 120 columns (the first five fit in 80); the selected
+cluster's detail below has every text whole."""
+CELL = 40
+"""Characters of a long cell."""
 
 _SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": ""}
 
@@ -48,7 +50,9 @@ _SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": ""}
 def row_cells(row: FleetRow) -> tuple[object, ...]:
     """The table's cells for ``row``: the name in its colour, and a row that does not
     answer says why in the finding column."""
-    label = label_text(ContextLabel(row.name, row.color, row.production, row.read_only))
+    label = label_text(ContextLabel(row.name, row.color), short=True)
+    if row.production:
+        label.append(" PROD", style="bold red")
     if row.read_only:
         label.append(" RO", style="bold blue")
     nodes = Text(row.nodes_text(), style="" if row.data_started == row.data_nodes
@@ -58,14 +62,13 @@ def row_cells(row: FleetRow) -> tuple[object, ...]:
     if row.groups_at_risk and colourless():
         risk.append(f" {ALARM}")
     if not row.answers:
-        finding = Text(elide(f"NOT ANSWERING: {short_reason(row.why)}", CELL),
-                       style="bold red")
+        finding = Text(elide(f"NO ANSWER: {short_reason(row.why)}", CELL), style="bold red")
         if colourless():
             finding.append(f" {ALARM}")
     else:
         style = _SEVERITY_STYLE[row.finding.severity.value] if row.finding else "green"
-        finding = Text(elide(row.finding_text(), CELL), style=style)
-    activity = Text(elide(row.activity_text(), CELL),
+        finding = Text(elide(row.finding_short(), CELL), style=style)
+    activity = Text(elide(row.activity_short_text(), CELL),
                     style="cyan" if row.activity is not None else "dim")
     age = Text(row.age_text(), style="" if not row.stale else "bold red")
     return (label, row.version or "-", nodes, risk, finding, activity, age)
