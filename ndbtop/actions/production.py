@@ -23,7 +23,9 @@ def action_words(action: Action) -> str:
     if isinstance(action, (RestartNode, StopNode)):
         verb = "restart" if isinstance(action, RestartNode) else "stop"
         ids = " ".join(map(str, action.node_ids))
-        return f"{verb} node{'s' if len(action.node_ids) > 1 else ''} {ids}"
+        # Its options too (-i, -a...): ticking one asks for the phrase again.
+        flags = [w for w in action.ndb_mgm().split() if w.startswith("-")]
+        return " ".join([f"{verb} node{'s' if len(action.node_ids) > 1 else ''} {ids}", *flags])
     if isinstance(action, StartNode):
         return f"start node {action.node_id}"
     if isinstance(action, StartBackup):

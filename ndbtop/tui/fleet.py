@@ -62,7 +62,7 @@ def row_cells(row: FleetRow) -> tuple[object, ...]:
     if row.groups_at_risk and colourless():
         risk.append(f" {ALARM}")
     if not row.answers:
-        finding = Text(elide(f"NO ANSWER: {short_reason(row.why)}", CELL), style="bold red")
+        finding = Text(elide(f"✖ {short_reason(row.why)}", CELL + 4), style="bold red")
         if colourless():
             finding.append(f" {ALARM}")
     else:

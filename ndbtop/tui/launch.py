@@ -217,10 +217,16 @@ def run_session(
                                 simulated))
 
 
+async def _run_app(app: NdbtopApp | FleetApp) -> Any:
+    return await app.run_async()
+
+
 async def _session(open_cluster: OpenCluster, make_fleet: Callable[[], Fleet],
                    first: ClusterView | None, setup: Callable[[], Awaitable[None]] | None,
                    teardown: Callable[[], Awaitable[None]] | None, theme: str,
-                   simulated: str | None) -> int:
+                   simulated: str | None,
+                   run: Callable[[NdbtopApp | FleetApp], Awaitable[Any]] = _run_app) -> int:
+    """The session's loop (``run`` runs one app to its end: a test drives it instead)."""
     fleet: Fleet | None = None
     shown: list[Any] = [None]
     view, current, note = first, (first.label.name if first else None), None
@@ -238,7 +244,7 @@ async def _session(open_cluster: OpenCluster, make_fleet: Callable[[], Fleet],
                                 audit=view.audit, theme=theme, context=view.label,
                                 fleet=True, simulated=view.simulated)
                 with _hangups(app):
-                    status = await app.run_async()
+                    status = await run(app)
                 view = None
                 if app.crash is not None or not app.to_fleet:
                     return _ended(app, status)
@@ -251,7 +257,7 @@ async def _session(open_cluster: OpenCluster, make_fleet: Callable[[], Fleet],
                                 simulated=simulated)
             shown[0], note = overview, None
             with _hangups(overview):
-                chosen = await overview.run_async()
+                chosen = await run(overview)
             shown[0] = None
             if overview.crash is not None:
                 return finished(overview, None)  # type: ignore[arg-type]
