@@ -92,22 +92,7 @@ def run_export(args: argparse.Namespace) -> int:
     """Serve the metrics until SIGTERM (exit 0) or Ctrl-C (exit 130)."""
     host, port = parse_listen(args.listen)
     if args.all_contexts:
-        from ndbtop.cli.fleet import context_namespace
-        from ndbtop.contexts import ContextsError, load_contexts
-        from ndbtop.export.many import make_multi_app
-
-        contexts = load_contexts()
-        if not contexts:
-            raise ContextsError(f"no contexts in {contexts.path}")
-        watched: Watched = []
-        for name in contexts:
-            one = context_namespace(name, args, "export", KEPT)
-            # This host is no data node host of every cluster: only --ssh reads hosts.
-            watched.append((name, export_hub(one, local_host=False),
-                            SnapshotCollector(cluster=name)))
-        app = make_multi_app({n: c for n, _, c in watched if n is not None},
-                             str(contexts.path))
-        described = f"{len(watched)} contexts of {contexts.path} (/probe?context=NAME)"
+        watched, app, described = contexts_served(args)
         return _listen_and_serve(watched, host, port, described, app)
     hub = export_hub(args)
     context = getattr(args, "context_info", None)
@@ -115,6 +100,26 @@ def run_export(args: argparse.Namespace) -> int:
     described = str(hub.connectstring) + (f" (context {name})" if name else "")
     return _listen_and_serve([(name, hub, SnapshotCollector(cluster=name))], host, port,
                              described)
+
+
+def contexts_served(args: argparse.Namespace
+                    ) -> tuple[Watched, Callable[..., Iterable[bytes]], str]:
+    """``export --contexts``: every context's sources (as ``export --context NAME`` with
+    this line's intervals), the app serving them, and what the log line calls them."""
+    from ndbtop.cli.fleet import context_namespace
+    from ndbtop.contexts import ContextsError, load_contexts
+    from ndbtop.export.many import make_multi_app
+
+    contexts = load_contexts()
+    if not contexts:
+        raise ContextsError(f"no contexts in {contexts.path}")
+    watched: Watched = []
+    for name in contexts:
+        one = context_namespace(name, args, "export", KEPT)
+        # This host is no data node host of every cluster: only --ssh reads hosts.
+        watched.append((name, export_hub(one, local_host=False), SnapshotCollector(cluster=name)))
+    app = make_multi_app({n: c for n, _, c in watched if n is not None}, str(contexts.path))
+    return watched, app, f"{len(watched)} contexts of {contexts.path} (/probe?context=NAME)"
 
 
 def _listen_and_serve(watched: Watched, host: str, port: int, described: str,
