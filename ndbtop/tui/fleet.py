@@ -8,7 +8,9 @@ cluster); this screen only draws them. The app ends with the name of the cluster
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Optional, Union
 
@@ -26,6 +28,9 @@ from ndbtop.tui.context_label import ContextLabel, label_text
 from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.widgets.keybar import KeyBar
 from ndbtop.tui.widgets.keyed_table import KeyedTable
+
+_ADDRESS = re.compile(r"^\S+:\d+: ")
+"""A leading ``host:port: `` of a management server's error."""
 
 BACK = "\x00back"
 """The app's result when Escape goes back to the cluster that was open."""
@@ -62,7 +67,9 @@ def row_cells(row: FleetRow) -> tuple[object, ...]:
     if row.groups_at_risk and colourless():
         risk.append(f" {ALARM}")
     if not row.answers:
-        finding = Text(elide(f"✖ {short_reason(row.why)}", CELL + 4), style="bold red")
+        # The address is the detail's: the table says what went wrong.
+        finding = Text(elide(f"✖ {_ADDRESS.sub('', short_reason(row.why), count=1)}", CELL),
+                       style="bold red")
         if colourless():
             finding.append(f" {ALARM}")
     else:
@@ -128,7 +135,8 @@ class FleetApp(App[Optional[str]]):
     ]
 
     def __init__(self, fleet: Fleet, *, back: str | None = None, note: str | None = None,
-                 theme: str = "textual-dark", simulated: str | None = None) -> None:
+                 theme: str = "textual-dark", simulated: str | None = None,
+                 wall: Callable[[], float] = time.time) -> None:
         super().__init__()
         plain_colours(self)
         self.animation_level = "none"
@@ -137,6 +145,8 @@ class FleetApp(App[Optional[str]]):
         """The cluster that was open when the overview was asked for (Escape returns)."""
         self.note = note
         self.simulated = simulated
+        self.wall = wall
+        """The clock of the header's time."""
         self._theme_name = theme
         self._rows: dict[str, tuple[FleetRow, tuple[object, ...]]] = {}
         self.crash: BaseException | None = None
@@ -210,7 +220,7 @@ class FleetApp(App[Optional[str]]):
             line.append(f" · {found} with findings", style="yellow")
         if busy:
             line.append(f" · {busy} busy", style="cyan")
-        line.append(f"  {dt.datetime.fromtimestamp(time.time()):%H:%M:%S}")
+        line.append(f"  {dt.datetime.fromtimestamp(self.wall()):%H:%M:%S}")
         line.append(f"   management servers only, refresh {self.fleet.interval:g}s",
                     style="dim")
         if self.simulated:

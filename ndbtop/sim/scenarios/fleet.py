@@ -1,9 +1,9 @@
 """The three clusters of ``demo --fleet``: a DBA team's production, its disaster-recovery
 replica and its staging, each a cluster of its own on its own loopback ports.
 
-- ``prod``: 4 data nodes (8.4.3) being restarted one node group member at a time: node 2
-  restarts 5 s in, then node 3 once node 2 is STARTED (7.6's phase durations, about 7 min
-  each), so the second restart is estimated from the first;
+- ``prod``: 4 data nodes (8.4.3) in a rolling restart: node 2 restarts 5 s in, then 3, 4
+  and 5, each once the one before is STARTED (7.6's phase durations, about 7 min each), so
+  every restart after the first is estimated from those before it;
 - ``dr``: 4 data nodes, every one STARTED, nothing to report;
 - ``staging``: 2 data nodes of one node group configured on one host, which the
   ``replicas_same_host`` finding names.
@@ -28,7 +28,7 @@ FLEET = (
 
 
 def fleet_prod(options: ScenarioOptions) -> SimCluster:
-    """Production, with a node restart under way (two, one after the other)."""
+    """Production, with a node restart under way (a rolling restart, node by node)."""
     profile = replace(NDB_7_6_PROFILE, meta_data=1, synchronize=0, subscription_handover=5)
     config = small_config("prod", options, ((2, 0), (3, 0), (4, 1), (5, 1)),
                           data_memory_mb=16384, restart_profile=profile)
@@ -36,9 +36,15 @@ def fleet_prod(options: ScenarioOptions) -> SimCluster:
     cluster.boot_started(uptime=86400.0 * 12, data_fraction=0.6)
     cluster.workload.tps = 3000.0
     cluster.at(5.0, lambda: cluster.restart_nodes((2,)))
-    when(cluster, lambda: cluster.now > 20 and started(cluster, 2)(),
-         lambda: cluster.restart_nodes((3,)))
+    for before, node in ((2, 3), (3, 4), (4, 5)):
+        _after(cluster, before, node)
     return cluster
+
+
+def _after(cluster: SimCluster, before: int, node: int) -> None:
+    """Restart ``node`` once ``before`` was restarted and is STARTED again."""
+    when(cluster, lambda: cluster.data_nodes[before].stops > 0 and started(cluster, before)(),
+         lambda: cluster.restart_nodes((node,)))
 
 
 def fleet_dr(options: ScenarioOptions) -> SimCluster:
