@@ -101,7 +101,7 @@ def detail_text(row: FleetRow) -> Text:
     if row.read_only:
         out.append("  read-only (read_only in clusters.toml)", style="blue")
     if not row.answers:
-        out.append(f"\nnot answering: {row.why or 'no answer'}", style="bold red")
+        out.append(f"\nnot answering: {short_reason(row.why)}", style="bold red")
         if row.age is not None:
             out.append(f" (last answer {row.age_text()} ago)")
     if row.finding is not None:
