@@ -57,3 +57,15 @@ def on_production(assessment: Assessment, action: Action, context: str | None) -
         return assessment
     return replace(assessment,
                    confirm_text=production_phrase(action, assessment.confirm_text, context))
+
+
+ROLLING = "rolling restart"
+"""What a production context's rolling restart is confirmed with, before ``on NAME``."""
+
+
+def rolling_phrase(asked: str | None, context: str | None) -> str | None:
+    """The phrase a rolling restart's plan wants typed: its own (``abort transactions``),
+    and on a production context that phrase or ``rolling restart``, then ``on NAME``."""
+    if context is None:
+        return asked
+    return f"{asked or ROLLING} on {context}"
