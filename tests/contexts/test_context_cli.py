@@ -148,3 +148,34 @@ def test_a_production_context_wants_its_name_typed_and_the_audit_log_records_it(
     assert [r["event"] for r in records] == ["sent", "reply"]
     assert {r["context"] for r in records} == {"prod"}
     assert records[0]["confirmed_with"] == "restart node 2 on prod"
+
+
+def test_a_rolling_restart_of_a_production_context_wants_its_phrase(
+        run: Run, threaded_sim: Any, clusters_file, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sim = threaded_sim("threads")
+    clusters_file(PROD.replace("mgm1.prod:1186", sim.connectstring))
+    status, out, _ = run("rolling-restart", "--context", "prod", "--dry-run")
+    assert status == 0
+    assert "to confirm, type: rolling restart on prod (scripts: --confirm" in out
+    audit = tmp_path / "audit.log"
+    status, _, err = run("rolling-restart", "--context", "prod", "--yes", "--audit-log",
+                         str(audit))
+    assert status == 1
+    assert ("context prod is production: confirm with --confirm 'rolling restart on prod' "
+            "(--yes never skips it)") in err
+    assert not audit.exists()
+
+
+def test_the_phrases_of_a_production_context() -> None:
+    from ndbtop.actions.commands import RestartNode, StopNode
+    from ndbtop.actions.production import production_phrase, rolling_phrase
+
+    assert production_phrase(RestartNode((3,)), None, "prod") == "restart node 3 on prod"
+    assert production_phrase(RestartNode((3,), initial=True), "3", "prod") == (
+        "restart node 3 -i on prod")
+    assert production_phrase(StopNode((2, 4), abort=True), None, "p") == "stop nodes 2 4 -a on p"
+    assert production_phrase(RestartNode((3,), force=True), "restart the whole cluster",
+                             "prod") == "restart the whole cluster on prod"
+    assert rolling_phrase(None, "prod") == "rolling restart on prod"
+    assert rolling_phrase("abort transactions", "prod") == "abort transactions on prod"
+    assert rolling_phrase("abort transactions", None) == "abort transactions"
