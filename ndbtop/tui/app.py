@@ -15,25 +15,22 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.driver import Driver
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TabPane
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.errors import FileError
-from ndbtop.files import write_crash_report
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.record.background import BackgroundRecorder
-from ndbtop.sanitise import sanitise
 from ndbtop.tui.action_flow import ActionFlow
 from ndbtop.tui.alarm import plain_colours
 from ndbtop.tui.context_label import ContextLabel
 from ndbtop.tui.gc_pacing import GcPacing
+from ndbtop.tui.guarded import GuardedApp
 from ndbtop.tui.recording import Recording
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.screens.live import LiveScreen, ReadOnlyScreen
@@ -72,7 +69,7 @@ VIEWS: tuple[tuple[str, type[View]], ...] = (
 """The views in their tabs, in the order of their number keys (the tenth on 0)."""
 
 
-class NdbtopApp(App[int]):
+class NdbtopApp(GuardedApp):
     """ndbtop's live view."""
 
     TITLE = "ndbtop"
@@ -174,37 +171,6 @@ class NdbtopApp(App[int]):
         """Seconds ``W``'s rolling restart waits for a node to be STARTED again."""
         self.rolling_poll = 1.0
         """Seconds between ``W``'s rolling restart status polls."""
-        self.crash: BaseException | None = None
-        """The internal error that ended the view, if one did."""
-        self.crash_report: Path | None = None
-        """Where its traceback was written."""
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = False,
-    ) -> None:
-        """A notification, never markup: messages quote servers and files."""
-        super().notify(
-            sanitise(message), title=sanitise(title), severity=severity, timeout=timeout,
-            markup=False,
-        )
-
-    def _fatal_error(self) -> None:
-        # An internal error: the traceback goes to a private crash report, not to the
-        # terminal (it may quote what a server sent); the launcher names the report.
-        error = self._exception
-        if error is not None:
-            self.crash = error
-            try:
-                self.crash_report = write_crash_report(error)
-            except (OSError, FileError):
-                self.crash_report = None
-        self._close_messages_no_wait()
 
     # Composition
 

@@ -11,20 +11,18 @@ import datetime as dt
 import re
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import Optional, Union
+from typing import Union
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 
 from ndbtop.elide import elide
-from ndbtop.files import write_crash_report
 from ndbtop.fleet.rows import FleetRow
 from ndbtop.fleet.watch import Fleet
 from ndbtop.model.eta import Eta
-from ndbtop.sanitise import sanitise
 from ndbtop.tui.alarm import ALARM, colourless, plain_colours
 from ndbtop.tui.context_label import ContextLabel, label_text
+from ndbtop.tui.guarded import GuardedApp
 from ndbtop.tui.safe import Plain, Text
 from ndbtop.tui.widgets.keybar import KeyBar
 from ndbtop.tui.widgets.keyed_table import KeyedTable
@@ -115,7 +113,7 @@ def detail_text(row: FleetRow) -> Text:
     return out
 
 
-class FleetApp(App[Optional[str]]):
+class FleetApp(GuardedApp):
     """Every context in one table."""
 
     TITLE = "ndbtop fleet"
@@ -149,20 +147,6 @@ class FleetApp(App[Optional[str]]):
         """The clock of the header's time."""
         self._theme_name = theme
         self._rows: dict[str, tuple[FleetRow, tuple[object, ...]]] = {}
-        self.crash: BaseException | None = None
-        """The internal error that ended the overview, if one did."""
-        self.crash_report: Path | None = None
-
-    def _fatal_error(self) -> None:
-        # As the live view does: the traceback goes to a private crash report.
-        error = self._exception
-        if error is not None:
-            self.crash = error
-            try:
-                self.crash_report = write_crash_report(error)
-            except OSError:
-                self.crash_report = None
-        self._close_messages_no_wait()
 
     def compose(self) -> ComposeResult:
         yield Plain(id="fleet-header")
@@ -181,12 +165,6 @@ class FleetApp(App[Optional[str]]):
         table.focus()
         if self.note:
             self.notify(self.note, severity="error", timeout=10)
-
-    def notify(self, message: str, *, title: str = "", severity: object = "information",
-               timeout: float | None = None, markup: bool = False) -> None:
-        """A notification, never markup."""
-        super().notify(sanitise(message), title=sanitise(title),
-                       severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
 
     def changed(self) -> None:
         """A cluster's source connected, failed or recovered: draw at once."""

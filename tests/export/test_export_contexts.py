@@ -7,14 +7,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from export_helpers import Served
 from prometheus_server import ROOT, Prometheus
+from prometheus_server import fetch as get
 
 from ndbtop.cli.export import contexts_served
 from ndbtop.cli.parser import build_parser
@@ -62,14 +61,6 @@ def _text_encoder() -> tuple[Any, str]:
     from prometheus_client.exposition import choose_encoder
 
     return choose_encoder("text/plain")
-
-
-def get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as reply:
-            return reply.status, reply.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
 
 
 def write_contexts(sims: dict[str, Any]) -> None:

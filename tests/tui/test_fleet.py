@@ -27,7 +27,9 @@ from ndbtop.tui.launch import ClusterView, _session
 from ndbtop.tui.screen_text import screen_text
 from tests.tui.conftest import SIZE, wait_until
 
-INTERVAL = 0.25
+INTERVAL = 1.0
+"""Refresh of the hubs: a loaded machine still answers within it (a late answer would show
+the row stale)."""
 
 
 def closed_port() -> int:
