@@ -179,3 +179,33 @@ def test_the_phrases_of_a_production_context() -> None:
     assert rolling_phrase(None, "prod") == "rolling restart on prod"
     assert rolling_phrase("abort transactions", "prod") == "abort transactions on prod"
     assert rolling_phrase("abort transactions", None) == "abort transactions"
+
+
+def test_contexts_lists_each_context_and_whether_it_answers_now(
+        run: Run, threaded_sim: Any, clusters_file) -> None:  # type: ignore[no-untyped-def]
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    sim = threaded_sim("threads")
+    path = clusters_file(PROD.replace("mgm1.prod:1186", sim.connectstring).replace(
+        "mgm1.dr:1186", f"127.0.0.1:{closed}") + '[x]\nconnectstring = "h:99999"\n')
+    status, out, err = run("contexts")
+    assert status == 3 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == str(path)
+    assert lines[1].split() == ["CONTEXT", "MANAGEMENT", "SERVERS", "FLAGS", "ANSWERS", "NOW"]
+    prod = next(line for line in lines if line.startswith("prod "))
+    assert "production" in prod
+    assert prod.endswith(f"yes: {sim.connectstring}, NDB 8.4.3, 2/2 data nodes started")
+    dr = next(line for line in lines if line.startswith("dr "))
+    assert "read-only" in dr and dr.endswith(f"no: 127.0.0.1:{closed}: connection refused")
+    bad = next(line for line in lines if line.startswith("x "))
+    assert "no: " in bad and "99999" in bad
+
+
+def test_contexts_without_a_file_says_where_it_looked(run: Run) -> None:
+    status, out, err = run("contexts")
+    assert status == 2 and out == ""
+    assert "no contexts: " in err and "clusters.toml does not exist" in err
