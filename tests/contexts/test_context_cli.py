@@ -155,8 +155,12 @@ def test_a_rolling_restart_of_a_production_context_wants_its_phrase(
     sim = threaded_sim("threads")
     clusters_file(PROD.replace("mgm1.prod:1186", sim.connectstring))
     status, out, _ = run("rolling-restart", "--context", "prod", "--dry-run")
-    assert status == 0
+    assert status == 1, "a dry run says it would wait for the phrase"
     assert "to confirm, type: rolling restart on prod (scripts: --confirm" in out
+    assert "allowed once 'rolling restart on prod' is typed (--confirm)" in out
+    status, out, _ = run("rolling-restart", "--context", "prod", "--dry-run", "--confirm",
+                         "rolling restart on prod")
+    assert status == 0
     audit = tmp_path / "audit.log"
     status, _, err = run("rolling-restart", "--context", "prod", "--yes", "--audit-log",
                          str(audit))
@@ -179,6 +183,16 @@ def test_the_phrases_of_a_production_context() -> None:
     assert rolling_phrase(None, "prod") == "rolling restart on prod"
     assert rolling_phrase("abort transactions", "prod") == "abort transactions on prod"
     assert rolling_phrase("abort transactions", None) == "abort transactions"
+    # The plan carries it: rolling-restart, its --dry-run and JSON, and W all read it.
+    from ndbtop.ops.rolling_plan import RollingPlan
+    from ndbtop.tui.screens.rolling_plan import confirm_phrase
+
+    assert RollingPlan(((2,), (3,))).phrase is None
+    assert RollingPlan(((2,), (3,)), production="prod").phrase == "rolling restart on prod"
+    assert RollingPlan(((2, 4),), abort=True, production="prod").phrase == (
+        "abort transactions on prod")
+    assert confirm_phrase(RollingPlan(((2,),), initial=True, production="prod")) == (
+        "initial and rolling restart on prod")
 
 
 def test_contexts_lists_each_context_and_whether_it_answers_now(
