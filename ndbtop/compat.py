@@ -12,7 +12,9 @@ every version and ``tests/test_python_floor.py`` can keep it so:
 - :class:`AsyncLock` and :class:`AsyncEvent`: ``asyncio``'s, bound to the loop that runs when
   they are first waited on, as from 3.10 (3.9 binds them to the thread's loop when
   they are made, so one made in a constructor fails under ``asyncio.run`` or in a
-  thread with no loop).
+  thread with no loop);
+- :func:`toml_loads`: the standard library's ``tomllib`` (3.11+), its backport ``tomli``
+  on 3.9 and 3.10 (the same code, published apart).
 """
 
 from __future__ import annotations
@@ -172,3 +174,16 @@ else:
         def __init__(self) -> None:
             self._waiters: collections.deque[asyncio.Future[bool]] = collections.deque()
             self._value = False
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """Parse TOML text: ``tomllib`` from 3.11, the ``tomli`` backport before (installed
+    on those versions only). A syntax error raises ``ValueError`` (``TOMLDecodeError``),
+    its message ending in ``(at line N, column M)``."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        return tomllib.loads(text)
+    import tomli
+
+    return tomli.loads(text)

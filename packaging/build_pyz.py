@@ -107,14 +107,28 @@ def pythons(requires: str) -> tuple[list[str], list[str]]:
     return allowed, [v for v in PYTHONS if v not in allowed]
 
 
+def marker_env(python: str) -> dict[str, str]:
+    """The environment markers of CPython ``python`` on Linux."""
+    return {"python_version": python, "python_full_version": f"{python}.0",
+            "implementation_name": "cpython", "platform_python_implementation": "CPython",
+            "sys_platform": "linux", "os_name": "posix"}
+
+
+def requirements_for(python: str, requirements: list[str]) -> list[str]:
+    """The requirements that apply to CPython ``python``, without their markers: pip
+    evaluates a requirement's marker (``tomli; python_version < "3.11"``) for the
+    interpreter it runs on, not for ``--python-version``."""
+    env = marker_env(python)
+    chosen = [Requirement(r) for r in requirements]
+    return [f"{r.name}{r.specifier}" for r in chosen if r.marker is None or r.marker.evaluate(env)]
+
+
 def pins_for(python: str, dest: Path) -> Path:
     """The pins of ``pyz-constraints.txt`` that apply to CPython ``python``, in a file of
     their own: pip evaluates a constraint's marker for the interpreter it runs on, not for
     ``--python-version``."""
     lines = []
-    env = {"python_version": python, "python_full_version": f"{python}.0",
-           "implementation_name": "cpython", "platform_python_implementation": "CPython",
-           "sys_platform": "linux", "os_name": "posix"}
+    env = marker_env(python)
     for line in (HERE / "pyz-constraints.txt").read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -135,7 +149,8 @@ def download(python: str, arch: str, requirements: list[str], wheels: Path) -> N
         "--only-binary=:all:", "--platform", f"{MANYLINUX}_{arch}",
         "--python-version", python, "--implementation", "cp", "--abi", f"cp{tag}",
         "--abi", "abi3", "--abi", "none",
-        "--constraint", pins_for(python, WORK), "--dest", wheels, *requirements)
+        "--constraint", pins_for(python, WORK), "--dest", wheels,
+        *requirements_for(python, requirements))
 
 
 def sha256(path: Path) -> str:

@@ -37,7 +37,10 @@ from textual.pilot import Pilot  # noqa: E402
 
 from ndbtop.actions.audit import AuditLog  # noqa: E402
 from ndbtop.demo.capture import CaptureSpec, capture  # noqa: E402
+from ndbtop.fleet.rows import FleetRow, fleet_row  # noqa: E402
+from ndbtop.model.sources import SourceState, SourceStatus  # noqa: E402
 from ndbtop.tui.app import NdbtopApp  # noqa: E402
+from ndbtop.tui.fleet import FleetApp  # noqa: E402
 from ndbtop.tui.screen_text import screen_text  # noqa: E402
 from ndbtop.tui.source import FrozenSource  # noqa: E402
 
@@ -181,6 +184,51 @@ SHOTS = (
 )
 
 
+FLEET = (
+    # context, colour, production, the moment of its cluster
+    ("prod", "red", True, CaptureSpec("fleet:prod", 600.0, panels=("restart_info",))),
+    ("dr", "blue", False, CaptureSpec("fleet:dr", 120.0)),
+    ("staging", "green", False, CaptureSpec("fleet:staging", 120.0)),
+)
+"""The fleet overview's clusters: demo --fleet's three, and qa, which does not answer."""
+
+
+class FrozenFleet:
+    """The overview's rows from captured snapshots (what a Fleet gives the screen)."""
+
+    def __init__(self, rows: tuple[FleetRow, ...]) -> None:
+        self._rows = rows
+        self.names = tuple(r.name for r in rows)
+        self.interval = 2.0
+
+    def rows(self) -> tuple[FleetRow, ...]:
+        return self._rows
+
+    def set_interval(self, interval: float) -> None:
+        self.interval = interval
+
+
+async def render_fleet() -> str:
+    """The fleet overview: prod in a rolling restart, dr healthy, staging with a finding,
+    qa not answering; the cursor on prod."""
+    rows = []
+    for name, colour, production, spec in FLEET:
+        cap = await capture(spec)
+        rows.append(fleet_row(name, cap.snapshot, color=colour, production=production))
+    lost = rows[-1].age or 0.0
+    refused = SourceStatus("mgm", SourceState.RETRYING, "mgm.qa.example:1186",
+                           error="cannot connect to a management server: mgm.qa.example:1186:"
+                           " connection refused", last_ok=None)
+    snap = cap.snapshot
+    rows.append(fleet_row("qa", type(snap)(snap.taken_at + lost, snap.wall, 2.0, (refused,)),
+                          color="magenta"))
+    app = FleetApp(FrozenFleet(tuple(rows)), wall=lambda: snap.wall)  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: "connection refused" in screen_text(app))
+        return app.export_screenshot(
+            title="ndbtop fleet · every context of clusters.toml: one row per cluster")
+
+
 async def settle(pilot: Pilot[int], done: Callable[[], object]) -> None:
     """Let the app handle its messages until ``done()`` holds."""
     for _ in range(400):
@@ -216,6 +264,10 @@ async def main(out: Path, only: tuple[str, ...] = ()) -> list[Path]:
     """Write every screenshot (or those named in ``only``) into ``out``; returns the files."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
+    if not only or "fleet" in only:
+        path = out / "fleet.svg"
+        path.write_text(await render_fleet(), encoding="utf-8")
+        written.append(path)
     with tempfile.TemporaryDirectory() as tmp:
         for shot in SHOTS:
             if only and shot.name not in only:

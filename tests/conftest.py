@@ -185,6 +185,15 @@ def private_state_dir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
 
 
 @pytest.fixture(autouse=True)
+def private_config_dir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+                       ) -> None:
+    """No user's clusters.toml or $NDBTOP_CONTEXT reaches a test: the contexts file is read
+    from an empty temporary directory unless the test writes one there."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("NDBTOP_CONTEXT", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def no_dns_for_invalid_names(monkeypatch: pytest.MonkeyPatch) -> None:
     """Names under ``.invalid`` (RFC 6761) fail to resolve without asking a DNS server."""
     real = socket.getaddrinfo

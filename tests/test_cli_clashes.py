@@ -24,7 +24,8 @@ ENTRY = {
     "wait": "ndbtop.cli.wait", "rolling-restart": "ndbtop.cli.rolling", "mgm": "ndbtop.cli.mgm",
     "record": "ndbtop.cli.record", "replay": "ndbtop.cli.record", "report": "ndbtop.cli.bundle",
     "export": "ndbtop.cli.export", "check": "ndbtop.cli.check",
-    "config": "ndbtop.cli.config", "completion": "ndbtop.cli.completion",
+    "config": "ndbtop.cli.config", "contexts": "ndbtop.cli.contexts",
+    "fleet": "ndbtop.cli.fleet", "completion": "ndbtop.cli.completion",
     "man": "ndbtop.cli.manpage",
 }
 """The module each command's dispatch (ndbtop.cli.main) hands the parsed options to."""

@@ -30,11 +30,31 @@ def default_audit_path() -> Path:
     return top / "audit.log"
 
 
-class AuditLog:
-    """Appends JSON lines to a file, each one synced to disk."""
+def audit_log(path: str | None, context: object = None) -> AuditLog:
+    """The audit log at ``path`` (default :func:`default_audit_path`) of the actions on
+    ``context`` (a :class:`ndbtop.contexts.Context`, or None)."""
+    return AuditLog(Path(path) if path else default_audit_path(),
+                    getattr(context, "name", None), bool(getattr(context, "production", False)))
 
-    def __init__(self, path: Path) -> None:
+
+class AuditLog:
+    """Appends JSON lines to a file, each one synced to disk.
+
+    ``context`` names the context (``clusters.toml``) the actions are on: every record
+    then carries it; ``production`` says that context is marked production, whose
+    confirmations name it (:mod:`ndbtop.actions.production`).
+    """
+
+    def __init__(self, path: Path, context: str | None = None, production: bool = False
+                 ) -> None:
         self.path = path
+        self.context = context
+        self.production = production
+
+    @property
+    def production_context(self) -> str | None:
+        """The context's name when it is marked production, else None."""
+        return self.context if self.production else None
 
     def write(self, **record: object) -> None:
         """Append one record stamped with the time, user and host; raises if it cannot."""
@@ -42,6 +62,7 @@ class AuditLog:
             "time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"),
             "user": _user(),
             "host": socket.gethostname(),
+            **({"context": self.context} if self.context is not None else {}),
             **record,
         }
         data = (dumps(line, sort_keys=False) + "\n").encode()

@@ -28,6 +28,7 @@ from ndbtop.actions.commands import (
     wire_text,
 )
 from ndbtop.actions.guards import assess
+from ndbtop.actions.production import on_production
 from ndbtop.actions.target import audit_fields
 from ndbtop.compat import SLOTS
 from ndbtop.errors import (
@@ -80,7 +81,8 @@ async def run_action(
         target = str(address)
         nodes = await client.get_status()
         backups = await live_backups(client) if isinstance(action, StartBackup) else ()
-        live = assess(action, nodes, config, backups, target)
+        live = on_production(assess(action, nodes, config, backups, target), action,
+                             audit.production_context)
         if live.allowed and live.consequence is not None and confirmed != live.confirm_text:
             live = replace(live, blockers=(
                 f"{live.consequence}; this was not confirmed with '{live.confirm_text}'",

@@ -34,6 +34,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if argv is None:
         hide_password(getattr(args, "mysql_password", None))
     try:
+        if hasattr(args, "context"):
+            from ndbtop.cli.context_args import apply_context
+
+            apply_context(args)
         if hasattr(args, "read_only") and args.command != "replay":
             from ndbtop.cli.sources import read_only_origin
 
@@ -99,6 +103,14 @@ def _dispatch(args: object) -> int:
         from ndbtop.cli.sim import run_sim
 
         return run_sim(args)
+    if command == "contexts":
+        from ndbtop.cli.contexts import run_contexts
+
+        return run_contexts(args)
+    if command == "fleet":
+        from ndbtop.cli.fleet import run_fleet
+
+        return run_fleet(args)
     if command == "completion":
         from ndbtop.cli.completion import run_completion
 

@@ -17,7 +17,7 @@ from ndbtop.cli.optionspec import LIVE, Option
 from ndbtop.compat import SLOTS
 
 SQL_OPTIONS = ("mysql_host", "mysql_port", "mysql_user", "mysql_password", "mysql_socket",
-               "ssl_ca", "ssl_cert", "ssl_key")
+               "ssl_ca", "ssl_cert", "ssl_key", "login_path", "defaults_group_suffix")
 """Destinations of the options that say how to reach the SQL node."""
 
 
@@ -45,6 +45,13 @@ CLASHES: tuple[Clash, ...] = (
           "--minutes is how much of --recording goes in", absent=True),
     Clash(frozenset({"demo", "sim"}), "list", ("*",),
           "--list only lists the scenarios"),
+    Clash(frozenset({"demo"}), "demo_fleet", ("once", "scenario", "at", "fail_node",
+                                             "data_node_hosts", "no_sql"),
+          "--fleet plays its own three clusters in the fleet overview"),
+    Clash(frozenset({"export"}), "all_contexts", ("context", "connectstring"),
+          "--contexts serves every context"),
+    Clash(frozenset({LIVE, "rolling-restart", "mgm"}), "read_write", ("read_only",),
+          "--read-write lifts a context's read_only"),
     Clash(frozenset({LIVE, "record", "report", "export"}), "ssh",
           ("ssh_config", "ssh_user", "ssh_option"),
           "only --ssh reads the data node hosts", absent=True),

@@ -53,6 +53,19 @@ DESCRIPTIONS = {
     "report": ("collect a triage bundle to attach to a ticket",
                "Collect the --once report, recent events, log levels, memory reports, a "
                "recording's tail and the audit log into one .tar.gz. No password goes in."),
+    "contexts": ("list the contexts of clusters.toml and whether each answers now",
+                 "List the contexts of $XDG_CONFIG_HOME/ndbtop/clusters.toml "
+                 "(~/.config/ndbtop/clusters.toml): name, management servers, production and "
+                 "read_only, and whether its management server answers now (asked in "
+                 "parallel, a few seconds at most). Exit 0 when every one answers, 3 when one "
+                 "does not."),
+    "fleet": ("one row per context: versions, nodes, findings, restarts, backups",
+              "Watch every context of clusters.toml at once: per cluster its version, data "
+              "nodes started of configured, node groups at risk, the most severe finding, a "
+              "start, restart or backup in progress with its ETA, and the age of its last "
+              "answer, from its management server only. Enter opens a cluster in the live "
+              "view (F there comes back). A cluster that does not answer is a row that says "
+              "why."),
     "completion": ("print the shell completion script for bash, zsh or fish",
                    "Print the completion script of ndbtop's commands, options and values for "
                    "SHELL. bash: eval \"$(ndbtop completion bash)\" in ~/.bashrc; zsh: save it "

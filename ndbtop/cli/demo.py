@@ -18,6 +18,10 @@ def run_demo(args: argparse.Namespace) -> int:
     if args.list:
         sys.stdout.write(scenario_list())
         return 0
+    if args.demo_fleet:
+        from ndbtop.cli.demo_fleet import run_demo_fleet
+
+        return run_demo_fleet(args)
     if args.json and not args.once:
         raise UsageError("--json needs --once")
     if args.section is not None and not args.once:

@@ -64,6 +64,13 @@ def _files() -> list[str]:
     for name, what in STATE_FILES:
         lines += [".TP", f"\\fB$XDG_STATE_HOME/ndbtop/{roff(name)}\\fR", what]
     lines += [
+        ".TP", "\\fB$XDG_CONFIG_HOME/ndbtop/clusters.toml\\fR "
+        "(\\fB~/.config/ndbtop/clusters.toml\\fR)",
+        "the contexts: one table per cluster, named by the context, whose keys are the "
+        "options' names (connectstring, mysql_host, ...) and password_command, read_only, "
+        "production, color, replicates_to; refused when others can write it",
+        ".TP", "\\fB~/.mylogin.cnf\\fR",
+        "the login path file of mysql_config_editor, read for \\fB\\-\\-login\\-path\\fR",
         ".TP", "\\fB~/.my.cnf\\fR",
         "SQL node options in the [client] and [ndbtop] groups (\\fB\\-\\-defaults\\-file\\fR "
         "names another); read_only in [ndbtop] is \\fB\\-\\-read\\-only\\fR",
@@ -124,6 +131,9 @@ def page() -> str:
         ".TP", "\\fBNDB_CONNECTSTRING\\fR",
         "the management servers when \\fB\\-\\-ndb\\-connectstring\\fR is not given",
         ".TP", "\\fBMYSQL_PWD\\fR", "the SQL node password",
+        ".TP", "\\fBNDBTOP_CONTEXT\\fR", "the context when \\fB\\-\\-context\\fR is not given",
+        ".TP", "\\fBXDG_CONFIG_HOME\\fR",
+        "where clusters.toml is (default ~/.config/ndbtop)",
         ".TP", "\\fBNO_COLOR\\fR", "no colours, as \\fB\\-\\-no\\-color\\fR",
         ".TP", "\\fBXDG_STATE_HOME\\fR",
         "where the audit log, recordings and history go (default ~/.local/state/ndbtop)",

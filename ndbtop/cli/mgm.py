@@ -20,14 +20,14 @@ import argparse
 import asyncio
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from ndbtop.actions.admin_commands import Report
-from ndbtop.actions.audit import AuditLog, default_audit_path
+from ndbtop.actions.audit import AuditLog, audit_log
 from ndbtop.actions.backup_commands import StartBackup
 from ndbtop.actions.commands import Action, wire_text
 from ndbtop.actions.guards import Assessment, assess
 from ndbtop.actions.mgm_language import Command, Query, bind, parse
+from ndbtop.actions.production import on_production
 from ndbtop.actions.runner import live_backups, run_action
 from ndbtop.actions.target import cluster_target
 from ndbtop.cli.exits import DONE, NOT_MET
@@ -75,6 +75,11 @@ class Live:
         return cluster_target(self.address, self.config.generation if self.config else None)
 
 
+def audit_of(args: argparse.Namespace) -> AuditLog:
+    """The audit log of the actions on this cluster (naming its context, if any)."""
+    return audit_log(args.audit_log, getattr(args, "context_info", None))
+
+
 async def read_live(client: MgmClient) -> Live:
     """Connect, then ``get status`` and the configuration (None when it cannot be read)."""
     address = str(await client.connect())
@@ -106,7 +111,8 @@ async def execute(command: Command, args: argparse.Namespace, connectstring: Con
             wait_target(action)
     status = DONE
     for action in change.actions:
-        verdict = assess(action, live.nodes, live.config, backups, live.address)
+        verdict = on_production(assess(action, live.nodes, live.config, backups, live.address),
+                                action, audit_of(args).production_context)
         status = await _act(action, verdict, live, args, connectstring, interactive)
         if status != DONE:
             break
@@ -179,10 +185,8 @@ async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.N
     typed = await _confirmation(verdict, args, interactive)
     if typed is False:
         return NOT_MET
-    audit = AuditLog(Path(args.audit_log) if args.audit_log else default_audit_path())
-
     async def send() -> int:
-        outcome = await run_action(action, connectstring, audit, config=live.config,
+        outcome = await run_action(action, connectstring, audit_of(args), config=live.config,
                                    confirmed=typed if isinstance(typed, str) else None)
         if not outcome.ok:
             write_line(err, f"ndbtop: {action.ndb_mgm()}: {outcome.reply}")

@@ -28,9 +28,18 @@ def run_monitor(args: argparse.Namespace) -> int:
         raise UsageError("--json needs --once")
     if args.section is not None and not args.once:
         raise UsageError("--section needs --once")
-    connectstring = cluster_connectstring(args)
+    hub = monitor_hub(args)
+    if args.once:
+        return asyncio.run(print_once(hub, args.json, args.section))
+    from ndbtop.cli.fleet import run_live
+
+    return run_live(hub, args)
+
+
+def monitor_hub(args: argparse.Namespace) -> Hub:
+    """The live view's hub: every source the options ask for."""
     hub = Hub(
-        connectstring,
+        cluster_connectstring(args),
         RealClock(),
         args.interval,
         ndbinfo=ndbinfo_reader(args),
@@ -41,11 +50,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         backup_status_every=args.backup_status_interval,
     )
     hub.want_txn_age(args.txn_age)
-    if args.once:
-        return asyncio.run(print_once(hub, args.json, args.section))
-    from ndbtop.tui.launch import run_tui
-
-    return run_tui(hub, args)
+    return hub
 
 
 async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = None) -> int:

@@ -67,7 +67,7 @@ ACTING = frozenset({LIVE, "demo", "rolling-restart", "mgm"})
 SHOWING = frozenset({LIVE, "demo", "replay"})
 SIMULATING = frozenset({"demo", "sim", "record"})
 COMMANDS = ("demo", "sim", "wait", "rolling-restart", "mgm", "record", "replay", "report",
-            "export", "check", "config", "completion", "man")
+            "export", "check", "config", "contexts", "fleet", "completion", "man")
 EVERY = frozenset({LIVE, *COMMANDS})
 
 MGM = "management server"
@@ -75,8 +75,22 @@ SQLG = "SQL node (ndbinfo)"
 DISPLAY = "display"
 SAFETY = "actions"
 SCENARIO = "scenario"
+CONTEXT = "contexts (clusters.toml)"
 
 OPTIONS: tuple[Option, ...] = (
+    # Which cluster, by name.
+    option("--context", commands=CONNECTING, group=CONTEXT, metavar="NAME",
+           help="the cluster named NAME in $XDG_CONFIG_HOME/ndbtop/clusters.toml "
+           "(~/.config/ndbtop/clusters.toml): its connect string, SQL nodes, password source, "
+           "TLS and ssh settings; options given here override its own (default: "
+           "$NDBTOP_CONTEXT)"),
+    option("--contexts", commands={"export"}, group=CONTEXT, dest="all_contexts",
+           action="store_true", default=False,
+           help="serve every context of clusters.toml from this one process: "
+           "/probe?context=NAME one cluster, /metrics all; every series has a cluster label"),
+    option("--read-write", commands=ACTING - {"demo"}, group=CONTEXT, action="store_true",
+           default=False, help="allow actions on a context marked read_only, for this run, "
+           "once its phrase ('allow actions on NAME') is typed at the terminal"),
     # Where the cluster is.
     option("-c", "--ndb-connectstring", "--connect-string", dest="connectstring",
            commands=CONNECTING, group=MGM, metavar="CONNECTSTRING",
@@ -106,6 +120,12 @@ OPTIONS: tuple[Option, ...] = (
            "once ndbtop starts, but shell history and a quick ps may still see it"),
     option("--mysql-socket", commands=SQL, group=SQLG, metavar="PATH",
            help="Unix socket of the SQL node"),
+    option("--login-path", commands=SQL, group=SQLG, metavar="NAME",
+           help="also read the group NAME of ~/.mylogin.cnf (mysql_config_editor's login "
+           "path file, $MYSQL_TEST_LOGIN_FILE), as the mysql client does"),
+    option("--defaults-group-suffix", commands=SQL, group=SQLG, metavar="SUFFIX",
+           help="also read the option-file groups [client SUFFIX] and [ndbtop SUFFIX] "
+           "(e.g. _prod: [client_prod])"),
     option("--defaults-file", commands=SQL | ACTING, group=SQLG, metavar="FILE",
            help="read options from FILE instead of ~/.my.cnf ([client] and [ndbtop]; "
            "read_only in [ndbtop] is --read-only)"),
@@ -144,23 +164,25 @@ OPTIONS: tuple[Option, ...] = (
            action="store_true", default=False,
            help="print JSON (with --once; wait: one line per change; rolling-restart: "
                 "one line per event)"),
-    option("--interval", commands=CONNECTING - {"rolling-restart", "mgm", "config"} | {"demo"},
-           group=DISPLAY,
+    option("--interval", commands=CONNECTING - {"rolling-restart", "mgm", "config"}
+           | {"demo", "fleet"}, group=DISPLAY,
            type=interval, default=1.0, metavar="SECONDS",
-           help="seconds between samples, refreshes or polls (default 1)"),
-    option("--no-color", commands=SHOWING, group=DISPLAY, action="store_true", default=False,
-           help="no colours (also: $NO_COLOR)"),
-    option("--theme", commands=SHOWING, group=DISPLAY, default="dark",
+           help="seconds between samples, refreshes or polls (default 1; fleet and "
+           "demo --fleet: 2)"),
+    option("--no-color", commands=SHOWING | {"fleet"}, group=DISPLAY, action="store_true",
+           default=False, help="no colours (also: $NO_COLOR)"),
+    option("--theme", commands=SHOWING | {"fleet"}, group=DISPLAY, default="dark",
            choices=("dark", "light", "ansi", "ansi-light"),
            help="colours for dark or light terminals; ansi uses the terminal's own"),
     option("--debug", commands=EVERY, group=DISPLAY, action="store_true", default=False,
            help="show tracebacks of internal errors"),
     # Actions.
-    option("--read-only", commands=ACTING | {"replay"}, group=SAFETY, action="store_true",
+    option("--read-only", commands=ACTING | {"replay", "fleet"}, group=SAFETY,
+           action="store_true",
            default=False, help="no action that changes the cluster (restart, stop, start, "
            "log levels, rolling restart, backups); also read_only in the [ndbtop] "
            "option-file group"),
-    option("--audit-log", commands=ACTING | {"report"}, group=SAFETY, metavar="FILE",
+    option("--audit-log", commands=ACTING | {"report", "fleet"}, group=SAFETY, metavar="FILE",
            help="where actions are logged (default ~/.local/state/ndbtop/audit.log); "
            "report: the audit log to include"),
     # wait and rolling-restart.
@@ -258,6 +280,10 @@ OPTIONS: tuple[Option, ...] = (
            metavar="NAME", help=f"scenario to play (default {DEFAULT_SCENARIO}; --list shows all)"),
     option("--list", commands={"demo", "sim"}, group=SCENARIO, action="store_true",
            default=False, help="list the scenarios and exit"),
+    option("--fleet", commands={"demo"}, group=SCENARIO, dest="demo_fleet",
+           action="store_true", default=False,
+           help="three simulated clusters in the fleet overview: prod (a node restart under "
+           "way, production), dr (healthy) and staging (a finding)"),
     option("--speed", commands=SIMULATING | {"replay"}, group=SCENARIO,
            type=number(0, 100_000, above=True),
            metavar="X", help="simulated seconds per real second (default: the scenario's own; "

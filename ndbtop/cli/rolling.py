@@ -14,10 +14,9 @@ import contextlib
 import signal
 import sys
 import time
-from pathlib import Path
 from typing import TextIO
 
-from ndbtop.actions.audit import AuditLog, default_audit_path
+from ndbtop.actions.audit import AuditLog, audit_log
 from ndbtop.actions.guards import assess
 from ndbtop.actions.target import audit_fields, cluster_target
 from ndbtop.cli.exits import DONE, INTERRUPTED, NOT_MET
@@ -137,7 +136,7 @@ async def _go(args: argparse.Namespace, connectstring: ConnectString, context: P
               hub: Hub, target: str, run: RunOutput) -> int:
     """Confirm, then run the plan; Ctrl-C stops it where it is."""
     plan, out, js = context.plan, run.out, run.js
-    audit = AuditLog(Path(args.audit_log) if args.audit_log else default_audit_path())
+    audit = audit_log(args.audit_log, getattr(args, "context_info", None))
     engine = RollingRestart(
         plan, connectstring, audit, decide=run.decide, report=run.report,
         node_timeout=args.node_timeout, config=context.config, confirmed=plan.phrase,
@@ -152,7 +151,9 @@ async def _go(args: argparse.Namespace, connectstring: ConnectString, context: P
         loop.add_signal_handler(signal.SIGINT, task.cancel)
     try:
         if plan.phrase is not None:
-            refusal = await _typed(args, plan.phrase, run.asked)
+            why = (ABORTED_NOT_DRAINED if plan.aborts
+                   else f"context {plan.production} is production")
+            refusal = await _typed(args, plan.phrase, run.asked, why)
             if refusal is not None:
                 if js:
                     write(out, not_started_event(refusal))
@@ -198,15 +199,16 @@ def _ended(result: RollingResult, total: int, out: TextIO, js: bool) -> int:
     return DONE if not result.aborted and not result.skipped else NOT_MET
 
 
-async def _typed(args: argparse.Namespace, phrase: str, asked: TextIO) -> str | None:
-    """Why the plan's phrase was not confirmed (None: it was), from ``--confirm`` or asked:
-    ``--yes`` never stands for it."""
+async def _typed(args: argparse.Namespace, phrase: str, asked: TextIO,
+                 why: str = ABORTED_NOT_DRAINED) -> str | None:
+    """Why the plan's phrase was not confirmed (None: it was), from ``--confirm`` or asked
+    (``why`` says why it is asked): ``--yes`` never stands for it."""
     if args.confirm is not None:
         return None if args.confirm == phrase else (
             f"--confirm {args.confirm[:40]!r} is not the phrase this plan asks for, {phrase!r}")
     if args.yes or not sys.stdin.isatty():
-        return f"{ABORTED_NOT_DRAINED}: confirm with --confirm '{phrase}' (--yes never skips it)"
-    typed = await ask_phrase(f"{ABORTED_NOT_DRAINED}.\ntype '{phrase}' to start: ", asked)
+        return f"{why}: confirm with --confirm '{phrase}' (--yes never skips it)"
+    typed = await ask_phrase(f"{why}.\ntype '{phrase}' to start: ", asked)
     return None if typed == phrase else f"'{phrase}' was not typed"
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from ndbtop.cli.exits import DONE, NOT_MET
@@ -76,6 +76,9 @@ async def make_plan(args: argparse.Namespace, connectstring: ConnectString) -> P
         plan = plan_rolling(nodes, per_group=args.per_group, only=args.nodes,
                             initial=args.initial, config=config, skip=verdict.skipped,
                             due=pending)
+        context = getattr(args, "context_info", None)
+        if context is not None and context.production:
+            plan = replace(plan, production=context.name)
         if config is not None and pending is not None:
             note = configuration_note(plan, config, pending)
             due = due_nodes(plan, pending)

@@ -56,6 +56,17 @@ def mysql_cli_values(args: argparse.Namespace) -> dict[str, str | None]:
     }
 
 
+def context_password(args: argparse.Namespace) -> tuple[str, str] | None:
+    """The password the context's ``password_command`` prints, with where it came from,
+    unless the command line gave one (``-p``)."""
+    context = getattr(args, "context_info", None)
+    if context is None or context.password_command is None or args.mysql_password is not None:
+        return None
+    from ndbtop.contexts.password import run_password_command
+
+    return run_password_command(context), f"password_command of context {context.name}"
+
+
 def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None:
     """The ndbinfo reader the options describe, or None with ``--no-sql``."""
     if args.no_sql:
@@ -65,7 +76,10 @@ def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None
     from ndbtop.ndbinfo.options import options_summary, resolve_mysql_options
 
     defaults = Path(args.defaults_file) if args.defaults_file else None
-    options = resolve_mysql_options(mysql_cli_values(args), os.environ, defaults, Path.home())
+    options = resolve_mysql_options(
+        mysql_cli_values(args), os.environ, defaults, Path.home(),
+        group_suffix=getattr(args, "defaults_group_suffix", None),
+        login_path=getattr(args, "login_path", None), password=context_password(args))
     make = partial(NdbinfoCollector, background_transactions=True)
     if is_host_list(options.host):
         if args.mysql_socket:
@@ -115,7 +129,12 @@ def read_only_origin(args: argparse.Namespace, home: Path | None = None) -> str 
     """
     if args.read_only:
         return "--read-only"
+    from ndbtop.cli.context_args import context_read_only
     from ndbtop.ndbinfo.options import read_option_file
+
+    context = context_read_only(args)
+    if context is not None:
+        return context
 
     given = getattr(args, "defaults_file", None)
     path = Path(given) if given else (home or Path.home()) / ".my.cnf"

@@ -21,6 +21,7 @@ from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
 from ndbtop.collect.cluster_log import ClusterLogSource, TailReader, mgm_places
 from ndbtop.collect.config import ConfigSource
 from ndbtop.collect.events import BACKUP_FAILURES, STATE_EVENTS, TOLD_STATUS, EventSource
+from ndbtop.collect.history_store import KEEP as HISTORY_KEEP
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
@@ -78,6 +79,7 @@ class Hub:
         host_via: str = "local",
         cluster_log: bool = True,
         log_readers: Mapping[str, TailReader] | None = None,
+        history_writes: bool = True,
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -144,6 +146,10 @@ class Hub:
         self._series = SeriesRecorder()
         self._rates = SampleRates(self._series)
         self._history_dir = history_dir
+        self._history_writes = history_writes
+        """False: the start history is read, and the starts seen are added to it in memory
+        only, for this run's estimates (a second hub on the same cluster, the fleet
+        overview's, would save each start twice)."""
         self._cluster_name = cluster_name or ",".join(
             str(a) for a in connectstring.addresses)
         self._store: HistoryStore | None = None
@@ -247,6 +253,10 @@ class Hub:
                 continue
             done = past_start(t)
             if done is None:
+                continue
+            if not self._history_writes:
+                if before.active:
+                    self._past = (*self._past, done)[-HISTORY_KEEP:]
                 continue
             if before.active:
                 self._past = self._store.add(done)

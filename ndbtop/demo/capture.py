@@ -33,6 +33,7 @@ from ndbtop.sim.clock import SimClock
 from ndbtop.sim.eventbus import SimEvent
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
+from ndbtop.sim.scenarios.fleet import BUILDERS
 
 EPOCH = dt.datetime(2008, 10, 24, 12, 24, 13, 500000, tzinfo=dt.timezone.utc).timestamp()
 """Wall-clock time of simulated second 0, in UTC: S1's initial start, which the
@@ -43,6 +44,9 @@ MONOTONIC = 10_000.0
 
 RETRY_IN = 5.0
 """Seconds until the next attempt shown for a source that is retrying."""
+
+FLEET_PREFIX = "fleet:"
+"""A capture of a cluster of ``demo --fleet``: ``fleet:prod``."""
 
 MGM_PORT = 1186
 SQL_PORT = 3306
@@ -98,7 +102,10 @@ async def capture(spec: CaptureSpec) -> Capture:
     """Play ``spec.scenario`` up to ``spec.at`` and return the normalised snapshot."""
     if spec.samples < 1 or spec.step <= 0:
         raise ValueError("a capture needs at least one sample and a positive step")
-    cluster = build_scenario(spec.scenario, ScenarioOptions(seed=spec.seed))
+    options = ScenarioOptions(seed=spec.seed)
+    fleet = spec.scenario.removeprefix(FLEET_PREFIX)
+    cluster = (BUILDERS[fleet](options) if spec.scenario.startswith(FLEET_PREFIX)
+               else build_scenario(spec.scenario, options))
     first = spec.at - (spec.samples - 1) * spec.step
     if first < cluster.now:
         raise ValueError(f"the first sample would be at {first:g} s, before the scenario starts")

@@ -52,6 +52,31 @@ def new_family(
     return family
 
 
+def cluster_label(name: str) -> bytes:
+    """``cluster="prod"``: a context's name needs no escaping (letters, digits, ``_.-``),
+    and anything else is escaped as the exposition formats escape a label value."""
+    value = name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'cluster="{value}"'.encode()
+
+
+def with_label(body: bytes, label: bytes) -> bytes:
+    """Every sample line of an exposition (text or OpenMetrics) with ``label`` first among
+    its labels: the one way every series of a context carries ``cluster``."""
+    out = []
+    for line in body.split(b"\n"):
+        if not line or line.startswith(b"#"):
+            out.append(line)
+            continue
+        brace, space = line.find(b"{"), line.find(b" ")
+        if brace != -1 and (space == -1 or brace < space):
+            rest = line[brace + 1:]
+            out.append(line[:brace + 1] + label + (b"" if rest.startswith(b"}") else b",")
+                       + rest)
+        else:
+            out.append(line[:space] + b"{" + label + b"}" + line[space:])
+    return b"\n".join(out)
+
+
 def without_eof(body: bytes) -> bytes:
     """An exposition without its OpenMetrics end line (parts are joined before it)."""
     return body[: -len(EOF_LINE)] if body.endswith(EOF_LINE) else body

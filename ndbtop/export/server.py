@@ -25,7 +25,7 @@ from prometheus_client.exposition import choose_encoder
 from ndbtop.export.families import snapshot_families, snapshot_groups, source_families
 from ndbtop.export.familyset import Families, Group, same_inputs
 from ndbtop.export.http import DEFAULT_LIMITS, BoundedServer, Limits, listen_socket
-from ndbtop.export.lines import EOF_LINE, Fixed, LineCache, without_eof
+from ndbtop.export.lines import EOF_LINE, Fixed, LineCache, cluster_label, with_label, without_eof
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.sanitise import sanitise, write_line
 
@@ -35,8 +35,13 @@ Encoder = Callable[[Any], bytes]
 class SnapshotCollector:
     """A prometheus_client custom collector over the last snapshot published to it."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 cluster: str | None = None) -> None:
         self._clock = clock
+        self.cluster = cluster
+        """The context's name, given to every series as its ``cluster`` label (None: no
+        label, one cluster served)."""
+        self._label = None if cluster is None else cluster_label(cluster)
         self._latest: ClusterSnapshot | None = None
         self._families: tuple[ClusterSnapshot, list[Metric]] | None = None
         self._rendered: dict[str, dict[str, tuple[tuple[object, ...], bytes]]] = {}
@@ -79,7 +84,7 @@ class SnapshotCollector:
             self.scrapes += 1
             kept = self._rendered.setdefault(content_type, {})
             groups = snapshot_groups(snapshot, snapshot.taken_at)
-            parts = [without_eof(encoder(Fixed(self._sources(snapshot))))]
+            parts = [self._labelled(without_eof(encoder(Fixed(self._sources(snapshot)))))]
             for group in groups:
                 parts.append(self._group_bytes(kept, group, encoder, content_type))
             for name in set(kept) - {g.name for g in groups}:
@@ -101,8 +106,12 @@ class SnapshotCollector:
             body = lines.render(group.rows())
         else:
             body = without_eof(encoder(Fixed(group.families())))
+        body = self._labelled(body)
         kept[group.name] = (group.inputs, body)
         return body
+
+    def _labelled(self, body: bytes) -> bytes:
+        return body if self._label is None else with_label(body, self._label)
 
 
 INDEX = """<!DOCTYPE html>
@@ -148,49 +157,71 @@ def make_app(collector: SnapshotCollector, cluster: str) -> Callable[..., Iterab
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
-        method = environ.get("REQUEST_METHOD")
-        if method not in ("GET", "HEAD"):
-            start_response("405 Method Not Allowed", [("Allow", "GET, HEAD")])
+        answer = answerer(environ, start_response)
+        if answer is None:
             return [b""]
-
-        def answer(status: str, headers: list[tuple[str, str]], body: bytes) -> list[bytes]:
-            start_response(status, [*headers, ("Content-Length", str(len(body)))])
-            return [] if method == "HEAD" else [body]
-
         if path == "/metrics":
-            encoder, content_type = choose_encoder(environ.get("HTTP_ACCEPT", ""))
-            try:
-                body = collector.render(encoder, content_type)
-            except Exception as exc:
-                # A fault of ours: one line in the journal (once), a 500 to the scraper.
-                text = f"cannot serve the metrics: {type(exc).__name__}: {exc}"
-                if text not in reported:
-                    reported.add(text)
-                    write_line(sys.stderr, f"ndbtop export: {text}")
-                return answer("500 Internal Server Error",
-                              [("Content-Type", "text/plain; charset=utf-8")],
-                              text.encode() + b"\n")
-            headers = [("Content-Type", content_type)]
-            if accepts_gzip(environ.get("HTTP_ACCEPT_ENCODING", "")):
-                body = gzip.compress(body, compresslevel=1)
-                headers.append(("Content-Encoding", "gzip"))
-            return answer("200 OK", headers, body)
+            return metrics_response(environ, answer, collector.render, reported)
         if path == "/":
-            return answer("200 OK", [("Content-Type", "text/html; charset=utf-8")], index)
-        return answer("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")],
-                      b"Not found: the metrics are at /metrics\n")
+            return answer("200 OK", HTML, index)
+        return answer("404 Not Found", TEXT, b"Not found: the metrics are at /metrics\n")
 
     return app
+
+
+Answer = Callable[[str, list[tuple[str, str]], bytes], list[bytes]]
+"""Sends a status, headers and a body (with its ``Content-Length``; none for ``HEAD``)."""
+TEXT = [("Content-Type", "text/plain; charset=utf-8")]
+HTML = [("Content-Type", "text/html; charset=utf-8")]
+
+
+def answerer(environ: dict[str, Any], start_response: Callable[..., Any]) -> Answer | None:
+    """How to answer this request; None when its method is refused (405, answered)."""
+    method = environ.get("REQUEST_METHOD")
+    if method not in ("GET", "HEAD"):
+        start_response("405 Method Not Allowed", [("Allow", "GET, HEAD")])
+        return None
+
+    def answer(status: str, headers: list[tuple[str, str]], body: bytes) -> list[bytes]:
+        start_response(status, [*headers, ("Content-Length", str(len(body)))])
+        return [] if method == "HEAD" else [body]
+
+    return answer
+
+
+def metrics_response(environ: dict[str, Any], answer: Answer,
+                     render: Callable[[Encoder, str], bytes], reported: set[str]
+                     ) -> list[bytes]:
+    """An exposition in the format the ``Accept`` header asks (gzip when accepted); a fault
+    of ours is one line in the journal (once) and a 500 to the scraper."""
+    encoder, content_type = choose_encoder(environ.get("HTTP_ACCEPT", ""))
+    try:
+        body = render(encoder, content_type)
+    except Exception as exc:
+        text = f"cannot serve the metrics: {type(exc).__name__}: {exc}"
+        if text not in reported:
+            reported.add(text)
+            write_line(sys.stderr, f"ndbtop export: {text}")
+        return answer("500 Internal Server Error", TEXT, text.encode() + b"\n")
+    headers = [("Content-Type", content_type)]
+    if accepts_gzip(environ.get("HTTP_ACCEPT_ENCODING", "")):
+        body = gzip.compress(body, compresslevel=1)
+        headers.append(("Content-Encoding", "gzip"))
+    return answer("200 OK", headers, body)
 
 
 class MetricsServer:
     """The HTTP server in a thread of its own, within ``limits``
     (:class:`ndbtop.export.http.BoundedServer`)."""
 
-    def __init__(self, collector: SnapshotCollector, host: str, port: int, cluster: str,
-                 limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, collector: SnapshotCollector | None, host: str, port: int,
+                 cluster: str, limits: Limits = DEFAULT_LIMITS,
+                 app: Callable[..., Iterable[bytes]] | None = None) -> None:
         sock = listen_socket(host, port, limits.backlog)
-        self.httpd = BoundedServer(sock, make_app(collector, cluster), limits)
+        if app is None:
+            assert collector is not None
+            app = make_app(collector, cluster)
+        self.httpd = BoundedServer(sock, app, limits)
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="metrics-http",
                                         daemon=True)
 

@@ -5,8 +5,13 @@ Sources, from lowest to highest precedence:
 1. built-in defaults: host ``localhost``, port 3306, the OS login name as user;
 2. the environment: ``MYSQL_HOST``, ``MYSQL_TCP_PORT``, ``MYSQL_UNIX_PORT``, ``MYSQL_PWD``;
 3. one option file, ``~/.my.cnf`` or the ``--defaults-file`` that replaces it, groups
-   ``[client]`` then ``[ndbtop]`` (a value in ``[ndbtop]`` wins over ``[client]``);
-4. the command line.
+   ``[client]`` then ``[ndbtop]`` (a value in ``[ndbtop]`` wins over ``[client]``), then
+   with ``--defaults-group-suffix`` the same groups with the suffix
+   (``[client_prod]``, ``[ndbtop_prod]``), as the MySQL client reads them;
+4. with ``--login-path NAME``, ``~/.mylogin.cnf`` (:mod:`ndbtop.ndbinfo.mylogin`), groups
+   ``[client]`` then ``[NAME]``;
+5. a context's ``password_command`` (the password only);
+6. the command line.
 
 As in the mysql client, host ``localhost`` means the Unix socket when one is given
 or found at the usual paths, and TCP to 127.0.0.1 otherwise. As in the MariaDB
@@ -154,24 +159,35 @@ def resolve_mysql_options(
     home: Path,
     *,
     socket_paths: Sequence[Path] = SOCKET_PATHS,
+    group_suffix: str | None = None,
+    login_path: str | None = None,
+    password: _Setting | None = None,
 ) -> MysqlOptions:
     """Combine the command line, the option file and the environment into options.
 
     ``cli`` maps option names (:data:`OPTION_NAMES`, dashes or underscores) to the
     values given on the command line, None for options not given. ``defaults_file``
     replaces ``home/.my.cnf``; it must exist, while a missing ``~/.my.cnf`` is fine.
-    An unreadable or malformed option file raises :class:`UsageError`.
+    ``group_suffix`` also reads the groups with that suffix, ``login_path`` that group of
+    the login path file (which must hold it), ``password`` is ``(password, origin)`` from a
+    context's command. An unreadable or malformed option file raises :class:`UsageError`.
     """
     settings: dict[str, _Setting] = {}
     for name, variable in _ENVIRONMENT.items():
         if env.get(variable):
             settings[name] = (env[variable], variable)
     path = defaults_file if defaults_file is not None else home / ".my.cnf"
-    groups = read_option_file(path, OPTION_GROUPS, required=defaults_file is not None)
-    for group in OPTION_GROUPS:
-        for name, setting in groups.get(group, {}).items():
+    wanted = [*OPTION_GROUPS, *(f"{g}{group_suffix}" for g in OPTION_GROUPS if group_suffix)]
+    groups = read_option_file(path, wanted, required=defaults_file is not None)
+    if login_path is not None:
+        wanted += ["client", login_path]
+        groups = _login_groups(env, home, login_path)
+    for group in wanted:
+        for name, setting in groups.get(group.lower(), {}).items():
             if setting[0] is not None:
                 settings[name] = setting
+    if password is not None:
+        settings["password"] = password
     given_on_cli = set()
     for raw, value in cli.items():
         if value is not None:
@@ -224,6 +240,24 @@ def resolve_mysql_options(
     )
 
 
+def _login_groups(env: Mapping[str, str], home: Path, login_path: str
+                  ) -> dict[str, dict[str, _Setting]]:
+    """The ``[client]`` and ``[login_path]`` groups of the login path file, which must exist
+    and hold the second."""
+    from ndbtop.ndbinfo.mylogin import login_file, read_login_file
+
+    path = login_file(env, home)
+    text = read_login_file(path)
+    if text is None:
+        raise UsageError(f"--login-path {login_path}: no login path file {path} "
+                         "(mysql_config_editor set --login-path=... writes it)")
+    found: dict[str, dict[str, _Setting]] = {"client": {}, login_path.lower(): {}}
+    _read_text(text, path, found, depth=_MAX_INCLUDE_DEPTH)
+    if not found[login_path.lower()]:
+        raise UsageError(f"--login-path {login_path}: {path} has no login path of that name")
+    return found
+
+
 OPTION_FILE_LIMIT = 1 << 20
 """Bytes an option file may hold (``/dev/zero`` or a huge file is refused, not read)."""
 
@@ -258,6 +292,11 @@ def _read_file(
         raise UsageError(f"could not read the option file {path}: {reason}") from None
     except UnfitFile as exc:
         raise UsageError(f"could not read the option file {path}: {exc.reason}") from None
+    _read_text(text, path, found, depth)
+
+
+def _read_text(text: str, path: Path, found: dict[str, dict[str, _Setting]], depth: int
+               ) -> None:
     group: str | None = None
     for lineno, raw in enumerate(text.splitlines(), 1):
         where = f"{path}, line {lineno}"

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ndbtop.actions.commands import RestartNode
+from ndbtop.actions.production import rolling_phrase
 from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, ClusterConfig, effective_node_group
@@ -40,6 +41,8 @@ class RollingPlan:
     STARTED keeps the group it had)."""
     abort: bool = False
     """Steps of several nodes are abort restarts (one node per node group at a time)."""
+    production: str | None = None
+    """The production context the plan is for (its phrase then names it)."""
 
     def action(self, batch: tuple[int, ...]) -> RestartNode:
         """The request of one step: several nodes only ever with ``-a``."""
@@ -52,8 +55,10 @@ class RollingPlan:
 
     @property
     def phrase(self) -> str | None:
-        """What must be typed to confirm the plan beyond yes (None: yes is enough)."""
-        return PER_GROUP_PHRASE if self.aborts else None
+        """What must be typed to confirm the plan beyond yes (None: yes is enough): the
+        per-group phrase for abort restarts; on a production context that or ``rolling
+        restart``, then ``on NAME``."""
+        return rolling_phrase(PER_GROUP_PHRASE if self.aborts else None, self.production)
 
     @property
     def start_type(self) -> int:

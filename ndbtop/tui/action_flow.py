@@ -207,7 +207,9 @@ class ActionFlow:
             self.app.notify("read-only: actions are disabled", severity="warning")
             return
 
-        screen = ConfirmAction(action, self.app.live_snapshot, verb)
+        audit = self.app.audit
+        screen = ConfirmAction(action, self.app.live_snapshot, verb,
+                               context=audit.context, production=audit.production)
 
         def chosen(result: Action | None) -> None:
             if result is not None:

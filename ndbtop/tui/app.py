@@ -15,24 +15,22 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.driver import Driver
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TabPane
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.errors import FileError
-from ndbtop.files import write_crash_report
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.record.background import BackgroundRecorder
-from ndbtop.sanitise import sanitise
 from ndbtop.tui.action_flow import ActionFlow
 from ndbtop.tui.alarm import plain_colours
+from ndbtop.tui.context_label import ContextLabel
 from ndbtop.tui.gc_pacing import GcPacing
+from ndbtop.tui.guarded import GuardedApp
 from ndbtop.tui.recording import Recording
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.screens.live import LiveScreen, ReadOnlyScreen
@@ -71,7 +69,7 @@ VIEWS: tuple[tuple[str, type[View]], ...] = (
 """The views in their tabs, in the order of their number keys (the tenth on 0)."""
 
 
-class NdbtopApp(App[int]):
+class NdbtopApp(GuardedApp):
     """ndbtop's live view."""
 
     TITLE = "ndbtop"
@@ -89,6 +87,7 @@ class NdbtopApp(App[int]):
         Binding("plus,equals_sign", "interval(1)", "Slower", show=False),
         Binding("minus", "interval(-1)", "Faster", show=False),
         Binding("question_mark", "help", "Help"),
+        Binding("F", "fleet", "Fleet", show=False),
         Binding("q", "quit_app", "Quit"),
         # Ctrl-C quits as in htop, k9s and top (asking where q asks), even from a field.
         Binding("ctrl+c", "quit_app", show=False, priority=True),
@@ -113,6 +112,7 @@ class NdbtopApp(App[int]):
         ("/", "filter the view (node id, thread name, event text)"),
         ("s", "change the sort order of the view"),
         ("y", "copy the selected row, or the whole report, to the clipboard (OSC 52)"),
+        ("F", "the fleet overview: every context of clusters.toml (Enter opens one)"),
         ("?", "this help"),
         ("q / ctrl+c", "quit"),
     )
@@ -133,6 +133,8 @@ class NdbtopApp(App[int]):
         simulated: str | None = None,
         theme: str = "textual-dark",
         replay: bool = False,
+        context: ContextLabel | None = None,
+        fleet: bool = False,
     ) -> None:
         super().__init__()
         plain_colours(self)
@@ -148,6 +150,12 @@ class NdbtopApp(App[int]):
         """Lines for the terminal once the screen is gone (what quitting stopped)."""
         self.audit = audit
         self.simulated = simulated
+        self.context = context
+        """The context (clusters.toml) this view is of: its label heads the screen."""
+        self.fleet = fleet
+        """Whether ``F`` may leave for the fleet overview (the launcher then shows it)."""
+        self.to_fleet = False
+        """Set when the view ended for the fleet overview rather than to quit."""
         self._theme_name = theme
         self.hub: SnapshotSource | None = None
         self._timer: Timer | None = None
@@ -163,37 +171,6 @@ class NdbtopApp(App[int]):
         """Seconds ``W``'s rolling restart waits for a node to be STARTED again."""
         self.rolling_poll = 1.0
         """Seconds between ``W``'s rolling restart status polls."""
-        self.crash: BaseException | None = None
-        """The internal error that ended the view, if one did."""
-        self.crash_report: Path | None = None
-        """Where its traceback was written."""
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = False,
-    ) -> None:
-        """A notification, never markup: messages quote servers and files."""
-        super().notify(
-            sanitise(message), title=sanitise(title), severity=severity, timeout=timeout,
-            markup=False,
-        )
-
-    def _fatal_error(self) -> None:
-        # An internal error: the traceback goes to a private crash report, not to the
-        # terminal (it may quote what a server sent); the launcher names the report.
-        error = self._exception
-        if error is not None:
-            self.crash = error
-            try:
-                self.crash_report = write_crash_report(error)
-            except (OSError, FileError):
-                self.crash_report = None
-        self._close_messages_no_wait()
 
     # Composition
 
@@ -217,7 +194,8 @@ class NdbtopApp(App[int]):
         live = self.live
         # In a replay the REPLAY badge says it all.
         live.header = StatusHeader(
-            read_only=self.read_only and not self.replaying, simulated=self.simulated
+            read_only=self.read_only and not self.replaying, simulated=self.simulated,
+            context=self.context,
         )
         yield live.header
         with TabbedContent(initial="nodes", id="tabs") as tabs:
@@ -384,4 +362,16 @@ class NdbtopApp(App[int]):
     async def action_quit_app(self) -> None:
         """Quit; while a rolling restart or an action runs, or a log level ndbtop raised is
         in force, ask first (and offer to restore the level)."""
+        self.to_fleet = False
+        self.flow.quit()
+
+    def action_fleet(self) -> None:
+        """Leave this cluster for the fleet overview, asking first as ``q`` does."""
+        if self.replaying:
+            return
+        if not self.fleet:
+            self.notify("no fleet: the overview lists the contexts of clusters.toml "
+                        "(README: Several clusters)", severity="warning", timeout=5)
+            return
+        self.to_fleet = True
         self.flow.quit()

@@ -25,7 +25,7 @@ from ndbtop.mgm.events.encode import encode_parsable
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.wire import LineBuffer, RawEvent
 from ndbtop.model.clock import RealClock
-from ndbtop.model.history import PastStart
+from ndbtop.model.history import PastStart, cluster_key
 from ndbtop.sim.runtime import Simulator
 
 StartSim = Callable[..., Awaitable[Simulator]]
@@ -108,3 +108,22 @@ async def test_a_restart_sent_to_the_simulator_is_remembered_whole(
     assert past.node_id == 3 and past.start_type == NODE_RESTART and not past.partial
     assert past.seconds(101) is not None
     assert past.total_s == pytest.approx(line.elapsed_s(ended), abs=0.05) and past.total_s > 0
+
+
+def test_a_hub_that_does_not_write_the_history_keeps_the_start_for_its_own_estimates(
+        tmp_path: Path) -> None:
+    """The fleet overview's hub beside the live view's: it reads the history and adds the
+    starts it sees in memory, for the next estimate; only the live view's hub saves them."""
+    key = cluster_key((NodeStatus(3, "NDB", "STARTED"),), "node-3")
+    HistoryStore(tmp_path, key).add(PastStart(3, NODE_RESTART, 500.0, ((5, 60.0),), 90.0))
+    hub = Hub(parse_connectstring("127.0.0.1:1"), RealClock(), 1.0, events=False,
+              history_dir=tmp_path, history_writes=False, cluster_name="node-3")
+    poll(hub, "NOT_STARTED", 990.0)
+    hub._on_event(event(10, (VERSION, VERSION), 1000.0))
+    for i, phase in enumerate((0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101)):
+        hub._on_event(event(13, (phase, NODE_RESTART), 1000.0 + 8.0 * i))
+    hub._on_event(event(11, (VERSION, VERSION), 1090.0))
+    poll(hub, "STARTED", 1091.0)
+    before = [p.finished_at for p in remembered(tmp_path)]
+    assert before == [500.0], "nothing written"
+    assert [p.finished_at for p in hub.snapshot().past_starts] == [500.0, 1090.0]

@@ -33,16 +33,17 @@ def free_port() -> int:
 
 
 class Prometheus:
-    """``prometheus`` scraping one target every second."""
+    """``prometheus`` scraping one target every second (or as ``scrape``, a configuration's
+    ``scrape_configs:`` section, says)."""
 
-    def __init__(self, directory: Path, target: str) -> None:
+    def __init__(self, directory: Path, target: str, scrape: str | None = None) -> None:
         self.port = free_port()
         config = directory / "prometheus.yml"
         config.write_text(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
             f"rule_files:\n  - {json.dumps(str(RULES))}\n"
-            "scrape_configs:\n  - job_name: ndbtop\n"
-            f"    static_configs:\n      - targets: [{json.dumps(target)}]\n")
+            + (scrape or "scrape_configs:\n  - job_name: ndbtop\n"
+               f"    static_configs:\n      - targets: [{json.dumps(target)}]\n"))
         self.log = (directory / "prometheus.log").open("wb")
         self.proc = subprocess.Popen(
             ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={directory / 'data'}",
@@ -54,6 +55,9 @@ class Prometheus:
         if params:
             url += "?" + urllib.parse.urlencode(params)
         status, body = fetch(url)
+        if status == 503:
+            # Still starting (its storage and rules): wait_for asks again.
+            raise ConnectionError(f"prometheus not ready: {body[:80]!r}")
         assert status == 200, body
         reply = json.loads(body)
         assert reply["status"] == "success", reply

@@ -11,6 +11,7 @@ from ndbtop.cli import main
 from ndbtop.cli.export import export_hub
 from ndbtop.cli.parser import OPTIONS, build_parser
 from ndbtop.collect.hub import Hub
+from ndbtop.errors import UsageError
 from ndbtop.host.remote import SshOptions
 
 
@@ -28,8 +29,25 @@ def test_every_export_option_is_one_this_file_checks() -> None:
         "--mysql-host", "--mysql-port", "--mysql-user", "--mysql-password", "--mysql-socket",
         "--defaults-file", "--ssl-ca", "--ssl-cert", "--ssl-key", "--no-host", "--ssh",
         "--ssh-config", "--ssh-user", "--ssh-option", "--interval", "--debug",
-        "--backup-status-interval", "--listen",
+        "--backup-status-interval", "--listen", "--context", "--contexts", "--login-path",
+        "--defaults-group-suffix",
     }, "a new export option: check here that it works"
+
+
+def test_the_context_and_the_sql_groups_reach_the_hub(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--context fills the exporter's options (--contexts: tests/export/test_export_contexts.py);
+    --defaults-group-suffix and --login-path choose where the password is read."""
+    (tmp_path / ".my.cnf").write_text("[client_prod]\nuser=exporter\npassword=pw\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    hub = hub_of(["-c", "127.0.0.1:1", "--mysql-host", "sql1", "--defaults-group-suffix",
+                  "_prod"], monkeypatch, tmp_path)
+    assert hub.sql is not None
+    options = hub.sql.reader.options  # type: ignore[attr-defined]
+    assert (options.user, options.password) == ("exporter", "pw")
+    with pytest.raises(UsageError, match="--login-path dr: no login path file"):
+        hub_of(["-c", "127.0.0.1:1", "--mysql-host", "sql1", "--login-path", "dr"],
+               monkeypatch, tmp_path)
 
 
 def test_ssh_reads_every_data_node_host_with_the_options_given(

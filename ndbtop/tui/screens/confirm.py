@@ -21,6 +21,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 from ndbtop.actions.backup_commands import AbortBackup
 from ndbtop.actions.commands import Action, RestartNode, SetClusterLogLevel, StopNode, wire_text
 from ndbtop.actions.guards import Assessment, assess
+from ndbtop.actions.production import on_production
 from ndbtop.actions.target import cluster_target, generation_of
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.model.backups import find_backup, running_backup
@@ -64,14 +65,18 @@ class ConfirmAction(ModalScreen[Optional[Action]]):
     ConfirmAction Button { margin-left: 2; }
     """
 
-    def __init__(self, action: Action, live: Callable[[], ClusterSnapshot], verb: str) -> None:
+    def __init__(self, action: Action, live: Callable[[], ClusterSnapshot], verb: str, *,
+                 context: str | None = None, production: bool = False) -> None:
         super().__init__()
         self.action = action
         self.live = live
         self.verb = verb
+        self.context = context
+        """The context the action is on (named in the title)."""
+        self.production = context if production else None
+        """The production context's name: the phrase to type names it."""
         snap = live()
-        self.assessment: Assessment = assess(action, snap.nodes, snap.config, snap.backups,
-                                             snap.mgm_address)
+        self.assessment: Assessment = self._assess(snap)
         self.confirmed: str | None = None
         """What the operator typed to confirm, once they did."""
         self._ended: str | None = None
@@ -121,10 +126,13 @@ class ConfirmAction(ModalScreen[Optional[Action]]):
         """Enable the action button once the node id is typed."""
         self._update_button()
 
+    def _assess(self, snap: ClusterSnapshot) -> Assessment:
+        return on_production(assess(self.action, snap.nodes, snap.config, snap.backups,
+                                    snap.mgm_address), self.action, self.production)
+
     def _refresh(self) -> None:
         snap = self.live()
-        self.assessment = assess(self.action, snap.nodes, snap.config, snap.backups,
-                                 snap.mgm_address)
+        self.assessment = self._assess(snap)
         stale = stale_blocker(snap)
         if stale is not None:
             self.assessment = replace(self.assessment,
@@ -137,9 +145,10 @@ class ConfirmAction(ModalScreen[Optional[Action]]):
         targets = " ".join(map(str, getattr(self.action, "node_ids", ())))
         if isinstance(self.action, SetClusterLogLevel):
             level = f"{Category(self.action.category).name}={self.action.level}"
-            title = f"{self.verb} the cluster log's {level} on data nodes {targets}?"
+            title = f"{self.verb} the cluster log's {level} on data nodes {targets}"
         else:
-            title = f"{self.verb} node {targets}?" if targets else f"{self.verb}?"
+            title = f"{self.verb} node {targets}" if targets else self.verb
+        title += (f" on {self.context}?" if self.context is not None else "?")
         self.query_one("#title", Static).update(Text(title))
         state = Text()
         for node_id in getattr(self.action, "node_ids", ()):

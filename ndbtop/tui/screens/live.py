@@ -54,7 +54,8 @@ class LiveScreen(MainScreen):
 ACTION_KEYS = tuple(b.key for b in LiveScreen.BINDINGS
                     if isinstance(b, Binding) and b.action.startswith("act("))
 """The keys that act on the cluster."""
-READ_ONLY = "read-only: actions are disabled (--read-only, or read_only in [ndbtop])"
+READ_ONLY = ("read-only: actions are disabled (--read-only, read_only in [ndbtop], or the "
+             "context's read_only in clusters.toml)")
 
 
 class ReadOnlyScreen(LiveScreen):

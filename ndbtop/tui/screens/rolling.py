@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Optional
 
 from textual.app import ComposeResult
@@ -159,8 +160,9 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         snap = self.live()
         due = (pending_restarts(snap.config, snap.live_ndbinfo())
                if snap.config is not None else None)
-        return plan_rolling(self.nodes, per_group=self.per_group, initial=self.initial,
+        plan = plan_rolling(self.nodes, per_group=self.per_group, initial=self.initial,
                             config=snap.config, skip=self.verdict.skipped, due=due)
+        return replace(plan, production=self.audit.production_context)
 
     def _make_rows(self) -> None:
         config = self.live().config

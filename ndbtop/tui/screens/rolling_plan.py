@@ -20,8 +20,9 @@ INITIAL_CONFIRM = "initial"
 
 
 def confirm_phrase(plan: RollingPlan) -> str | None:
-    """What must be typed before Start: ``initial`` for -i, the plan's own phrase for
-    abort restarts of one node per node group, both joined by ``and``; None for neither."""
+    """What must be typed before Start: ``initial`` for -i, the plan's own phrase (for
+    abort restarts of one node per node group, or on a production context), both joined
+    by ``and``; None for neither."""
     parts = [p for p in (INITIAL_CONFIRM if plan.initial else None, plan.phrase) if p]
     return " and ".join(parts) or None
 

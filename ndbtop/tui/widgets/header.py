@@ -14,6 +14,7 @@ from ndbtop.model.locks_read import long_transaction
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.summary import single_user_text, summarize
+from ndbtop.tui.context_label import ContextLabel, label_text
 from ndbtop.tui.safe import Plain, Text
 
 _LABELS = {"mgm": "mgm", "config": "config", "events": "events", "ndbinfo": "ndbinfo",
@@ -161,8 +162,11 @@ class StatusHeader(Vertical):
     StatusHeader > Plain { height: 1; }
     """
 
-    def __init__(self, *, read_only: bool, simulated: str | None = None) -> None:
+    def __init__(self, *, read_only: bool, simulated: str | None = None,
+                 context: ContextLabel | None = None) -> None:
         super().__init__()
+        self.context = context
+        """The context the view is of: its name in its colour begins the first line."""
         self.read_only = read_only
         self.simulated = simulated
         self.paused = False
@@ -214,7 +218,10 @@ class StatusHeader(Vertical):
         last); without ``details`` (a narrow terminal) only the management server, the
         generation and the badges, so that the badges show."""
         top = Text()
-        if details:
+        if self.context is not None:
+            top.append_text(label_text(self.context))
+            top.append("  ")
+        elif details:
             top.append("ndbtop", style="bold")
             top.append("  ")
         if snap.mgm_address:

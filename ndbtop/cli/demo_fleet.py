@@ -1,0 +1,83 @@
+"""``ndbtop demo --fleet``: three simulated clusters in the fleet overview.
+
+prod (production, a node restart under way), dr (healthy) and staging (a finding), each
+a simulator of its own on loopback ports, watched through the real code paths: the
+overview's management-server-only hubs, and the live view's whole hub for the one opened.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ndbtop.actions.audit import audit_log
+from ndbtop.cli.fleet import fleet_interval
+from ndbtop.collect.history_store import default_history_dir
+from ndbtop.collect.hub import Hub
+from ndbtop.contexts import Context
+from ndbtop.demo.hub import demo_hub
+from ndbtop.fleet.watch import Fleet, Member
+from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.sim.clock import SimClock
+from ndbtop.sim.runtime import Simulator
+from ndbtop.sim.scenarios import ScenarioOptions
+from ndbtop.sim.scenarios.fleet import BUILDERS, FLEET
+
+WHERE = Path("demo --fleet")
+"""Stands for the contexts file the demo's contexts come from."""
+
+
+def demo_contexts() -> tuple[Context, ...]:
+    """The demo's contexts, as clusters.toml would describe them (their connect strings
+    are the simulators' ports, known once they listen)."""
+    return tuple(Context(name, WHERE, i + 1, color=color, production=production)
+                 for i, (name, color, production, _) in enumerate(FLEET))
+
+
+def run_demo_fleet(args: argparse.Namespace) -> int:
+    """Play the three clusters and open the overview."""
+    from ndbtop.tui.context_label import ContextLabel
+    from ndbtop.tui.launch import ClusterView, run_session
+
+    seed = int(args.seed)
+    sims = {name: Simulator(BUILDERS[name](ScenarioOptions(seed=seed)),
+                            SimClock(speed=args.speed or speed))
+            for name, _, _, speed in FLEET}
+    contexts = {c.name: c for c in demo_contexts()}
+    interval = fleet_interval(args)
+    view_interval = float(args.interval) if "interval" in args.given else 1.0
+
+    async def setup() -> None:
+        for sim in sims.values():
+            await sim.start(sql_port=0, sql_in_background=True)
+
+    async def teardown() -> None:
+        for sim in sims.values():
+            await sim.close()
+
+    def make_fleet() -> Fleet:
+        members = []
+        for name, sim in sims.items():
+            hub = Hub(parse_connectstring(sim.connectstring), sim.clock, interval, events=True,
+                      sql_disabled_reason="fleet overview: management server only",
+                      history_dir=default_history_dir(), history_writes=False,
+                      cluster_name=f"simulated {name}")
+            c = contexts[name]
+            members.append(Member(name, hub, c.color, c.production, c.read_only))
+        return Fleet(members)
+
+    async def open_cluster(name: str) -> ClusterView:
+        sim = sims[name]
+        hub = demo_hub(sim, view_interval, history_dir=default_history_dir(),
+                       backup_status_every=args.backup_status_interval)
+        c = contexts[name]
+
+        async def start() -> Hub:
+            return hub
+
+        return ClusterView(start, audit_log(args.audit_log, c),
+                           ContextLabel(name, c.color, c.production, c.read_only),
+                           read_only=args.read_only, simulated=f"{name} x{sim.clock.speed:g}")
+
+    return run_session(args, open_cluster, make_fleet, setup=setup, teardown=teardown,
+                       simulated="fleet of 3")

@@ -1,0 +1,152 @@
+"""One exporter for many clusters: every series labelled with its context, /probe as
+Prometheus's multi-target exporters serve it, and a real Prometheus scraping three
+contexts through contrib/'s scrape configuration."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from export_helpers import Served
+from prometheus_server import ROOT, Prometheus
+from prometheus_server import fetch as get
+
+from ndbtop.cli.export import contexts_served
+from ndbtop.cli.parser import build_parser
+from ndbtop.contexts import clusters_path
+from ndbtop.export.lines import cluster_label, with_label
+from ndbtop.export.many import make_multi_app, merge_expositions
+from ndbtop.export.server import MetricsServer, SnapshotCollector
+
+SCRAPE = ROOT / "contrib" / "prometheus" / "ndbtop-contexts.yml"
+TEXT = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def test_every_sample_line_gets_the_label_first() -> None:
+    body = (b'# HELP a x {y}\n# TYPE a gauge\na 1.0\nb{node_id="2",s="a b"} 2.0\n'
+            b"c{} 3.0\n# EOF\n")
+    assert with_label(body, cluster_label("prod")) == (
+        b'# HELP a x {y}\n# TYPE a gauge\na{cluster="prod"} 1.0\n'
+        b'b{cluster="prod",node_id="2",s="a b"} 2.0\nc{cluster="prod"} 3.0\n# EOF\n')
+    assert cluster_label('a"b\\') == b'cluster="a\\"b\\\\"'
+
+
+def test_expositions_merge_family_by_family() -> None:
+    a = b'# HELP x h\n# TYPE x gauge\nx{cluster="a"} 1.0\n# HELP y h\n# TYPE y gauge\ny 2\n'
+    b = b'# HELP y h\n# TYPE y gauge\ny{cluster="b"} 3\n# HELP x h\n# TYPE x gauge\nx 4\n'
+    assert merge_expositions([a, b]) == (
+        b'# HELP x h\n# TYPE x gauge\nx{cluster="a"} 1.0\nx 4\n'
+        b'# HELP y h\n# TYPE y gauge\ny 2\ny{cluster="b"} 3\n')
+    merged = merge_expositions([a + b"# EOF\n", b + b"# EOF\n"])
+    assert merged.endswith(b'y{cluster="b"} 3\n# EOF\n') and merged.count(b"# EOF") == 1
+
+
+async def test_a_context_labels_every_series_of_its_exporter(served: Served) -> None:
+    collector = SnapshotCollector(cluster="prod")
+    collector.publish(served.hub.snapshot())
+    body = collector.render(*_text_encoder()).decode()
+    samples = [line for line in body.splitlines() if line and not line.startswith("#")]
+    assert len(samples) > 100
+    assert all(line.split("{", 1)[1].startswith('cluster="prod"') for line in samples)
+    unlabelled = SnapshotCollector()
+    unlabelled.publish(served.hub.snapshot())
+    assert "cluster=" not in unlabelled.render(*_text_encoder()).decode()
+
+
+def _text_encoder() -> tuple[Any, str]:
+    from prometheus_client.exposition import choose_encoder
+
+    return choose_encoder("text/plain")
+
+
+def write_contexts(sims: dict[str, Any]) -> None:
+    path = clusters_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    path.write_text("".join(f'[{name}]\nconnectstring = "{sim.connectstring}"\nno_sql = true\n'
+                            for name, sim in sims.items()))
+    os.chmod(path, 0o600)
+
+
+async def test_one_exporter_serves_three_contexts_to_prometheus(
+        start_sim: Callable[..., Awaitable[Any]], tmp_path: Path,
+        until: Callable[..., Awaitable[None]]) -> None:
+    sims = {"prod": await start_sim("threads"), "dr": await start_sim("node-groups"),
+            "staging": await start_sim("single-user")}
+    write_contexts(sims)
+    args = build_parser().parse_args(["export", "--contexts", "--interval", "0.5"])
+    watched, app, described = contexts_served(args)
+    assert [name for name, _, _ in watched] == ["prod", "dr", "staging"]
+    assert all(hub.host is None and hub.sql is None for _, hub, _ in watched)
+    server = MetricsServer(None, "127.0.0.1", 0, described, app=app)
+    server.start()
+    for _, hub, _ in watched:
+        await hub.start()
+
+    async def publish() -> None:
+        while True:
+            for _, hub, collector in watched:
+                collector.publish(hub.snapshot())
+            await asyncio.sleep(0.25)
+
+    publisher = asyncio.create_task(publish())
+    base = f"http://127.0.0.1:{server.port}"
+    prometheus = None
+    try:
+        await until(lambda: all(hub.snapshot().nodes for _, hub, _ in watched), 10,
+                    "every cluster's status")
+        for _, hub, collector in watched:
+            collector.publish(hub.snapshot())
+        status, body = await asyncio.to_thread(get, f"{base}/probe?context=dr")
+        assert status == 200 and b'ndb_node_status{cluster="dr",' in body
+        assert b'cluster="prod"' not in body
+        status, body = await asyncio.to_thread(get, f"{base}/metrics")
+        assert status == 200 and body.count(b"# HELP ndb_node_status ") == 1
+        assert {b'cluster="prod"', b'cluster="dr"', b'cluster="staging"'} <= set(
+            body.split(b",", 1)[0].split(b"{", 1)[-1] for body in body.splitlines())
+        assert (await asyncio.to_thread(get, f"{base}/probe"))[0] == 400
+        status, body = await asyncio.to_thread(get, f"{base}/probe?context=qa")
+        assert status == 404 and b"known: prod, dr, staging" in body
+        # contrib/'s scrape configuration, pointed at this exporter.
+        scrape = SCRAPE.read_text().replace("ndbtop-host:11186", f"127.0.0.1:{server.port}")
+        prometheus = Prometheus(tmp_path, "", scrape)
+        result = await asyncio.to_thread(
+            prometheus.wait_for, 'ndb_node_status{status="STARTED"} == 1', 7)
+        started: dict[str, int] = {}
+        for r in result:
+            labels = r["metric"]
+            assert labels["instance"] == labels["cluster"] and labels["job"] == "ndb"
+            started[labels["cluster"]] = started.get(labels["cluster"], 0) + 1
+        assert started == {name: sum(1 for n in sim.cluster.data_nodes.values()
+                                     if n.state == "STARTED")
+                           for name, sim in sims.items()}
+        up = await asyncio.to_thread(prometheus.wait_for, 'up{job="ndb"}', 3)
+        assert {r["metric"]["instance"]: r["value"][1] for r in up} == {
+            "prod": "1", "dr": "1", "staging": "1"}
+        # The dashboard's variable lists the contexts.
+        values = await asyncio.to_thread(prometheus.api, "label/cluster/values")
+        assert sorted(values) == ["dr", "prod", "staging"]
+    finally:
+        if prometheus is not None:
+            prometheus.stop()
+        publisher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await publisher
+        await asyncio.to_thread(server.close)
+        for _, hub, _ in watched:
+            await hub.stop()
+
+
+def test_the_multi_app_index_links_every_context() -> None:
+    app = make_multi_app({"prod": SnapshotCollector(cluster="prod")}, "/etc/clusters.toml")
+    seen: list[str] = []
+    body = b"".join(app({"PATH_INFO": "/", "REQUEST_METHOD": "GET"},
+                        lambda status, headers: seen.append(status)))
+    assert seen == ["200 OK"] and b'href="probe?context=prod"' in body
+    body = b"".join(app({"PATH_INFO": "/nope", "REQUEST_METHOD": "GET"},
+                        lambda status, headers: seen.append(status)))
+    assert seen[-1] == "404 Not Found" and b"/probe?context=NAME" in body
