@@ -43,9 +43,10 @@ partner that carries the restarting node's data."""
 CRITICAL = "critical"
 """Why a critical finding holds the run: any does."""
 
-GROUP_RULES = frozenset({"node_group_one_left", "node_group_down"})
+GROUP_RULES = frozenset({"node_group_one_left", "node_group_down", "node_stopped"})
 """Findings about a node group: a warning holds the run when it is about the node group of a
-node the next step restarts."""
+node the next step restarts (a node of that group stopped on an error and not started again
+leaves the step's node as the group's last copy)."""
 
 
 @dataclass(frozen=True, **SLOTS)

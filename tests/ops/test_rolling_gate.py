@@ -42,7 +42,11 @@ def ndb(node_id: int, group: int, status: str = "STARTED") -> NodeStatus:
         # The node group of the step's node (3 is in group 0; node 2 is down).
         (finding("node_group_one_left", Severity.WARNING, 3),
          "a warning about node group 0 of the step's nodes"),
+        # Node 2 of the step's group stopped on an error and has not started again.
+        (finding("node_stopped", Severity.WARNING, 2),
+         "a warning about node group 0 of the step's nodes"),
         # Another group's, another warning, an info: not a reason to stop.
+        (finding("node_stopped", Severity.WARNING, 4), None),
         (finding("node_group_one_left", Severity.WARNING, 5), None),
         (finding("memory_high", Severity.WARNING, 3), None),
         (finding("send_buffer_overload", Severity.WARNING, 3), None),
