@@ -8,34 +8,18 @@ from __future__ import annotations
 import json
 import socket
 import tarfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ndbtop.cli import main
 from ndbtop.report.as_json import report_json
 from ndbtop.report.as_text import heading_text
 from ndbtop.report.findings import check_line
 from ndbtop.report.once_sections import sections_json
 from ndbtop.sanitise import PLUGIN_BAR
+from tests.contexts.conftest import Run
 from tests.findings.test_rules_server_words import snap
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    def call(*argv: str) -> tuple[int, str, str]:
-        try:
-            status = main(list(argv))
-        except SystemExit as exc:
-            status = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return status, out, err
-
-    return call
 
 
 def test_the_plugin_line_names_the_context_after_its_status() -> None:

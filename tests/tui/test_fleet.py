@@ -19,7 +19,7 @@ from ndbtop.actions.audit import AuditLog
 from ndbtop.collect.hub import Hub
 from ndbtop.contexts import ContextsError
 from ndbtop.fleet.rows import FleetRow
-from ndbtop.fleet.watch import Fleet, Member
+from ndbtop.fleet.watch import Fleet, FrozenFleet, Member
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.tui.app import NdbtopApp
@@ -160,21 +160,6 @@ def test_back_is_not_a_cluster_name() -> None:
     assert not BACK.isprintable()
 
 
-class RowsFleet:
-    """The rows a Fleet would give the screen, fixed."""
-
-    def __init__(self, *rows: FleetRow) -> None:
-        self._rows = rows
-        self.names = tuple(r.name for r in rows)
-        self.interval = 2.0
-
-    def rows(self) -> tuple[FleetRow, ...]:
-        return self._rows
-
-    def set_interval(self, interval: float) -> None:
-        self.interval = interval
-
-
 PROD_ROW = FleetRow("prod", "red", True, answers=True, address="10.0.1.1:1186",
                     version="8.4.3", data_started=3, data_nodes=4, groups_at_risk=(0,),
                     activity="node 2 node restart, 5 copy data, wait LCP",
@@ -192,7 +177,7 @@ def test_the_detail_gives_the_version_and_the_age_the_narrow_table_cuts_off() ->
 
 
 async def test_at_80_columns_the_overview_says_it_all_and_offers_only_keys_that_work() -> None:
-    app = FleetApp(RowsFleet(PROD_ROW), simulated="fleet of 1")  # type: ignore[arg-type]
+    app = FleetApp(FrozenFleet([PROD_ROW]), simulated="fleet of 1")  # type: ignore[arg-type]
     async with app.run_test(size=(80, 24)):
         await wait_until(lambda: "answered 3s ago" in text(app), "the detail")
         lines = [line.rstrip() for line in text(app).splitlines()]
@@ -203,7 +188,7 @@ async def test_at_80_columns_the_overview_says_it_all_and_offers_only_keys_that_
                                 " Enter opens it in the live view (F there comes back here)"]
         # No cluster was open: Escape goes nowhere, so the bar does not offer it.
         assert lines[-1].strip() == "⏎ Open  q Quit"
-    back = FleetApp(RowsFleet(PROD_ROW), back="prod")  # type: ignore[arg-type]
+    back = FleetApp(FrozenFleet([PROD_ROW]), back="prod")  # type: ignore[arg-type]
     async with back.run_test(size=(80, 24)) as pilot:
         await wait_until(lambda: "answered" in text(back), "the detail")
         assert text(back).splitlines()[-1].strip() == "esc Back  ⏎ Open  q Quit"
