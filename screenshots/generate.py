@@ -37,7 +37,8 @@ from textual.pilot import Pilot  # noqa: E402
 
 from ndbtop.actions.audit import AuditLog  # noqa: E402
 from ndbtop.demo.capture import CaptureSpec, capture  # noqa: E402
-from ndbtop.fleet.rows import FleetRow, fleet_row  # noqa: E402
+from ndbtop.fleet.rows import fleet_row  # noqa: E402
+from ndbtop.fleet.watch import FrozenFleet  # noqa: E402
 from ndbtop.model.sources import SourceState, SourceStatus  # noqa: E402
 from ndbtop.tui.app import NdbtopApp  # noqa: E402
 from ndbtop.tui.fleet import FleetApp  # noqa: E402
@@ -191,21 +192,6 @@ FLEET = (
     ("staging", "green", False, CaptureSpec("fleet:staging", 120.0)),
 )
 """The fleet overview's clusters: demo --fleet's three, and qa, which does not answer."""
-
-
-class FrozenFleet:
-    """The overview's rows from captured snapshots (what a Fleet gives the screen)."""
-
-    def __init__(self, rows: tuple[FleetRow, ...]) -> None:
-        self._rows = rows
-        self.names = tuple(r.name for r in rows)
-        self.interval = 2.0
-
-    def rows(self) -> tuple[FleetRow, ...]:
-        return self._rows
-
-    def set_interval(self, interval: float) -> None:
-        self.interval = interval
 
 
 async def render_fleet() -> str:

@@ -9,6 +9,7 @@ zsh and fish scripts and in ndbtop(1); the files pip installs under share/
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,83 @@ def test_the_man_page_gives_every_exit_status_and_the_files_ndbtop_uses() -> Non
         name = path.relative_to(state).as_posix() + slash
         assert f"\\fB$XDG_STATE_HOME/ndbtop/{roff(name)}\\fR" in files, name
     assert "\\fB~/.my.cnf\\fR" in files and "\\fBNdb.cfg\\fR" in files
+
+
+FAKE_NDBTOP = """#!/bin/sh
+printf '%s|' "$@" >> "{calls}"
+read -r line && echo "stdin was read" >> "{calls}"
+printf 'prod\\nprod-dr\\nstaging\\n$(touch {pwned})\\n*\\n'
+"""
+
+
+@pytest.fixture
+def fake_ndbtop(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """An ``ndbtop`` that logs how it was run and prints names, one a shell would expand."""
+    calls, pwned = tmp_path / "calls", tmp_path / "pwned"
+    program = tmp_path / "bin" / "ndbtop"
+    program.parent.mkdir()
+    program.write_text(FAKE_NDBTOP.format(calls=calls, pwned=pwned))
+    program.chmod(0o755)
+    return program, calls, pwned
+
+
+def _zsh_complete(words: list[str]) -> list[str]:
+    """What the zsh function offers (compadd stood in for) at the end of ``words``."""
+    quoted = " ".join("'" + w.replace("'", "'\\''") + "'" for w in words)
+    program = ("compadd() { [[ $1 == -- ]] && shift; print -rl -- \"$@\"; }\n"
+               f"compdef() {{ :; }}\n{script('zsh')}\nwords=({quoted}); "
+               f"CURRENT={len(words)}; _ndbtop")
+    done = subprocess.run(["zsh", "-f", "-c", program], capture_output=True, text=True,
+                          check=True)
+    return [w for w in done.stdout.splitlines() if w]
+
+
+def _fish_complete(line: str, path: Path) -> list[str]:
+    """What the fish script offers for the command line ``line`` (``ndbtop`` in ``path``)."""
+    done = subprocess.run(
+        ["fish", "--no-config", "-c", f"source; complete -C{_fish_text(line)}"],
+        input=script("fish"), capture_output=True, text=True, check=True,
+        env={"PATH": f"{path}:/usr/bin:/bin", "HOME": str(path)})
+    return [w.split("\t", 1)[0] for w in done.stdout.splitlines() if w]
+
+
+def _fish_text(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def test_every_shell_offers_the_context_names_as_printed_and_runs_nothing_else(
+        fake_ndbtop: tuple[Path, Path, Path]) -> None:
+    program, calls, pwned = fake_ndbtop
+    literal = f"$(touch {pwned})"
+    every = ["prod", "prod-dr", "staging", literal, "*"]
+    assert _bash_complete([str(program), "--context", "pr"]) == ["prod", "prod-dr"]
+    assert _bash_complete([str(program), "wait", "--context", ""]) == every
+    assert _zsh_complete([str(program), "check", "--context", ""]) == every
+    assert sorted(_fish_complete("ndbtop --context ", program.parent)) == sorted(every)
+    assert _fish_complete("ndbtop export --context st", program.parent) == ["staging"]
+    # Only 'contexts --names', with nothing to read on stdin; no name was expanded.
+    assert calls.read_text() == "contexts|--names|" * 5
+    assert not pwned.exists()
+
+
+def test_context_names_come_from_the_file_alone_and_an_unsafe_file_gives_none(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ndbtop.contexts import clusters_path
+
+    path = clusters_path()
+    path.parent.mkdir(parents=True)
+    path.parent.chmod(0o700)
+    # No server answers at these addresses: --names asks none.
+    path.write_text('[prod]\nconnectstring = "127.0.0.1:9"\n[dr]\nconnectstring = "127.0.0.1:19"\n')
+    path.chmod(0o600)
+    assert run(["contexts", "--names"], capsys) == (0, "prod\ndr\n", "")
+    # The completion runs the real command: the names, from the wrapper the shell runs.
+    wrapper = tmp_path / "ndbtop"
+    wrapper.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT} XDG_CONFIG_HOME={path.parent.parent} "
+                       f'exec {sys.executable} -m ndbtop "$@"\n')
+    wrapper.chmod(0o755)
+    assert _bash_complete([str(wrapper), "--context", ""]) == ["prod", "dr"]
+    path.chmod(0o622)
+    status, out, err = run(["contexts", "--names"], capsys)
+    assert (status, out) == (2, "") and "can be written by others" in err
+    assert _bash_complete([str(wrapper), "--context", ""]) == []

@@ -28,8 +28,8 @@ def test_the_demo_gives_the_json_of_the_lock_chain(capsys: pytest.CaptureFixture
     assert main(["demo", "--scenario", "lock-chain", "--once", "--json", "--section",
                  "locks"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"time", "mgm", "sources", "transactions", "lock_waits", "locks_state",
-                           "locks_read"}
+    assert set(report) == {"context", "time", "mgm", "sources", "transactions", "lock_waits",
+                           "locks_state", "locks_read"}
     assert report["locks_state"] == "read"
     first = report["transactions"][0]
     assert set(first) >= {"transid", "node_id", "api_node", "state", "age_s", "operations"}

@@ -57,15 +57,15 @@ def test_json_holds_only_the_named_sections(threaded_sim: Callable[..., Any],
     ts = threaded_sim("threads", speed=1e-6, sql=True)
     assert main(once(ts, "--json", "--section", "processes")) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"time", "mgm", "sources", "processes"}
+    assert set(report) == {"context", "time", "mgm", "sources", "processes"}
     sql_node = ts.sim.cluster.config.sql_node_id
     assert any(p["node_id"] == sql_node and p["process_name"] == "mysqld"
                for p in report["processes"])
 
     assert main(once(ts, "--json", "--section", "findings,nodes")) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"time", "mgm", "sources", "summary", "nodes", "start_timelines",
-                           "findings"}
+    assert set(report) == {"context", "time", "mgm", "sources", "summary", "nodes",
+                           "start_timelines", "findings"}
 
 
 def test_text_holds_the_heading_the_sections_and_the_sources(

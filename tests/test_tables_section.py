@@ -46,7 +46,7 @@ def test_once_json_section_tables_from_the_simulator(
     assert main(["--once", "--json", "--section", "tables", "--interval", "0.2",
                  *_sql(ts)]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"time", "mgm", "sources", "tables", "tables_state",
+    assert set(report) == {"context", "time", "mgm", "sources", "tables", "tables_state",
                            "data_memory_headroom"}
     assert report["tables_state"] == READ
     tables = report["tables"]

@@ -45,6 +45,13 @@ def _main(argv: Sequence[str] | None) -> int:
             args.read_only = args.read_only_origin is not None
         return _dispatch(args)
     except NdbtopError as exc:
+        if getattr(args, "command", None) == "check":
+            # A monitoring plugin's error is UNKNOWN, on stdout: a context that cannot be
+            # used too (its exit status 2 would say CRITICAL).
+            from ndbtop.cli.check import unknown
+            from ndbtop.cli.context_args import context_name
+
+            return unknown(str(exc), context_name(args))
         write_line(sys.stderr, f"ndbtop: error: {exc}")
         return status_of(exc)
     except KeyboardInterrupt:

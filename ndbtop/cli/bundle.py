@@ -31,6 +31,7 @@ def run_bundle(args: argparse.Namespace) -> int:
         events=False,
     )
     audit = Path(args.audit_log) if args.audit_log else default_audit_path()
+    context = getattr(args, "context_info", None)
     recording = Path(args.recording) if args.recording else None
     if recording is not None and not recording.is_file():
         what = "not a regular file" if recording.exists() else "no such file"
@@ -52,6 +53,7 @@ def run_bundle(args: argparse.Namespace) -> int:
                 minutes=args.minutes,
                 audit_log=audit,
                 progress=lambda text: write_line(sys.stderr, f"ndbtop: {text}"),
+                context=context.name if context is not None else None,
             )
         finally:
             await hub.stop()

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import sys
 
+from ndbtop.cli.context_args import context_name
 from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import NdbtopError
@@ -20,7 +21,7 @@ from ndbtop.findings.coverage import unjudged_text, unread
 from ndbtop.model.clock import RealClock
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
-from ndbtop.report.findings import PLUGIN_UNKNOWN, check_line
+from ndbtop.report.findings import PLUGIN_UNKNOWN, check_line, plugin_head
 from ndbtop.sanitise import plugin_text, write_line
 
 
@@ -71,8 +72,17 @@ def missing(snap: ClusterSnapshot, names: tuple[str, ...], ssh: bool) -> list[st
     return out
 
 
+def unknown(text: str, cluster: str | None) -> int:
+    """Print the UNKNOWN line saying ``text`` about ``cluster`` (a context's name, or
+    None); the plugin's exit code."""
+    write_line(sys.stdout, plugin_text(plugin_head("UNKNOWN", cluster) + text))
+    return PLUGIN_UNKNOWN
+
+
 def run_check(args: argparse.Namespace) -> int:
-    """Collect once, judge, print one line; the plugin's exit code."""
+    """Collect once, judge, print one line naming the context judged; the plugin's exit
+    code."""
+    cluster = context_name(args)
     try:
         skip = ignored(args.ignore)
         needed = required(args.require)
@@ -80,20 +90,16 @@ def run_check(args: argparse.Namespace) -> int:
                   ndbinfo=ndbinfo_reader(args), host=host_reader(args), ssh=ssh_options(args),
                   events=False)
     except (ValueError, NdbtopError) as exc:
-        write_line(sys.stdout, plugin_text(f"NDB UNKNOWN - {exc}"))
-        return PLUGIN_UNKNOWN
+        return unknown(str(exc), cluster)
     try:
         snap = asyncio.run(_collect(hub))
     except NdbtopError as exc:
-        write_line(sys.stdout, plugin_text(f"NDB UNKNOWN - {exc}"))
-        return PLUGIN_UNKNOWN
+        return unknown(str(exc), cluster)
     lacking = missing(snap, needed, bool(getattr(args, "ssh", False)))
     if lacking:
-        text = f"NDB UNKNOWN - required source not read: {'; '.join(lacking)}"
-        write_line(sys.stdout, plugin_text(text))
-        return PLUGIN_UNKNOWN
+        return unknown(f"required source not read: {'; '.join(lacking)}", cluster)
     found = tuple(f for f in snap.findings if f.id not in skip)
-    code, line = check_line(snap, found, args.warning_only, coverage_text(snap, 0.0))
+    code, line = check_line(snap, found, args.warning_only, coverage_text(snap, 0.0), cluster)
     write_line(sys.stdout, line)
     return code
 

@@ -4,7 +4,10 @@ Every command and option comes from :data:`ndbtop.cli.parser.COMMANDS` and
 :data:`ndbtop.cli.parser.OPTIONS`, so the scripts cannot drift from the parser. Values
 completed: an option's choices, the scenario names (``--scenario``), the report
 sections (``--section``, after each comma of its list), files and directories for
-``FILE``/``PATH``/``DIR`` values, and the shell of ``completion``.
+``FILE``/``PATH``/``DIR`` values, the shell of ``completion``, and the contexts of
+``clusters.toml`` (``--context``): the script asks the ndbtop being completed for
+``contexts --names``, which reads that file and nothing else (a file others can write is
+refused, so it offers nothing), and offers each line as it is, never expanded by the shell.
 Node ids are not completed: knowing them takes a round trip to a management server,
 too slow and too likely to hang for a key press.
 """
@@ -24,6 +27,8 @@ FILES = frozenset({"FILE", "PATH"})
 DIRECTORIES = frozenset({"DIR"})
 NAMES = ("ndbtop", "ndbtop.pyz")
 """The command names completed: the installed script and the single file."""
+CONTEXT_NAMES = ("contexts", "--names")
+"""The arguments that make the ndbtop being completed print the contexts' names."""
 
 
 def scenario_names() -> tuple[str, ...]:
@@ -41,7 +46,10 @@ def takes_value(o: Option) -> bool:
 
 def values(o: Option) -> tuple[str, tuple[str, ...]]:
     """What completes the option's value: ``("words", names)``, ``("list", names)`` (names
-    separated by commas), ``("files", ())``, ``("dirs", ())`` or ``("none", ())``."""
+    separated by commas), ``("contexts", ())`` (the names ``ndbtop contexts --names``
+    prints), ``("files", ())``, ``("dirs", ())`` or ``("none", ())``."""
+    if o.destination == "context":
+        return "contexts", ()
     if "choices" in o.kwargs:
         return "words", tuple(o.kwargs["choices"])
     if o.destination == "scenario":
@@ -93,6 +101,7 @@ def _bash_value_cases() -> list[str]:
                           f'-W "{" ".join(words)}" -- "${{cur##*,}}"))',
                   "files": 'COMPREPLY=($(compgen -f -- "$cur"))',
                   "dirs": 'COMPREPLY=($(compgen -d -- "$cur"))',
+                  "contexts": "_ndbtop_contexts",
                   "none": "COMPREPLY=()"}[kind]
         cases.append(f"        {'|'.join(flags)})\n            {action}\n            return ;;")
     return cases
@@ -113,6 +122,15 @@ def bash() -> str:
     """The bash completion script."""
     lines = [
         "# bash completion for ndbtop (made by 'ndbtop completion bash')",
+        "_ndbtop_contexts() {",
+        "    # The names the completed ndbtop reads from clusters.toml (no compgen -W: it",
+        "    # would expand them).",
+        "    local name",
+        "    COMPREPLY=()",
+        "    while IFS= read -r name; do",
+        '        [[ $name == "$cur"* ]] && COMPREPLY+=("$name")',
+        f'    done < <("${{COMP_WORDS[0]}}" {" ".join(CONTEXT_NAMES)} 2>/dev/null </dev/null)',
+        "}",
         "_ndbtop() {",
         "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}",
         "    local cmd='' i",
@@ -150,6 +168,12 @@ def _zsh_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+_ZSH_CONTEXTS = ('compadd -- ${(f)"$("${words[1]}" ' + " ".join(CONTEXT_NAMES)
+                 + ' 2>/dev/null </dev/null)"}')
+"""The names the completed ndbtop reads from clusters.toml, one a line, each added as it
+is (compadd expands nothing)."""
+
+
 def _zsh_value_cases() -> list[str]:
     cases = []
     for o in OPTIONS:
@@ -161,6 +185,7 @@ def _zsh_value_cases() -> list[str]:
                           f"{' '.join(words)}",
                   "files": "_files",
                   "dirs": "_files -/",
+                  "contexts": _ZSH_CONTEXTS,
                   "none": f"_message {_zsh_quote(str(o.kwargs.get('metavar', 'value')))}"}[kind]
         cases.append(f"    ({'|'.join(o.flags)}) {action}; return ;;")
     return cases
@@ -222,7 +247,14 @@ def _fish_quote(text: str) -> str:
 
 def fish() -> str:
     """The fish completion script."""
-    lines = ["# fish completion for ndbtop (made by 'ndbtop completion fish')"]
+    lines = [
+        "# fish completion for ndbtop (made by 'ndbtop completion fish')",
+        "function __ndbtop_contexts",
+        "    # The names the completed ndbtop reads from clusters.toml.",
+        "    set -l ndbtop (commandline -opc)[1]",
+        f"    command $ndbtop {' '.join(CONTEXT_NAMES)} 2>/dev/null </dev/null",
+        "end",
+    ]
     for name in NAMES:
         c = f"complete -c {name}"
         lines.append(f"{c} -f")
@@ -247,6 +279,7 @@ def fish() -> str:
                 listed = f'(__fish_complete_list , "string split , {",".join(words)}")'
                 value = {"words": f" -x -a {_fish_quote(' '.join(words))}",
                          "list": f" -x -a {_fish_quote(listed)}", "files": " -r -F",
+                         "contexts": " -x -a '(__ndbtop_contexts)'",
                          "dirs": " -x -a '(__fish_complete_directories)'", "none": " -x"}[kind]
             for flag in o.flags:
                 switch = f"-l {flag[2:]}" if flag.startswith("--") else f"-s {flag[1:]}"

@@ -11,11 +11,8 @@ import asyncio
 import sys
 
 from ndbtop.cli.exits import DONE, UNREACHABLE
-from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.contexts import Context, ContextsError, load_contexts
 from ndbtop.errors import NdbtopError
-from ndbtop.mgm.client import MgmClient
-from ndbtop.model.summary import summarize
 from ndbtop.sanitise import sanitise
 
 PROBE_TIMEOUT = 3.0
@@ -24,6 +21,11 @@ PROBE_TIMEOUT = 3.0
 
 async def probe(context: Context, timeout: float = PROBE_TIMEOUT) -> tuple[bool, str]:
     """Whether ``context``'s management server answers, and what it said (or why not)."""
+    # Imported here: ``contexts --names`` runs at every completion of --context.
+    from ndbtop.cli.sources import cluster_connectstring
+    from ndbtop.mgm.client import MgmClient
+    from ndbtop.model.summary import summarize
+
     args = argparse.Namespace(connectstring=context.connectstring,
                               ndb_tls_search_path=context.option("ndb_tls_search_path"),
                               ndb_mgm_tls=context.option("ndb_mgm_tls"))
@@ -60,8 +62,12 @@ async def _probe_all(contexts: tuple[Context, ...]) -> list[tuple[bool, str]]:
 
 
 def run_contexts(args: argparse.Namespace) -> int:
-    """List the contexts with whether each answers; exit 3 when one does not."""
+    """List the contexts with whether each answers; exit 3 when one does not. With
+    ``--names``, their names only, reading the file alone."""
     contexts = load_contexts()
+    if args.names:
+        sys.stdout.write("".join(f"{name}\n" for name in contexts))
+        return DONE
     if not contexts:
         raise ContextsError(f"no contexts in {contexts.path}")
     answers = asyncio.run(_probe_all(contexts.contexts))

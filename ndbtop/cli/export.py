@@ -20,9 +20,12 @@ from ndbtop.cli.parser import DEFAULT_LISTEN_HOST
 from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
-from ndbtop.errors import UsageError
+from ndbtop.collect.sql import NdbinfoReader
+from ndbtop.errors import NdbtopError, UsageError
 from ndbtop.export.http import is_loopback
 from ndbtop.export.server import MetricsServer, SnapshotCollector
+from ndbtop.host.remote import SshOptions
+from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceStatus
 from ndbtop.sanitise import write_line
@@ -68,16 +71,56 @@ def export_hub(args: argparse.Namespace, *, local_host: bool = True) -> Hub:
     """The hub the options describe: the live view's sources (management server, events,
     ndbinfo, this host unless ``local_host`` is False, every data node's host with
     ``--ssh``), the same intervals."""
+    return _hub(args, cluster_connectstring(args), ndbinfo_reader(args), ssh_options(args),
+                local_host)
+
+
+def _hub(args: argparse.Namespace, connectstring: ConnectString,
+         ndbinfo: tuple[NdbinfoReader, str] | None, ssh: SshOptions | None,
+         local_host: bool) -> Hub:
     return Hub(
-        cluster_connectstring(args),
+        connectstring,
         RealClock(),
         args.interval,
-        ndbinfo=ndbinfo_reader(args),
+        ndbinfo=ndbinfo,
         host=host_reader(args) if local_host else None,
-        ssh=ssh_options(args),
+        ssh=ssh,
         history_dir=default_history_dir(),
         backup_status_every=args.backup_status_interval,
     )
+
+
+class ContextNotStarted(Exception):
+    """A context of ``export --contexts`` whose sources cannot start: ``reason`` is one of
+    :data:`~ndbtop.export.many.START_REASONS`, ``str()`` the one line saying why."""
+
+    def __init__(self, reason: str, text: str) -> None:
+        super().__init__(text)
+        self.reason = reason
+
+
+def context_hub(name: str, args: argparse.Namespace) -> Hub:
+    """The hub of ``export --context NAME`` (this host's disks read by none), or
+    :class:`ContextNotStarted` naming the step that failed; the SQL node's password
+    command runs last, once the rest is known to be usable."""
+    from ndbtop.cli.fleet import context_namespace
+    from ndbtop.contexts.password import PasswordCommandError
+
+    step = "context"
+    try:
+        one = context_namespace(name, args, "export", KEPT)
+        step = "connectstring"
+        connectstring = cluster_connectstring(one)
+        step = "ssh"
+        ssh = ssh_options(one)
+        step = "sql_options"
+        ndbinfo = ndbinfo_reader(one)
+        step = "context"
+        return _hub(one, connectstring, ndbinfo, ssh, local_host=False)
+    except PasswordCommandError as exc:
+        raise ContextNotStarted("password_command", str(exc)) from None
+    except (NdbtopError, OSError) as exc:
+        raise ContextNotStarted(step, str(exc)) from None
 
 
 Watched = list[tuple[Optional[str], Hub, SnapshotCollector]]
@@ -106,26 +149,40 @@ def contexts_served(args: argparse.Namespace
                     ) -> tuple[Watched, Callable[..., Iterable[bytes]], str]:
     """``export --contexts``: every context's sources (as ``export --context NAME`` with
     this line's intervals), the app serving them, and what the log line calls them."""
-    from ndbtop.cli.fleet import context_namespace
     from ndbtop.contexts import ContextsError, load_contexts
-    from ndbtop.export.many import make_multi_app
+    from ndbtop.export.many import Exposition, NotStarted, make_multi_app
 
     contexts = load_contexts()
     if not contexts:
         raise ContextsError(f"no contexts in {contexts.path}")
     watched: Watched = []
+    served: dict[str, Exposition] = {}
+    down = []
     for name in contexts:
-        one = context_namespace(name, args, "export", KEPT)
-        # This host is no data node host of every cluster: only --ssh reads hosts.
-        watched.append((name, export_hub(one, local_host=False), SnapshotCollector(cluster=name)))
-    app = make_multi_app({n: c for n, _, c in watched if n is not None}, str(contexts.path))
-    return watched, app, f"{len(watched)} contexts of {contexts.path} (/probe?context=NAME)"
+        try:
+            # This host is no data node host of every cluster: only --ssh reads hosts.
+            hub = context_hub(name, args)
+        except ContextNotStarted as exc:
+            write_line(sys.stderr, f"ndbtop export: {name} not started ({exc.reason}): {exc}")
+            served[name] = NotStarted(name, exc.reason)
+            down.append(name)
+            continue
+        collector = SnapshotCollector(cluster=name)
+        watched.append((name, hub, collector))
+        served[name] = collector
+    app = make_multi_app(served, str(contexts.path))
+    count = f"{len(served)} context{'' if len(served) == 1 else 's'}"
+    described = f"{count} of {contexts.path} (/probe?context=NAME)"
+    if down:
+        described += f"; not started: {', '.join(down)}"
+    return watched, app, described
 
 
 def _listen_and_serve(watched: Watched, host: str, port: int, described: str,
                       app: Callable[..., Iterable[bytes]] | None = None) -> int:
     try:
-        server = MetricsServer(watched[0][2], host, port, described, app=app)
+        server = MetricsServer(watched[0][2] if watched else None, host, port, described,
+                               app=app)
     except OSError as exc:
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         raise UsageError(f"cannot listen on {where}: {exc.strerror or exc}") from None
@@ -174,7 +231,7 @@ async def serve(watched: Watched, server: MetricsServer, cluster: str) -> int:
     sys.stderr.flush()
     for _, hub, _ in watched:
         await hub.start()
-    interval = min(hub.interval for _, hub, _ in watched)
+    interval = min((hub.interval for _, hub, _ in watched), default=1.0)
     try:
         while not stop.is_set():
             for _, hub, collector in watched:

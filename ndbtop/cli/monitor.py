@@ -30,7 +30,9 @@ def run_monitor(args: argparse.Namespace) -> int:
         raise UsageError("--section needs --once")
     hub = monitor_hub(args)
     if args.once:
-        return asyncio.run(print_once(hub, args.json, args.section))
+        context = getattr(args, "context_info", None)
+        return asyncio.run(print_once(hub, args.json, args.section,
+                                      context.name if context is not None else None))
     from ndbtop.cli.fleet import run_live
 
     return run_live(hub, args)
@@ -53,8 +55,9 @@ def monitor_hub(args: argparse.Namespace) -> Hub:
     return hub
 
 
-async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = None) -> int:
-    """Collect once and print the report.
+async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = None,
+                     context: str | None = None) -> int:
+    """Collect once and print the report (of the context named ``context``).
 
     The management server must answer (its error is raised); the report is printed
     whatever the other sources did, and the status is 0 only if every source asked
@@ -73,16 +76,16 @@ async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = N
     # --audit-log: it acts on nothing).
     notes = LeftNotStarted(AuditLog(default_audit_path())).notes(snapshot.nodes)
     if as_json:
-        report = (report_json(snapshot, hub.interval) if sections is None
-                  else sections_json(snapshot, sections))
+        report = (report_json(snapshot, hub.interval, context) if sections is None
+                  else sections_json(snapshot, sections, context))
         for node in report.get("nodes", ()):
             if node["node_id"] in notes:
                 node["note"] = notes[node["node_id"]]
         sys.stdout.write(json_text(report, indent=2) + "\n")
     elif sections is None:
-        sys.stdout.write(report_text(snapshot, notes, hub.interval))
+        sys.stdout.write(report_text(snapshot, notes, hub.interval, context))
     else:
-        sys.stdout.write(sections_text(snapshot, sections, notes))
+        sys.stdout.write(sections_text(snapshot, sections, notes, context))
     sys.stdout.flush()
     failed = [s for s in snapshot.sources if s.state not in ANSWERED and s.name not in SECONDARY]
     for source in failed:

@@ -88,6 +88,9 @@ OPTIONS: tuple[Option, ...] = (
            action="store_true", default=False,
            help="serve every context of clusters.toml from this one process: "
            "/probe?context=NAME one cluster, /metrics all; every series has a cluster label"),
+    option("--names", commands={"contexts"}, group=CONTEXT, action="store_true",
+           default=False, help="print the contexts' names only, one a line, asking no server "
+           "(what shell completion offers after --context)"),
     option("--read-write", commands=ACTING - {"demo"}, group=CONTEXT, action="store_true",
            default=False, help="allow actions on a context marked read_only, for this run, "
            "once its phrase ('allow actions on NAME') is typed at the terminal"),

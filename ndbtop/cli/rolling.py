@@ -95,18 +95,20 @@ async def _planned(args: argparse.Namespace, connectstring: ConnectString,
     blind = blind_spots(snap)
     events = snap.source("events")
     listening = events is not None and events.state is SourceState.CONNECTED
+    named = getattr(args, "context_info", None)
+    name = named.name if named is not None else None
     if js:
         write(out, plan_event(plan, cluster=target, connectstring=str(connectstring),
                               pace=pace, takes=estimate, notes=plan.notes,
                               warnings=warnings, configuration=context.note,
-                              verdict=verdict, gate=gate, not_judged=blind))
+                              verdict=verdict, gate=gate, not_judged=blind, context=name))
     if not plan.batches and verdict.ok and not plan.notes:
         if not js:
-            write_line(out, f"no data node to restart at {target}")
+            write_line(out, f"no data node to restart at {f'{name}, ' if name else ''}{target}")
         return 0
     if not js:
         plan_text(out, context, target, str(connectstring), pace, estimate, warnings,
-                  gate_lines(gate, blind, listening=listening))
+                  gate_lines(gate, blind, listening=listening), name)
     if plan.phrase is None and args.confirm is not None:
         raise UsageError("--confirm: this plan asks for no typed phrase (only --per-group "
                          "does)")

@@ -37,12 +37,14 @@ def write(out: TextIO, event: dict[str, Any]) -> None:
 def plan_event(plan: RollingPlan, *, cluster: str, connectstring: str, pace: str,
                takes: EtaResult | None, notes: Sequence[str], warnings: Sequence[str],
                configuration: str | None, verdict: Verdict, gate: Gate | None = None,
-               not_judged: Sequence[str] = ()) -> dict[str, Any]:
-    """The plan: its steps (the nodes of each, the ``ndb_mgm`` command), what it takes
-    (``takes``: None when there is no step), whether it may begin, and the gate of step 1
-    now (``gate``: null without a step; ``not_judged``: what the gate cannot see)."""
+               not_judged: Sequence[str] = (), context: str | None = None) -> dict[str, Any]:
+    """The plan: the context (null without one), its steps (the nodes of each, the
+    ``ndb_mgm`` command), what it takes (``takes``: None when there is no step), whether it
+    may begin, and the gate of step 1 now (``gate``: null without a step; ``not_judged``:
+    what the gate cannot see)."""
     return {
         "event": "plan",
+        "context": context,
         "cluster": cluster,
         "connectstring": connectstring,
         "pace": pace,

@@ -153,11 +153,12 @@ def gate_lines(gate: Gate | None, blind: Sequence[str], *, listening: bool) -> l
 
 def plan_text(out: TextIO, context: PlanContext, target: str, connectstring: str, pace: str,
               estimate: EtaResult | None, warnings: Sequence[str],
-              gate: Sequence[str]) -> None:
-    """The plan as text: its steps, what it takes, its notes and warnings, the verdict, the
-    gate and the phrase it asks for."""
+              gate: Sequence[str], name: str | None = None) -> None:
+    """The plan as text: the cluster (the context ``name``), its steps, what it takes, its
+    notes and warnings, the verdict, the gate and the phrase it asks for."""
     plan = context.plan
-    write_line(out, f"plan for the cluster at {target} (connect string {connectstring}): "
+    cluster = f"the cluster {name}" if name else "the cluster"
+    write_line(out, f"plan for {cluster} at {target} (connect string {connectstring}): "
                f"{len(plan.batches)} step(s), {pace}, waiting for STARTED:")
     for line in plan_steps(context):
         write_line(out, line)

@@ -25,8 +25,21 @@ from ndbtop.ops.wait_backup import BackupScale, progress_line, wait_for_backup
 from ndbtop.sanitise import json_text, write_line
 
 
+def context_line(args: argparse.Namespace) -> str | None:
+    """The first line of a wait on a context (stderr: stdout is one change a line),
+    naming it and the management servers it gives, else None: ``$NDBTOP_CONTEXT`` can
+    choose the cluster where the command line does not show it."""
+    context = getattr(args, "context_info", None)
+    if context is None:
+        return None
+    return f"ndbtop: waiting on context {context.name} ({cluster_connectstring(args)})"
+
+
 def run_wait(args: argparse.Namespace) -> int:
     """0 when every node reached the state, 1 on timeout, 3 when the server is unreachable."""
+    first = context_line(args)
+    if first is not None:
+        write_line(sys.stderr, first)
     if args.backup_completed is not None:
         return _run_backup_wait(args)
     if "backup_status_interval" in getattr(args, "given", ()):

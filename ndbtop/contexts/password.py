@@ -21,6 +21,11 @@ OUTPUT_LIMIT = 64 << 10
 """Bytes of output read from it."""
 
 
+class PasswordCommandError(ContextsError):
+    """A context's ``password_command`` failed: its one line names the context and the
+    command's first word, never the password."""
+
+
 def run_password_command(context: Context, timeout: float = TIMEOUT) -> str:
     """The password ``context.password_command`` prints; a failure is one line naming the
     context and the command's first word."""
@@ -31,21 +36,21 @@ def run_password_command(context: Context, timeout: float = TIMEOUT) -> str:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise ContextsError(f"{where}: {exc}") from None
+        raise PasswordCommandError(f"{where}: {exc}") from None
     if not argv:
-        raise ContextsError(f"{where}: empty")
+        raise PasswordCommandError(f"{where}: empty")
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
                               timeout=timeout, check=False)
     except FileNotFoundError:
-        raise ContextsError(f"{where}: no program {argv[0]!r}") from None
+        raise PasswordCommandError(f"{where}: no program {argv[0]!r}") from None
     except PermissionError:
-        raise ContextsError(f"{where}: {argv[0]!r} cannot be run") from None
+        raise PasswordCommandError(f"{where}: {argv[0]!r} cannot be run") from None
     except subprocess.TimeoutExpired:
-        raise ContextsError(f"{where}: no answer within {timeout:g} s") from None
+        raise PasswordCommandError(f"{where}: no answer within {timeout:g} s") from None
     if done.returncode != 0:
         said = done.stderr[:OUTPUT_LIMIT].decode("utf-8", "replace").strip().splitlines()
         tail = f": {sanitise(said[-1])}" if said else ""
-        raise ContextsError(f"{where}: {argv[0]} exited {done.returncode}{tail}")
+        raise PasswordCommandError(f"{where}: {argv[0]} exited {done.returncode}{tail}")
     out = done.stdout[:OUTPUT_LIMIT].decode("utf-8", "replace")
     return out.splitlines()[0] if out.splitlines() else ""

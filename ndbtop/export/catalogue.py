@@ -52,6 +52,10 @@ METRICS: tuple[MetricDef, ...] = (
        "-"),
     _m("ndbtop_source_age_seconds", "gauge", "source",
        "Seconds since the source last produced good data", "-"),
+    _m("ndbtop_context_start_error", "gauge", "reason",
+       "1 for a context of export --contexts whose sources could not start, with why: "
+       "context, connectstring, ssh, sql_options or password_command (the exporter's log "
+       "line says more); its ndbtop_source_up of source mgm is 0", "-"),
     _m("ndb_node_status", "gauge", "node_id node_type status",
        "The node's status as the management server reports it: a series for every status "
        "(UNKNOWN, NO_CONTACT, NOT_STARTED, STARTING, STARTED, SHUTTING_DOWN, RESTARTING, "

@@ -4,25 +4,20 @@ exporters take ``target`` (blackbox_exporter, snmp_exporter), ``/metrics`` for a
 Each context has its own sources and :class:`~ndbtop.export.server.SnapshotCollector`,
 whose series all carry ``cluster="NAME"``. ``/probe`` serves one context's exposition as
 a single exporter would; ``/metrics`` joins every context's, family by family (an
-exposition names each family once).
+exposition names each family once). A context whose sources could not start
+(:class:`NotStarted`) is served as down, with why, beside the others.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
-from ndbtop.export.lines import EOF_LINE, without_eof
-from ndbtop.export.server import (
-    HTML,
-    TEXT,
-    Encoder,
-    SnapshotCollector,
-    answerer,
-    metrics_response,
-)
+from ndbtop.export.familyset import Families
+from ndbtop.export.lines import EOF_LINE, Fixed, cluster_label, with_label, without_eof
+from ndbtop.export.server import HTML, TEXT, Encoder, answerer, metrics_response
 
 _HELP = b"# HELP "
 
@@ -33,6 +28,38 @@ INDEX = """<!DOCTYPE html>
 <code>cluster</code>), or one: {links}</p>
 </body></html>
 """
+
+
+class Exposition(Protocol):
+    """What ``/probe`` and ``/metrics`` render a context with."""
+
+    def render(self, encoder: Encoder, content_type: str) -> bytes:
+        """One scrape of the context in the encoder's format."""
+
+
+START_REASONS = ("context", "connectstring", "ssh", "sql_options", "password_command")
+"""Why a context's sources could not start (``ndbtop_context_start_error{reason}``): its
+settings could not be applied, its connect string, its ssh settings, its SQL node's
+options, or its password command failed."""
+
+
+class NotStarted:
+    """A context whose sources could not start: served as down, its reason one of
+    :data:`START_REASONS`, so that the others are served and an alert names it."""
+
+    def __init__(self, cluster: str, reason: str) -> None:
+        if reason not in START_REASONS:
+            raise ValueError(f"not a start reason: {reason!r}")
+        self.cluster = cluster
+        self.reason = reason
+
+    def render(self, encoder: Encoder, content_type: str) -> bytes:
+        """``ndbtop_source_up{source="mgm"} 0`` (what the alert on an unreachable management
+        server and the dashboard's ``cluster`` variable read) and the reason."""
+        out = Families()
+        out.add("ndbtop_source_up", ("mgm",), 0.0)
+        out.add("ndbtop_context_start_error", (self.reason,), 1.0)
+        return with_label(encoder(Fixed(out)), cluster_label(self.cluster))
 
 
 def merge_expositions(parts: Iterable[bytes]) -> bytes:
@@ -61,7 +88,7 @@ def merge_expositions(parts: Iterable[bytes]) -> bytes:
     return out + (EOF_LINE if eof else b"")
 
 
-def make_multi_app(collectors: Mapping[str, SnapshotCollector], path: str
+def make_multi_app(collectors: Mapping[str, Exposition], path: str
                    ) -> Callable[..., Iterable[bytes]]:
     """The WSGI app of ``export --contexts``: ``/probe?context=NAME``, ``/metrics`` (every
     context), ``/`` (the index)."""

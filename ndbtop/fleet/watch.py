@@ -87,3 +87,21 @@ class Fleet:
                       production=m.production, read_only=m.read_only, error=m.error)
             for m in self.members
         )
+
+
+class FrozenFleet:
+    """Rows given once, as a :class:`Fleet` gives them to the overview: a picture of it
+    (the README's screenshot, tests)."""
+
+    def __init__(self, rows: Sequence[FleetRow], interval: float = 2.0) -> None:
+        self._rows = tuple(rows)
+        self.names = tuple(r.name for r in self._rows)
+        self.interval = interval
+
+    def rows(self) -> tuple[FleetRow, ...]:
+        """The rows given."""
+        return self._rows
+
+    def set_interval(self, interval: float) -> None:
+        """What the overview shows as its refresh."""
+        self.interval = interval

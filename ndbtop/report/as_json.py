@@ -25,11 +25,14 @@ from ndbtop.report.sections import default_sections_json
 from ndbtop.report.tables import iso_utc
 
 
-def report_json(snap: ClusterSnapshot, heard_s: float | None = None) -> dict[str, Any]:
-    """Every panel of the snapshot as plain JSON-ready values (``not_judged``: the rules
-    the sources read leave unjudged, the events heard for ``heard_s``)."""
+def report_json(snap: ClusterSnapshot, heard_s: float | None = None,
+                context: str | None = None) -> dict[str, Any]:
+    """Every panel of the snapshot as plain JSON-ready values (``context``: the context's
+    name, null without one; ``not_judged``: the rules the sources read leave unjudged, the
+    events heard for ``heard_s``)."""
     s = summarize(snap.nodes, snap.config)
     out: dict[str, Any] = {
+        "context": context,
         "time": iso_utc(snap.wall),
         "mgm": {"address": snap.mgm_address, "version": snap.mgm_version},
         "summary": {

@@ -75,12 +75,13 @@ def _links_text(snap: ClusterSnapshot) -> list[str]:
 
 
 def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = None,
-                heard_s: float | None = None) -> str:
+                heard_s: float | None = None, context: str | None = None) -> str:
     """The snapshot as sections of plain tables (every line at most
     :data:`~ndbtop.elide.MAX_LINE_CHARS` characters); ``node_notes`` are said under the
     nodes (a node a failed restart wait left NOT_STARTED); ``heard_s``: how long the events
-    were listened to (the rules that leaves unjudged are named; None: long enough)."""
-    lines = [heading_text(snap)]
+    were listened to (the rules that leaves unjudged are named; None: long enough);
+    ``context``: the context's name the heading gives."""
+    lines = [heading_text(snap, context)]
     lines += nodes_text(snap, node_notes)
     lines += findings_text(snap.findings)
     lines += [f"  {part}" for part in unjudged_text(snap, heard_s).split("; ") if part]
@@ -94,11 +95,13 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     return Laid(laid_out(lines) + "\n")
 
 
-def heading_text(snap: ClusterSnapshot) -> str:
-    """The report's first line: which cluster, which version, when."""
+def heading_text(snap: ClusterSnapshot, context: str | None = None) -> str:
+    """The report's first line: which cluster (``Cluster prod at ...`` for a context),
+    which version, when."""
     when = dt.datetime.fromtimestamp(snap.wall).strftime("%Y-%m-%d %H:%M:%S")
     where = snap.mgm_address or "(no management server)"
-    return f"Cluster at {where}, NDB {snap.mgm_version or '?'}, {when}"
+    name = f" {context}" if context else ""
+    return f"Cluster{name} at {where}, NDB {snap.mgm_version or '?'}, {when}"
 
 
 def nodes_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = None) -> list[str]:

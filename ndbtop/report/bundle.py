@@ -50,6 +50,8 @@ class Bundle:
 
     files: dict[str, bytes] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    context: str | None = None
+    """The context the bundle is of (``--context``), named by the manifest."""
 
     def add(self, name: str, data: bytes | str | Sequence[str], note: str) -> None:
         """One file of the archive and the manifest line that explains it.
@@ -77,6 +79,7 @@ class Bundle:
                 f"ndbtop {__version__} triage bundle, "
                 f"{dt.datetime.now().astimezone():%Y-%m-%d %H:%M:%S %z}",
                 f"collected on {socket.gethostname()}",
+                *([f"context {self.context}"] if self.context else []),
                 "",
                 *self.notes,
                 "",
@@ -180,20 +183,22 @@ async def collect_bundle(
     minutes: float = 15.0,
     audit_log: Path | None = None,
     progress: Callable[[str], None] = lambda text: None,
+    context: str | None = None,
 ) -> Bundle:
-    """Collect everything; the management server must answer, other parts may fail."""
-    bundle = Bundle()
+    """Collect everything; the management server must answer, other parts may fail.
+    ``context``: the context's name, given by the manifest and the reports."""
+    bundle = Bundle(context=context)
     progress("reading the cluster (two samples for rates)")
     hub.want_panels("bundle", bundle_panels())
     snap = await hub.collect_once()
     bundle.add(
         "report.txt",
-        report_text(snap),
+        report_text(snap, context=context),
         "the --once report: nodes, sources, ndbinfo panels, host disks",
     )
     bundle.add(
         "report.json",
-        json_text(report_json(snap), indent=2),
+        json_text(report_json(snap, context=context), indent=2),
         "the same as JSON (ndbtop --once --json)",
     )
     bundle.add(

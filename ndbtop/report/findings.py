@@ -61,10 +61,18 @@ PLUGIN_OK, PLUGIN_WARNING, PLUGIN_CRITICAL, PLUGIN_UNKNOWN = 0, 1, 2, 3
 """The monitoring-plugin exit codes (Nagios, Icinga, Zabbix agents)."""
 
 
+def plugin_head(word: str, cluster: str | None = None) -> str:
+    """``NDB OK - ``, and for a context ``NDB OK - prod: ``: the service and its status
+    first, as the Monitoring Plugins Development Guidelines write a plugin's line ("SERVICE
+    STATUS: Information text"), then the cluster judged."""
+    return f"NDB {word} - " + (f"{cluster}: " if cluster else "")
+
+
 def check_line(snap: ClusterSnapshot, findings: Sequence[Finding], warning_only: bool,
-               coverage: str = "") -> tuple[int, str]:
-    """The plugin's exit code and its one line: the status, the most severe findings in
-    words, what could not be read or judged (``coverage``), then perfdata after ``|``."""
+               coverage: str = "", cluster: str | None = None) -> tuple[int, str]:
+    """The plugin's exit code and its one line: the status, the context judged
+    (``cluster``), the most severe findings in words, what could not be read or judged
+    (``coverage``), then perfdata after ``|``."""
     worst = max((f.severity.rank for f in findings if f.severity is not Severity.INFO),
                 default=-1)
     if worst >= Severity.CRITICAL.rank and not warning_only:
@@ -76,7 +84,7 @@ def check_line(snap: ClusterSnapshot, findings: Sequence[Finding], warning_only:
     s = summarize(snap.nodes, snap.config)
     shown = [f for f in findings if f.severity is not Severity.INFO][:3]
     words = "; ".join(f"{f.id}: {f.summary}" for f in shown)
-    text = f"NDB {word} - " + (f"{counts(findings)}: {words}" if shown else
+    text = plugin_head(word, cluster) + (f"{counts(findings)}: {words}" if shown else
                                f"data nodes started {s.data_started}/{s.data_nodes}")
     if coverage:
         text += f"; {coverage}"

@@ -30,7 +30,7 @@ CORE_KEYS: dict[str, tuple[str, ...]] = {
 
 assert tuple(CORE_KEYS) == CORE
 
-ALWAYS = ("time", "mgm", "sources")
+ALWAYS = ("context", "time", "mgm", "sources")
 
 
 def sections_panels(names: Sequence[str]) -> frozenset[str]:
@@ -38,13 +38,14 @@ def sections_panels(names: Sequence[str]) -> frozenset[str]:
     return panels_of(s for s in TRIAGE if s.name in names)
 
 
-def sections_json(snap: ClusterSnapshot, names: Sequence[str]) -> dict[str, Any]:
-    """The JSON report of the named sections."""
-    full = report_json(snap) if any(n in CORE_KEYS for n in names) else None
+def sections_json(snap: ClusterSnapshot, names: Sequence[str],
+                  context: str | None = None) -> dict[str, Any]:
+    """The JSON report of the named sections (``context``: the context's name)."""
+    full = report_json(snap, context=context) if any(n in CORE_KEYS for n in names) else None
     out: dict[str, Any] = {}
     if full is None:
-        out.update({"time": iso_utc(snap.wall), "mgm": {"address": snap.mgm_address,
-                                                           "version": snap.mgm_version}})
+        out.update({"context": context, "time": iso_utc(snap.wall),
+                    "mgm": {"address": snap.mgm_address, "version": snap.mgm_version}})
         out["sources"] = [src.as_json(snap.taken_at) for src in snap.sources]
     else:
         out.update({key: full[key] for key in ALWAYS})
@@ -60,9 +61,11 @@ def sections_json(snap: ClusterSnapshot, names: Sequence[str]) -> dict[str, Any]
 
 
 def sections_text(snap: ClusterSnapshot, names: Sequence[str],
-                  node_notes: Mapping[int, str] | None = None) -> str:
-    """The text report of the named sections, with the heading and the sources."""
-    lines = [heading_text(snap)]
+                  node_notes: Mapping[int, str] | None = None,
+                  context: str | None = None) -> str:
+    """The text report of the named sections, with the heading (naming ``context``) and
+    the sources."""
+    lines = [heading_text(snap, context)]
     for name in names:
         if name == "nodes":
             lines += nodes_text(snap, node_notes)

@@ -43,7 +43,7 @@ COLUMNS = (
     ("age", "answered"),
 )
 """The columns, narrow enough for 120 columns (the first five fit in 80); the selected
-cluster's detail below has every text whole."""
+cluster's detail below has every text whole, the version and the last answer's age too."""
 CELL = 40
 """Characters of a long cell."""
 
@@ -91,11 +91,16 @@ class FleetTable(KeyedTable):
 
 
 def detail_text(row: FleetRow) -> Text:
-    """The selected cluster in full: where, why it does not answer, its finding and its
-    activity with what the estimate rests on."""
+    """The selected cluster in full: where, its version and when it last answered (or why
+    it does not), its finding and its activity with what the estimate rests on."""
     out = Text()
     out.append_text(label_text(ContextLabel(row.name, row.color, row.production)))
     out.append(f"  {row.address or 'no management server answered'}")
+    if row.version:
+        out.append(f"  NDB {row.version}")
+    if row.answers and row.age is not None:
+        # The table's last columns are off an 80-column screen: the age is here too.
+        out.append(f"  answered {row.age_text()} ago")
     if row.read_only:
         out.append("  read-only (read_only in clusters.toml)", style="blue")
     if not row.answers:
@@ -121,7 +126,7 @@ class FleetApp(GuardedApp):
     Screen { layout: vertical; }
     #fleet-header { height: 1; background: $boost; padding: 0 1; }
     #fleet-table { height: 1fr; }
-    #fleet-detail { height: 5; padding: 0 1; border-top: solid $primary; }
+    #fleet-detail { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary; }
     """
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [
@@ -191,6 +196,10 @@ class FleetApp(GuardedApp):
         found = sum(1 for r in rows if r.answers and r.finding is not None)
         busy = sum(1 for r in rows if r.activity is not None)
         line = Text("ndbtop fleet", style="bold")
+        if self.simulated:
+            # First: a narrow terminal must still say the clusters are simulated.
+            line.append("  ")
+            line.append(f" SIM {self.simulated} ", style="bold black on cyan")
         line.append(f"  {len(rows)} clusters")
         if down:
             line.append(f" · {down} not answering", style="bold red")
@@ -201,9 +210,6 @@ class FleetApp(GuardedApp):
         line.append(f"  {dt.datetime.fromtimestamp(self.wall()):%H:%M:%S}")
         line.append(f"   management servers only, refresh {self.fleet.interval:g}s",
                     style="dim")
-        if self.simulated:
-            line.append("  ")
-            line.append(f" SIM {self.simulated} ", style="bold black on cyan")
         self.query_one("#fleet-header", Plain).update(line)
 
     def _detail(self) -> None:
@@ -222,12 +228,14 @@ class FleetApp(GuardedApp):
         if key is not None:
             self.exit(key)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape is offered only when a cluster was open to go back to."""
+        return not (action == "back" and self.back is None)
+
     def action_back(self) -> None:
-        """Back to the cluster that was open, if one was."""
-        if self.back is None:
-            self.notify("no cluster was open: Enter opens the selected one", timeout=3)
-            return
-        self.exit(BACK)
+        """Back to the cluster that was open."""
+        if self.back is not None:
+            self.exit(BACK)
 
     def action_quit_fleet(self) -> None:
         """Quit ndbtop."""

@@ -230,6 +230,8 @@ async def _session(open_cluster: OpenCluster, make_fleet: Callable[[], Fleet],
     fleet: Fleet | None = None
     shown: list[Any] = [None]
     view, current, note = first, (first.label.name if first else None), None
+    # The last cluster whose view opened: Escape goes back to it after one that failed.
+    opened = current
     try:
         if setup is not None:
             await setup()
@@ -238,8 +240,10 @@ async def _session(open_cluster: OpenCluster, make_fleet: Callable[[], Fleet],
                 try:
                     view = await open_cluster(current)
                 except NdbtopError as exc:
-                    note, current = f"cannot open {current}: {exc}", None
+                    note = f"cannot open {current}: {exc}"
+                    current = opened if opened != current else None
             if view is not None:
+                opened = current
                 app = NdbtopApp(view.start, stop=view.stop, read_only=view.read_only,
                                 audit=view.audit, theme=theme, context=view.label,
                                 fleet=True, simulated=view.simulated)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ndbtop.cli import main
 from ndbtop.contexts import clusters_path
 
 
@@ -24,3 +25,21 @@ def clusters_file() -> Callable[[str], Path]:
         return path
 
     return write
+
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    """``run(*argv)``: ndbtop's exit status, stdout and stderr."""
+
+    def call(*argv: str) -> tuple[int, str, str]:
+        try:
+            status = main(list(argv))
+        except SystemExit as exc:
+            status = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return call

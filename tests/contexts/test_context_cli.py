@@ -5,32 +5,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ndbtop.cli import main
 from ndbtop.cli.context_args import apply_context, context_read_only
 from ndbtop.cli.parser import build_parser
 from ndbtop.cli.sources import read_only_origin
 from ndbtop.errors import UsageError
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    def call(*argv: str) -> tuple[int, str, str]:
-        try:
-            status = main(list(argv))
-        except SystemExit as exc:
-            status = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return status, out, err
-
-    return call
+from tests.contexts.conftest import Run
 
 
 def parsed(*argv: str, env: dict[str, str] | None = None) -> Any:

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from export_helpers import Served
 from prometheus_server import ROOT, Prometheus
 from prometheus_server import fetch as get
@@ -18,8 +19,9 @@ from prometheus_server import fetch as get
 from ndbtop.cli.export import contexts_served
 from ndbtop.cli.parser import build_parser
 from ndbtop.contexts import clusters_path
+from ndbtop.export.catalogue import BY_NAME
 from ndbtop.export.lines import cluster_label, with_label
-from ndbtop.export.many import make_multi_app, merge_expositions
+from ndbtop.export.many import START_REASONS, NotStarted, make_multi_app, merge_expositions
 from ndbtop.export.server import MetricsServer, SnapshotCollector
 
 SCRAPE = ROOT / "contrib" / "prometheus" / "ndbtop-contexts.yml"
@@ -63,13 +65,17 @@ def _text_encoder() -> tuple[Any, str]:
     return choose_encoder("text/plain")
 
 
-def write_contexts(sims: dict[str, Any]) -> None:
+def write_clusters(text: str) -> None:
     path = clusters_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     os.chmod(path.parent, 0o700)
-    path.write_text("".join(f'[{name}]\nconnectstring = "{sim.connectstring}"\nno_sql = true\n'
-                            for name, sim in sims.items()))
+    path.write_text(text)
     os.chmod(path, 0o600)
+
+
+def write_contexts(sims: dict[str, Any]) -> None:
+    write_clusters("".join(f'[{name}]\nconnectstring = "{sim.connectstring}"\nno_sql = true\n'
+                           for name, sim in sims.items()))
 
 
 async def test_one_exporter_serves_three_contexts_to_prometheus(
@@ -150,3 +156,72 @@ def test_the_multi_app_index_links_every_context() -> None:
     body = b"".join(app({"PATH_INFO": "/nope", "REQUEST_METHOD": "GET"},
                         lambda status, headers: seen.append(status)))
     assert seen[-1] == "404 Not Found" and b"/probe?context=NAME" in body
+
+
+def test_a_context_that_could_not_start_is_served_down_with_its_reason() -> None:
+    body = NotStarted("prod", "password_command").render(*_text_encoder()).decode()
+    samples = [line for line in body.splitlines() if not line.startswith("#")]
+    assert samples == ['ndbtop_source_up{cluster="prod",source="mgm"} 0.0',
+                       'ndbtop_context_start_error{cluster="prod",reason="password_command"} 1.0']
+    with pytest.raises(ValueError):
+        NotStarted("prod", "the password was wrong")
+    # The reasons are a fixed vocabulary, every one of them in the metric's help.
+    assert all(reason in BY_NAME["ndbtop_context_start_error"].help for reason in START_REASONS)
+
+
+UNSTARTABLE = """\
+[prod]
+connectstring = "127.0.0.1:1"
+no_sql = true
+
+[dr]
+connectstring = "127.0.0.1:2"
+mysql_host = "127.0.0.1"
+password_command = "sh -c 'echo hunter2; echo vault sealed >&2; exit 1'"
+
+[staging]
+connectstring = "127.0.0.1:3"
+ssh_config = "/nonexistent/ssh_config"
+no_sql = true
+
+[qa]
+connectstring = "127.0.0.1:4:5"
+no_sql = true
+
+[lab]
+connectstring = "127.0.0.1:6"
+defaults_file = "/nonexistent/my.cnf"
+"""
+
+
+def test_a_context_that_cannot_start_is_served_down_and_never_stops_the_others(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    write_clusters(UNSTARTABLE)
+    args = build_parser().parse_args(["export", "--contexts"])
+    watched, app, described = contexts_served(args)
+    assert [name for name, _, _ in watched] == ["prod"]
+    assert described.endswith("; not started: dr, staging, qa, lab")
+    log = capsys.readouterr().err.splitlines()
+    assert [line.split(":", 1)[1].split(")", 1)[0] for line in log] == [
+        " dr not started (password_command", " staging not started (ssh",
+        " qa not started (connectstring", " lab not started (sql_options"]
+    assert "vault sealed" in log[0] and "hunter2" not in "\n".join(log)
+
+    def probe(name: str) -> tuple[list[str], str]:
+        seen: list[str] = []
+        body = b"".join(app({"PATH_INFO": "/probe", "QUERY_STRING": f"context={name}",
+                             "REQUEST_METHOD": "GET"}, lambda status, _: seen.append(status)))
+        return seen, body.decode()
+
+    seen, body = probe("staging")
+    assert seen == ["200 OK"]
+    assert 'ndbtop_source_up{cluster="staging",source="mgm"} 0.0' in body
+    assert 'ndbtop_context_start_error{cluster="staging",reason="ssh"} 1.0' in body
+    # /metrics serves every context, the ones that did not start among them.
+    seen = []
+    body = b"".join(app({"PATH_INFO": "/metrics", "REQUEST_METHOD": "GET"},
+                        lambda status, _: seen.append(status))).decode()
+    reasons = {line.split('"')[1]: line.split('"')[3] for line in body.splitlines()
+               if line.startswith("ndbtop_context_start_error{")}
+    assert seen == ["200 OK"] and reasons == {
+        "dr": "password_command", "staging": "ssh", "qa": "connectstring", "lab": "sql_options"}

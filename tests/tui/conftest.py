@@ -331,18 +331,20 @@ def tui_on(tmp_path: Path) -> Callable[..., contextlib.AbstractAsyncContextManag
     """Run the live view on a given source: ``async with tui_on(FrozenSource(...)) as t``.
 
     No simulator runs (``t.sim`` is None); ``replay=True`` opens the view as
-    ``ndbtop replay`` does, for a :class:`~ndbtop.record.replay.ReplaySource`.
+    ``ndbtop replay`` does, for a :class:`~ndbtop.record.replay.ReplaySource`;
+    ``fleet=True`` as a cluster of the fleet overview (``F`` goes there).
     """
 
     @contextlib.asynccontextmanager
     async def run(
-        source: SnapshotSource, *, replay: bool = False, size: tuple[int, int] = SIZE
+        source: SnapshotSource, *, replay: bool = False, size: tuple[int, int] = SIZE,
+        fleet: bool = False,
     ) -> AsyncIterator[Tui]:
         async def start() -> SnapshotSource:
             return source
 
         audit = AuditLog(tmp_path / "audit.log")
-        app = NdbtopApp(start, audit=audit, replay=replay)
+        app = NdbtopApp(start, audit=audit, replay=replay, fleet=fleet)
         notes = record_notifications(app)
         async with app.run_test(size=size) as pilot:
             t = Tui(app, pilot, None, audit, None, notes)

@@ -17,12 +17,14 @@ from textual.app import App
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.collect.hub import Hub
-from ndbtop.fleet.watch import Fleet, Member
+from ndbtop.contexts import ContextsError
+from ndbtop.fleet.rows import FleetRow
+from ndbtop.fleet.watch import Fleet, FrozenFleet, Member
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.context_label import ContextLabel
-from ndbtop.tui.fleet import BACK, FleetApp
+from ndbtop.tui.fleet import BACK, FleetApp, detail_text
 from ndbtop.tui.launch import ClusterView, _session
 from ndbtop.tui.screen_text import screen_text
 from tests.tui.conftest import SIZE, wait_until
@@ -156,3 +158,77 @@ async def test_going_from_the_overview_to_clusters_and_back(clusters: dict[str, 
 
 def test_back_is_not_a_cluster_name() -> None:
     assert not BACK.isprintable()
+
+
+PROD_ROW = FleetRow("prod", "red", True, answers=True, address="10.0.1.1:1186",
+                    version="8.4.3", data_started=3, data_nodes=4, groups_at_risk=(0,),
+                    activity="node 2 node restart, 5 copy data, wait LCP",
+                    activity_short="node 2 restart ph 5", age=3.0, stale=False)
+
+
+def test_the_detail_gives_the_version_and_the_age_the_narrow_table_cuts_off() -> None:
+    detail = detail_text(PROD_ROW).plain.splitlines()
+    assert detail[0] == " prod  PRODUCTION  10.0.1.1:1186  NDB 8.4.3  answered 3s ago"
+    lost = FleetRow("qa", answers=False, why="cannot connect to a management server: "
+                    "10.0.3.1:1186: connection refused", age=75.0)
+    assert detail_text(lost).plain.splitlines()[:2] == [
+        " qa   no management server answered",
+        "not answering: 10.0.3.1:1186: connection refused (last answer 1m15s ago)"]
+
+
+async def test_at_80_columns_the_overview_says_it_all_and_offers_only_keys_that_work() -> None:
+    app = FleetApp(FrozenFleet([PROD_ROW]), simulated="fleet of 1")  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)):
+        await wait_until(lambda: "answered 3s ago" in text(app), "the detail")
+        lines = [line.rstrip() for line in text(app).splitlines()]
+        # The header says it is simulated before anything else; the detail is whole.
+        assert lines[0].startswith(" ndbtop fleet   SIM fleet of 1   1 clusters")
+        assert lines[-4:-1] == ["  prod  PRODUCTION  10.0.1.1:1186  NDB 8.4.3  answered 3s ago",
+                                " node 2 node restart, 5 copy data, wait LCP",
+                                " Enter opens it in the live view (F there comes back here)"]
+        # No cluster was open: Escape goes nowhere, so the bar does not offer it.
+        assert lines[-1].strip() == "⏎ Open  q Quit"
+    back = FleetApp(FrozenFleet([PROD_ROW]), back="prod")  # type: ignore[arg-type]
+    async with back.run_test(size=(80, 24)) as pilot:
+        await wait_until(lambda: "answered" in text(back), "the detail")
+        assert text(back).splitlines()[-1].strip() == "esc Back  ⏎ Open  q Quit"
+        await pilot.press("escape")
+    assert back.return_value == BACK
+
+
+async def test_escape_goes_back_to_the_open_cluster_after_another_failed_to_open(
+        tmp_path: Path) -> None:
+    """prod is open, F, Enter on 'locked' (its password command fails): the overview
+    says why, and Escape reopens prod."""
+    opened: list[str] = []
+
+    async def open_cluster(name: str) -> ClusterView:
+        opened.append(name)
+        if name == "locked":
+            raise ContextsError("password_command of context locked: pass exited 1")
+
+        async def start() -> Hub:
+            return hub("127.0.0.1:1")
+
+        return ClusterView(start, AuditLog(tmp_path / "audit.log"), LABELS["prod"])
+
+    seen: list[tuple[str, Any, Any]] = []
+    choices = ["locked", BACK]
+
+    async def run(app: Any) -> Any:
+        if isinstance(app, NdbtopApp):
+            seen.append(("cluster", app.context.name if app.context else None, None))
+            app.to_fleet = len(seen) < 4
+            return 0
+        seen.append(("fleet", app.back, app.note))
+        return choices.pop(0)
+
+    first = await open_cluster("prod")
+    status = await _session(open_cluster, lambda: Fleet([]), first, None, None,
+                            "textual-dark", None, run=run)
+    assert status == 0 and opened == ["prod", "locked", "prod"]
+    assert seen == [
+        ("cluster", "prod", None), ("fleet", "prod", None),
+        ("fleet", "prod", "cannot open locked: password_command of context locked: pass "
+                          "exited 1"),
+        ("cluster", "prod", None)]

@@ -74,3 +74,17 @@ async def test_help_and_quit_stay_on_a_narrow_terminal(tui_on) -> None:
             assert line.startswith(" r Restart  L Stats log")
             await t.pilot.click(KeyBar, offset=(line.index("? Help") + 1, 0))
             await t.until(lambda: isinstance(t.app.screen, HelpScreen), "the help")
+
+
+async def test_the_fleet_key_shows_where_there_is_a_fleet_even_on_a_narrow_terminal(
+        tui_on) -> None:
+    async with tui_on(_frozen(), size=(80, 24), fleet=True) as t:
+        line = await t.footer()
+        assert line.endswith(" F Fleet  / Filter  ? Help  q Quit ") and len(line) <= 80, line
+        await t.pilot.press("F")
+        await t.until(lambda: t.app.to_fleet, "the view left for the overview")
+    # Without a fleet (one cluster, no context) F is not offered, and says why if pressed.
+    async with tui_on(_frozen()) as t:
+        assert "F Fleet" not in await t.footer()
+        await t.pilot.press("F")
+        await t.until(lambda: any("no fleet" in n for n, _ in t.notes), "why there is none")

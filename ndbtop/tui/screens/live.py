@@ -26,12 +26,21 @@ class LiveScreen(MainScreen):
         Binding("colon", "act('command')", "Command", show=False),
         Binding("p", "pause", "Pause"),
         Binding("R", "record", "Record", show=False),
+        # Shown where it works: a cluster opened from (or able to show) the overview.
+        Binding("F", "fleet", "Fleet"),
         *VIEW_KEYS,
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Read-only removes the actions that change the cluster."""
+        """Read-only removes the actions that change the cluster; ``F`` is shown only with
+        a fleet to go to (elsewhere the app's ``F`` says there is none)."""
+        if action == "fleet":
+            return self.ndbtop.fleet
         return not (self.ndbtop.read_only and action == "act")
+
+    def action_fleet(self) -> None:
+        """To the fleet overview."""
+        self.ndbtop.action_fleet()
 
     def action_act(self, name: str) -> None:
         """An action on the cluster (``restart``, ``stop``...), through the action flow."""

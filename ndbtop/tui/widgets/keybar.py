@@ -9,9 +9,9 @@ from textual.widget import Widget
 
 from ndbtop.tui.safe import Text
 
-PINNED = ("slash", "question_mark", "q")
-"""Keys the bar always shows, however narrow, in this order at its end: filter, help and
-quit."""
+PINNED = ("F", "slash", "question_mark", "q")
+"""Keys the bar always shows, however narrow, in this order at its end: the fleet overview
+(where there is one), filter, help and quit."""
 
 
 class KeyBar(Widget):
@@ -87,9 +87,9 @@ class KeyBar(Widget):
     def render(self) -> Text:
         """The keys, each as `` key description ``; ``^p palette`` at the right.
 
-        When the line is too narrow for every key, ``/``, ``?`` and ``q`` (filter, and help
-        and quit, the keys that get a lost user out) stay at the right and the others give
-        way.
+        When the line is too narrow for every key, ``F``, ``/``, ``?`` and ``q`` (the fleet,
+        filter, and help and quit, the keys that get a lost user out) stay at the right and
+        the others give way.
         """
         key_style = self.get_component_rich_style("keybar--key")
         description_style = self.get_component_rich_style("keybar--description")

@@ -1,4 +1,9 @@
 # fish completion for ndbtop (made by 'ndbtop completion fish')
+function __ndbtop_contexts
+    # The names the completed ndbtop reads from clusters.toml.
+    set -l ndbtop (commandline -opc)[1]
+    command $ndbtop contexts --names 2>/dev/null </dev/null
+end
 complete -c ndbtop -f
 complete -c ndbtop -n __fish_use_subcommand -l version -d 'show the version and the NDB versions spoken to'
 complete -c ndbtop -n __fish_use_subcommand -a demo -d 'watch a simulated cluster (no server needed)'
@@ -16,8 +21,9 @@ complete -c ndbtop -n __fish_use_subcommand -a contexts -d 'list the contexts of
 complete -c ndbtop -n __fish_use_subcommand -a fleet -d 'one row per context: versions, nodes, findings, restarts, backups'
 complete -c ndbtop -n __fish_use_subcommand -a completion -d 'print the shell completion script for bash, zsh or fish'
 complete -c ndbtop -n __fish_use_subcommand -a man -d 'print the manual page ndbtop(1)'
-complete -c ndbtop -n '__fish_use_subcommand; or __fish_seen_subcommand_from check config export mgm record report rolling-restart wait' -l context -x -d 'the cluster named NAME in $XDG_CONFIG_HOME/ndbtop/clusters.toml'
+complete -c ndbtop -n '__fish_use_subcommand; or __fish_seen_subcommand_from check config export mgm record report rolling-restart wait' -l context -x -a '(__ndbtop_contexts)' -d 'the cluster named NAME in $XDG_CONFIG_HOME/ndbtop/clusters.toml'
 complete -c ndbtop -n '__fish_seen_subcommand_from export' -l contexts -d 'serve every context of clusters.toml from this one process'
+complete -c ndbtop -n '__fish_seen_subcommand_from contexts' -l names -d 'print the contexts\' names only, one a line, asking no server'
 complete -c ndbtop -n '__fish_use_subcommand; or __fish_seen_subcommand_from mgm rolling-restart' -l read-write -d 'allow actions on a context marked read_only, for this run, once its ph'
 complete -c ndbtop -n '__fish_use_subcommand; or __fish_seen_subcommand_from check config export mgm record report rolling-restart wait' -s c -x -d 'management servers, as NDB tools take them'
 complete -c ndbtop -n '__fish_use_subcommand; or __fish_seen_subcommand_from check config export mgm record report rolling-restart wait' -l ndb-connectstring -x -d 'management servers, as NDB tools take them'
@@ -123,8 +129,9 @@ complete -c ndbtop.pyz -n __fish_use_subcommand -a contexts -d 'list the context
 complete -c ndbtop.pyz -n __fish_use_subcommand -a fleet -d 'one row per context: versions, nodes, findings, restarts, backups'
 complete -c ndbtop.pyz -n __fish_use_subcommand -a completion -d 'print the shell completion script for bash, zsh or fish'
 complete -c ndbtop.pyz -n __fish_use_subcommand -a man -d 'print the manual page ndbtop(1)'
-complete -c ndbtop.pyz -n '__fish_use_subcommand; or __fish_seen_subcommand_from check config export mgm record report rolling-restart wait' -l context -x -d 'the cluster named NAME in $XDG_CONFIG_HOME/ndbtop/clusters.toml'
+complete -c ndbtop.pyz -n '__fish_use_subcommand; or __fish_seen_subcommand_from check config export mgm record report rolling-restart wait' -l context -x -a '(__ndbtop_contexts)' -d 'the cluster named NAME in $XDG_CONFIG_HOME/ndbtop/clusters.toml'
 complete -c ndbtop.pyz -n '__fish_seen_subcommand_from export' -l contexts -d 'serve every context of clusters.toml from this one process'
+complete -c ndbtop.pyz -n '__fish_seen_subcommand_from contexts' -l names -d 'print the contexts\' names only, one a line, asking no server'
 complete -c ndbtop.pyz -n '__fish_use_subcommand; or __fish_seen_subcommand_from mgm rolling-restart' -l read-write -d 'allow actions on a context marked read_only, for this run, once its ph'
 complete -c ndbtop.pyz -n '__fish_use_subcommand; or __fish_seen_subcommand_from check config export mgm record report rolling-restart wait' -s c -x -d 'management servers, as NDB tools take them'
 complete -c ndbtop.pyz -n '__fish_use_subcommand; or __fish_seen_subcommand_from check config export mgm record report rolling-restart wait' -l ndb-connectstring -x -d 'management servers, as NDB tools take them'
