@@ -119,9 +119,12 @@ def test_a_long_address_is_cut_in_the_cell_and_whole_in_the_detail_panel() -> No
 async def test_at_80x24_the_redo_rate_eta_and_the_filter_key_are_on_screen(tui) -> None:
     cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
     async with tui(cluster, speed=120.0, ready=_phase4_on_screen, size=(80, 24)) as t:
-        rate = re.compile(r"redo log init \S* +[\d,]+/43,008 MB · [\d.]+ MB/s of log · ETA \d")
+        rate = re.compile(r"redo log init \S* +[\d,]+/43,008 MB · [\d.]+ MB/s of log · files")
+        eta = re.compile(r"^ ?nodes? 10\b.* ETA \d")
         await t.until(lambda: any(rate.search(line) for line in t.text().splitlines()),
-                      "the redo rate and ETA on one line")
+                      "the redo rate on one line")
+        await t.until(lambda: any(eta.search(line) for line in t.text().splitlines()),
+                      "node 10's one estimate")
         lines = t.text().splitlines()
         assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
         assert "/ Filter" in lines[-1] and lines[-1].rstrip().endswith("? Help  q Quit")
