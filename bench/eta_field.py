@@ -8,9 +8,12 @@ node's time to STARTED, and once the node is STARTED compares the estimated tota
 ``--attached`` plays each of :data:`ATTACHED` with ndbtop arriving late: the cluster is
 played alone (no ndbtop) to 25 %, 50 % or 75 % of the node's start, then the hub attaches
 and the first estimate it gives (or, if none within :data:`ATTACH_LOOK_S`, why) is
-compared with the real remaining time.
+compared with the real remaining time. With ``--cluster-log`` the simulated management
+server writes its cluster log file (in a temporary DataDir) and the hub reads it, as it does
+on the management server's host: the start is dated from the file's lines.
 
-    PYTHONPATH=. .venv/bin/python bench/eta_field.py [--attached] [--only TEXT] [--json]
+    PYTHONPATH=. .venv/bin/python bench/eta_field.py [--attached [--cluster-log]] [--only TEXT]
+        [--json]
 
 Prints a Markdown table (the ones in bench/RESULTS.md).
 """
@@ -20,12 +23,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -123,14 +127,24 @@ def play(cluster: SimCluster, case: Case, until: float | None = None) -> tuple[f
     return cluster.data_nodes[case.node].start_began, 0.0
 
 
-async def replay_attached(case: Case, share: float, poll: float = 0.05
-                          ) -> tuple[float, float, Seen | None]:
+async def replay_attached(case: Case, share: float, poll: float = 0.05,
+                          cluster_log: bool = False) -> tuple[float, float, Seen | None]:
     """(real total, seconds of it gone when ndbtop attached, the first estimate) of one
-    case with ndbtop attaching at ``share`` of the node's start."""
+    case with ndbtop attaching at ``share`` of the node's start (``cluster_log``: the
+    management server's cluster log file written and read)."""
     began, ended = play(build_scenario(case.scenario, case.options), case)
     total = ended - began
-    cluster = build_scenario(case.scenario, case.options)
-    play(cluster, case, began + share * total)
+    with tempfile.TemporaryDirectory() as data_dir:
+        options = replace(case.options, mgm_data_dir=data_dir if cluster_log else None)
+        cluster = build_scenario(case.scenario, options)
+        play(cluster, case, began + share * total)
+        return total, share * total, await _first_estimate(cluster, case, began, poll)
+
+
+async def _first_estimate(cluster: SimCluster, case: Case, began: float, poll: float
+                          ) -> Seen | None:
+    """The first estimate the demo's hub gives of ``case.node`` once it attached to
+    ``cluster`` (or why none, within :data:`ATTACH_LOOK_S`)."""
     async with watching(cluster, poll) as (sim, hub):
         attached = sim.clock.now()
         real_began = sim.clock.wall(began)
@@ -141,13 +155,15 @@ async def replay_attached(case: Case, share: float, poll: float = 0.05
             if hub.events is not None and hub.events.answered.is_set() \
                     and sim.clock.speed == 1.0:
                 sim.clock.set_speed(case.speed)
+            if hub.cluster_log is not None and not hub.log.first_read.is_set():
+                continue  # its file is read at once: the estimate it dates is the first
             snap = hub.snapshot()
             eta = snap.start_eta(case.node)
             if eta is not None:
                 first = Seen(snap.wall, real_began, eta)
             if isinstance(eta, Eta) or sim.clock.now() - attached > ATTACH_LOOK_S:
                 break
-        return total, share * total, first
+        return first
 
 
 def attached_cell(total: float, point: Seen | None) -> str:
@@ -161,6 +177,9 @@ def attached_cell(total: float, point: Seen | None) -> str:
                       so_far + point.eta.high)
     inside = "in" if low <= total <= high else "OUT"
     basis = [b for b in point.eta.basis if not b.startswith(("attached", "taken"))][:2]
+    dated = [b for b in point.eta.basis if b.startswith("attached") and "cluster log" in b]
+    if dated:
+        basis.append("phase dated by the cluster log")
     return (f"{_mmss(est)} ({_mmss(low)}–{_mmss(high)}) {100 * (est - total) / total:+.0f}% "
             f"{inside}; {', '.join(basis)}")
 
@@ -272,11 +291,11 @@ def _mmss(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
-async def attached_row(case: Case) -> tuple[float, list[str]]:
+async def attached_row(case: Case, cluster_log: bool = False) -> tuple[float, list[str]]:
     """(real total, a cell per share of :data:`SHARES`) of one ``--attached`` case."""
     cells, total = [], 0.0
     for share in SHARES:
-        total, _, first = await replay_attached(case, share)
+        total, _, first = await replay_attached(case, share, cluster_log=cluster_log)
         cells.append(attached_cell(total, first))
     return total, cells
 
@@ -293,8 +312,15 @@ async def main() -> None:
     parser.add_argument("--only", help="run only the cases whose label contains this")
     parser.add_argument("--attached", action="store_true",
                         help="ndbtop attaches at 25, 50 and 75 %% of the start")
+    parser.add_argument("--cluster-log", action="store_true",
+                        help="with --attached: the management server's cluster log file is "
+                        "written and read")
     args = parser.parse_args()
+    if args.cluster_log and not args.attached:
+        parser.error("--cluster-log goes with --attached")
     cases, row = (ATTACHED, attached_row) if args.attached else (CASES, field_row)
+    if args.cluster_log:
+        row = functools.partial(attached_row, cluster_log=True)
     heads = ([f"attached at {int(p * 100)}%" for p in SHARES] if args.attached
              else [f"{int(p * 100)}% of the way" for p in POINTS])
     rows = []
@@ -302,7 +328,8 @@ async def main() -> None:
         if args.only and args.only not in case.label:
             continue
         total, cells = await row(case)
-        rows.append({"case": case.label, "real_total_s": round(total, 1), "points": cells})
+        label = case.label + (", with the cluster log" if args.cluster_log else "")
+        rows.append({"case": label, "real_total_s": round(total, 1), "points": cells})
         print(f"{case.label}: {_mmss(total)}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2, allow_nan=False))

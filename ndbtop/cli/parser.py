@@ -152,8 +152,8 @@ OPTIONS: tuple[Option, ...] = (
     # What to show, how often.
     option("--once", commands={LIVE, "demo"}, group=DISPLAY, action="store_true", default=False,
            help="print one report and exit (two samples --interval apart for rates; while a "
-           "data node creates its redo log, until two of its progress reports: at most two "
-           "report periods and 5 s, 300 s in all)"),
+           "data node creates its redo log, until two of its progress reports, heard or in the "
+           "cluster log file: at most two report periods and 5 s, 300 s in all)"),
     option("--section", commands={LIVE, "demo"}, group=DISPLAY, type=section_list,
            metavar="NAME,...", default=None,
            help="with --once: only these sections, the heading and the sources ("

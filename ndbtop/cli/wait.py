@@ -110,10 +110,13 @@ class Follower:
         await self.hub.start()
 
     async def ready(self) -> None:
-        """Until the hub has read the nodes and the events answered its subscription."""
+        """Until the hub has read the nodes, the events answered its subscription and the
+        cluster log files were read (the starts it did not see begin dated from them)."""
         await self._first_reading.wait()
         if self.hub.events is not None:
             await self.hub.events.answered.wait()
+        if self.hub.cluster_log is not None:
+            await self.hub.log.first_read.wait()
 
     async def stop(self) -> None:
         """Stop the hub."""

@@ -7,6 +7,10 @@ host, else over ``--ssh`` (the data node host's connection when it is one, other
 of its own, with the same options): the newest file, then its rotated predecessors newest
 first, at most the last :data:`HISTORY_S` or :data:`READ_LIMIT` bytes in all, whichever
 comes first. Several management servers' files are merged, each event once.
+
+Read again (the live view does when its event listener was cut off, so that the events
+missed show), a file gives only what was appended since (:func:`read_appended`, from the
+size it had), or, once it was rotated, its bounded tail again.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ READ_LIMIT = 4 * 1024 * 1024
 """Bytes read at most from one management server's files."""
 KEEP_LINES = 5000
 """Lines kept (the newest): the history the views, the reports and the rules see."""
+APPEND_TRIES = 3
+"""Requests for what was appended, when the file keeps growing between them."""
 SAME_EVENT_S = 1.0
 """Two management servers log one event within this many seconds of each other."""
 NAME = "cluster-log"
@@ -74,24 +80,46 @@ def mgm_places(config: ClusterConfig | None, nodes: Iterable[NodeStatus],
     return out
 
 
-async def read_place(reader: TailReader, place: LogPlace, wall: float
-                     ) -> tuple[list[LogLine], str | None]:
-    """The lines of one management server's files within the hour before now (the host's
-    clock when it tells it, else ``wall``), oldest first, and what could not be read."""
+@dataclass(frozen=True)
+class PlaceRead:
+    """One management server's files as last read: their lines of the last hour (oldest
+    first), the size of the newest file they go up to (where a later read goes on from),
+    and its predecessors' sizes and times (a change among them is a rotation)."""
+
+    lines: tuple[LogLine, ...]
+    size: int
+    older: tuple[tuple[str, int, float], ...]
+
+
+async def _predecessors(reader: TailReader, place: LogPlace) -> list[tuple[str, FileTail]]:
+    """The rotated files that exist, newest first (the numbers go round: by their time)."""
     assert place.path is not None
-    base = await reader.log_tail(place.path, 0)
-    if base is None:
-        return [], f"no cluster log file {place.path} on {place.host}"
-    now = base.host_now or wall
-    files = [(place.path, base)]
     older = []
     for n in range(1, place.max_files):
         path = f"{place.path}.{n}"
         st = await reader.log_tail(path, 0)
         if st is not None:
             older.append((path, st))
-    files += sorted(older, key=lambda f: -f[1].mtime)
+    return sorted(older, key=lambda f: -f[1].mtime)
+
+
+def _stats(older: list[tuple[str, FileTail]]) -> tuple[tuple[str, int, float], ...]:
+    return tuple(sorted((path, st.size, st.mtime) for path, st in older))
+
+
+async def read_place(reader: TailReader, place: LogPlace, wall: float
+                     ) -> tuple[PlaceRead | None, str | None]:
+    """The lines of one management server's files within the hour before now (the host's
+    clock when it tells it, else ``wall``), oldest first, or what could not be read."""
+    assert place.path is not None
+    base = await reader.log_tail(place.path, 0)
+    if base is None:
+        return None, f"no cluster log file {place.path} on {place.host}"
+    now = base.host_now or wall
+    older = await _predecessors(reader, place)
+    files = [(place.path, base), *older]
     budget = READ_LIMIT
+    size = base.size
     chunks: list[list[LogLine]] = []
     for i, (path, st) in enumerate(files):
         if i and st.mtime < now - HISTORY_S:
@@ -102,13 +130,50 @@ async def read_place(reader: TailReader, place: LogPlace, wall: float
         tail = await reader.log_tail(path, want)
         if tail is None:
             continue
+        if i == 0:
+            size = tail.size
         budget -= want
         lines = parse_lines(tail.text, tail.tz, place.mgm_node, whole=want >= tail.size)
         chunks.insert(0, lines)
         first = next((ln.time for ln in lines if ln.time is not None), None)
         if budget <= 0 or (first is not None and first < now - HISTORY_S):
             break
-    return _recent([ln for c in chunks for ln in c], now - HISTORY_S), None
+    lines = _recent([ln for c in chunks for ln in c], now - HISTORY_S)
+    return PlaceRead(tuple(lines[-KEEP_LINES:]), size, _stats(older)), None
+
+
+async def read_appended(reader: TailReader, place: LogPlace, kept: PlaceRead, wall: float
+                        ) -> tuple[PlaceRead | None, str | None]:
+    """``kept`` with what was appended to the newest file since it was read (at most
+    :data:`READ_LIMIT` bytes of it); after a rotation, the whole bounded tail again
+    (:func:`read_place`)."""
+    assert place.path is not None
+    base = await reader.log_tail(place.path, 0)
+    if base is None:
+        return None, f"no cluster log file {place.path} on {place.host}"
+    older = _stats(await _predecessors(reader, place))
+    if base.size < kept.size or older != kept.older:
+        return await read_place(reader, place, wall)
+    size, tail, want = base.size, None, 0
+    for _ in range(APPEND_TRIES):
+        if size <= kept.size:
+            return PlaceRead(kept.lines, kept.size, older), None
+        want = min(size - kept.size, READ_LIMIT)
+        tail = await reader.log_tail(place.path, want)
+        if tail is None:
+            return None, f"no cluster log file {place.path} on {place.host}"
+        if tail.size < kept.size:
+            return await read_place(reader, place, wall)
+        if tail.size == size:
+            break
+        # It grew between the two requests: ask again from the same offset.
+        size = tail.size
+    assert tail is not None
+    new = parse_lines(tail.text, tail.tz, place.mgm_node,
+                      whole=tail.size - want == kept.size)
+    now = tail.host_now or base.host_now or wall
+    lines = _recent([*kept.lines, *new], now - HISTORY_S)
+    return PlaceRead(tuple(lines[-KEEP_LINES:]), tail.size, older), None
 
 
 def _recent(lines: Sequence[LogLine], since: float) -> list[LogLine]:
@@ -172,6 +237,8 @@ class ClusterLogSource:
         """The data node host's connection to ``host``, when ndbtop reads one."""
         self.own: dict[str, SshHost] = {}
         self.read: ClusterLogRead | None = None
+        self.kept: dict[int, tuple[str | None, PlaceRead]] = {}
+        """Per management node: the file last read and what it gave."""
         self.status = SourceStatus(NAME, SourceState.DISABLED, error="not read yet")
 
     def _reader(self, host: str) -> TailReader | None:
@@ -188,10 +255,11 @@ class ClusterLogSource:
                 source = self.own[host] = SshHost(host, self.ssh, self.interval, lambda: None)
         return source
 
-    async def read_all(self, places: Sequence[LogPlace], timeout: float, wall: float
-                       ) -> ClusterLogRead:
+    async def read_all(self, places: Sequence[LogPlace], timeout: float, wall: float,
+                       appended: bool = False) -> ClusterLogRead:
         """Read every place (each within ``timeout`` seconds; ``wall``: ndbtop's clock) and
-        keep the result."""
+        keep the result. ``appended``: only what each file gained since it was last read
+        (a file not read before, or rotated since, is read whole, within the bounds)."""
         problems: list[tuple[int, str]] = []
         wanted = []
         for place in places:
@@ -205,21 +273,34 @@ class ClusterLogSource:
                 continue
             wanted.append((place, reader))
 
-        async def one(place: LogPlace, reader: TailReader) -> tuple[list[LogLine], str | None]:
+        async def one(place: LogPlace, reader: TailReader
+                      ) -> tuple[PlaceRead | None, str | None]:
+            kept = self.kept.get(place.mgm_node)
             try:
-                return await asyncio.wait_for(read_place(reader, place, wall), timeout)
+                if appended and kept is not None and kept[0] == place.path:
+                    read = read_appended(reader, place, kept[1], wall)
+                else:
+                    read = read_place(reader, place, wall)
+                return await asyncio.wait_for(read, timeout)
             except asyncio.TimeoutError:
-                return [], f"{place.host}: no answer within {timeout:.0f} s"
+                return None, f"{place.host}: no answer within {timeout:.0f} s"
             except (HostError, ValueError, OSError) as exc:
-                return [], f"{place.host}: {exc}"
+                return None, f"{place.host}: {exc}"
 
         results = await asyncio.gather(*(one(p, r) for p, r in wanted))
         files = []
-        for (place, _), (lines, why) in zip(wanted, results):
-            if why is not None:
-                problems.append((place.mgm_node, why))
+        for (place, _), (got, why) in zip(wanted, results):
+            if got is None:
+                problems.append((place.mgm_node, why or "not read"))
+                old = self.kept.get(place.mgm_node)
+                if appended and old is not None:
+                    # What was read before stays the history it was.
+                    files.append(old[1].lines)
+                else:
+                    self.kept.pop(place.mgm_node, None)
             else:
-                files.append(lines)
+                self.kept[place.mgm_node] = (place.path, got)
+                files.append(got.lines)
         merged = merge(files)[-KEEP_LINES:]
         self.read = ClusterLogRead(tuple(merged), tuple(problems), tuple(places))
         self.status = _status(self.read, bool(files))

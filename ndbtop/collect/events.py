@@ -103,6 +103,10 @@ class EventSource:
         """Events left out, with why (:func:`ndbtop.mgm.events.admit.refusal`)."""
         self.answered = AsyncEvent()
         """Set once the server answered the subscription, by accepting or refusing it."""
+        self.on_reopen: Callable[[], None] | None = None
+        """Called when the subscription is open again after it was cut off (or could not
+        be opened): the events of the gap were not heard."""
+        self._cut = False
 
     @property
     def status(self) -> SourceStatus:
@@ -125,6 +129,10 @@ class EventSource:
                 self.health.ok(str(address))
                 self.answered.set()
                 self.on_update()
+                if self._cut:
+                    self._cut = False
+                    if self.on_reopen is not None:
+                        self.on_reopen()
 
                 def alive(wanted: dict[int, int] = wanted) -> bool:
                     # Called after every line, pings included: the stream is alive; stop
@@ -140,6 +148,7 @@ class EventSource:
                         continue
                     self.on_event(event)
             except MgmError as exc:
+                self._cut = True
                 delay = self.health.failed(str(exc))
                 self.answered.set()
                 self.on_update()

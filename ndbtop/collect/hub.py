@@ -18,13 +18,14 @@ from pathlib import Path
 from ndbtop.aio import cancel_and_wait
 from ndbtop.collect.backup_memory import BackupMemory
 from ndbtop.collect.backups import DEFAULT_EVERY, BackupReporter
-from ndbtop.collect.cluster_log import ClusterLogSource, TailReader, mgm_places
+from ndbtop.collect.cluster_log import ClusterLogSource, TailReader
 from ndbtop.collect.config import ConfigSource
 from ndbtop.collect.events import BACKUP_FAILURES, STATE_EVENTS, TOLD_STATUS, EventSource
 from ndbtop.collect.history_store import KEEP as HISTORY_KEEP
 from ndbtop.collect.history_store import HistoryStore
 from ndbtop.collect.host import HostReader, HostSource
 from ndbtop.collect.hosts import HostSet
+from ndbtop.collect.hub_log import HubClusterLog
 from ndbtop.collect.hub_snapshot import build_snapshot, data_memory_known
 from ndbtop.collect.memory_report import MemoryReporter
 from ndbtop.collect.mgm import MgmSource
@@ -163,7 +164,7 @@ class Hub:
         if cluster_log:
             self.cluster_log = ClusterLogSource(ssh, interval, self.hosts.remote.get,
                                                 dict(log_readers or {}))
-        self._log_task: asyncio.Task[None] | None = None
+        self.log = HubClusterLog(self)
         self._findings = FindingsKeeper()
         self._start_etas = StartEtaKeeper()
         self._urgent = False
@@ -215,6 +216,7 @@ class Hub:
                 self._store = HistoryStore(self._history_dir, key)
                 self._past = self._store.load()
             self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
+            self.log.date_starts()
             self._told = {k: v for k, v in self._told.items() if v[1] > reading.wall}
             self.config.observe(reading.nodes, self._ndbinfo)
             self.hosts.update(reading.nodes, self.cluster_config())
@@ -226,24 +228,14 @@ class Hub:
         reading = self.mgm.reading
         if reading is not None:
             self.hosts.update(reading.nodes, self.cluster_config())
-        if self._tasks and self._log_task is None and self.cluster_log is not None:
-            # The live view reads the cluster log's history once, when it knows where it is.
-            self._log_task = asyncio.create_task(self.read_cluster_log(),
-                                                 name="source-cluster-log")
+        # The live view reads the cluster log's history when it knows where it is.
+        self.log.configured()
         self._changed()
 
     async def read_cluster_log(self) -> None:
-        """Read the management servers' cluster log files (their last hour)."""
-        if self.cluster_log is None:
-            return
-        reading = self.mgm.reading
-        connected = reading.address.rsplit(":", 1)[0].strip("[]") if reading else None
-        places = mgm_places(self.cluster_config(), reading.nodes if reading else (),
-                            connected)
-        ssh = self.hosts.ssh
-        timeout = (ssh.connect_timeout if ssh else 0.0) + 10.0
-        await self.cluster_log.read_all(places, timeout, self.clock.wall())
-        self._changed()
+        """Read the management servers' cluster log files (their last hour) and date the
+        starts from them (:class:`HubClusterLog`)."""
+        await self.log.read()
 
     def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
         """Adopt new timelines; starts that just finished go to the history."""
@@ -416,7 +408,7 @@ class Hub:
 
     async def stop(self) -> None:
         """Cancel the sources and close their connections."""
-        await cancel_and_wait([*self._tasks, *([self._log_task] if self._log_task else [])])
+        await cancel_and_wait([*self._tasks, *([self.log.task] if self.log.task else [])])
         self._tasks.clear()
         if self.cluster_log is not None:
             await self.cluster_log.close()

@@ -45,8 +45,9 @@ def left_of(part: PhasePart, spent: float, interval: float, source: str) -> Phas
 
 def most_spent(t: StartTimeline, now: float) -> float | None:
     """The most time the phase in progress can have taken so far: since the start began,
-    where the start's beginning is known (its event or the host); else None."""
-    if t.began_from in ("event", "host") and t.began_at <= t.current_since:
+    where the start's beginning is known (its event, its line in the cluster log file or
+    the host); else None."""
+    if t.began_from in ("event", "file", "host") and t.began_at <= t.current_since:
         return max(now - t.began_at, 0.0)
     return None
 

@@ -29,9 +29,11 @@ log still to create), however long ago it began; otherwise by its usual length, 
 seen in it being a lower bound of the time spent: at most "usual - seen" still to go (down
 to nothing: it may have begun long before), and an open upper end once it is past its
 usual length. The basis then says so (:func:`attached_note`:
-``attached mid-start: phase 4 began before 12:04:31``). A start whose kind no event told
-is estimated as the kind the evidence points to, and the basis says which and why
-(:func:`ndbtop.eta.start_kind.taken_kind`).
+``attached mid-start: phase 4 began before 12:04:31``). Where the cluster log file dated
+the phase's beginning (:mod:`ndbtop.model.start_file`), the phase goes as one seen from its
+beginning, and the basis says that instead (``... began at 11:32:07 (the cluster log)``).
+A start whose kind no event told is estimated as the kind the evidence points to, and the
+basis says which and why (:func:`ndbtop.eta.start_kind.taken_kind`).
 """
 
 from __future__ import annotations
@@ -183,10 +185,16 @@ start before its redo log creation is seen look the same."""
 
 def attached_note(t: StartTimeline) -> str | None:
     """``attached mid-start: phase 4 began before 12:04:31`` when the phase in progress
-    began before ndbtop first saw it, else None."""
-    if not t.active or t.current_phase is None or t.current_from != "first_seen":
+    began before ndbtop first saw it; ``attached mid-start: phase 4 began at 11:32:07 (the
+    cluster log)`` when the cluster log file dated its beginning; else None."""
+    if not t.active or t.current_phase is None:
         return None
-    return f"{ATTACHED}: phase {t.current_phase} began before {clock_time(t.current_since)}"
+    since = clock_time(t.current_since)
+    if t.current_from == "file":
+        return f"{ATTACHED}: phase {t.current_phase} began at {since} (the cluster log)"
+    if t.current_from != "first_seen":
+        return None
+    return f"{ATTACHED}: phase {t.current_phase} began before {since}"
 
 
 def notes(evidence: StartEvidence) -> tuple[str, ...]:

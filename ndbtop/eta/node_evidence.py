@@ -126,8 +126,10 @@ def redo_now(snap: ClusterSnapshot, t: StartTimeline) -> RedoReading | None:
     # With InitFragmentLogFiles=FULL the events count files, not MB (redo-init.md §6): the
     # share done, of the configured log, is what they tell.
     scale = cfg.redo_log_bytes / MIB / r.total_mb if cfg is not None else 1.0
-    seen = t.current_phase == t.redo_phase and t.current_from in ("event", "host")
-    return RedoReading("events", r.at, r.mb_done * scale, (r.total_mb - r.mb_done) * scale,
+    seen = t.current_phase == t.redo_phase and t.current_from in ("event", "file", "host")
+    # Until an event of each LDM instance came, the cluster log file's lines tell it.
+    return RedoReading("cluster log" if r.from_file else "events", r.at, r.mb_done * scale,
+                       (r.total_mb - r.mb_done) * scale,
                        r.mb_per_s * scale if r.mb_per_s else None,
                        t.current_since if seen else None)
 

@@ -303,6 +303,10 @@ def redo_init_disk_bound(snap: ClusterSnapshot) -> Iterator[Finding]:
             nodes=(t.node_id,))
 
 
+TIMED_FROM = {"file": "the cluster log file"}
+"""How the evidence names where a phase's time counts from (a timeline's ``current_from``)."""
+
+
 def start_phase_slow(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``start_phase_slow``: a start phase running past twice its normal duration."""
     for t in snap.timelines:
@@ -321,7 +325,8 @@ def start_phase_slow(snap: ClusterSnapshot) -> Iterator[Finding]:
             f"node {t.node_id} has been in phase {t.current_phase} {name} for {least}"
             f"{spent:,.0f} s, more than twice its normal {typical:,.0f} s",
             (Evidence(f"phase {t.current_phase}", f"{least}{spent:,.0f} s so far",
-                      f"start events and get status (timed from {t.current_from})", None),),
+                      f"start events and get status (timed from "
+                      f"{TIMED_FROM.get(t.current_from, t.current_from)})", None),),
             Threshold(f"2 x {typical:,.0f} s", "ndbtop"),
             "look at what the phase waits for: the disk (Disk view) during redo log "
             "creation, other nodes (Events: StartReport) early in a start",

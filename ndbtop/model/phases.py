@@ -120,6 +120,9 @@ class PhaseRecord:
     lower_bound: bool = False
     """The phase was under way when ndbtop first saw the node: ``seconds`` counts from
     then, and the phase took at least that."""
+    from_file: bool = False
+    """Its end was read from the cluster log file (the management host's clock, to the
+    second), not heard as an event (:mod:`ndbtop.model.start_file`)."""
 
     @property
     def measured_s(self) -> float | None:
@@ -147,12 +150,14 @@ class StartTimeline:
     """The phase in progress when the node was first seen initialising its redo log."""
     current_from: str = "event"
     """Where ``current_since`` comes from: ``event`` (the event that ended the phase
-    before, or began the start), ``host`` (measured on the node's host), ``status`` (a
-    change ``get status`` showed, within one poll) or ``first_seen`` (the moment ndbtop
-    first saw the node: the time in the phase is a lower bound)."""
+    before, or began the start), ``file`` (that event's line in the cluster log file, to
+    the second), ``host`` (measured on the node's host), ``status`` (a change ``get
+    status`` showed, within one poll) or ``first_seen`` (the moment ndbtop first saw the
+    node: the time in the phase is a lower bound)."""
     began_from: str | None = "event"
-    """Where ``began_at`` comes from: ``event`` (NDBStartStarted), ``host`` (the data
-    node process's start on its host) or None (only when ndbtop first saw the start)."""
+    """Where ``began_at`` comes from: ``event`` (NDBStartStarted), ``file`` (its line in
+    the cluster log file), ``host`` (the data node process's start on its host) or None
+    (only when ndbtop first saw the start)."""
     finished_exact: bool = False
     """True when ``NDBStartCompleted`` ended the start; False when ``get status`` showed
     the node STARTED first, so the start's last events may still arrive (see
@@ -248,7 +253,7 @@ def _retime(t: StartTimeline, i: int, at: float) -> StartTimeline:
     if record.seconds is None or record.lower_bound:
         # Begun before ndbtop first saw the node: the event gives its end, not its length.
         seconds = None if record.seconds is None else max(at - record.began_at, 0.0)
-        records[i] = replace(record, seconds=seconds, ended_by_event=True)
+        records[i] = replace(record, seconds=seconds, ended_by_event=True, from_file=False)
     else:
         prev = records[i - 1] if i > 0 else None
         if prev is None:
@@ -258,7 +263,7 @@ def _retime(t: StartTimeline, i: int, at: float) -> StartTimeline:
         else:
             begin, begin_exact = prev.began_at + prev.seconds, prev.ended_by_event
         records[i] = replace(record, began_at=begin, seconds=max(at - begin, 0.0),
-                             exact=begin_exact, ended_by_event=True)
+                             exact=begin_exact, ended_by_event=True, from_file=False)
     if i + 1 < len(records):
         after = records[i + 1]
         if after.seconds is not None and not after.lower_bound:

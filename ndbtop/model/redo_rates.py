@@ -48,7 +48,7 @@ def redo_average(t: StartTimeline) -> float | None:
     if record is not None:
         began, seen = record.began_at, record.exact or t.current_from == "host"
     elif t.current_phase == t.redo_phase:
-        began, seen = t.current_since, t.current_from in ("event", "host")
+        began, seen = t.current_since, t.current_from in ("event", "file", "host")
     else:
         return None
     elapsed = r.at - began

@@ -22,7 +22,7 @@ from ndbtop.durations import duration
 from ndbtop.model.hosts import NodeStart
 from ndbtop.model.phases import PhaseRecord, StartTimeline
 
-IN_PHASE_FROM = ("event", "host", "status", "first_seen")
+IN_PHASE_FROM = ("event", "file", "host", "status", "first_seen")
 """The values of a timeline's ``current_from`` (JSON ``in_phase_from``)."""
 
 
@@ -44,7 +44,8 @@ def apply_host(
         started = m.process_started_at
         if started > t.began_at + 1.0:
             continue
-        if t.began_from != "event":
+        if t.began_from not in ("event", "file"):
+            # (The start's own line in the cluster log dates it as its event does.)
             t = replace(t, began_at=started, began_exact=True, began_from="host")
         if t.current_from in ("first_seen", "status") and t.current_phase is not None:
             redo = m.redo_began_at
@@ -76,6 +77,8 @@ def since_text(t: StartTimeline) -> str:
         return f"since ndbtop connected at {clock_time(t.current_since)}"
     if t.current_from == "host":
         return f"since {clock_time(t.current_since)}, from the host"
+    if t.current_from == "file":
+        return f"since {clock_time(t.current_since)}, from the cluster log"
     if t.current_from == "status":
         return f"since {clock_time(t.current_since)}, within one poll"
     return f"since {clock_time(t.current_since)}"
@@ -114,11 +117,21 @@ def in_phase_json(t: StartTimeline | None, now: float) -> dict[str, object]:
             "in_phase_from": t.current_from}
 
 
+def ended_from(r: PhaseRecord) -> str:
+    """What told a completed phase's end: ``event``, ``file`` (its line in the cluster log
+    file, to the second) or ``status`` (``get status``, within one poll)."""
+    if r.from_file:
+        return "file"
+    return "event" if r.ended_by_event else "status"
+
+
 def phase_json(r: PhaseRecord) -> dict[str, object]:
     """A completed phase: ``seconds`` (null when not seen from its beginning),
-    ``at_least_s`` (the lower bound from ndbtop's first sight, else null), ``exact``."""
+    ``at_least_s`` (the lower bound from ndbtop's first sight, else null), ``exact`` and
+    ``ended_from`` (:func:`ended_from`)."""
     return {"phase": r.phase,
             "seconds": None if r.measured_s is None else round(r.measured_s, 3),
             "at_least_s": round(r.seconds, 3) if r.lower_bound and r.seconds is not None
             else None,
-            "exact": r.exact}
+            "exact": r.exact,
+            "ended_from": ended_from(r)}

@@ -88,7 +88,8 @@ class NodeChange:
             line += f" (in phase since before {clock_time(self.phase_since)})"
         elif self.in_phase_s is not None:
             prefix = "≈" if self.in_phase_from == "status" else ""
-            line += f" ({prefix}{int(self.in_phase_s)}s in phase)"
+            dated = ", from the cluster log" if self.in_phase_from == "file" else ""
+            line += f" ({prefix}{int(self.in_phase_s)}s in phase{dated})"
         if self.redo is not None:
             line += f" · {redo_text(self.redo)}"
         if self.eta is not None:

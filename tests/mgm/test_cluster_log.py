@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ndbtop.mgm.cluster_log import log_place, parse_line, parse_lines
+from ndbtop.mgm.events.decode import log_file_init
 
 LISTING_17_1 = """\
 2017-05-13 17:27:09 [MgmtSrvr] WARNING  -- Node 2: Node 1 missed heartbeat 2
@@ -142,6 +143,30 @@ def test_repeated_lines_and_warnings_as_the_rules_read_them() -> None:
     wrong = parse_line("2024-05-01 12:00:00 [MgmtSrvr] INFO     -- Node 2: Data usage "
                        "increased to 90%(115 32K pages of total 128)", UTC)
     assert wrong.event is not None and wrong.event.name == "Text"
+
+
+def test_the_redo_log_progress_lines_read_back_with_their_figures() -> None:
+    # EventLogger.cpp getTextLogFileInitStatus / getTextLogFileInitCompStatus: the block
+    # reference is left out of the text ("//  refToNode(theData[1])"), but in the
+    # "completed" form, which names the node itself after the line's own "Node N: ".
+    status = parse_line("2024-05-01 12:00:10 [MgmtSrvr] INFO     -- Node 10: Local redo log "
+                        "file initialization status: #Total files: 42, Completed: 3 "
+                        "#Total MBytes: 10752, Completed: 768", UTC)
+    done = parse_line("2024-05-01 12:09:10 [MgmtSrvr] INFO     -- Node 10: Local redo log "
+                      "file initialization completed: #Total files: 42, Completed: 42 "
+                      "#Total MBytes: 10752, Completed: 10752", UTC)
+    short = parse_line("2024-05-01 12:09:10 [MgmtSrvr] INFO     -- Node 10: Node 10: Log file "
+                       "initializtion completed", UTC)
+    found = [log_file_init(ln.event) if ln.event is not None else None
+             for ln in (status, done, short)]
+    assert [(f.node_id, f.total_files, f.files_done, f.total_mbytes, f.mbytes_done,
+             f.completed) for f in found if f is not None] == [
+        (10, 42, 3, 10752, 768, False), (10, 42, 42, 10752, 10752, True),
+        (10, 0, 0, 0, 0, True)]
+    # The completed form of another node than the line's reads back as no such event.
+    other = parse_line("2024-05-01 12:09:10 [MgmtSrvr] INFO     -- Node 10: Node 11: Log file "
+                       "initializtion completed", UTC)
+    assert other.event is not None and other.event.name == "Text"
 
 
 def test_times_are_the_hosts_local_time() -> None:

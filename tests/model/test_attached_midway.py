@@ -63,12 +63,13 @@ def test_phases_over_before_ndbtop_came_have_no_duration() -> None:
         assert done[phase].seconds is None and not done[phase].exact
         assert phase_seconds_text(done[phase]) == "not seen"
         assert phase_json(done[phase]) == {"phase": phase, "seconds": None,
-                                           "at_least_s": None, "exact": False}
+                                           "at_least_s": None, "exact": False,
+                                           "ended_from": "status"}
     # Phase 4 ran from before ndbtop came to a poll 30 s later: a lower bound.
     assert done[4].lower_bound and done[4].measured_s is None
     assert phase_seconds_text(done[4]) == "≥30s"
     assert phase_json(done[4]) == {"phase": 4, "seconds": None, "at_least_s": 30.0,
-                                   "exact": False}
+                                   "exact": False, "ended_from": "status"}
     # Phase 5 was seen from its beginning to its end, each within one poll.
     assert (done[5].seconds, done[5].lower_bound, phase_seconds_text(done[5])) == (
         10.0, False, "≈10s")

@@ -1,7 +1,8 @@
 """The cluster log file read over ``--ssh`` from the management server's host (a loopback
 alias served by the private sshd), as the simulated management server writes it in its
-DataDir: ``check --ssh`` warns from a GCP lag logged before it ran, and ``--once`` shows an
-hour-old heartbeat death as history, never as a current finding."""
+DataDir: ``check --ssh`` warns from a GCP lag logged before it ran, ``--once`` shows an
+hour-old heartbeat death as history, never as a current finding, and dates a start it came
+to late from the file's lines."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from tests.conftest import run_cli
+from tests.eta.test_dated_surfaces import phase_4_began, s1_attached
 from tests.ssh.conftest import GOOD_HOSTS, PrivateSshd
 
 
@@ -84,3 +86,24 @@ def test_once_shows_an_hour_old_heartbeat_death_as_history(
     assert status == 0
     assert "history ALERT    node 4: Node 5 declared dead due to missed heartbeat" in out
     assert "Findings: none" in out
+
+
+def test_once_dates_an_attached_start_from_the_file_read_over_ssh(
+    capsys: pytest.CaptureFixture[str], threaded_sim: Any, sshd: PrivateSshd, tmp_path: Path,
+) -> None:
+    # S1 1000 s in, its management server's file on the sshd's alias: phase 4's beginning
+    # and the kind of start from the file's lines, read over the same --ssh options.
+    cluster = s1_attached(tmp_path, GOOD_HOSTS[0], data_node_hosts=GOOD_HOSTS)
+    sim = threaded_sim(cluster, speed=0.05)
+    began = phase_4_began(tmp_path)
+    argv = ["--once", "--json", "-c", sim.connectstring, "--no-sql", "--no-host",
+            "--interval", "0.3", *_ssh(sshd)]
+    status, out, err = run_cli(capsys, argv)
+    assert (status, err) == (0, "")
+    report = json.loads(out)
+    t = next(x for x in report["start_timelines"] if x["node_id"] == 10)
+    assert (t["phase_in_progress"], t["in_phase_from"], t["start_type"]) == (4, "file", 0)
+    eta = next(n for n in report["nodes"] if n["node_id"] == 10)["eta"]
+    assert eta is not None
+    assert eta["basis"][-1] == f"attached mid-start: phase 4 began at {began} (the cluster log)"
+    assert eta["basis"][0] == "redo rate (cluster log)"

@@ -119,9 +119,12 @@ def test_a_long_address_is_cut_in_the_cell_and_whole_in_the_detail_panel() -> No
 async def test_at_80x24_the_redo_rate_eta_and_the_filter_key_are_on_screen(tui) -> None:
     cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
     async with tui(cluster, speed=120.0, ready=_phase4_on_screen, size=(80, 24)) as t:
-        rate = re.compile(r"redo log init \S* +[\d,]+/43,008 MB · [\d.]+ MB/s of log · ETA \d")
+        rate = re.compile(r"redo log init \S* +[\d,]+/43,008 MB · [\d.]+ MB/s of log · files")
+        eta = re.compile(r"^ ?nodes? 10\b.* ETA \d")
         await t.until(lambda: any(rate.search(line) for line in t.text().splitlines()),
-                      "the redo rate and ETA on one line")
+                      "the redo rate on one line")
+        await t.until(lambda: any(eta.search(line) for line in t.text().splitlines()),
+                      "node 10's one estimate")
         lines = t.text().splitlines()
         assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
         assert "/ Filter" in lines[-1] and lines[-1].rstrip().endswith("? Help  q Quit")
@@ -324,3 +327,30 @@ async def test_the_cluster_logs_history_comes_before_the_live_events_marked_as_s
         assert "ALERT    history Node 1 declared dead due to missed heartbeat" in rows[1]
         assert rows[2].endswith("history not a line of the file's layout")
         assert rows[3].endswith("Start phase 1 completed") and "history" not in rows[3]
+
+
+async def test_the_lines_of_a_gap_in_the_listening_go_among_the_events_heard() -> None:
+    app = _EventsApp()
+    async with app.run_test(size=(140, 30)) as pilot:
+        view = app.query_one(EventsView)
+        log = view.query_one("#log", RichLog)
+        heard = ((5000.0, "Node 2: Start phase 1 completed"),
+                 (5020.0, "Node 2: Start phase 3 completed"))
+        view.show(_events_snapshot(5021.0, *heard), 5021.0)
+        await pilot.pause()
+        # The file read again after the listener came back: one line before the first
+        # event heard (history), the first event heard again, and one of the gap (missed).
+        stamps = [dt.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S")
+                  for at in (4000.0, 5000.0, 5010.0)]
+        gap = tuple(parse_lines(
+            f"{stamps[0]} [MgmtSrvr] INFO     -- Node 2: Start initiated (mysql-8.4.3 ndb-8.4.3)\n"
+            f"{stamps[1]} [MgmtSrvr] INFO     -- Node 2: Start phase 1 completed\n"
+            f"{stamps[2]} [MgmtSrvr] WARNING  -- Node 2: Node 3 missed heartbeat 2\n"))
+        view.show(dataclasses.replace(_events_snapshot(5022.0, *heard), cluster_log=gap),
+                  5022.0)
+        await pilot.pause()
+        rows = [s.text.rstrip() for s in log.lines][-4:]
+        assert rows[0].endswith("history Start initiated (mysql-8.4.3 ndb-8.4.3)")
+        assert rows[1].endswith("Start phase 1 completed") and "history" not in rows[1]
+        assert rows[2].endswith("WARNING  missed Node 3 missed heartbeat 2")
+        assert rows[3].endswith("Start phase 3 completed")

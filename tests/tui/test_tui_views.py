@@ -15,9 +15,10 @@ from ndbtop.tui.views.threads import fit
 
 REDO_LINE = re.compile(
     r"redo log init \S* +([\d,]+)/43,008 MB · ([\d.]+) MB/s of log initialised "
-    r"\(≈[\d.]+ MB/s written, one 32 KiB page per MB\) · ETA \S+ · files (\d+)/168"
+    r"\(≈[\d.]+ MB/s written, one 32 KiB page per MB\) · files (\d+)/168"
 )
-"""The events' progress line (as one line: it may wrap), its rate naming what it counts."""
+"""The events' progress line (as one line: it may wrap), its rate naming what it counts, no
+time left of its own (the node's one estimate gives it)."""
 
 
 def joined(text: str) -> str:

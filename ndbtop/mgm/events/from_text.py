@@ -25,7 +25,14 @@ from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.catalogue import START_TYPE_TEXTS
 from ndbtop.mgm.events.decode import Event, decode_event, decode_text_line
 from ndbtop.mgm.events.encode import encode_parsable
-from ndbtop.mgm.events.text import DBACC, DBTUP, MASK32, NODE_BITMASK_WORDS, pack_string
+from ndbtop.mgm.events.text import (
+    DBACC,
+    DBLQH,
+    DBTUP,
+    MASK32,
+    NODE_BITMASK_WORDS,
+    pack_string,
+)
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import ENCODING, RawEvent
 
@@ -127,6 +134,16 @@ def _memory(m: re.Match[str]) -> tuple[int, ...]:
     return (gth, _int(m.group(5)) * 1024, _int(m.group(4)), _int(m.group(6)), block)
 
 
+def _redo(m: re.Match[str]) -> tuple[int, ...]:
+    return tuple(_int(m.group(i)) for i in range(1, 5))
+
+
+REFERENCED = frozenset({71, 72})
+"""Types whose first word is the reporting DBLQH's block reference, which their text leaves
+out (EventLogger.cpp ``getTextLogFileInitStatus``): the line's node, and no LDM instance,
+stand for it (every line of a node reads as one instance's)."""
+
+
 Reader = Callable[[re.Match[str]], "tuple[int, ...] | None"]
 _TYPED: tuple[tuple[int, re.Pattern[str], Reader], ...] = (
     (44, re.compile(rf"Node {_N} missed heartbeat {_N}"),
@@ -147,6 +164,12 @@ _TYPED: tuple[tuple[int, re.Pattern[str], Reader], ...] = (
                              rf"(?: Initiated by signal {_N}\.)?(?: Caused by error {_N}: "
                              rf"'.*'\.)?(?: \(extra info {_N}\))?", re.DOTALL),
      _stop_forced),
+    (71, re.compile(rf"Local redo log file initialization status: #Total files: {_N}, "
+                    rf"Completed: {_N} #Total MBytes: {_N}, Completed: {_N}"), _redo),
+    (71, re.compile(rf"Node {_N}: Log file initializtion completed"),
+     lambda m: (0, 0, 0, 0)),
+    (72, re.compile(rf"Local redo log file initialization completed: #Total files: {_N}, "
+                    rf"Completed: {_N} #Total MBytes: {_N}, Completed: {_N}"), _redo),
     (50, re.compile(rf"(Data|Index) usage (is|increased to|decreased to) {_N}%\({_N} "
                     rf"{_N}K pages of total {_N}\)"), _memory),
     (60, re.compile(r"(.*)", re.DOTALL), lambda m: _start_report(m.group(1))),
@@ -184,6 +207,8 @@ def event_from_text(source: int | None, text: str, severity: str | None, at: flo
         words = read(m) if m is not None else None
         if words is None:
             continue
+        if event_type in REFERENCED:
+            words = ((DBLQH << 16) | (source & 0xFFFF), *words)
         event = as_listened(event_type, source, words, at)
         if event.text == text:
             return event

@@ -97,11 +97,35 @@ def event_line(e: Event, management_nodes: Collection[int] = ()) -> Text:
 
 HISTORY_SHOWN = 1000
 """Lines of the cluster log file's history the view shows before the live events."""
+SAME_EVENT_S = 2.0
+"""A file line this close to an event heard with the same node and text is that event."""
 
 
-def history_line(ln: LogLine) -> Text:
+def missed_lines(lines: Collection[LogLine], events: Collection[Event]
+                 ) -> tuple[list[LogLine], list[LogLine]]:
+    """(the file's lines from before the first event heard, those from after it that no
+    event heard stands for): the history, and what the listener missed (it was cut off, and
+    the file was read again for the gap)."""
+    first = min((e.received_at for e in events), default=None)
+    if first is None:
+        return list(lines), []
+    heard: dict[tuple[int, str], list[float]] = {}
+    for e in events:
+        heard.setdefault((e.source_node, e.text), []).append(e.received_at)
+    before, missed = [], []
+    for ln in lines:
+        if ln.time is None or ln.time < first - SAME_EVENT_S:
+            before.append(ln)
+        elif not any(abs(t - ln.time) <= SAME_EVENT_S
+                     for t in heard.get((ln.node or 0, ln.text), ())):
+            missed.append(ln)
+    return before, missed
+
+
+def history_line(ln: LogLine, mark: str = "history") -> Text:
     """``12:03:31  node 2   ERROR  WARNING  history  Node 1 missed heartbeat 2``: a line of
-    the cluster log file, read before ndbtop listened."""
+    the cluster log file, read before ndbtop listened (``missed`` for one of a gap in the
+    listening, among the events heard)."""
     when = "--:--:--" if ln.time is None else dt.datetime.fromtimestamp(ln.time).strftime(
         "%H:%M:%S")
     severity = ln.severity or "-"
@@ -110,7 +134,7 @@ def history_line(ln: LogLine) -> Text:
     line.append("node " + (f"{ln.node:<3} " if ln.node is not None else "-   "), style="bold")
     line.append(f"{ln.category or '-':<11} ", style="cyan")
     line.append(f"{severity:<8} ", style=style)
-    line.append("history ", style="dim italic")
+    line.append(f"{mark} ", style="dim italic")
     line.append(ln.text + (f" (x{ln.repeated})" if ln.repeated > 1 else ""), style=style)
     return line
 
@@ -230,6 +254,7 @@ class EventsView(View):
         log = self.query_one("#log", RichLog)
         mgmds = {n.node_id for n in snap.nodes if n.type == "MGM"}
         self._flush()
+        lines: list[tuple[float, int, int, Text, int]] = []
         if self.filter_text != self._filter_shown or snap.cluster_log is not self._history_of:
             # The cluster log's history comes first, then the live events again below it.
             log.clear()
@@ -238,12 +263,18 @@ class EventsView(View):
             self._history_of = snap.cluster_log
             self._shown = max(snap.events_total - len(snap.events), 0)
             self._notes_written = 0
-            for ln in snap.cluster_log[-HISTORY_SHOWN:]:
+            history, missed = missed_lines(snap.cluster_log[-HISTORY_SHOWN:], snap.events)
+            for ln in history:
                 if self.matches(ln.text, ln.node if ln.node is not None else "",
                                 ln.category or "", "history"):
                     self._write(history_line(ln), EVENT_INDENT)
+            # The lines of a gap in the listening go among the events heard, by time.
+            for i, ln in enumerate(missed):
+                if self.matches(ln.text, ln.node if ln.node is not None else "",
+                                ln.category or "", "missed"):
+                    lines.append((ln.time or 0.0, 0, -len(missed) + i,
+                                  history_line(ln, "missed"), EVENT_INDENT))
         new = snap.events_total - self._shown
-        lines: list[tuple[float, int, int, Text, int]] = []
         if new > 0:
             for i, e in enumerate(snap.events[-min(new, len(snap.events)) :]):
                 meaning = interpret(e, mgmds)

@@ -25,7 +25,7 @@ from ndbtop.model.phases import INITIAL_NODE_RESTART, INITIAL_START, RedoProgres
 from ndbtop.model.redo_rates import log_rate_text, redo_speed_text, written_rate_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.alarm import ALARM, marked
-from ndbtop.tui.format import bar, number, seconds
+from ndbtop.tui.format import bar, number
 from ndbtop.tui.safe import Text
 
 MIB = 1024 * 1024
@@ -37,15 +37,17 @@ the hint about missing progress reports is not given after it."""
 
 BAR_WIDTH = 24
 COMPACT_BAR_WIDTH = 14
-"""The progress bar on a short terminal: with it the figures up to the ETA fit 80 columns."""
+"""The progress bar on a short terminal: with it the figures up to the rate fit 80 columns."""
 
 
 def redo_lines(snap: ClusterSnapshot, node_id: int, compact: bool = False) -> list[Text]:
     """The redo-initialisation lines of a node's start panel (empty when not initialising).
 
-    Each line gives the amount, the rate and the time left first, then the files, so that
-    a line that wraps on a narrow screen keeps them on its first row; ``compact`` (a short
-    terminal) narrows the bar."""
+    Each line gives the amount and the rate first, then the files, so that a line that
+    wraps on a narrow screen keeps them on its first row; ``compact`` (a short terminal)
+    narrows the bar. No line gives a time left of its own: the node's one estimate
+    (:mod:`ndbtop.eta.node`, on the detail's line after these) covers the redo log's
+    creation and the phases after it."""
     width = COMPACT_BAR_WIDTH if compact else BAR_WIDTH
     t = snap.timeline(node_id)
     host = snap.host_of(node_id)
@@ -101,13 +103,10 @@ def events_line(snap: ClusterSnapshot, node_id: int, r: RedoProgress,
         short = width < BAR_WIDTH
         speed = (redo_speed_text(t, short=short) if t is not None
                  else log_rate_text(r.mb_per_s, short=short))
-        # MB, rate and ETA first: on a short terminal the file counts are what wraps away.
-        line.append(
-            f" {r.mb_done:,}/{r.total_mb:,} MB · {speed}"
-            + ("" if r.completed else f" · ETA {seconds(r.eta_s)}")
-            + f" · files {r.files_done}/{r.total_files}"
-        )
-    line.append("  (events)", style="dim")
+        # MB and rate first: on a short terminal the file counts are what wraps away.
+        line.append(f" {r.mb_done:,}/{r.total_mb:,} MB · {speed}"
+                    f" · files {r.files_done}/{r.total_files}")
+    line.append("  (cluster log)" if r.from_file else "  (events)", style="dim")
     return line
 
 
@@ -121,7 +120,7 @@ def measured_line(m: RedoMeasure, width: int = BAR_WIDTH, sparse: bool = True) -
     done = "?" if m.bytes_written is None else f"{m.bytes_written / MIB:,.0f}"
     total = "?" if m.bytes_expected is None else f"{m.bytes_expected / MIB:,.0f}"
     line.append(f" written {done}/{total} MB · {written_rate_text(m.rate_bytes_per_s, sparse)}"
-                f" · ETA {seconds(m.eta_s)} · files {files}")
+                f" · files {files}")
     line.append("  (measured on the host)", style="dim")
     return line
 

@@ -25,6 +25,9 @@ from ndbtop.tui.safe import Text
 from ndbtop.tui.views.node_cells import last_time_cell, slower_warning
 from ndbtop.tui.views.redo import redo_lines
 
+BEGAN_FROM = {"host": " (from the host)", "file": " (from the cluster log)"}
+"""What the title adds to a start's beginning not heard as its event."""
+
 
 def normal_text(typical: float | None, redo: bool) -> str:
     """A phase's normal duration and what it rests on, so that it is never mistaken for
@@ -63,7 +66,7 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     title = Text(
         f"Node {node_id} · {kind} · "
         + (f"began {began}" if t.began_exact else f"seen since {began}")
-        + (" (from the host)" if t.began_from == "host" else "") + f" · {state}",
+        + BEGAN_FROM.get(t.began_from or "", "") + f" · {state}",
         style="bold",
     )
     versus = compare_with_last_time(snap.past_starts, t, now)
