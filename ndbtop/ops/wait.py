@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 
 from ndbtop.compat import SLOTS
@@ -25,7 +25,7 @@ from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.clock import Clock
 from ndbtop.model.eta import EtaMissing, EtaResult, eta_json
-from ndbtop.model.phases import StartTimeline, apply_status, phase_in_progress, phase_text
+from ndbtop.model.phases import StartTimeline, apply_status, phase_text
 from ndbtop.model.start_evidence import clock_time
 
 NOT_SEEN_STARTING = "no start seen yet"
@@ -213,7 +213,7 @@ async def wait_for(
                 if n.status not in target.wire or (
                         since is not None and hubs is not None and hubs.began_at >= since):
                     left.add(node_id)
-                t = merge_timeline(n, timelines.get(node_id), hubs)
+                t = merge_timeline(n, timelines.get(node_id), hubs, now)
                 phase, spent = describe(n, t, now)
                 made = redo(node_id) if redo is not None and n.status == "STARTING" else None
                 # A phase named anew (its redo log init seen) is a change too, and so is each
@@ -263,17 +263,14 @@ def _choose(statuses: tuple[NodeStatus, ...], nodes: Iterable[int] | None) -> se
 
 
 def merge_timeline(node: NodeStatus, own: StartTimeline | None,
-                   followed: StartTimeline | None) -> StartTimeline | None:
-    """The timeline a line of ``wait`` describes: the hub's (events, host) when it is at
-    the phase ``get status`` shows now, else the wait's own with the hub's redo phase
-    (the hub is a poll behind or ahead); the wait's own without a hub's."""
+                   followed: StartTimeline | None, now: float) -> StartTimeline | None:
+    """The timeline a line of ``wait`` describes: the hub's (events, host, the cluster log),
+    brought up to the ``get status`` the wait read at ``now`` as the hub's own polls bring
+    it (the hub may be a poll behind, or its events ahead of this status); the wait's own
+    without a start the hub follows."""
     if followed is None or not followed.active:
         return own
-    if own is None or phase_in_progress(node, followed) == phase_in_progress(node, own):
-        return followed
-    if followed.redo_phase is not None and own.redo_phase is None:
-        return replace(own, redo_phase=followed.redo_phase)
-    return own
+    return apply_status({node.node_id: followed}, (node,), now).get(node.node_id, followed)
 
 
 def _estimate(estimate: Callable[[int], EtaResult | None] | None, node: NodeStatus,

@@ -178,15 +178,32 @@ def test_wait_names_the_phase_as_once_does_from_the_same_evidence() -> None:
     snap = ClusterSnapshot(1.0, FIRST_SIGHT + 2, 1.0, (), nodes=(node,), timelines=(followed,))
     assert report_json(snap)["nodes"][0]["phase"] == "5 redo log init"
     assert " 5 redo log init " in report_text(snap)
-    phase, _ = describe(node, merge_timeline(node, own, followed), FIRST_SIGHT + 2)
+    phase, _ = describe(node, merge_timeline(node, own, followed, FIRST_SIGHT + 1),
+                        FIRST_SIGHT + 2)
     assert phase == "phase 5 redo log init"
-    # A hub a poll behind (it still has phase 4 in progress) lends its redo phase only.
+    # A hub a poll behind (it still has phase 4 in progress) is brought up to the wait's
+    # own status: phase 5 from that poll on, with the hub's redo phase.
     behind = replace(apply_status({}, [ndb("STARTING", 3, 3)], FIRST_SIGHT)[3],
                      redo_phase=5)
-    merged = merge_timeline(node, own, behind)
-    assert merged is not None and merged.current_since == own.current_since
-    assert merged.redo_phase == 5
-    assert merge_timeline(node, own, None) is own
+    merged = merge_timeline(node, own, behind, FIRST_SIGHT + 1)
+    assert merged is not None and merged.current_phase == 5
+    assert merged.current_since == own.current_since and merged.redo_phase == 5
+    assert merge_timeline(node, own, None, FIRST_SIGHT + 1) is own
+
+
+def test_wait_after_its_own_request_never_says_since_before() -> None:
+    # mgm --wait: the hub saw the start from its first event (exact) and the wait's own
+    # first poll, read after the request, shows a later phase done: the line goes by the
+    # hub's start brought up to that poll, never by the poll's first sight (a lower bound).
+    began = FIRST_SIGHT
+    hub = apply_event({}, event(10, 3, (525315,), began))[3]
+    hub = apply_event({3: hub}, event(13, 3, (1, 4), began + 1))[3]
+    node = ndb("STARTING", 2, 3)
+    own = apply_status({}, [node], began + 3)[3]
+    assert own.current_from == "first_seen"
+    merged = merge_timeline(node, own, hub, began + 3)
+    assert merged is not None and merged.began_at == began
+    assert merged.current_phase == 3 and merged.current_from == "status"
 
 
 def test_the_rolling_restart_screen_marks_a_time_in_phase_it_did_not_see_begin() -> None:
