@@ -18,6 +18,7 @@ from ndbtop.errors import UsageError
 from ndbtop.host.remote import SshOptions, refuse_option_values
 from ndbtop.mgm.connectstring import ConnectString, resolve_connectstring
 from ndbtop.mgm.tls import DEFAULT_SEARCH_PATH, TlsOptions
+from ndbtop.replication.setup import ReplicationSetup
 
 
 def cluster_connectstring(args: argparse.Namespace) -> ConnectString:
@@ -40,7 +41,11 @@ def mysql_cli_values(args: argparse.Namespace) -> dict[str, str | None]:
                 "-p needs a terminal to ask for the password (use MYSQL_PWD or an option file)"
             )
         password = getpass.getpass("Enter password: ")
-    elif password is not None:
+        # Asked once: the replication reader takes the same options.
+        args.mysql_password = password
+        args._password_warned = True
+    elif password is not None and not getattr(args, "_password_warned", False):
+        args._password_warned = True
         sys.stderr.write(
             "ndbtop: [Warning] Using a password on the command line interface can be insecure.\n"
         )
@@ -87,6 +92,32 @@ def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None
                              f"{options.host}): they are reached over TCP")
         return failover_reader(options, make)
     return make(options), options_summary(options)
+
+
+def replication_setup(args: argparse.Namespace) -> ReplicationSetup | None:
+    """The SQL nodes to read for replication: this cluster's (``--mysql-host``, unless
+    ``auto`` or ``--no-sql``) and its replica's (``--replica-mysql-host``), all with the same
+    account and TLS; None when no replica is named."""
+    hosts = getattr(args, "replica_mysql_host", None)
+    if not hosts:
+        return None
+    from ndbtop.ndbinfo.failover import AUTO, candidate_options, is_host_list, parse_host_list
+    from ndbtop.ndbinfo.options import DEFAULT_PORT, resolve_mysql_options
+    from ndbtop.replication.setup import REPLICA, THIS_CLUSTER, EndpointSpec
+
+    defaults = Path(args.defaults_file) if args.defaults_file else None
+    base = resolve_mysql_options(mysql_cli_values(args), os.environ, defaults, Path.home())
+    specs: dict[str, EndpointSpec] = {}
+    if not args.no_sql and base.host != AUTO:
+        watched = ((base,) if not is_host_list(base.host)
+                   else candidate_options(base, parse_host_list(base.host)))
+        for options in watched:
+            specs.setdefault(options.target, EndpointSpec(options, THIS_CLUSTER))
+    port = getattr(args, "replica_mysql_port", None) or DEFAULT_PORT
+    tcp = replace(base, port=port, socket=None)
+    for options in candidate_options(tcp, parse_host_list(hosts)):
+        specs.setdefault(options.target, EndpointSpec(options, REPLICA))
+    return ReplicationSetup(tuple(specs.values()), args.replication_lag_threshold)
 
 
 def ssh_options(args: argparse.Namespace) -> SshOptions | None:
