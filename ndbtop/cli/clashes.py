@@ -65,8 +65,8 @@ CLASHES: tuple[Clash, ...] = (
     Clash(REPLICATING, "no_sql", ("replica_mysql_host", "replica_mysql_port",
                                   "replication_lag_threshold"),
           "--no-sql reads no SQL node"),
-    Clash(REPLICATING, "replica_mysql_host", ("replica_mysql_port", "replication_lag_threshold"),
-          "only --replica-mysql-host names a replica to watch", absent=True),
+    Clash(REPLICATING, "replica_mysql_host", ("replica_mysql_port",),
+          "it is the port of the SQL nodes --replica-mysql-host names", absent=True),
 )
 """Every pair of options that cannot apply together ("*": any other option)."""
 

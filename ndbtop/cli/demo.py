@@ -29,7 +29,8 @@ def run_demo(args: argparse.Namespace) -> int:
         raise UsageError("--json needs --once")
     if args.section is not None and not args.once:
         raise UsageError("--section needs --once")
-    if "replication_lag_threshold" in args.given and args.scenario not in REPLICATING:
+    if ("replication_lag_threshold" in args.given and not args.demo_fleet
+            and args.scenario not in REPLICATING):
         raise UsageError(f"--replication-lag-threshold: scenario {args.scenario} does not "
                          f"replicate (those that do: {', '.join(REPLICATING)})")
     if args.once:

@@ -21,13 +21,15 @@ from ndbtop.sim.runtime import Simulator
 
 def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
              history_dir: Path | None = None, backup_status_every: float = DEFAULT_EVERY,
-             lag_threshold_s: float = DEFAULT_LAG_THRESHOLD_S) -> Hub:
+             lag_threshold_s: float = DEFAULT_LAG_THRESHOLD_S,
+             replication: ReplicationSetup | None = None) -> Hub:
     """A hub watching a running simulator through its management server and SQL node.
 
     The simulated host is the host of the first data node; rates and timers
     are in simulated time, as they would be on the real cluster. Starts are
     remembered in ``history_dir`` under the scenario's cluster name, not its
-    loopback ports (a free port each run), so the next run compares with them.
+    loopback ports (a free port each run), so the next run compares with them. The
+    scenario's replication is watched (``replication``: other SQL nodes to read).
     """
     ndbinfo = None
     if sim.sql_port is not None:
@@ -58,7 +60,7 @@ def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
         cluster_log=any(slot.data_dir for slot in sim.cluster.config.mgm_nodes),
         log_readers={slot.host or "": LocalFiles()
                      for slot in sim.cluster.config.mgm_nodes if slot.data_dir},
-        replication=demo_replication(sim, lag_threshold_s),
+        replication=replication or demo_replication(sim, lag_threshold_s),
     )
 
 

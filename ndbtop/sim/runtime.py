@@ -33,6 +33,11 @@ class Simulator:
         self.sql_server: Any = None
         self.replica_server: Any = None
         """The replica cluster's SQL node, when the scenario replicates."""
+        self.replica_sim: Simulator | None = None
+        """Another simulator whose SQL node is this cluster's replica (``demo --fleet``):
+        none is served here then."""
+        self.source_sim: Simulator | None = None
+        """The simulator whose cluster this one's SQL node replicates from."""
         self.ndbinfo = SimNdbinfo(cluster, self.sync)
         self.arbitration = cluster.arbitration
         self._driver: asyncio.Task[None] | None = None
@@ -114,7 +119,7 @@ class Simulator:
             return
         sock = socket.create_server((self.host, sql_port))
         self._sql_socket = sock
-        if self.cluster.replication is not None:
+        if self.cluster.replication is not None and self.replica_sim is None:
             # Its port is known at once too: the demo names it before it serves.
             self._replica_socket = socket.create_server((self.host, 0))
         self._sql_starting = asyncio.create_task(self._start_sql_node(sock))
@@ -145,21 +150,31 @@ class Simulator:
         finally:
             self._sql_socket = None
 
+    def replicate_to(self, replica: Simulator) -> None:
+        """Serve this cluster's replica on ``replica``'s SQL node (before either starts)."""
+        self.replica_sim, replica.source_sim = replica, self
+
     def _sides(self) -> None:
-        """This cluster's SQL node plays the source of the scenario's replication."""
-        model = self.cluster.replication
-        if model is None:
-            return
+        """This cluster's SQL node plays the source of the scenario's replication, or the
+        replica of another simulator's."""
         from ndbtop.sim.sqlnode.replication import ReplicationSide
 
-        model.host = self.host
-        self.ndbinfo.replication = ReplicationSide(  # type: ignore[attr-defined]
-            model, "source", self.replication_now, self.ndbinfo.ndb_version)
+        model = self.cluster.replication
+        if model is not None:
+            model.host = self.host
+            model.source_port = self.sql_port
+            self.ndbinfo.replication = ReplicationSide(  # type: ignore[attr-defined]
+                model, "source", self.replication_now, self.ndbinfo.ndb_version)
+        source = self.source_sim
+        if source is not None and source.cluster.replication is not None:
+            self.ndbinfo.replication = ReplicationSide(  # type: ignore[attr-defined]
+                source.cluster.replication, "replica", source.replication_now,
+                self.ndbinfo.ndb_version)
 
     async def _start_replica(self) -> None:
         """The replica cluster's SQL node, reading this one's binary log."""
         model = self.cluster.replication
-        if model is None or self.sql_server is None:
+        if model is None or self.sql_server is None or self.replica_sim is not None:
             return
         from ndbtop.sim.sqlnode import start_sql_node
         from ndbtop.sim.sqlnode.provider import StaticProvider

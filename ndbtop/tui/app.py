@@ -103,8 +103,7 @@ class NdbtopApp(GuardedApp):
         (f"1 … {min(len(VIEWS), 9)}" + (", 0" if len(VIEWS) == 10 else ""),
          # Space-separated: ten titles with commas would wrap in the help at 120 columns.
          " ".join(cls.title for _, cls in VIEWS)),
-        ("e", "Replication: the channels to the replica cluster (--replica-mysql-host, or "
-              "a context's replicates_to)"),
+        ("e", "Replication (with --replica-mysql-host, or a context's replicates_to)"),
         ("↑ ↓ / enter", "select a node (its timeline, its threads)"),
         ("r", "restart the selected data node (RESTART [-i] [-n] [-a] [-f])"),
         ("x", "stop the selected data node (STOP [-a] [-f])"),

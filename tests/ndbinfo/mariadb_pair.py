@@ -204,6 +204,14 @@ class ReplicationPair:
             row = cur.fetchone()
         return None if row is None else int(row[0])
 
+    def sql_running(self) -> str:
+        """The replica's Slave_SQL_Running."""
+        with self.replica.admin() as cur:
+            cur.execute("SHOW SLAVE STATUS")
+            columns = [d[0] for d in cur.description]
+            row = cur.fetchone()
+        return "" if row is None else str(row[columns.index("Slave_SQL_Running")])
+
     def replica_sql(self, statement: str) -> None:
         """Run ``statement`` on the replica as root, outside its binary log."""
         with self.replica.admin() as cur:
