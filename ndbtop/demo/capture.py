@@ -122,6 +122,7 @@ async def capture(spec: CaptureSpec) -> Capture:
     try:
         hub = demo_hub(sim, spec.interval)
         hub.want_panels("capture", spec.panels)
+        hub.want_replication("capture", True)
         await _poll(hub)
         events = hub.events
         if events is not None:

@@ -27,7 +27,8 @@ MAX_BINLOG_SIZE = 16 * 1024 * 1024
 FILE_START = 157
 """Where the first transaction of a binary log starts: after the Format_description (4 to
 126) and Previous_gtids (126 to 157) events of MySQL 8."""
-KEEP_EPOCHS = 20_000
+KEEP_EPOCHS = 5_000
+"""Epochs the simulated binary log keeps (older ones purged, as binary logs are)."""
 APPLY_DELAY_S = 0.3
 """How long after the source wrote an epoch a replica that keeps up has applied it."""
 INCIDENT_ERRNO = 1590

@@ -8,6 +8,7 @@ findings); the reads run in the background, never in the UI's thread.
 
 from __future__ import annotations
 
+from ndbtop.collect.replication import BACKGROUND_EVERY
 from ndbtop.model.replication import Channel, ReplicationState, epoch_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.replication import (
@@ -61,7 +62,8 @@ class ReplicationView(PanelsView):
             head.append(f"\n{NOT_NAMED}.", style="yellow")
             return head
         head.append(f"\nLag threshold {state.lag_threshold_s:g} s (replication_lag, ndbtop's "
-                    f"own); read every {state.every_s:g} s while this view shows.", style="dim")
+                    f"own). Read every {state.every_s:g} s: at every refresh while this view "
+                    f"shows, every {BACKGROUND_EVERY:g} s otherwise.", style="dim")
         head.append(f"\n{LAG_MEANS}.\n{BEHIND_MEANS}.", style="dim")
         src = snap.source("replication")
         if src is not None and src.error:
