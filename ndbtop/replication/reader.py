@@ -22,7 +22,6 @@ Every method blocks: run them in a worker thread, one at a time.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import re
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -90,6 +89,8 @@ def _code(exc: pymysql.err.MySQLError) -> tuple[int, str]:
 class EndpointReader(Statements):
     """Reads one SQL node's replication over one pymysql connection."""
 
+    database = None
+
     def __init__(self, options: MysqlOptions, *, wall: Callable[[], float]) -> None:
         self.options = options
         self._wall = wall
@@ -123,43 +124,26 @@ class EndpointReader(Statements):
         """Open the connection and learn the server's id, version and whether it writes a
         binary log."""
         self.close()
-        try:
-            args = self._connect_arguments()
-            args.pop("database", None)
-            conn = pymysql.connect(defer_connect=True, **args)
-        except SqlError:
-            raise
-        except Exception as exc:
-            raise map_error(exc, self._context(None)) from None
-        budget = self.options.connect_timeout + 2 * self.options.read_timeout
-        with Watchdog(budget, lambda: conn) as watchdog:
+        found: list[Sequence[object]] = []
+
+        def identity() -> None:
             try:
-                try:
-                    conn.connect()
-                except Exception as exc:
-                    raise map_error(exc, self._context(None)) from None
-                self._conn = conn
-                _, rows = self._run(s.IDENTITY, "identity")
-            except (SqlError, StatementRefused) as exc:
-                self.close()
-                if watchdog.fired:
-                    raise SqlTimeout(f"the SQL node at {self.target} did not complete the "
-                                     f"connection within {budget:g} s") from None
-                if isinstance(exc, StatementRefused):
-                    raise SqlConnectionLost(f"SQL node at {self.target}: {exc}") from None
-                raise
+                found.extend(self._run(s.IDENTITY, "identity")[1])
+            except StatementRefused as exc:
+                raise SqlConnectionLost(f"SQL node at {self.target}: {exc}") from None
+
+        self._open(identity)
+        rows = found
         row = rows[0] if rows else (None, None, None)
         self._server_id = r.number(row[0], r.SERVER_ID_HIGH)
         self._version = to_text(row[1])
         self._log_bin = r.number(row[2], 1) == 1 or to_text(row[2]).upper() == "ON"
 
     def close(self) -> None:
-        """Close the connection, if open; never raises."""
-        conn, self._conn = self._conn, None
+        """Close the connection, if open; never raises (the statements each server takes
+        are found again on the next)."""
         self._chosen.clear()
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
+        super().close()
 
     def read(self) -> EndpointRead:
         """One read, within twice the read timeout."""

@@ -62,6 +62,9 @@ def endpoint_text(e: Endpoint) -> str:
         parts.append(f"binary log {e.binlog_file}:{e.binlog_position}")
         if e.newest_epoch is not None:
             parts.append(f"newest epoch {epoch_text(e.newest_epoch)}")
+        if e.last_commit_epoch:
+            # The binlog injector keeps up while what this server committed is binlogged.
+            parts.append(f"its last commit in epoch {epoch_text(e.last_commit_epoch)}")
         if e.epoch_rate is not None:
             parts.append(f"{e.epoch_rate:,.1f} epochs/s over {e.epoch_rate_window_s:.0f} s")
     if e.channels:
