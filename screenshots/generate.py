@@ -176,6 +176,13 @@ SHOTS = (
         "arbitrator 49",
     ),
     Shot(
+        "replication-lag",
+        CaptureSpec("replication-lag", 150.0, step=5.0),
+        ("e",),
+        "ndbtop · replication-lag: the DR replica applies 4 epochs a second of the 10 written",
+        "derived: ",
+    ),
+    Shot(
         "help",
         CaptureSpec("threads", 120.0),
         ("question_mark",),

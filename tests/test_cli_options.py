@@ -26,7 +26,7 @@ BASE = {LIVE: [], "record": ["out.rec"], "replay": ["out.rec"], "report": ["--bu
 FLAGS = [o for o in OPTIONS if not o.positional]
 # What an option needs beside it to apply (ndbtop.cli.clashes).
 NEEDS = {"--minutes": ["--recording", "r.rec"], "--ssh-config": ["--ssh"], "--ssh-user": ["--ssh"],
-         "--ssh-option": ["--ssh"]}
+         "--ssh-option": ["--ssh"], "--replica-mysql-port": ["--replica-mysql-host", "dr1"]}
 # The same, for one command only: `config` reads a SQL node only for --diff-running.
 NEEDS_IN = {("config", o.name): ["--diff-running"] for o in OPTIONS
             if o.destination in (*SQL_OPTIONS, "no_sql", "defaults_file")}

@@ -8,7 +8,13 @@ import sys
 from pathlib import Path
 
 from ndbtop.actions.audit import default_audit_path
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
+from ndbtop.cli.sources import (
+    cluster_connectstring,
+    host_reader,
+    ndbinfo_reader,
+    replication_setup,
+    ssh_options,
+)
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError
 from ndbtop.files import check_writable_dir
@@ -29,6 +35,7 @@ def run_bundle(args: argparse.Namespace) -> int:
         host=host_reader(args),
         ssh=ssh_options(args),
         events=False,
+        replication=replication_setup(args),
     )
     audit = Path(args.audit_log) if args.audit_log else default_audit_path()
     context = getattr(args, "context_info", None)

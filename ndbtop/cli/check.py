@@ -13,7 +13,13 @@ import asyncio
 import sys
 
 from ndbtop.cli.context_args import context_name
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
+from ndbtop.cli.sources import (
+    cluster_connectstring,
+    host_reader,
+    ndbinfo_reader,
+    replication_setup,
+    ssh_options,
+)
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import NdbtopError
 from ndbtop.findings import RULE_IDS
@@ -88,7 +94,7 @@ def run_check(args: argparse.Namespace) -> int:
         needed = required(args.require)
         hub = Hub(cluster_connectstring(args), RealClock(), args.interval,
                   ndbinfo=ndbinfo_reader(args), host=host_reader(args), ssh=ssh_options(args),
-                  events=False)
+                  events=False, replication=replication_setup(args))
     except (ValueError, NdbtopError) as exc:
         return unknown(str(exc), cluster)
     try:

@@ -19,6 +19,8 @@ from ndbtop.compat import SLOTS
 SQL_OPTIONS = ("mysql_host", "mysql_port", "mysql_user", "mysql_password", "mysql_socket",
                "ssl_ca", "ssl_cert", "ssl_key", "login_path", "defaults_group_suffix")
 """Destinations of the options that say how to reach the SQL node."""
+REPLICATING = frozenset({LIVE, "record", "report", "export", "check"})
+"""The commands that take ``--replica-mysql-host`` (as :mod:`ndbtop.cli.parser` declares)."""
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -60,6 +62,11 @@ CLASHES: tuple[Clash, ...] = (
     Clash(frozenset({"mgm"}), "dry_run", ("wait",), "--dry-run sends nothing to wait for"),
     Clash(frozenset({"config"}), "diff_running", (*SQL_OPTIONS, "no_sql", "defaults_file"),
           "only --diff-running reads a SQL node", absent=True),
+    Clash(REPLICATING, "no_sql", ("replica_mysql_host", "replica_mysql_port",
+                                  "replication_lag_threshold"),
+          "--no-sql reads no SQL node"),
+    Clash(REPLICATING, "replica_mysql_host", ("replica_mysql_port",),
+          "it is the port of the SQL nodes --replica-mysql-host names", absent=True),
 )
 """Every pair of options that cannot apply together ("*": any other option)."""
 

@@ -12,6 +12,9 @@ from ndbtop.collect.hub import Hub
 from ndbtop.demo.hub import demo_hub
 from ndbtop.errors import UsageError
 
+REPLICATING = ("replication-lag", "lost-events")
+"""The scenarios that replicate to a simulated replica cluster."""
+
 
 def run_demo(args: argparse.Namespace) -> int:
     """Play a scenario and show it: the live view, or one report with ``--once``."""
@@ -26,6 +29,10 @@ def run_demo(args: argparse.Namespace) -> int:
         raise UsageError("--json needs --once")
     if args.section is not None and not args.once:
         raise UsageError("--section needs --once")
+    if ("replication_lag_threshold" in args.given and not args.demo_fleet
+            and args.scenario not in REPLICATING):
+        raise UsageError(f"--replication-lag-threshold: scenario {args.scenario} does not "
+                         f"replicate (those that do: {', '.join(REPLICATING)})")
     if args.once:
         return asyncio.run(_demo_once(args))
     return _demo_tui(args)
@@ -43,7 +50,8 @@ def _demo_tui(args: argparse.Namespace) -> int:
     async def start() -> Hub:
         await sim.start(sql_port=None if args.no_sql else 0, sql_in_background=True)
         hub = demo_hub(sim, args.interval, history_dir=default_history_dir(),
-                       backup_status_every=args.backup_status_interval)
+                       backup_status_every=args.backup_status_interval,
+                       lag_threshold_s=args.replication_lag_threshold)
         hub.want_txn_age(args.txn_age)
         events = hub.events
         if events is not None:
@@ -59,7 +67,8 @@ async def _demo_once(args: argparse.Namespace) -> int:
     sim.clock.set_speed(1.0)
     await sim.start(sql_port=None if args.no_sql else 0)
     try:
-        hub = demo_hub(sim, args.interval, backup_status_every=args.backup_status_interval)
+        hub = demo_hub(sim, args.interval, backup_status_every=args.backup_status_interval,
+                       lag_threshold_s=args.replication_lag_threshold)
         hub.want_txn_age(args.txn_age)
         # As in the live view: nothing happens faster than real time until the events are
         # listened to, so the report sees the same events the live view does.

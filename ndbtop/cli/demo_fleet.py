@@ -18,10 +18,12 @@ from ndbtop.contexts import Context
 from ndbtop.demo.hub import demo_hub
 from ndbtop.fleet.watch import Fleet, Member
 from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.replication.setup import EndpointSpec, ReplicationSetup
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import ScenarioOptions
-from ndbtop.sim.scenarios.fleet import BUILDERS, FLEET
+from ndbtop.sim.scenarios.fleet import BUILDERS, FLEET, REPLICATES_TO
 
 WHERE = Path("demo --fleet")
 """Stands for the contexts file the demo's contexts come from."""
@@ -30,8 +32,26 @@ WHERE = Path("demo --fleet")
 def demo_contexts() -> tuple[Context, ...]:
     """The demo's contexts, as clusters.toml would describe them (their connect strings
     are the simulators' ports, known once they listen)."""
-    return tuple(Context(name, WHERE, i + 1, color=color, production=production)
+    return tuple(Context(name, WHERE, i + 1, color=color, production=production,
+                         replicates_to=REPLICATES_TO.get(name, ()))
                  for i, (name, color, production, _) in enumerate(FLEET))
+
+
+def fleet_replication(name: str, sims: dict[str, Simulator], contexts: dict[str, Context],
+                      lag_threshold_s: float) -> ReplicationSetup | None:
+    """The SQL nodes of ``name`` and of the clusters it replicates to or from, as a context's
+    ``replicates_to`` names them."""
+    peers = [*contexts[name].replicates_to,
+             *(c.name for c in contexts.values() if name in c.replicates_to)]
+    if not peers:
+        return None
+    specs = []
+    for member in (name, *peers):
+        port = sims[member].sql_port
+        if port is not None:
+            specs.append(EndpointSpec(MysqlOptions(host=sims[member].host, port=port,
+                                                   user="root", password=""), member))
+    return ReplicationSetup(tuple(specs), lag_threshold_s)
 
 
 def run_demo_fleet(args: argparse.Namespace) -> int:
@@ -46,6 +66,10 @@ def run_demo_fleet(args: argparse.Namespace) -> int:
     contexts = {c.name: c for c in demo_contexts()}
     interval = fleet_interval(args)
     view_interval = float(args.interval) if "interval" in args.given else 1.0
+
+    for source, replicas in REPLICATES_TO.items():
+        for replica in replicas:
+            sims[source].replicate_to(sims[replica])
 
     async def setup() -> None:
         for sim in sims.values():
@@ -69,7 +93,9 @@ def run_demo_fleet(args: argparse.Namespace) -> int:
     async def open_cluster(name: str) -> ClusterView:
         sim = sims[name]
         hub = demo_hub(sim, view_interval, history_dir=default_history_dir(),
-                       backup_status_every=args.backup_status_interval)
+                       backup_status_every=args.backup_status_interval,
+                       replication=fleet_replication(name, sims, contexts,
+                                                     args.replication_lag_threshold))
         c = contexts[name]
 
         async def start() -> Hub:

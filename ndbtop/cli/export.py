@@ -17,7 +17,13 @@ from collections.abc import Callable, Iterable
 from typing import Optional
 
 from ndbtop.cli.parser import DEFAULT_LISTEN_HOST
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
+from ndbtop.cli.sources import (
+    cluster_connectstring,
+    host_reader,
+    ndbinfo_reader,
+    replication_setup,
+    ssh_options,
+)
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.collect.sql import NdbinfoReader
@@ -70,7 +76,8 @@ def state_line(status: SourceStatus) -> str:
 def export_hub(args: argparse.Namespace, *, local_host: bool = True) -> Hub:
     """The hub the options describe: the live view's sources (management server, events,
     ndbinfo, this host unless ``local_host`` is False, every data node's host with
-    ``--ssh``), the same intervals."""
+    ``--ssh``, replication with ``--replica-mysql-host`` or a context's ``replicates_to``,
+    read at every refresh), the same intervals."""
     return _hub(args, cluster_connectstring(args), ndbinfo_reader(args), ssh_options(args),
                 local_host)
 
@@ -78,7 +85,7 @@ def export_hub(args: argparse.Namespace, *, local_host: bool = True) -> Hub:
 def _hub(args: argparse.Namespace, connectstring: ConnectString,
          ndbinfo: tuple[NdbinfoReader, str] | None, ssh: SshOptions | None,
          local_host: bool) -> Hub:
-    return Hub(
+    hub = Hub(
         connectstring,
         RealClock(),
         args.interval,
@@ -87,7 +94,10 @@ def _hub(args: argparse.Namespace, connectstring: ConnectString,
         ssh=ssh,
         history_dir=default_history_dir(),
         backup_status_every=args.backup_status_interval,
+        replication=replication_setup(args),
     )
+    hub.want_replication("export", True)
+    return hub
 
 
 class ContextNotStarted(Exception):

@@ -10,7 +10,13 @@ from collections.abc import Sequence
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.actions.left_not_started import LeftNotStarted
 from ndbtop.cli.exits import DONE, UNREACHABLE
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
+from ndbtop.cli.sources import (
+    cluster_connectstring,
+    host_reader,
+    ndbinfo_reader,
+    replication_setup,
+    ssh_options,
+)
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
@@ -50,6 +56,7 @@ def monitor_hub(args: argparse.Namespace) -> Hub:
         events=True,
         history_dir=None if args.once else default_history_dir(),
         backup_status_every=args.backup_status_interval,
+        replication=replication_setup(args),
     )
     hub.want_txn_age(args.txn_age)
     return hub

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ndbtop.cli.about import VersionAction
-from ndbtop.cli.clashes import refuse_clashes
+from ndbtop.cli.clashes import REPLICATING, refuse_clashes
 from ndbtop.cli.command_help import DESCRIPTIONS
 from ndbtop.cli.option_types import (
     DAY,
@@ -34,6 +34,7 @@ from ndbtop.cli.option_types import (
 )
 from ndbtop.cli.optionspec import LIVE, Option, add_options, finish, option
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S
+from ndbtop.replication.setup import DEFAULT_LAG_THRESHOLD_S
 from ndbtop.report.section_names import section_names
 from ndbtop.sanitise import write_line
 from ndbtop.sim.scenarios import DEFAULT_FAIL_PHASE, DEFAULT_SCENARIO
@@ -72,6 +73,7 @@ EVERY = frozenset({LIVE, *COMMANDS})
 
 MGM = "management server"
 SQLG = "SQL node (ndbinfo)"
+REPLG = "replication"
 DISPLAY = "display"
 SAFETY = "actions"
 SCENARIO = "scenario"
@@ -137,6 +139,19 @@ OPTIONS: tuple[Option, ...] = (
     option("--ssl-cert", commands=SQL, group=SQLG, metavar="FILE",
            help="client certificate for TLS"),
     option("--ssl-key", commands=SQL, group=SQLG, metavar="FILE", help="client key for TLS"),
+    option("--replica-mysql-host", commands=REPLICATING, group=REPLG,
+           metavar="HOST[,HOST:PORT...]",
+           help="the SQL nodes of the cluster this one replicates to: their channels are "
+           "read with this cluster's SQL nodes (--mysql-host) as sources, with the same user, "
+           "password and TLS; each channel's lag in epochs and seconds, its threads and "
+           "errors (the Replication view, --once --section replication, export)"),
+    option("--replica-mysql-port", commands=REPLICATING, group=REPLG, metavar="PORT",
+           type=port, help="port of the replica SQL nodes given without one (3306)"),
+    option("--replication-lag-threshold", commands=REPLICATING | {"demo"}, group=REPLG,
+           type=number(0, 86400 * 7, above=True), default=DEFAULT_LAG_THRESHOLD_S,
+           metavar="SECONDS",
+           help="replication_lag warns past this many seconds behind (default "
+           f"{DEFAULT_LAG_THRESHOLD_S:g}; ndbtop's own threshold)"),
     option("--no-host", commands=HOSTS, group="host", action="store_true", default=False,
            help="do not read this host's disks and data node threads"),
     option("--ssh", commands=HOSTS, group="host", action="store_true", default=False,

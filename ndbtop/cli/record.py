@@ -11,7 +11,13 @@ from pathlib import Path
 
 from ndbtop.cli.exits import DONE, NOT_MET, UNREACHABLE
 from ndbtop.cli.parser import MGM, OPTIONS, SCENARIO, SQLG
-from ndbtop.cli.sources import cluster_connectstring, host_reader, ndbinfo_reader, ssh_options
+from ndbtop.cli.sources import (
+    cluster_connectstring,
+    host_reader,
+    ndbinfo_reader,
+    replication_setup,
+    ssh_options,
+)
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import FileError, UsageError
@@ -62,7 +68,8 @@ async def _record(args: argparse.Namespace) -> int:
         connectstring = cluster_connectstring(args)
         reader = ndbinfo_reader(args)
         hub = Hub(connectstring, RealClock(), args.interval, ndbinfo=reader, host=host_reader(args),
-                  backup_status_every=args.backup_status_interval, ssh=ssh_options(args))
+                  backup_status_every=args.backup_status_interval, ssh=ssh_options(args),
+                  replication=replication_setup(args))
         source = str(connectstring) + (f", ndbinfo {reader[1]}" if reader else "")
     try:
         recorder = Recorder(

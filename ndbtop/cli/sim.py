@@ -65,6 +65,9 @@ async def _serve(args: argparse.Namespace) -> int:
         out.write(f"  management server (node {node_id}): {args.bind}:{port}\n")
     if sim.sql_port is not None:
         out.write(f"  SQL node: {args.bind}:{sim.sql_port} (user root, no password)\n")
+    if sim.replica_sql_port is not None:
+        out.write(f"  replica cluster's SQL node: {args.bind}:{sim.replica_sql_port} (user "
+                  "root, no password)\n")
     out.write("connect with:\n")
     sql = (
         f" --mysql-host {args.bind} --mysql-port {sim.sql_port} --mysql-user root"
@@ -79,7 +82,9 @@ async def _serve(args: argparse.Namespace) -> int:
         out.write("  (the management servers require TLS"
                   + ("" if tls is not None else ", and have no certificate: --tls-dir DIR")
                   + ")\n")
-    out.write(f"  ndbtop -c {sim.connectstring}{sql}{tls_options}\n")
+    replica = ("" if sim.replica_sql_port is None
+               else f" --replica-mysql-host {args.bind}:{sim.replica_sql_port}")
+    out.write(f"  ndbtop -c {sim.connectstring}{sql}{replica}{tls_options}\n")
     if sim.sql_port is not None:
         out.write(f"  mysql -h {args.bind} -P {sim.sql_port} -u root ndbinfo\n")
     out.write("Ctrl-C stops the simulator.\n")

@@ -10,6 +10,7 @@ import sys
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ndbtop.cli.parser import PROMPT
 from ndbtop.collect.host import HostReader
@@ -18,6 +19,11 @@ from ndbtop.errors import UsageError
 from ndbtop.host.remote import SshOptions, refuse_option_values
 from ndbtop.mgm.connectstring import ConnectString, resolve_connectstring
 from ndbtop.mgm.tls import DEFAULT_SEARCH_PATH, TlsOptions
+from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.replication.setup import EndpointSpec, ReplicationSetup
+
+if TYPE_CHECKING:
+    from ndbtop.contexts import Context
 
 
 def cluster_connectstring(args: argparse.Namespace) -> ConnectString:
@@ -40,7 +46,11 @@ def mysql_cli_values(args: argparse.Namespace) -> dict[str, str | None]:
                 "-p needs a terminal to ask for the password (use MYSQL_PWD or an option file)"
             )
         password = getpass.getpass("Enter password: ")
-    elif password is not None:
+        # Asked once: the replication reader takes the same options.
+        args.mysql_password = password
+        args._password_warned = True
+    elif password is not None and not getattr(args, "_password_warned", False):
+        args._password_warned = True
         sys.stderr.write(
             "ndbtop: [Warning] Using a password on the command line interface can be insecure.\n"
         )
@@ -67,19 +77,32 @@ def context_password(args: argparse.Namespace) -> tuple[str, str] | None:
     return run_password_command(context), f"password_command of context {context.name}"
 
 
-def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None:
-    """The ndbinfo reader the options describe, or None with ``--no-sql``."""
-    if args.no_sql:
-        return None
-    from ndbtop.ndbinfo.collector import NdbinfoCollector
-    from ndbtop.ndbinfo.failover import failover_reader, is_host_list
-    from ndbtop.ndbinfo.options import options_summary, resolve_mysql_options
+def sql_options(args: argparse.Namespace) -> MysqlOptions:
+    """How to reach and log in to the SQL node(s) the options (and the context) name,
+    worked out once (a password asked for or a password command run once)."""
+    cached = getattr(args, "_sql_options", None)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    from ndbtop.ndbinfo.options import resolve_mysql_options
 
     defaults = Path(args.defaults_file) if args.defaults_file else None
     options = resolve_mysql_options(
         mysql_cli_values(args), os.environ, defaults, Path.home(),
         group_suffix=getattr(args, "defaults_group_suffix", None),
         login_path=getattr(args, "login_path", None), password=context_password(args))
+    args._sql_options = options
+    return options
+
+
+def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None:
+    """The ndbinfo reader the options describe, or None with ``--no-sql``."""
+    if args.no_sql:
+        return None
+    from ndbtop.ndbinfo.collector import NdbinfoCollector
+    from ndbtop.ndbinfo.failover import failover_reader, is_host_list
+    from ndbtop.ndbinfo.options import options_summary
+
+    options = sql_options(args)
     make = partial(NdbinfoCollector, background_transactions=True)
     if is_host_list(options.host):
         if args.mysql_socket:
@@ -87,6 +110,68 @@ def ndbinfo_reader(args: argparse.Namespace) -> tuple[NdbinfoReader, str] | None
                              f"{options.host}): they are reached over TCP")
         return failover_reader(options, make)
     return make(options), options_summary(options)
+
+
+def replication_setup(args: argparse.Namespace) -> ReplicationSetup | None:
+    """The SQL nodes to read for replication: this cluster's (``--mysql-host``, unless
+    ``auto``) and those of the clusters it replicates to or from: ``--replica-mysql-host``
+    (with this cluster's account and TLS), else the contexts its context's
+    ``replicates_to`` names and those naming it (each with its own); None when none is
+    named."""
+    hosts = getattr(args, "replica_mysql_host", None)
+    context = getattr(args, "context_info", None)
+    peers = [] if hosts or context is None or args.no_sql else context_peers(args, context)
+    if not hosts and not peers:
+        if "replication_lag_threshold" in getattr(args, "given", ()):
+            raise UsageError("--replication-lag-threshold: no replica to watch "
+                             "(--replica-mysql-host, or a context's replicates_to)")
+        return None
+    from ndbtop.ndbinfo.options import DEFAULT_PORT
+    from ndbtop.replication.setup import REPLICA, THIS_CLUSTER
+
+    specs: dict[str, EndpointSpec] = {}
+    if not args.no_sql:
+        _add_endpoints(specs, sql_options(args), context.name if context else THIS_CLUSTER)
+    if hosts:
+        from ndbtop.ndbinfo.failover import candidate_options, parse_host_list
+
+        port = getattr(args, "replica_mysql_port", None) or DEFAULT_PORT
+        tcp = replace(sql_options(args), port=port, socket=None)
+        for options in candidate_options(tcp, parse_host_list(hosts)):
+            specs.setdefault(options.target, EndpointSpec(options, REPLICA))
+    for name, other in peers:
+        _add_endpoints(specs, sql_options(other), name)
+    return ReplicationSetup(tuple(specs.values()), args.replication_lag_threshold)
+
+
+def _add_endpoints(specs: dict[str, EndpointSpec], base: MysqlOptions, side: str) -> None:
+    """The SQL nodes ``base`` names (one, or a list; ``auto`` names none here)."""
+    from ndbtop.ndbinfo.failover import AUTO, candidate_options, is_host_list, parse_host_list
+
+    if base.host == AUTO:
+        return
+    listed = ((base,) if not is_host_list(base.host)
+              else candidate_options(base, parse_host_list(base.host)))
+    for options in listed:
+        specs.setdefault(options.target, EndpointSpec(options, side))
+
+
+def context_peers(args: argparse.Namespace, context: Context
+                  ) -> list[tuple[str, argparse.Namespace]]:
+    """The contexts this one replicates to (``replicates_to``) and from (those naming it),
+    each with its own options, as ``--context NAME`` gives them; one with ``no_sql`` has no
+    SQL node to read."""
+    from ndbtop.cli.fleet import context_namespace
+    from ndbtop.contexts import load_contexts
+
+    contexts = load_contexts(context.path)
+    names = [*context.replicates_to, *(c.name for c in contexts.sources_of(context.name))]
+    out = []
+    for name in dict.fromkeys(names):
+        other = context_namespace(name, args)
+        if not other.no_sql:
+            out.append((name, other))
+    return out
 
 
 def ssh_options(args: argparse.Namespace) -> SshOptions | None:

@@ -30,6 +30,7 @@ from ndbtop.collect.hub_snapshot import build_snapshot, data_memory_known
 from ndbtop.collect.memory_report import MemoryReporter
 from ndbtop.collect.mgm import MgmSource
 from ndbtop.collect.once import collect_once
+from ndbtop.collect.replication import ReplicationSource
 from ndbtop.collect.sample_rates import SampleRates
 from ndbtop.collect.series import HISTORY_POINTS, THREAD_HISTORY_POINTS, SeriesRecorder
 from ndbtop.collect.sql import NdbinfoReader, SqlSource
@@ -50,6 +51,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.start_evidence import apply_host
 from ndbtop.model.statistics import NodeStatistics, apply_statistics
+from ndbtop.replication.setup import ReplicationSetup
 
 __all__ = ["EVENT_HISTORY", "HISTORY_POINTS", "THREAD_HISTORY_POINTS", "Hub"]
 
@@ -81,6 +83,7 @@ class Hub:
         cluster_log: bool = True,
         log_readers: Mapping[str, TailReader] | None = None,
         history_writes: bool = True,
+        replication: ReplicationSetup | None = None,
     ) -> None:
         self.clock = clock
         self.interval = interval
@@ -165,6 +168,10 @@ class Hub:
             self.cluster_log = ClusterLogSource(ssh, interval, self.hosts.remote.get,
                                                 dict(log_readers or {}))
         self.log = HubClusterLog(self)
+        self.replication: ReplicationSource | None = None
+        if replication is not None:
+            self.replication = ReplicationSource(replication, clock, interval,
+                                                 self._on_replication)
         self._findings = FindingsKeeper()
         self._start_etas = StartEtaKeeper()
         self._urgent = False
@@ -338,6 +345,19 @@ class Hub:
         self._timelines = apply_host(self._timelines,
                                      (m for r in reports for m in r.node_starts))
 
+    def _on_replication(self) -> None:
+        state = self.replication.state if self.replication is not None else None
+        if state is not None:
+            for channel in state.channels:
+                self._series.record(f"repl.lag_s.{channel.key}", channel.lag.seconds)
+        self._changed()
+
+    def want_replication(self, owner: str, wanted: bool) -> None:
+        """Read replication at every refresh while ``owner`` (a view, a report, the
+        exporter) wants it; every 10 s otherwise."""
+        if self.replication is not None:
+            self.replication.want(owner, wanted)
+
     def _on_sample(self, sample: NdbinfoSample) -> None:
         self._rates.update(self._ndbinfo, sample)
         self._ndbinfo = sample
@@ -393,12 +413,14 @@ class Hub:
 
     async def start(self) -> None:
         """Start one task per source."""
-        sources: list[MgmSource | ConfigSource | EventSource | SqlSource | HostSource | None] = [
+        sources: list[MgmSource | ConfigSource | EventSource | SqlSource | HostSource
+                      | ReplicationSource | None] = [
             self.mgm,
             self.config,
             self.events,
             self.sql,
             self.host,
+            self.replication,
             *self.hosts.simulated.values(),
         ]
         for source in sources:
@@ -416,6 +438,8 @@ class Hub:
         await self.mgm.close()
         if self.sql is not None:
             await self.sql.close()
+        if self.replication is not None:
+            await self.replication.close()
 
     async def collect_once(self) -> ClusterSnapshot:
         """Read every source once, without background tasks (:func:`collect_once`)."""
@@ -424,7 +448,8 @@ class Hub:
     def set_interval(self, interval: float) -> None:
         """Change the refresh interval of every polling source."""
         self.interval = interval
-        for source in (self.mgm, self.sql, self.host, *self.hosts.simulated.values()):
+        for source in (self.mgm, self.sql, self.host, self.replication,
+                       *self.hosts.simulated.values()):
             if source is not None:
                 source.interval = interval
         self.hosts.set_interval(interval)
@@ -434,7 +459,8 @@ class Hub:
         """Ask every polling source for a new sample without waiting for the interval
         (the cluster-log levels are read again too)."""
         self.mgm.levels_stale = True
-        for source in (self.mgm, self.sql, self.host, *self.hosts.simulated.values()):
+        for source in (self.mgm, self.sql, self.host, self.replication,
+                       *self.hosts.simulated.values()):
             if source is not None:
                 source.health.wake.set()
         self.hosts.wake()
@@ -458,6 +484,8 @@ class Hub:
         out.extend(s.status for s in self.hosts.sources())
         if self.cluster_log is not None:
             out.append(self.cluster_log.status)
+        if self.replication is not None:
+            out.append(self.replication.status)
         return tuple(out)
 
     def freshness_now(self) -> float:

@@ -83,6 +83,7 @@ def build_snapshot(hub: Hub) -> ClusterSnapshot:
         memory_reports=hub.memory_reporter.events,
         cluster_log=(hub.cluster_log.read.lines if hub.cluster_log is not None
                      and hub.cluster_log.read is not None else ()),
+        replication=hub.replication.state if hub.replication is not None else None,
     )
     snap = replace(snap, start_etas=hub._start_etas.observe(snap))
     return replace(snap, findings=hub._findings.update(evaluate(snap), snap.wall))

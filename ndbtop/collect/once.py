@@ -68,10 +68,21 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
             if i == 0:
                 await asyncio.sleep(hub.interval)
 
+    async def replication() -> None:
+        # Two reads an interval apart: the second gives the rate epochs are written at,
+        # which the lag in seconds is derived from.
+        if hub.replication is None:
+            return
+        for i in range(2):
+            await hub.replication.attempt()
+            if i == 0:
+                await asyncio.sleep(hub.interval)
+
     deadline = (hub.hosts.ssh.connect_timeout if hub.hosts.ssh else 0.0) + hub.interval
     await asyncio.gather(sample(hub.sql, SqlError), sample(hub.host, OSError),
                          *(sample(s, OSError) for s in hub.hosts.simulated.values()),
-                         hub.hosts.sample_once(deadline + 1.0), hub.read_cluster_log())
+                         hub.hosts.sample_once(deadline + 1.0), hub.read_cluster_log(),
+                         replication())
     hub.hold_panels(False)
     # Without DataMemory from ndbinfo, the data nodes' own report (once).
     with contextlib.suppress(MgmError):

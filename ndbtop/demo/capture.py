@@ -27,6 +27,7 @@ from ndbtop.mgm.connectstring import ConnectString, parse_connectstring
 from ndbtop.mgm.events.catalogue import Category
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.events.from_text import as_listened
+from ndbtop.model.replication import ReplicaThreads, ReplicationState
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.sim.clock import SimClock
@@ -50,6 +51,8 @@ FLEET_PREFIX = "fleet:"
 
 MGM_PORT = 1186
 SQL_PORT = 3306
+REPLICA_HOST = "dr-sql"
+"""The replica cluster's SQL node, as a capture names it."""
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -119,6 +122,7 @@ async def capture(spec: CaptureSpec) -> Capture:
     try:
         hub = demo_hub(sim, spec.interval)
         hub.want_panels("capture", spec.panels)
+        hub.want_replication("capture", True)
         await _poll(hub)
         events = hub.events
         if events is not None:
@@ -140,7 +144,8 @@ async def capture(spec: CaptureSpec) -> Capture:
 
 async def _poll(hub: Hub) -> None:
     """One refresh of every polling source, as their background loops do it."""
-    for source in (hub.mgm, hub.sql, hub.host, *hub.hosts.simulated.values()):
+    for source in (hub.mgm, hub.sql, hub.host, *hub.hosts.simulated.values(),
+                   hub.replication):
         if source is not None:
             await source.attempt()
     await hub.config.read_if_pending()
@@ -168,6 +173,8 @@ def _normalised(snap: ClusterSnapshot, sim: Simulator) -> ClusterSnapshot:
             "localhost",
         )
         names[f"{sim.host}:{sim.sql_port}"] = f"{sql_host}:{SQL_PORT}"
+    if sim.replica_sql_port is not None:
+        names[f"{sim.host}:{sim.replica_sql_port}"] = f"{REPLICA_HOST}:{SQL_PORT}"
 
     def text(value: str | None) -> str | None:
         if value is None:
@@ -186,11 +193,34 @@ def _normalised(snap: ClusterSnapshot, sim: Simulator) -> ClusterSnapshot:
         sources=sources,
         mgm_address=text(snap.mgm_address),
         hosts=hosts,
+        replication=(None if snap.replication is None
+                     else normalised_replication(snap.replication, text)),
+        history=tuple((text(key) if key.startswith("repl.") else key, values)
+                      for key, values in snap.history),
     )
     # The findings' ages and times are judged again on the normalised figures, as if the
     # findings were first seen at that moment.
     return replace(normal, findings=tuple(replace(f, since=normal.wall)
                                           for f in evaluate(normal)))
+
+
+def normalised_replication(state: ReplicationState, text: Callable[[str | None], str | None]
+                           ) -> ReplicationState:
+    """``state`` with loopback addresses named as :func:`_normalised` names them."""
+    def name(target: str) -> str:
+        return text(target) or target
+
+    def threads(t: ReplicaThreads) -> ReplicaThreads:
+        host, _, port = name(f"{t.source_host}:{t.source_port}").rpartition(":")
+        return replace(t, source_host=host, source_port=int(port) if port.isdigit() else None)
+
+    endpoints = tuple(replace(e, target=name(e.target), channels=tuple(
+        threads(t) for t in e.channels)) for e in state.endpoints)
+    channels = tuple(replace(c, replica=name(c.replica), threads=threads(c.threads),
+                             source=None if c.source is None else name(c.source),
+                             lag=replace(c.lag, basis=name(c.lag.basis)))
+                     for c in state.channels)
+    return replace(state, endpoints=endpoints, channels=channels)
 
 
 def _normalised_source(src: SourceStatus, text: Callable[[str | None], str | None]) -> SourceStatus:

@@ -8,18 +8,28 @@ from ndbtop.collect.backups import DEFAULT_EVERY
 from ndbtop.collect.cluster_log import LocalFiles
 from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
+from ndbtop.replication.setup import (
+    DEFAULT_LAG_THRESHOLD_S,
+    REPLICA,
+    THIS_CLUSTER,
+    EndpointSpec,
+    ReplicationSetup,
+)
 from ndbtop.sim.host import SimHost
 from ndbtop.sim.runtime import Simulator
 
 
 def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
-             history_dir: Path | None = None, backup_status_every: float = DEFAULT_EVERY) -> Hub:
+             history_dir: Path | None = None, backup_status_every: float = DEFAULT_EVERY,
+             lag_threshold_s: float = DEFAULT_LAG_THRESHOLD_S,
+             replication: ReplicationSetup | None = None) -> Hub:
     """A hub watching a running simulator through its management server and SQL node.
 
     The simulated host is the host of the first data node; rates and timers
     are in simulated time, as they would be on the real cluster. Starts are
     remembered in ``history_dir`` under the scenario's cluster name, not its
-    loopback ports (a free port each run), so the next run compares with them.
+    loopback ports (a free port each run), so the next run compares with them. The
+    scenario's replication is watched (``replication``: other SQL nodes to read).
     """
     ndbinfo = None
     if sim.sql_port is not None:
@@ -50,4 +60,21 @@ def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
         cluster_log=any(slot.data_dir for slot in sim.cluster.config.mgm_nodes),
         log_readers={slot.host or "": LocalFiles()
                      for slot in sim.cluster.config.mgm_nodes if slot.data_dir},
+        replication=replication or demo_replication(sim, lag_threshold_s),
     )
+
+
+def demo_replication(sim: Simulator, lag_threshold_s: float = DEFAULT_LAG_THRESHOLD_S
+                     ) -> ReplicationSetup | None:
+    """The simulated SQL nodes of both sides, when the scenario replicates: this cluster's
+    (the source) and the replica cluster's."""
+    if sim.sql_port is None or sim.replica_sql_port is None:
+        return None
+    from ndbtop.ndbinfo.options import MysqlOptions
+
+    def options(port: int) -> MysqlOptions:
+        return MysqlOptions(host=sim.host, port=port, user="root", password="")
+
+    return ReplicationSetup((EndpointSpec(options(sim.sql_port), THIS_CLUSTER),
+                             EndpointSpec(options(sim.replica_sql_port), REPLICA)),
+                            lag_threshold_s)

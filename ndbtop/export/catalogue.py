@@ -192,6 +192,21 @@ METRICS: tuple[MetricDef, ...] = (
     _m("ndb_backup_failures_total", "counter", "",
        "Backups that aborted or failed to start since ndbtop started (BackupAborted and "
        "BackupFailedToStart events)", "events"),
+    _m("ndb_replication_running", "gauge", "source replica channel thread",
+       "1 while the replication channel's thread runs (thread io: Replica_IO_Running, sql: "
+       "Replica_SQL_Running, Slave_* before MySQL 8.0.22, is Yes), else 0; source is the "
+       "source SQL node as the replica names it", "replication"),
+    _m("ndb_replication_lag_epochs", "gauge", "source replica channel",
+       "Epochs of the source's binary log (mysql.ndb_binlog_index) newer than the last the "
+       "replica applied from that source server (mysql.ndb_apply_status); none while not "
+       "counted (the source not watched or not read)", "replication"),
+    _m("ndb_replication_lag_seconds", "gauge", "source replica channel",
+       "Seconds the replica is behind, derived from ndb_replication_lag_epochs at the rate "
+       "the source wrote epochs over the last minute (not measured); none without a rate",
+       "replication"),
+    _m("ndb_replication_seconds_behind_source", "gauge", "source replica channel",
+       "Seconds_Behind_Source (Seconds_Behind_Master) as the replica reports it: the age of "
+       "the event its applier runs now; none while the replica says NULL", "replication"),
     _m("ndbtop_finding", "gauge", "id severity node_id",
        "1 while a finding holds (README: Findings), one series per node it is about "
        "(node_id empty for a finding about the cluster)", "mgm"),

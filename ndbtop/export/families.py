@@ -39,6 +39,7 @@ from ndbtop.model.phases import (
     phase_text,
     typical_seconds,
 )
+from ndbtop.model.replication import ReplicationState
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 from ndbtop.model.summary import in_single_user_mode, single_user_api
@@ -89,11 +90,32 @@ def snapshot_groups(snapshot: ClusterSnapshot, now: float) -> list[Group]:
         ]
     if s.hosts:
         groups.extend(host_groups(s, now))
+    state = s.replication
+    if state is not None and source_up(s, "replication", now):
+        groups.append(Group("replication", (state,), lambda out: _replication(out, state)))
     if source_up(s, "mgm", now):
         found = s.findings
         groups.append(Group("findings", (tuple(f.identity for f in found),),
                             lambda out: _findings(out, found)))
     return groups
+
+
+def _replication(out: Families, state: ReplicationState) -> None:
+    """Each channel whose replica answered at its last read: its threads, its lag."""
+    for c in state.channels:
+        replica = state.endpoint(c.replica)
+        if replica is None or replica.error is not None:
+            continue
+        labels = (c.source_label, c.replica, c.channel)
+        out.add("ndb_replication_running", (*labels, "io"), 1.0 if c.threads.io_ok else 0.0)
+        out.add("ndb_replication_running", (*labels, "sql"), 1.0 if c.threads.sql_ok else 0.0)
+        if c.lag.epochs is not None:
+            out.add("ndb_replication_lag_epochs", labels, float(c.lag.epochs))
+        if c.lag.seconds is not None:
+            out.add("ndb_replication_lag_seconds", labels, c.lag.seconds)
+        if c.threads.seconds_behind is not None:
+            out.add("ndb_replication_seconds_behind_source", labels,
+                    float(c.threads.seconds_behind))
 
 
 def _findings(out: Families, found: tuple[Finding, ...]) -> None:

@@ -14,7 +14,12 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 
 EVENT_RULES = ("gcp_save_lag", "gcp_commit_lag", "gcp_stop", "lcp_stalled", "missed_heartbeat",
-               "node_failure_handling_slow", "no_arbitrator", "start_waiting_for_nodes")
+               "node_failure_handling_slow", "no_arbitrator", "start_waiting_for_nodes",
+               "sql_node_disconnected_lagging")
+REPLICATION_RULES = ("replication_stopped", "replication_lag", "replication_lost_events",
+                     "replication_conflicts")
+"""Rules on the channels of the SQL nodes named for replication (none named: nothing to
+judge, and nothing said)."""
 NDBINFO_RULES = ("redo_part_filling", "redo_buffer_full", "redo_io_lag",
                  "send_buffer_overload", "disk_page_buffer_low_hit", "thread_saturated",
                  "config_not_applied", "long_transaction")
@@ -31,6 +36,7 @@ SOURCE_RULES: tuple[tuple[str, str], ...] = (
     ("cluster log file (--ssh, or on its host)", ", ".join(EVENT_RULES)),
     ("events listened to", ", ".join(EVENT_RULES) + " (over what was heard)"),
     ("data node hosts (--ssh)", "redo_init_disk_bound"),
+    ("replication (--replica-mysql-host)", ", ".join(REPLICATION_RULES)),
 )
 """What each source lets the findings judge (the README's table)."""
 
@@ -52,6 +58,10 @@ def unread(snap: ClusterSnapshot) -> list[tuple[str, str]]:
         why = _why(snap, name)
         if why is not None:
             out.append((name, why))
+    if snap.source("replication") is not None:
+        why = _why(snap, "replication")
+        if why is not None:
+            out.append(("replication", why))
     return out
 
 
@@ -76,6 +86,8 @@ def unjudged(snap: ClusterSnapshot, heard_s: float | None) -> list[tuple[str, tu
     if _why(snap, "cluster-log") is not None and not heard:
         said = "no event heard" if not heard_s else f"events heard for {heard_s:.0f} s only"
         out.append((f"no cluster log read, {said}", EVENT_RULES))
+    if snap.source("replication") is not None and _why(snap, "replication") is not None:
+        out.append(("no replica SQL node answered", REPLICATION_RULES))
     return out
 
 

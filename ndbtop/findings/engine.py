@@ -21,6 +21,7 @@ from ndbtop.findings import rules_events as events
 from ndbtop.findings import rules_io as io
 from ndbtop.findings import rules_locks as locks
 from ndbtop.findings import rules_memory as memory
+from ndbtop.findings import rules_replication as replication
 from ndbtop.findings import rules_starts as starts
 from ndbtop.findings import rules_stops as stops
 from ndbtop.findings.history import judged_events, mark_file_evidence
@@ -56,6 +57,11 @@ RULES: tuple[tuple[tuple[str, ...], Rule], ...] = (
     (("mixed_versions",), cluster.mixed_versions),
     (("single_user_mode",), cluster.single_user_mode),
     (("long_transaction",), locks.long_transactions),
+    (("replication_stopped",), replication.replication_stopped),
+    (("replication_lag",), replication.replication_lag),
+    (("replication_lost_events",), replication.replication_lost_events),
+    (("replication_conflicts",), replication.replication_conflicts),
+    (("sql_node_disconnected_lagging",), replication.sql_node_disconnected_lagging),
 )
 """Every rule with the finding ids it may raise (the ids are fixed: alerts use them)."""
 

@@ -23,6 +23,7 @@ from ndbtop.model.history import PastStart
 from ndbtop.model.hosts import HostReport
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline
+from ndbtop.model.replication import ReplicationState
 from ndbtop.model.series import SeriesSet
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics
@@ -90,6 +91,9 @@ class ClusterSnapshot:
     start_etas: tuple[tuple[int, EtaResult], ...] = ()
     """(node id, estimate of its time to STARTED or why there is none) for every data node
     that is starting (:mod:`ndbtop.eta.node`)."""
+    replication: ReplicationState | None = None
+    """The replication channels between this cluster and its replica, when a replica side
+    is named (:mod:`ndbtop.collect.replication`)."""
 
     def source(self, name: str) -> SourceStatus | None:
         """The status of one source (``mgm``, ``events``, ``ndbinfo``, ``host``)."""

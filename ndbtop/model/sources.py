@@ -50,6 +50,9 @@ class SourceStatus:
     others: tuple[str, ...] = ()
     """The other servers the source may use and how they stand (``sql1:3306 down: ...``),
     when it has several (SQL nodes)."""
+    every: float | None = None
+    """Seconds between two reads when the source is read less often than every refresh
+    (replication, while nothing shows it): its data is stale past twice that."""
 
     def age(self, now: float) -> float | None:
         """Seconds since the last good data, or None if there never was any."""
@@ -59,7 +62,8 @@ class SourceStatus:
         """True when the last good data is older than :data:`STALE_AFTER` refresh intervals
         (and :data:`STALE_FLOOR` seconds)."""
         age = self.age(now)
-        return age is None or age > max(STALE_AFTER * interval, STALE_FLOOR)
+        return age is None or age > max(STALE_AFTER * max(interval, self.every or 0.0),
+                                        STALE_FLOOR)
 
     def as_json(self, now: float) -> dict[str, object]:
         """The ``sources`` entry of the JSON report."""

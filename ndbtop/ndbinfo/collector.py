@@ -40,7 +40,6 @@ from ndbtop.ndbinfo.errors import (
     SqlConnectionLost,
     SqlTableError,
     SqlTimeout,
-    map_error,
 )
 from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.panels import PARSERS, build_sample, parse_texts
@@ -160,29 +159,7 @@ class NdbinfoCollector(Statements):
         self.close()
         self._reset()
         self._account = None
-        o = self.options
-        try:
-            # Made first and connected after, so that its socket can be shut down.
-            conn = pymysql.connect(defer_connect=True, **self._connect_arguments())
-        except Exception as exc:
-            raise map_error(exc, self._context(None)) from None
-        budget = o.connect_timeout + 2 * o.read_timeout
-        with Watchdog(budget, lambda: conn) as watchdog:
-            try:
-                try:
-                    conn.connect()
-                except Exception as exc:
-                    raise map_error(exc, self._context(None)) from None
-                self._conn = conn
-                self._connect_reads()
-            except SqlError:
-                self.close()
-                with contextlib.suppress(Exception):
-                    conn.close()
-                if watchdog.fired:
-                    raise SqlTimeout(f"the SQL node at {o.target} did not complete the "
-                                     f"connection within {budget:g} s") from None
-                raise
+        self._open(self._connect_reads)
 
     def _connect_reads(self) -> None:
         try:
@@ -308,13 +285,6 @@ class NdbinfoCollector(Statements):
             self.close()
             raise
         return r.parse_config_values(rows)
-
-    def close(self) -> None:
-        """Close the connection, if open; never raises."""
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
 
     def _fetch_panel(self, query: q.Query, tally: Tally) -> tuple[list[Any], list[str]] | None:
         """Rows and columns of a panel's query, or None (and the panel unavailable) on a

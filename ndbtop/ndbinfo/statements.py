@@ -3,19 +3,24 @@ the server once connected, and running one query, packed into one row when it ma
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable
 from typing import Any
 
 import pymysql
 
+from ndbtop.errors import SqlError
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import rows as r
+from ndbtop.ndbinfo.deadline import Watchdog
 from ndbtop.ndbinfo.errors import (
     ErrorContext,
     SqlConnectError,
     SqlConnectionLost,
     SqlServerError,
     SqlTableError,
+    SqlTimeout,
     map_error,
     quote_account,
 )
@@ -36,6 +41,8 @@ class Statements:
     """One SQL connection's statements, counted in a :class:`Tally`."""
 
     options: MysqlOptions
+    database: str | None = DATABASE
+    """The database the connection opens (None: none)."""
     _conn: pymysql.connections.Connection | None
     _account: str | None
     _packing: bool
@@ -47,7 +54,6 @@ class Statements:
             "user": o.user,
             # As bytes: pymysql would encode a str password as latin-1 and fail on others.
             "password": o.password.encode("utf-8"),
-            "database": DATABASE,
             "connect_timeout": o.connect_timeout,
             "read_timeout": o.read_timeout,
             "write_timeout": o.write_timeout,
@@ -55,6 +61,8 @@ class Statements:
             "charset": "utf8mb4",
             "program_name": "ndbtop",
         }
+        if self.database is not None:
+            args["database"] = self.database
         if o.socket:
             args["unix_socket"] = o.socket
         else:
@@ -72,6 +80,42 @@ class Statements:
         if o.ssl_ca:
             args["ssl_verify_cert"] = True
         return args
+
+    def close(self) -> None:
+        """Close the connection, if open; never raises."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def _open(self, first_reads: Callable[[], None]) -> None:
+        """Connect and run ``first_reads``, all within the connect timeout and twice the
+        read timeout (:mod:`ndbtop.ndbinfo.deadline`); a failure leaves no connection."""
+        o = self.options
+        try:
+            # Made first and connected after, so that its socket can be shut down.
+            conn = pymysql.connect(defer_connect=True, **self._connect_arguments())
+        except SqlError:
+            raise
+        except Exception as exc:
+            raise map_error(exc, self._context(None)) from None
+        budget = o.connect_timeout + 2 * o.read_timeout
+        with Watchdog(budget, lambda: conn) as watchdog:
+            try:
+                try:
+                    conn.connect()
+                except Exception as exc:
+                    raise map_error(exc, self._context(None)) from None
+                self._conn = conn
+                first_reads()
+            except SqlError:
+                self.close()
+                with contextlib.suppress(Exception):
+                    conn.close()
+                if watchdog.fired:
+                    raise SqlTimeout(f"the SQL node at {o.target} did not complete the "
+                                     f"connection within {budget:g} s") from None
+                raise
 
     def _current_user(self, tally: Tally) -> str | None:
         try:

@@ -47,6 +47,14 @@ from ndbtop.model.hosts import (
 from ndbtop.model.locks import LockRow, Transaction
 from ndbtop.model.membership_rows import MembershipRow
 from ndbtop.model.phases import PhaseRecord, RedoProgress, StartTimeline
+from ndbtop.model.replication import (
+    BinlogIncident,
+    Channel,
+    Endpoint,
+    Lag,
+    ReplicaThreads,
+    ReplicationState,
+)
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.model.statistics import NodeStatistics
@@ -58,6 +66,12 @@ _CLASSES: dict[str, type] = {
     for cls in (
         ClusterSnapshot,
         SourceStatus,
+        ReplicationState,
+        Endpoint,
+        Channel,
+        Lag,
+        ReplicaThreads,
+        BinlogIncident,
         NodeStatus,
         Event,
         StartTimeline,
@@ -117,7 +131,7 @@ _ENUMS: dict[str, type[Enum]] = {e.__name__: e for e in (SourceState, Category, 
                                                           FindingSeverity)}
 TIMES = frozenset({"taken_at", "wall", "read_at", "last_ok", "retry_at", "received_at",
                    "began_at", "current_since", "finished_at", "at", "counters_at",
-                   "started_at", "ended_at", "monotonic"})
+                   "started_at", "ended_at", "monotonic", "seen_at"})
 """The fields that hold a time (wall or monotonic): shown as dates and clocks."""
 
 

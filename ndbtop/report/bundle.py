@@ -210,8 +210,9 @@ async def collect_bundle(
         bundle.add("cluster.log", sanitise_lines(cluster_log_file(snap)),
                    "the cluster log's last hour, from the management servers' files (merged)")
     for section in TRIAGE:
-        bundle.add(section.bundle_file, _without_blank_head(section.text(snap)),
-                   section.bundle_note)
+        text = section.text(snap)
+        if text:
+            bundle.add(section.bundle_file, _without_blank_head(text), section.bundle_note)
     bundle.add("config.ini", _config_ini(hub), "the configuration the management server "
                "holds, in config.ini form, every parameter (ndbtop config --all)")
     down = [n.node_id for n in snap.data_nodes() if n.status not in ("STARTED", "STARTING")]

@@ -76,6 +76,6 @@ def sections_text(snap: ClusterSnapshot, names: Sequence[str],
         else:
             section = triage_section(name)
             assert section is not None
-            lines += section.text(snap)
+            lines += section.text(snap) or ["", section.absent or f"{name}: none"]
     lines += sources_text(snap)
     return Laid(laid_out(lines) + "\n")

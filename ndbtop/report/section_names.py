@@ -6,7 +6,7 @@ from __future__ import annotations
 CORE = ("nodes", "findings", "config")
 """The sections of the snapshot every refresh reads (:mod:`ndbtop.report.once_sections`)."""
 
-TRIAGE_NAMES = ("processes", "membership", "tables", "locks")
+TRIAGE_NAMES = ("processes", "membership", "tables", "locks", "replication")
 """The triage sections, in report order (:data:`ndbtop.report.sections.TRIAGE`)."""
 
 

@@ -16,6 +16,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.locks import locks_json, locks_text
 from ndbtop.report.membership import membership_json, membership_text
 from ndbtop.report.processes import processes_json, processes_text
+from ndbtop.report.replication import NOT_NAMED, replication_json, replication_text
 from ndbtop.report.table_memory import tables_json, tables_text
 
 
@@ -34,6 +35,9 @@ class Section:
     """Whether the plain ``--once`` report carries it (a few rows a node: cheap)."""
     bundle_file: str
     bundle_note: str
+    absent: str = ""
+    """What ``--once --section NAME`` says when the section has nothing to show (its text
+    is empty then, so the plain report leaves it out)."""
 
 
 TRIAGE: tuple[Section, ...] = (
@@ -59,6 +63,13 @@ TRIAGE: tuple[Section, ...] = (
         "transactions idle 10 s or more (ndbinfo.cluster_transactions, with "
         "server_transactions' MySQL connection) and the lock waits as chains "
         "(ndbinfo.cluster_locks): who waits for whom, on which table and fragment"),
+    Section(
+        "replication", (), replication_json, replication_text, True, "replication.txt",
+        "each replication channel from this cluster's SQL nodes to its replica's: receiver "
+        "and applier threads, the epochs behind and the seconds derived from them, "
+        "Seconds_Behind_Source, conflicts, last errors, lost-events incidents (SHOW REPLICA "
+        "STATUS, mysql.ndb_binlog_index, mysql.ndb_apply_status)",
+        f"Replication: {NOT_NAMED}"),
 )
 """Every triage section, in the order the reports give them."""
 

@@ -31,12 +31,20 @@ class Simulator:
         self.host = host
         self.mgmds: dict[int, MgmdServer] = {}
         self.sql_server: Any = None
+        self.replica_server: Any = None
+        """The replica cluster's SQL node, when the scenario replicates."""
+        self.replica_sim: Simulator | None = None
+        """Another simulator whose SQL node is this cluster's replica (``demo --fleet``):
+        none is served here then."""
+        self.source_sim: Simulator | None = None
+        """The simulator whose cluster this one's SQL node replicates from."""
         self.ndbinfo = SimNdbinfo(cluster, self.sync)
         self.arbitration = cluster.arbitration
         self._driver: asyncio.Task[None] | None = None
         self._changed = AsyncEvent()
         self._release: asyncio.Task[None] | None = None
         self._sql_socket: socket.socket | None = None
+        self._replica_socket: socket.socket | None = None
         self._sql_starting: asyncio.Task[None] | None = None
 
     @property
@@ -48,6 +56,18 @@ class Simulator:
     def connectstring(self) -> str:
         """A connect string listing every simulated management server."""
         return ",".join(f"{self.host}:{s.port}" for s in self.mgmds.values())
+
+    @property
+    def replica_sql_port(self) -> int | None:
+        """Port of the replica cluster's simulated SQL node, when the scenario replicates."""
+        if self._replica_socket is not None:
+            return int(self._replica_socket.getsockname()[1])
+        return None if self.replica_server is None else int(self.replica_server.port)
+
+    def replication_now(self) -> float:
+        """The simulated time, with the model brought up to it (the replication sides')."""
+        self.sync()
+        return self.cluster.now
 
     @property
     def sql_port(self) -> int | None:
@@ -93,10 +113,15 @@ class Simulator:
         if not sql_in_background:
             from ndbtop.sim.sqlnode import start_sql_node
 
+            self._sides()
             self.sql_server = await start_sql_node(self.ndbinfo, host=self.host, port=sql_port)
+            await self._start_replica()
             return
         sock = socket.create_server((self.host, sql_port))
         self._sql_socket = sock
+        if self.cluster.replication is not None and self.replica_sim is None:
+            # Its port is known at once too: the demo names it before it serves.
+            self._replica_socket = socket.create_server((self.host, 0))
         self._sql_starting = asyncio.create_task(self._start_sql_node(sock))
 
     def _write_cluster_logs(self) -> None:
@@ -116,26 +141,69 @@ class Simulator:
         # Imported in a thread so the event loop (and the UI on it) keeps running.
         try:
             module = await asyncio.to_thread(importlib.import_module, "ndbtop.sim.sqlnode")
+            self._sides()
             self.sql_server = await module.start_sql_node(self.ndbinfo, sock=sock)
+            await self._start_replica()
         except BaseException:
             sock.close()  # clients waiting for a greeting get a closed connection instead
             raise
         finally:
             self._sql_socket = None
 
+    def replicate_to(self, replica: Simulator) -> None:
+        """Serve this cluster's replica on ``replica``'s SQL node (before either starts)."""
+        self.replica_sim, replica.source_sim = replica, self
+
+    def _sides(self) -> None:
+        """This cluster's SQL node plays the source of the scenario's replication, or the
+        replica of another simulator's."""
+        from ndbtop.sim.sqlnode.replication import ReplicationSide
+
+        model = self.cluster.replication
+        if model is not None:
+            model.host = self.host
+            model.source_port = self.sql_port
+            self.ndbinfo.replication = ReplicationSide(  # type: ignore[attr-defined]
+                model, "source", self.replication_now, self.ndbinfo.ndb_version)
+        source = self.source_sim
+        if source is not None and source.cluster.replication is not None:
+            self.ndbinfo.replication = ReplicationSide(  # type: ignore[attr-defined]
+                source.cluster.replication, "replica", source.replication_now,
+                self.ndbinfo.ndb_version)
+
+    async def _start_replica(self) -> None:
+        """The replica cluster's SQL node, reading this one's binary log."""
+        model = self.cluster.replication
+        if model is None or self.sql_server is None or self.replica_sim is not None:
+            return
+        from ndbtop.sim.sqlnode import start_sql_node
+        from ndbtop.sim.sqlnode.provider import StaticProvider
+        from ndbtop.sim.sqlnode.replication import ReplicationSide
+
+        model.source_port = int(self.sql_server.port)
+        replica = StaticProvider(ndb_version=self.ndbinfo.ndb_version)
+        replica.replication = ReplicationSide(  # type: ignore[attr-defined]
+            model, "replica", self.replication_now, self.ndbinfo.ndb_version)
+        sock, self._replica_socket = self._replica_socket, None
+        self.replica_server = await start_sql_node(replica, host=self.host, port=0, sock=sock)
+
     async def close(self) -> None:
         """Stop the servers and the driver."""
         if self._sql_starting is not None:
             await cancel_and_wait([self._sql_starting])
             self._sql_starting = None
-        if self._sql_socket is not None:
-            self._sql_socket.close()
-            self._sql_socket = None
+        for pending in (self._sql_socket, self._replica_socket):
+            if pending is not None:
+                pending.close()
+        self._sql_socket = self._replica_socket = None
         for server in self.mgmds.values():
             await server.close()
         if self.sql_server is not None:
             await self.sql_server.close()
             self.sql_server = None
+        if self.replica_server is not None:
+            await self.replica_server.close()
+            self.replica_server = None
         if self._driver is not None:
             await cancel_and_wait([self._driver])
             self._driver = None

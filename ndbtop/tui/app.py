@@ -45,6 +45,7 @@ from ndbtop.tui.views.events import EventsView
 from ndbtop.tui.views.findings import FindingsView
 from ndbtop.tui.views.locks import LocksView
 from ndbtop.tui.views.nodes import NodesView
+from ndbtop.tui.views.replication import ReplicationView
 from ndbtop.tui.views.restarts import RestartsView
 from ndbtop.tui.views.tables import TablesView
 from ndbtop.tui.views.threads import ThreadsView
@@ -67,6 +68,9 @@ VIEWS: tuple[tuple[str, type[View]], ...] = (
     ("locks", LocksView),
 )
 """The views in their tabs, in the order of their number keys (the tenth on 0)."""
+KEYED_VIEWS: tuple[tuple[str, type[View], str], ...] = (("replication", ReplicationView, "e"),)
+"""Views on a letter, after the numbered ones: their tab shows only when they have
+something to show (replication, once a replica is named)."""
 
 
 class NdbtopApp(GuardedApp):
@@ -84,6 +88,8 @@ class NdbtopApp(GuardedApp):
     BINDINGS = [
         *(Binding(str(key % 10), f"view('{name}')", cls.title, show=False)
           for key, (name, cls) in enumerate(VIEWS, start=1)),
+        *(Binding(key, f"view('{name}')", cls.title, show=False)
+          for name, cls, key in KEYED_VIEWS),
         Binding("plus,equals_sign", "interval(1)", "Slower", show=False),
         Binding("minus", "interval(-1)", "Faster", show=False),
         Binding("question_mark", "help", "Help"),
@@ -97,6 +103,7 @@ class NdbtopApp(GuardedApp):
         (f"1 … {min(len(VIEWS), 9)}" + (", 0" if len(VIEWS) == 10 else ""),
          # Space-separated: ten titles with commas would wrap in the help at 120 columns.
          " ".join(cls.title for _, cls in VIEWS)),
+        ("e", "Replication (with --replica-mysql-host, or a context's replicates_to)"),
         ("↑ ↓ / enter", "select a node (its timeline, its threads)"),
         ("r", "restart the selected data node (RESTART [-i] [-n] [-a] [-f])"),
         ("x", "stop the selected data node (STOP [-a] [-f])"),
@@ -205,6 +212,10 @@ class NdbtopApp(GuardedApp):
                 with TabPane(f"{key % 10} {cls.title}", id=name):
                     view = live.views[name] = cls(id=f"view-{name}")
                     yield view
+            for name, cls, letter in KEYED_VIEWS:
+                with TabPane(f"{letter} {cls.title}", id=name):
+                    view = live.views[name] = cls(id=f"view-{name}")
+                    yield view
         yield Input(
             placeholder="filter (Enter to apply, empty to clear, Esc to cancel)", id="filter"
         )
@@ -242,6 +253,8 @@ class NdbtopApp(GuardedApp):
     async def on_mount(self) -> None:
         """Start the sources and the refresh timer."""
         self.theme = self._theme_name
+        for name, _, _ in KEYED_VIEWS:
+            self.live.hide_tab(name)
         self.hub = await self._start()
         self.hub.add_listener(self._source_changed)
         for view in self.live.views.values():

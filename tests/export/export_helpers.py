@@ -20,9 +20,11 @@ NOW = 1000.0
 
 
 def up(*names: str) -> tuple[SourceStatus, ...]:
-    """Every source, those named connected with data of ``NOW``, the others retrying."""
+    """Every source, those named connected with data of ``NOW``, the others retrying
+    (replication only when named: a cluster with no replica named has no such source)."""
     out = []
-    for name in ("mgm", "events", "ndbinfo", "host"):
+    for name in ("mgm", "events", "ndbinfo", "host", *(("replication",) if "replication"
+                                                        in names else ())):
         if name in names:
             out.append(SourceStatus(name, SourceState.CONNECTED, last_ok=NOW))
         else:

@@ -40,6 +40,7 @@ from ndbtop.model.phases import (
     StartTimeline,
     phase_text,
 )
+from ndbtop.model.replication import Channel, Endpoint, Lag, ReplicaThreads, ReplicationState
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState, SourceStatus
 
@@ -446,12 +447,35 @@ def test_a_full_snapshot_serves_every_metric_of_the_catalogue() -> None:
     hosts = (report("db1", node_ids=(2, 4), view=view, redo_init=(measure,)), DOWN_HOST)
     snap = snapshot(config=CONFIG, timelines=(t, late), ndbinfo=sample, hosts=hosts,
                     hit_ratios=(HitRatio(2, 90.0, 80.0, 5.0),), backups=BACKUPS,
-                    backup_failures=1)
+                    backup_failures=1, replication=REPLICATION,
+                    sources=up("mgm", "events", "ndbinfo", "host", "replication"))
     snap = dataclasses.replace(snap, findings=evaluate(snap),
                                start_etas=((4, Eta(120.0, 90.0, 200.0, WALL, ("last start",))),))
     # A context that could not start is no snapshot (test_export_contexts serves it).
     assert names(snap) == {m.name for m in METRICS} - {"ndbtop_context_start_error"}
     assert value(samples(snap), "ndbtop_host_data_node", host="db1", node_id="2") == 1
+
+
+REPLICA_THREADS = ReplicaThreads("", "10.0.1.5", 3306, 11, "Yes", "Yes", 12)
+REPLICATION = ReplicationState(
+    (Endpoint("10.0.2.5:3306", "dr", read_at=WALL, channels=(REPLICA_THREADS,)),),
+    (Channel("10.0.2.5:3306", "", REPLICA_THREADS, "10.0.1.5:3306", 7, 9,
+             Lag(140, 14.0, "derived"), read_at=WALL),), 60.0, WALL)
+"""A channel 140 epochs (14 s) behind its source; the replica says 12 s."""
+
+
+def test_replication_serves_each_thread_and_the_lag() -> None:
+    found = samples(snapshot(replication=REPLICATION,
+                             sources=up("mgm", "replication")))
+    labels = {"source": "10.0.1.5:3306", "replica": "10.0.2.5:3306", "channel": ""}
+    assert value(found, "ndb_replication_running", thread="sql", **labels) == 1
+    assert value(found, "ndb_replication_lag_epochs", **labels) == 140
+    assert value(found, "ndb_replication_lag_seconds", **labels) == 14
+    assert value(found, "ndb_replication_seconds_behind_source", **labels) == 12
+    # Not read now: no series (a gap), not the last values.
+    failed = SourceStatus("replication", SourceState.RETRYING, error="refused")
+    stale = samples(snapshot(replication=REPLICATION, sources=(*up("mgm"), failed)))
+    assert not [name for name, _ in stale if name.startswith("ndb_replication_")]
 
 
 DOWN_HOST = report(

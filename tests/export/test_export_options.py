@@ -30,8 +30,23 @@ def test_every_export_option_is_one_this_file_checks() -> None:
         "--defaults-file", "--ssl-ca", "--ssl-cert", "--ssl-key", "--no-host", "--ssh",
         "--ssh-config", "--ssh-user", "--ssh-option", "--interval", "--debug",
         "--backup-status-interval", "--listen", "--context", "--contexts", "--login-path",
-        "--defaults-group-suffix",
+        "--defaults-group-suffix", "--replica-mysql-host", "--replica-mysql-port",
+        "--replication-lag-threshold",
     }, "a new export option: check here that it works"
+
+
+def test_the_replica_options_reach_the_hub_read_at_every_refresh(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    hub = hub_of(["-c", "127.0.0.1:1", "--mysql-host", "db1", "--mysql-user", "mon",
+                  "--replica-mysql-host", "dr1,dr2:3311", "--replica-mysql-port", "3310",
+                  "--replication-lag-threshold", "45", "--interval", "2"], monkeypatch, tmp_path)
+    replication = hub.replication
+    assert replication is not None
+    assert [(s.options.target, s.side) for s in replication.setup.endpoints] == [
+        ("db1:3306", "this cluster"), ("dr1:3310", "replica"), ("dr2:3311", "replica")]
+    assert replication.setup.lag_threshold_s == 45.0
+    # The exporter serves current figures: replication is read at every refresh.
+    assert replication.every == 2.0
 
 
 def test_the_context_and_the_sql_groups_reach_the_hub(

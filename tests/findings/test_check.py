@@ -47,7 +47,8 @@ def test_a_hot_thread_is_a_warning_and_ignoring_it_is_ok(
         "table): redo_io_lag, send_buffer_overload, disk_page_buffer_low_hit; not judged "
         "(no cluster log read, no event "
         "heard): gcp_save_lag, gcp_commit_lag, gcp_stop, lcp_stalled, missed_heartbeat, "
-        "node_failure_handling_slow, no_arbitrator, start_waiting_for_nodes")
+        "node_failure_handling_slow, no_arbitrator, start_waiting_for_nodes, "
+        "sql_node_disconnected_lagging")
 
 
 def test_unknown_when_the_management_server_cannot_be_reached(

@@ -67,6 +67,15 @@ CASES = [
     ("memory-full", 100.0, {("memory_high", "warning", (2,)), ("memory_high", "warning", (3,))}),
     ("memory-full", 170.0, {("memory_high", "critical", (2,)),
                             ("memory_high", "critical", (3,))}),
+    # The replica keeps up, then applies 4 epochs a second of the 10 written from 20 s:
+    # 78 s behind at 150 s, past the 60 s threshold.
+    ("replication-lag", 19.0, set()),
+    ("replication-lag", 150.0, {("replication_lag", "warning", ())}),
+    # SQL node 50 was disconnected for lagging at 30 s; its binary log's LOST_EVENTS stops
+    # the replica's applier.
+    ("lost-events", 60.0, {("sql_node_disconnected_lagging", "warning", (50,)),
+                           ("replication_lost_events", "critical", ()),
+                           ("replication_stopped", "critical", ())}),
     # The only start waits for ever: no data node started, none moving on.
     ("start-waiting", 200.0, {("start_waiting_for_nodes", "warning", (11,)),
                               ("cluster_down", "critical", (10, 11)),

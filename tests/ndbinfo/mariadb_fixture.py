@@ -179,8 +179,10 @@ def schema_ddl() -> list[str]:
 class MariaDbServer:
     """One private ``mariadbd``: install, start, kill and restart it."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, server_args: Sequence[str] = ()) -> None:
         self.base = base
+        self.server_args = tuple(server_args)
+        """More ``mariadbd`` options; one naming ``--log-bin`` turns the binary log on."""
         self.datadir = base / "data"
         self.socket = str(base / "mysqld.sock")
         self.port = free_port()
@@ -226,9 +228,11 @@ class MariaDbServer:
                 f"--user={self._os_user}",
                 f"--pid-file={self.base / 'mysqld.pid'}",
                 "--skip-name-resolve",
-                "--skip-log-bin",
+                *(() if any(a.startswith("--log-bin") for a in self.server_args)
+                  else ("--skip-log-bin",)),
                 "--innodb-buffer-pool-size=8M",
                 "--max-connections=50",
+                *self.server_args,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

@@ -12,7 +12,8 @@ as the text-mode listener's lines are read.
 
 WarningEvent (46) and InfoEvent (49) are free text: a WARNING line that reads as no other
 warning type (TransporterWarning, MissedHeartbeat, SubscriptionStatus) is a WarningEvent,
-and an INFO line is an InfoEvent only when it is one of the GCP monitor's texts.
+and an INFO line is an InfoEvent only when it is one of the GCP monitor's texts or SUMA's
+``Disconnecting lagging nodes``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ version only (not the MySQL version the text names)."""
 _N = r"(-?[0-9]{1,10})"
 _VERSION = re.compile(r"(?:mysql-([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3}) )?"
                       r"ndb-([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})")
-_INFO_TEXTS = re.compile(r"GCP Monitor:|Detected GCP stop")
+_INFO_TEXTS = re.compile(r"GCP Monitor:|Detected GCP stop|Disconnecting lagging nodes ")
 _START_TYPES = {text: kind for kind, text in START_TYPE_TEXTS.items() if text}
 
 
@@ -172,6 +173,10 @@ _TYPED: tuple[tuple[int, re.Pattern[str], Reader], ...] = (
                     rf"Completed: {_N} #Total MBytes: {_N}, Completed: {_N}"), _redo),
     (50, re.compile(rf"(Data|Index) usage (is|increased to|decreased to) {_N}%\({_N} "
                     rf"{_N}K pages of total {_N}\)"), _memory),
+    (69, re.compile(rf"Disconnecting node {_N} because it has exceeded MaxBufferedEpochs "
+                    rf"\({_N} >= {_N}\), epoch {_N}/{_N}"),
+     lambda m: (1, _int(m.group(1)), _int(m.group(5)), _int(m.group(4)), _int(m.group(2)),
+                _int(m.group(3)))),
     (60, re.compile(r"(.*)", re.DOTALL), lambda m: _start_report(m.group(1))),
 )
 """The event types read back from their text, with the reader of their words."""

@@ -18,6 +18,7 @@ from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.cluster.transactions import SimTransaction
 from ndbtop.sim.config import ClusterConfig
 from ndbtop.sim.eventbus import EventBus
+from ndbtop.sim.replication import SimReplication
 from ndbtop.sim.startplan import StartStep
 from ndbtop.sim.workload import Workload
 
@@ -38,6 +39,9 @@ class ClusterState:
         self.data_nodes = {d.node_id: SimDataNode(d, config) for d in config.data_nodes}
         self.mgmd_alive = {m.node_id: True for m in config.mgm_nodes}
         self.api_connected: set[int] = set()
+        self.replication: SimReplication | None = None
+        """The replication channel from this cluster's SQL node to a replica's, when the
+        scenario plays one (its replica SQL node is served beside this cluster's)."""
         self.log_filter = {0: 1, 1: 0, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1}
         self.ever_started = False
         self.next_dynamic_id = 1

@@ -30,6 +30,7 @@ from ndbtop.sim.scenarios.maintenance import (
 )
 from ndbtop.sim.scenarios.options import DEFAULT_FAIL_PHASE, Scenario, ScenarioOptions
 from ndbtop.sim.scenarios.pressure import memory_full, overload, redo_filling
+from ndbtop.sim.scenarios.replication import lost_events, replication_lag
 from ndbtop.sim.scenarios.scale import scaled
 from ndbtop.sim.scenarios.triage import arbitrator_change, lock_chain, node_down
 
@@ -201,6 +202,22 @@ SCENARIOS: dict[str, Scenario] = {
             "to 50 s",
             1.0,
             lock_chain,
+        ),
+        Scenario(
+            "replication-lag",
+            "2 data nodes; their SQL node's binary log is replicated to a DR cluster's SQL "
+            "node (served too); from 20 s the replica applies 4 epochs a second while the "
+            "source writes 10: 60 s behind at 2 min",
+            2.0,
+            replication_lag,
+        ),
+        Scenario(
+            "lost-events",
+            "2 data nodes replicating to a DR cluster; at 30 s the data nodes disconnect the "
+            "binlogging SQL node for lagging ('Disconnecting lagging nodes'); it reconnects "
+            "8 s later and writes a LOST_EVENTS incident, where the replica stops with 1590",
+            1.0,
+            lost_events,
         ),
         Scenario(
             "large",

@@ -4,7 +4,8 @@ replica and its staging, each a cluster of its own on its own loopback ports.
 - ``prod``: 4 data nodes (8.4.3) in a rolling restart: node 2 restarts 5 s in, then 3, 4
   and 5, each once the one before is STARTED (7.6's phase durations, about 7 min each), so
   every restart after the first is estimated from those before it;
-- ``dr``: 4 data nodes, every one STARTED, nothing to report;
+- ``dr``: 4 data nodes, every one STARTED, nothing to report; its SQL node applies prod's
+  binary log (prod ``replicates_to`` dr);
 - ``staging``: 2 data nodes of one node group configured on one host, which the
   ``replicas_same_host`` finding names.
 """
@@ -14,10 +15,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ndbtop.sim.cluster import SimCluster
+from ndbtop.sim.replication import SimReplication
 from ndbtop.sim.scenarios.options import ScenarioOptions
 from ndbtop.sim.scenarios.steps import small_config, started, when
 from ndbtop.sim.startplan import NDB_7_6_PROFILE
 
+REPLICATES_TO = {"prod": ("dr",)}
+"""The fleet's replication: prod's SQL node is dr's source."""
 FLEET = (
     # name, colour, production, demo speed
     ("prod", "red", True, 10.0),
@@ -35,6 +39,9 @@ def fleet_prod(options: ScenarioOptions) -> SimCluster:
     cluster = SimCluster(config, options.seed)
     cluster.boot_started(uptime=86400.0 * 12, data_fraction=0.6)
     cluster.workload.tps = 3000.0
+    # Its SQL node's binary log goes to dr's (replicates_to = "dr"), two epochs a second
+    # with changes.
+    cluster.replication = SimReplication(epochs_per_s=2.0)
     cluster.at(5.0, lambda: cluster.restart_nodes((2,)))
     for before, node in ((2, 3), (3, 4), (4, 5)):
         _after(cluster, before, node)

@@ -23,6 +23,7 @@ from ndbtop.sim.sqlnode.protocol import (
     client_host,
 )
 from ndbtop.sim.sqlnode.provider import NdbinfoProvider
+from ndbtop.sim.sqlnode.replication_show import side_of
 from ndbtop.sim.sqlnode.session import NdbinfoSession, SqlNodeState
 from ndbtop.sim.sqlnode.stats import SqlNodeStats, StatsRecorder
 from ndbtop.sim.sqlnode.variables import ServerVariables, variable_schema
@@ -185,10 +186,12 @@ async def start_sql_node(
     tables are not granted (ERROR 1356), a base table with ERROR 1142. ``sock``, a
     listening socket, is served instead of opening one on ``host``:``port``.
     """
+    side = side_of(provider)
+    binlog = {"server_id": side.server_id, "log_bin": side.log_bin} if side else {}
     state = SqlNodeState(
         provider=provider,
         accounts=_accounts(DEFAULT_USERS if users is None else users),
-        variables=ServerVariables(variable_schema(provider.ndb_version)),
+        variables=ServerVariables(variable_schema(provider.ndb_version, **binlog)),
         stats=StatsRecorder(),
     )
     server = SqlNodeServer(state, LocalControl())

@@ -35,6 +35,12 @@ from ndbtop.sim.sqlnode.protocol import (
     result_column,
 )
 from ndbtop.sim.sqlnode.provider import NdbinfoProvider, Row
+from ndbtop.sim.sqlnode.replication_show import (
+    replication_command,
+    replication_show,
+    replication_tables,
+    status_table,
+)
 from ndbtop.sim.sqlnode.schema import DATABASE, Table, tables_for_version
 from ndbtop.sim.sqlnode.sqltypes import INT_UNSIGNED, string
 from ndbtop.sim.sqlnode.stats import StatsRecorder
@@ -102,6 +108,7 @@ class NdbinfoSession(Session):
             self._set_var_middleware,
             self._set_middleware,
             self._select_middleware,
+            self._replication_middleware,
             self._use_middleware,
             self._kill_middleware,
             self._show_middleware,
@@ -139,6 +146,9 @@ class NdbinfoSession(Session):
     # Middlewares.
 
     def _parse(self, sql: str) -> list[exp.Expression]:
+        command = replication_command(sql)
+        if command is not None:
+            return [command]
         try:
             return super()._parse(sql)
         except (ParseError, TokenError) as e:
@@ -189,7 +199,9 @@ class NdbinfoSession(Session):
             return await q.next()
         references = referenced_tables(expression)
         databases = [r.text("db") or self.database or "" for r in references]
-        if references and all(db.lower() in INFO_SCHEMA for db in databases):
+        system = replication_tables(self.state.provider)
+        if references and all(db.lower() in INFO_SCHEMA for db in databases) and not any(
+                (db.lower(), r.name.lower()) in system for r, db in zip(references, databases)):
             return await q.next()
         return self._select(expression, q.sql, references, databases)
 
@@ -224,10 +236,18 @@ class NdbinfoSession(Session):
         databases: Sequence[str],
     ) -> ResultSet:
         tables: dict[str, Table] = {}
+        system: dict[str, Sequence[Row]] = {}
         for reference, database in zip_strict(references, databases):
             if not database:
                 raise errors.no_database_selected()
-            table = self.state.tables.get(reference.name) if database == DATABASE else None
+            if database != DATABASE:
+                found = replication_tables(self.state.provider).get(
+                    (database.lower(), reference.name.lower()))
+                if found is None:
+                    raise errors.no_such_table(database, reference.name)
+                tables[found[0].name], system[found[0].name] = found
+                continue
+            table = self.state.tables.get(reference.name)
             if table is None:
                 raise errors.no_such_table(database, reference.name)
             self._check_privilege(table)
@@ -244,7 +264,7 @@ class NdbinfoSession(Session):
 
         rows: dict[str, Sequence[Row]] = {}
         for name, table in tables.items():
-            rows[name] = () if offline else self._rows(table)
+            rows[name] = system[name] if name in system else () if offline else self._rows(table)
         for reference in references:
             self.state.stats.scanned(reference.name, len(rows[reference.name]))
         if offline:
@@ -262,6 +282,32 @@ class NdbinfoSession(Session):
             if built_in is not None:
                 return built_in
         return rows
+
+    async def _replication_middleware(self, q: Query) -> AllowedResult:
+        """The SHOW statements of replication (:mod:`~ndbtop.sim.sqlnode.replication`)."""
+        answer = replication_show(self.state.provider, q.expression, q.sql)
+        if answer is None:
+            return await q.next()
+        names, rows = answer
+        if names == ("Variable_name", "Value"):
+            return self._status_result(q.expression, rows)
+        return self._text_result(list(names), rows)
+
+    def _status_result(self, show: exp.Expression, rows: list[tuple[object, ...]]
+                       ) -> ResultSet:
+        """``SHOW STATUS [LIKE | WHERE]`` over ``rows``, filtered as a SELECT would be."""
+        table = status_table()
+        select = exp.select("Variable_name", "Value").from_(table.name)
+        where = show.args.get("where")
+        like = show.text("like")
+        if where is not None:
+            select = select.where(where.this)
+        elif like:
+            select = select.where(exp.Like(this=exp.column("Variable_name"),
+                                           expression=exp.Literal.string(like)))
+        result = run_select(select, select.sql(dialect="mysql"), {table.name: table},
+                            {table.name: rows}, int(self.variables.get("group_concat_max_len")))
+        return self._text_result(["Variable_name", "Value"], list(result.rows))
 
     # SET.
 

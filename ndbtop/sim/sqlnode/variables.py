@@ -53,7 +53,8 @@ def _bounded(low: int, high: int) -> Callable[[Any], int]:
     return convert
 
 
-def variable_schema(ndb_version: int) -> dict[str, VariableSchema]:
+def variable_schema(ndb_version: int, server_id: int = 1,
+                    log_bin: bool = False) -> dict[str, VariableSchema]:
     """Every system variable: name -> (type, default, dynamic)."""
     major, minor, build = (ndb_version >> 16) & 0xFF, (ndb_version >> 8) & 0xFF, ndb_version & 0xFF
     schema = dict(SYSTEM_VARIABLES)
@@ -81,6 +82,8 @@ def variable_schema(ndb_version: int) -> dict[str, VariableSchema]:
             "ndbinfo_show_hidden": (as_bool, False, True),
             "ndbinfo_table_prefix": (str, TABLE_PREFIX, False),
             "ndbinfo_version": (int, ndb_version, False),
+            "server_id": (_bounded(0, 2**32 - 1), server_id, True),
+            "log_bin": (as_bool, log_bin, False),
         }
     )
     return schema

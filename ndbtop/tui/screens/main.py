@@ -18,6 +18,7 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
 from ndbtop.record.replay import ReplaySource
 from ndbtop.report.render import report_text
+from ndbtop.report.replication import NOT_NAMED
 from ndbtop.sanitise import sanitise_lines
 from ndbtop.tui.hosts import ViewsHost
 from ndbtop.tui.safe import Text
@@ -47,6 +48,8 @@ class MainScreen(Screen[None]):
         self._frozen: ClusterSnapshot | None = None
         self._sql_target: str | None = None
         """The SQL node ndbinfo was last read from (with several)."""
+        self.hidden: set[str] = set()
+        """Views whose tab is hidden (replication, while no replica is named)."""
 
     @property
     def ndbtop(self) -> ViewsHost:
@@ -59,7 +62,10 @@ class MainScreen(Screen[None]):
         return self.views[self.tabs.active or "nodes"]
 
     def show_view(self, name: str) -> None:
-        """Switch to a view."""
+        """Switch to a view (a hidden one says why it is hidden)."""
+        if name in self.hidden:
+            self.app.notify(f"no {name} to show: {NOT_NAMED}", timeout=6)
+            return
         # The new view takes the focus before the old one is hidden: a focused table that
         # gets hidden hands the focus to a sibling in its own (hidden) pane, and the tabs
         # then switch back to that pane.
@@ -76,9 +82,24 @@ class MainScreen(Screen[None]):
             header.replay = hub.describe()
         header.show(snap, hub.freshness_now())
         self._sql_node_changed(snap)
+        self._replication_tab(snap)
         if not self.paused:
             self._frozen = snap
             self.current_view.show(snap, hub.clock.wall())
+
+    def hide_tab(self, name: str) -> None:
+        """Hide a view's tab until :meth:`draw` finds it something to show."""
+        if name not in self.hidden:
+            self.hidden.add(name)
+            self.tabs.hide_tab(name)
+
+    def _replication_tab(self, snap: ClusterSnapshot) -> None:
+        """The Replication tab shows once a replica is named (or a recording holds one)."""
+        named = snap.replication is not None or getattr(self.ndbtop.hub, "replication",
+                                                        None) is not None
+        if named and "replication" in self.hidden:
+            self.hidden.discard("replication")
+            self.tabs.show_tab("replication")
 
     def _sql_node_changed(self, snap: ClusterSnapshot) -> None:
         """With several SQL nodes: say when ndbinfo is read from another one."""
@@ -119,6 +140,9 @@ class MainScreen(Screen[None]):
             api = isinstance(view, NodesView) and view.shows_api_node()
             want("api-detail", ("processes",) if api else ())
             want("view", getattr(view, "panels_wanted", ()))
+        replication = getattr(self.ndbtop.hub, "want_replication", None)
+        if replication is not None:
+            replication("view", getattr(self.current_view, "wants_replication", False))
 
     def on_data_table_row_highlighted(self) -> None:
         """Selecting another node redraws its details at once."""
@@ -152,10 +176,8 @@ class MainScreen(Screen[None]):
             return
         view = self.current_view
         view.filter_text = event.value.strip()
-        # The active filter shows in the view's tab: "2 Threads /ldm" (tabs follow the
-        # views' order, which is their number keys').
-        key = (list(self.views).index(self.tabs.active) + 1) % 10
-        label = Text(f"{key} {view.title}")
+        # The active filter shows in the view's tab: "2 Threads /ldm".
+        label = Text(str(self.tabs.get_tab(self.tabs.active).label).split(" /")[0])
         if view.filter_text:
             label.append(f" /{view.filter_text}", style="bold reverse")
         self.tabs.get_tab(self.tabs.active).label = label

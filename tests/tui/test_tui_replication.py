@@ -1,0 +1,36 @@
+"""The Replication view (key e): its tab shows once a replica is named, the channels with
+their threads, lag, trend and last error; replication is read at every refresh while the
+view shows, every 10 s otherwise."""
+
+from __future__ import annotations
+
+from ndbtop.collect.replication import BACKGROUND_EVERY
+from ndbtop.report.replication import NOT_NAMED
+
+
+async def test_without_a_replica_the_tab_is_hidden_and_e_says_why(tui) -> None:
+    async with tui("threads", speed=1.0) as t:
+        tabs = t.text().splitlines()[2]
+        assert "0 Locks" in tabs and "Replication" not in tabs
+        await t.press("e")
+        await t.until(lambda: any(NOT_NAMED in n for n, _ in t.notes), "the notification")
+        assert t.app.live.tabs.active == "nodes"
+
+
+async def test_a_stopped_channel_shows_its_error_and_is_read_every_refresh(tui) -> None:
+    async with tui("lost-events", manual=True) as t:
+        await t.until(lambda: "e Replication" in t.text().splitlines()[2], "the tab")
+        replication = t.hub.replication
+        assert replication is not None and replication.every == BACKGROUND_EVERY
+        for _ in range(4):
+            await t.advance(12.0)
+        await t.press("e")
+        await t.until(lambda: replication.every == t.hub.interval, "read every refresh")
+        await t.advance(1.0)
+        await t.until_shown("last error: SQL 1590: The incident LOST_EVENTS occured on the "
+                            "source. Message: cluster disconnect")
+        line = next(x for x in t.text().splitlines() if " -> " in x and "Yes" in x)
+        # The receiver runs, the applier stopped; the replica says NULL for its own lag.
+        assert "Yes  No" in line and "NULL" in line
+        await t.press("1")
+        await t.until(lambda: replication.every == BACKGROUND_EVERY, "back to every 10 s")
