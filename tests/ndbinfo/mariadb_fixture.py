@@ -195,6 +195,14 @@ class MariaDbServer:
         self._server, self._install = server, install
         self._os_user = pwd.getpwuid(os.geteuid()).pw_name
 
+    @property
+    def tmpdir(self) -> Path:
+        """The server's own temporary directory: installs and servers running side by side
+        (two test workers, a replicating pair) never share /tmp's files."""
+        path = self.base / "tmp"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
     def install(self) -> None:
         """Create the system tables in a fresh data directory."""
         done = subprocess.run(
@@ -210,6 +218,7 @@ class MariaDbServer:
             text=True,
             timeout=120,
             check=False,
+            env={**os.environ, "TMPDIR": str(self.tmpdir)},
         )
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
@@ -227,6 +236,7 @@ class MariaDbServer:
                 "--bind-address=127.0.0.1",
                 f"--user={self._os_user}",
                 f"--pid-file={self.base / 'mysqld.pid'}",
+                f"--tmpdir={self.tmpdir}",
                 "--skip-name-resolve",
                 *(() if any(a.startswith("--log-bin") for a in self.server_args)
                   else ("--skip-log-bin",)),
