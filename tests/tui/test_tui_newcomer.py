@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import Checkbox, RichLog
 from tui.test_tui_actions import closed, confirm, confirm_box, go, modal, select, shown
-from tui.test_tui_views import _phase4_on_screen
+from tui.test_tui_views import in_phase_4
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.demo.capture import CaptureSpec, capture
@@ -118,7 +118,8 @@ def test_a_long_address_is_cut_in_the_cell_and_whole_in_the_detail_panel() -> No
 
 async def test_at_80x24_the_redo_rate_eta_and_the_filter_key_are_on_screen(tui) -> None:
     cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
-    async with tui(cluster, speed=120.0, ready=_phase4_on_screen, size=(80, 24)) as t:
+    async with tui(cluster, manual=True, size=(80, 24)) as t:
+        await in_phase_4(t, minutes=1)
         rate = re.compile(r"redo log init \S* +[\d,]+/43,008 MB · [\d.]+ MB/s of log · files")
         eta = re.compile(r"^ ?nodes? 10\b.* ETA \d")
         await t.until(lambda: any(rate.search(line) for line in t.text().splitlines()),
