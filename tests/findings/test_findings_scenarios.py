@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.demo.capture import CaptureSpec
 from ndbtop.findings import evaluate
 from ndbtop.sim.scenarios import SCENARIOS
+from tests.captures import captured
 
 CASES = [
     ("initial-start", 1800.0, {("start_phase_slow", "warning", (10,)),
@@ -87,7 +88,7 @@ CASES = [
 async def test_a_scenario_raises_what_it_plays(scenario: str, at: float,
                                                expected: set[tuple[str, str, tuple[int, ...]]]
                                                ) -> None:
-    cap = await capture(CaptureSpec(scenario, at))
+    cap = await captured(CaptureSpec(scenario, at))
     found = {(f.id, f.severity.value, f.nodes) for f in evaluate(cap.snapshot)}
     assert found == expected
 

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.demo.capture import Capture, CaptureSpec, capture
+from ndbtop.demo.capture import Capture, CaptureSpec
 from ndbtop.errors import MgmError, NdbtopError
 from ndbtop.mgm.event_stream import EventStreamParser
 from ndbtop.mgm.events.catalogue import CATALOGUE
@@ -45,6 +45,7 @@ from ndbtop.tui.safe import safe
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.source import FrozenSource
 from ndbtop.tui.views.events import event_line
+from tests.captures import captured
 from tests.hostile.conftest import ATTACKS, MARKUP, assert_inert
 
 HOSTILE_TEXT = st.one_of(
@@ -67,8 +68,8 @@ def captures() -> list[Capture]:
 
     async def take() -> list[Capture]:
         return [
-            await capture(CaptureSpec("threads", 600.0, samples=2, interval=0.25)),
-            await capture(CaptureSpec("initial-start", 1800.0, samples=2, interval=0.25)),
+            await captured(CaptureSpec("threads", 600.0, samples=2, interval=0.25)),
+            await captured(CaptureSpec("initial-start", 1800.0, samples=2, interval=0.25)),
         ]
 
     return asyncio.run(take())

@@ -14,7 +14,7 @@ from tui.test_tui_actions import closed, confirm, confirm_box, go, modal, select
 from tui.test_tui_views import in_phase_4
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.demo.capture import CaptureSpec
 from ndbtop.mgm.cluster_log import parse_lines
 from ndbtop.mgm.events.decode import decode_text_line
 from ndbtop.model.backups import COMPLETED, RUNNING
@@ -28,10 +28,11 @@ from ndbtop.tui.screens.quit import QuitPrompt
 from ndbtop.tui.source import FrozenSource
 from ndbtop.tui.views.events import EventsView
 from ndbtop.tui.widgets.typed_confirm import TypedConfirm
+from tests.captures import captured
 
 
 async def _backup_source() -> FrozenSource:
-    cap = await capture(CaptureSpec("backup", 170.0, step=5.0))
+    cap = await captured(CaptureSpec("backup", 170.0, step=5.0))
     return FrozenSource(cap.snapshot, cap.connectstring)
 
 
