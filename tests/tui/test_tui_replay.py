@@ -317,7 +317,8 @@ async def test_quitting_closes_the_recording(
     assert len(read_recording(recorder.path)) >= 1
 
 
-@pytest.mark.parametrize("content", [None, b"hello\n", gzip.compress(b"garbage\n")])
+@pytest.mark.parametrize("content", [None, b"hello\n", gzip.compress(b"garbage\n", mtime=0)],
+                         ids=["missing", "text", "gzip-garbage"])
 def test_replay_of_a_missing_or_garbage_file_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None
 ) -> None:
