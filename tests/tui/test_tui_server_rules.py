@@ -59,8 +59,9 @@ async def test_initial_forced_restart_of_the_last_node_wants_the_consequence_typ
         await t.until(lambda: not go(t).disabled, "the phrase to enable the button")
         await t.pilot.click("#go")
         await closed(t)
-        await t.until(lambda: len(t.audit.records()) >= 1, "the audit record")
-        sent = t.audit.records()[0]
+        await t.until(lambda: len(t.audit.records()) >= 2, "the audit records")
+        sent, reply = t.audit.records()[:2]
+        assert reply["event"] == "reply"
         assert sent["event"] == "sent" and sent["command"] == "2 RESTART -i -f"
         assert sent["confirmed_with"] == "delete all data"
         assert "all data in the cluster is deleted" in sent["consequence"]
