@@ -123,8 +123,10 @@ async def test_going_from_the_overview_to_clusters_and_back(clusters: dict[str, 
     async def in_cluster(app: NdbtopApp, pilot: Any, name: str, key: str) -> None:
         first = lambda: text(app).splitlines()[0]  # noqa: E731
         if name == "lost":
-            await wait_until(lambda: "no management server: " in first(), "lost's reason")
-            assert f"{clusters['lost']}: connection refused" in first()
+            # A busy machine may let a connect time out first: the next attempt is refused.
+            await wait_until(
+                lambda: f"no management server: {clusters['lost']}: connection refused"
+                in first(), "lost's reason")
         else:
             await wait_until(lambda: "mgm 0s" in text(app) or "mgm 1s" in text(app),
                              f"{name} answering")
