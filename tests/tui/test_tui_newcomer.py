@@ -140,7 +140,7 @@ async def test_the_typed_confirmation_is_framed_and_enter_confirms_once_it_match
         await select(t, 3)
         await confirm(t, "r")
         checkbox = modal(t).query_one("#flag-abort", Checkbox)
-        await t.pilot.click("#flag-abort")
+        await t.tick("#flag-abort")
         box = confirm_box(t)
         await t.until(lambda: checkbox.value and box.display, "-a ticked")
         assert isinstance(box, TypedConfirm)
@@ -167,7 +167,7 @@ async def test_the_rolling_restarts_typed_confirmation_is_framed_and_its_button_
 
     async with tui("threads") as t:
         screen = await open_rolling(t)
-        await t.pilot.click("#initial")
+        await t.tick("#initial")
         field = screen.query_one("#confirm", TypedConfirm)
         await t.until(lambda: field.display, "the field for -i")
         assert field.styles.border_top[0] != "" and field.region.height == 3

@@ -20,7 +20,7 @@ async def test_single_user_mode_is_shown_and_every_restart_refused(tui):
         assert t.node_status(2) == "SINGLE USER MODE"
         await select(t, 2)
         await confirm(t, "r")
-        await t.pilot.click("#flag-force")
+        await t.tick("#flag-force")
         await t.until(lambda: "2 RESTART -f" in shown(t, "#command"), "-f ticked")
         warnings = shown(t, "#warnings")
         assert f"✖ {SERVER_5063} — the cluster is in single-user mode (API node 5 holds it)" in (
@@ -78,7 +78,7 @@ async def test_rolling_restart_preflight_refuses_in_single_user_mode(tui):
         screen = await open_rolling(t)
         await t.until_shown(f"✖ pre-flight: refused: {SERVER_5063} — the cluster is in")
         assert screen.query_one("#start", Button).disabled
-        await t.pilot.click("#force-degraded")
+        await t.tick("#force-degraded")
         await t.until(lambda: screen.force_degraded, "force degraded ticked")
         await t.pilot.pause()
         assert screen.query_one("#start", Button).disabled, "the server's rule holds"
@@ -96,7 +96,7 @@ async def test_rolling_restart_preflight_refuses_a_degraded_cluster(tui):
         screen = await open_rolling(t)
         await t.until_shown("✖ pre-flight: refused: data node 3 is NO_CONTACT")
         assert screen.query_one("#start", Button).disabled
-        await t.pilot.click("#force-degraded")
+        await t.tick("#force-degraded")
         await t.until_shown("pre-flight: degraded, going on (--force-degraded)")
         # Node 2 is the last started node of its group and node 3 is down: nothing to do.
         assert screen.plan.batches == ()
@@ -119,7 +119,7 @@ async def test_restart_while_a_node_starts_is_refused_up_front(tui):
             "restart while any data node starts, this one included, unless -a or -f"
         ) in shown(t, "#warnings")
         assert go(t).disabled
-        await t.pilot.click("#flag-abort")
+        await t.tick("#flag-abort")
         await t.until(lambda: "2 RESTART -a" in shown(t, "#command"), "-a ticked")
         assert "✖" not in shown(t, "#warnings"), "-a skips the server's check"
         await t.press("escape")
