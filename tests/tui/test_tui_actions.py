@@ -434,7 +434,7 @@ async def test_a_node_a_failed_restart_wait_left_not_started_says_so_and_starts_
         await t.until(lambda: note not in t.text(), "the note gone once started")
 
 
-def test_a_reply_that_comes_as_the_live_view_closes_is_not_an_error() -> None:
+async def test_a_reply_that_comes_as_the_live_view_closes_is_not_an_error() -> None:
     # The action's worker notes the reply in the event log; when the app is quitting, its
     # screens are already emptied: the note is left out (the audit log has the reply).
     from types import SimpleNamespace
