@@ -333,7 +333,8 @@ async def test_a_finding_holds_the_run_at_the_gate_until_it_clears(tui):
         screen = await open_rolling(t)
         await t.until_shown("step 1 would wait now at the gate for:")
         assert "redo_part_filling: node 2 redo log part 0" in t.text()
-        assert not screen.query_one("#start", Button).disabled  # a run would wait, not refuse
+        start = screen.query_one("#start", Button)
+        await t.until(lambda: not start.disabled, "Start enabled: a run would wait, not refuse")
 
         await t.press("S")
         await t.until(lambda: screen.gate_asking, "the gate's question")
