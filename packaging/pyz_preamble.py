@@ -50,7 +50,7 @@ def _ndbtop_private_cache():
                 unsafe(current, f"it cannot be read ({exc.strerror})")
             if st is not None and stat.S_ISLNK(st.st_mode) and not own and st.st_uid in (uid, 0):
                 target = os.path.realpath(current)
-                for part in [target] + parents_of(target):
+                for part in [target, *parents_of(target)]:
                     try:
                         check_one(part, os.lstat(part), False)
                     except OSError as exc:

@@ -97,7 +97,8 @@ def test_a_lock_not_read_without_the_limit_is_a_question_mark() -> None:
     assert "5 -> ?" in "\n".join(locks_text(s))
 
 
-def test_the_locks_view_says_the_chains_are_cut_and_how_much_it_shows() -> None:
+async def test_the_locks_view_says_the_chains_are_cut_and_how_much_it_shows() -> None:
+    # A widget is made: Python 3.9's asyncio needs the running loop a coroutine test has.
     from ndbtop.model.locks_read import locks_read
     from ndbtop.tui.views.locks import MAX_SHOWN, LocksView
 

@@ -226,14 +226,18 @@ class Simulator:
             await asyncio.sleep(DRIVER_INTERVAL)
 
     async def wait_for(self, predicate: Callable[[], bool], sim_timeout: float) -> bool:
-        """Wait until ``predicate`` holds; False after ``sim_timeout`` simulated seconds."""
-        deadline = self.clock.now() + sim_timeout
+        """Wait until ``predicate`` holds; False when it did not within ``sim_timeout``
+        simulated seconds. The model judges at that simulated moment itself, so a step that
+        spans it (a machine too busy to sync often) cannot carry the wait past it."""
+        self.sync()
+        at_deadline: list[bool] = []
+        self.cluster.after(sim_timeout, lambda: at_deadline.append(predicate()))
         while True:
             self.sync()
+            if at_deadline:
+                return at_deadline[0]
             if predicate():
                 return True
-            if self.clock.now() >= deadline:
-                return False
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), DRIVER_INTERVAL * 4)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+from textual.css.query import NoMatches
+
 from ndbtop.actions.backup_commands import AbortBackup, StartBackup
 from ndbtop.actions.commands import (
     Action,
@@ -59,9 +61,16 @@ class ActionFlow:
         return self.app.screen_stack[0].query_one(EventsView)
 
     def _add_note(self, text: str, style: str) -> None:
-        if self.app.hub is not None:
-            now = self.app.hub.clock.wall()
-            self._events().add_note(now, note(now, text, style))
+        if self.app.hub is None:
+            return
+        try:
+            events = self._events()
+        except NoMatches:
+            # The live view is closing (a reply that came as the app quit): the audit log
+            # holds the outcome, and no event log is left to show it in.
+            return
+        now = self.app.hub.clock.wall()
+        events.add_note(now, note(now, text, style))
 
     # The keys
 

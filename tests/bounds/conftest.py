@@ -1,9 +1,10 @@
 """Work that must grow no faster than its input: the doubling check shared by the tests.
 
 A source is fed an input of size n and of size 2n; the best of a few runs of each is
-taken (the machine is shared, the best run is the one least disturbed). Linear or
-n log n work takes about twice as long for twice the input; quadratic work four times.
-The ratio must stay under 3.
+taken, in CPU time of the running thread: other processes on a shared machine, and other
+threads of this one, do not count in it (the best run is the one least disturbed by what
+still does, such as caches). Linear or n log n work takes about twice as long for twice
+the input; quadratic work four times. The ratio must stay under 3.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ def growth(make: Callable[[int], Any], run: Callable[[Any], object], n: int,
            runs: int = 3, attempts: int = 3) -> float:
     """How much longer ``run`` takes on ``make(2 * n)`` than on ``make(n)``.
 
-    Runs on the two inputs alternate, so that a burst of load on the shared machine
-    slows both; a ratio at or above the limit is measured again (up to ``attempts``
-    times), since noise only makes work look slower, while quadratic work is four times
-    slower every time.
+    Runs on the two inputs alternate, so that what disturbs a run disturbs both; a ratio
+    at or above the limit is measured again (up to ``attempts`` times), since noise only
+    makes work look slower, while quadratic work is four times slower every time. ``run``
+    does its work in the calling thread (a thread it started would not be counted).
     """
     small, large = make(n), make(2 * n)
     run(small)  # the first call pays for imports and caches
@@ -35,9 +36,9 @@ def growth(make: Callable[[int], Any], run: Callable[[Any], object], n: int,
         best = {id(small): float("inf"), id(large): float("inf")}
         for _ in range(runs):
             for data in (small, large):
-                started = time.perf_counter()
+                started = time.thread_time()
                 run(data)
-                best[id(data)] = min(best[id(data)], time.perf_counter() - started)
+                best[id(data)] = min(best[id(data)], time.thread_time() - started)
         ratio = min(ratio, best[id(large)] / best[id(small)])
         if ratio < GROWTH_LIMIT:
             break

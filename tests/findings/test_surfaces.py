@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ndbtop.demo.capture import EPOCH, CaptureSpec, capture
+from ndbtop.demo.capture import EPOCH, CaptureSpec
 from ndbtop.demo.hub import demo_hub
 from ndbtop.export.families import snapshot_families
 from ndbtop.findings.coverage import unjudged
@@ -27,6 +27,7 @@ from ndbtop.sanitise import json_text
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.runtime import Simulator
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
+from tests.captures import captured
 
 FAULTS = [("gcp-stall", 120.0), ("gcp-stall", 300.0), ("redo-filling", 100.0),
           ("lcp-stall", 70.0), ("lcp-stall", 96.0), ("overload", 60.0), ("heartbeat", 52.0),
@@ -65,7 +66,7 @@ def _found(snap: ClusterSnapshot) -> set[tuple[str, str, tuple[int, ...]]]:
 @pytest.mark.parametrize(("scenario", "at"), FAULTS)
 async def test_every_surface_gives_the_live_views_answer(scenario: str, at: float,
                                                          tmp_path: Path) -> None:
-    live = (await capture(CaptureSpec(scenario, at))).snapshot
+    live = (await captured(CaptureSpec(scenario, at))).snapshot
     shot = await one_shot(scenario, at, tmp_path)
     assert shot.source("cluster-log") is not None
     assert shot.source("cluster-log").state.value == "connected"  # type: ignore[union-attr]

@@ -78,6 +78,8 @@ def mgm_script(nodes: Mapping[int, Mapping[str, object]], *, version: str | None
         "get status": status_reply(nodes),
         "get cluster loglevel": loglevel_reply(),
         "dump events": backup_status_reply(nodes),
+        # The event subscription is accepted (mgm-protocol.md §5); no event follows.
+        "listen event": b"listen event\nresult: 0\n\n",
         # A real server always answers the configuration request; this one refuses it.
         "get config_v2": CONFIG_REFUSED,
         "get config": CONFIG_REFUSED,

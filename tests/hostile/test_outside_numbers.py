@@ -8,7 +8,6 @@ gives a finite, bounded number or none, never an exception.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import math
@@ -21,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndbtop.collect.ssh import SshHost
-from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.demo.capture import CaptureSpec
 from ndbtop.errors import MgmProtocolError
 from ndbtop.host.collector import HostCollector
 from ndbtop.host.processes import ProcessInfo, classify, node_id_from_cmdline
@@ -45,6 +44,7 @@ from ndbtop.textnum import (
     parse_float,
     parse_int,
 )
+from tests.captures import captured_now
 
 HUGE = "9" * 5000
 """A number of 5,000 digits: beyond int()'s limit of 4,300 (a ValueError there) and
@@ -274,7 +274,7 @@ def test_json_has_no_nan_a_non_finite_value_is_null_with_the_reason() -> None:
 def test_once_json_prints_no_bare_nan() -> None:
     # --once --json prints json_text(report_json(snapshot)) (cli/monitor.py); a figure
     # that is not finite, however it came, is null there with the reason.
-    cap = asyncio.run(capture(CaptureSpec("threads", 600.0, samples=2, interval=0.25)))
+    cap = captured_now(CaptureSpec("threads", 600.0, samples=2, interval=0.25))
     assert cap.snapshot.host is not None
     snap = dataclasses.replace(cap.snapshot,
                                host=dataclasses.replace(cap.snapshot.host, interval_s=math.nan))

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from ndbtop.actions.audit import AuditLog
 from ndbtop.cli import main
 from ndbtop.cli.exits import NOT_MET
-from ndbtop.demo.capture import Capture, CaptureSpec, capture
+from ndbtop.demo.capture import Capture, CaptureSpec
 from ndbtop.model.backups import Backup
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.codec import is_number
@@ -31,6 +31,7 @@ from ndbtop.record.replay import ReplaySource
 from ndbtop.textnum import MAX_FLOAT, MAX_WHOLE
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.screen_text import screen_text
+from tests.captures import captured, captured_now
 
 MARK = 1_234_567_890.5
 """A time no real snapshot holds: the recorded ``ended_at`` the tests replace."""
@@ -39,7 +40,7 @@ MARK = 1_234_567_890.5
 @pytest.fixture(scope="module")
 def cap() -> Capture:
     """A moment of a simulated cluster."""
-    return asyncio.run(capture(CaptureSpec("threads", 600.0, samples=2, interval=0.25)))
+    return captured_now(CaptureSpec("threads", 600.0, samples=2, interval=0.25))
 
 
 def _with_backup(snap: ClusterSnapshot) -> ClusterSnapshot:
@@ -205,7 +206,7 @@ def caps_disk() -> list[Capture]:
     """Two moments of S1 whose host readings hold series."""
 
     async def take() -> list[Capture]:
-        return [await capture(CaptureSpec("initial-start", at, samples=2, interval=0.25))
+        return [await captured(CaptureSpec("initial-start", at, samples=2, interval=0.25))
                 for at in (300.0, 600.0)]
 
     return asyncio.run(take())

@@ -28,7 +28,7 @@ from rich.table import Table
 
 import ndbtop.tui
 from ndbtop.actions.audit import AuditLog
-from ndbtop.demo.capture import Capture, CaptureSpec, capture
+from ndbtop.demo.capture import Capture, CaptureSpec
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.record.reader import read_recording
 from ndbtop.record.recorder import Recorder
@@ -37,6 +37,7 @@ from ndbtop.tui.safe import Text, safe
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.source import FrozenSource
 from ndbtop.tui.views.config import fits
+from tests.captures import captured
 from tests.hostile.conftest import assert_inert
 from tests.hostile.test_properties import cycling, hostile
 from tests.hostile.test_recorded_numbers import replay_app
@@ -107,8 +108,8 @@ def caps() -> list[Capture]:
     """Moments of simulated clusters with a configuration, threads and hosts."""
 
     async def take() -> list[Capture]:
-        return [await capture(CaptureSpec("threads", 600.0, samples=2, interval=0.25)),
-                await capture(CaptureSpec("initial-start", 1800.0, samples=2, interval=0.25))]
+        return [await captured(CaptureSpec("threads", 600.0, samples=2, interval=0.25)),
+                await captured(CaptureSpec("initial-start", 1800.0, samples=2, interval=0.25))]
 
     return asyncio.run(take())
 

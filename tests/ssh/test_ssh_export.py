@@ -145,7 +145,7 @@ def test_export_ssh_serves_every_data_node_hosts_disks_and_its_state(
     assert states[0] == f"ndbtop export: host {down} connecting ({down})"
     assert states[1].startswith(f"ndbtop export: host {down} retrying ({down}): ssh: ")
     assert "Connection refused" in states[1]
-    assert not [line for line in exporter.lines if "Traceback" in line]
+    assert not [line for line in exporter.lines if "Traceback" in line], exporter.lines
 
 
 def test_export_ssh_serves_the_redo_progress_measured_on_the_host(

@@ -28,7 +28,7 @@ import pytest
 from rich.text import Text
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import TabbedContent
+from textual.widgets import Checkbox, TabbedContent
 
 from ndbtop.actions.audit import AuditLog
 from ndbtop.collect.hub import Hub
@@ -45,8 +45,10 @@ from ndbtop.tui.widgets.keyed_table import KeyedTable
 SIZE = (120, 40)
 """Terminal size of every test and screenshot."""
 
-WAIT = 10.0
-"""Real seconds a test waits for something it expects on screen before failing."""
+WAIT = 30.0
+"""Real seconds a test waits for something it expects on screen before failing: a bound
+for a hang, never a target (a test waits only as long as the screen takes; on two cores
+shared with other work a redraw can take seconds)."""
 
 INTERVAL = 0.25
 """Refresh interval of the live tests (real seconds)."""
@@ -162,6 +164,15 @@ class Tui:
         for key in keys:
             await self.pilot.press(key)
             await self.pilot.pause()
+
+    async def tick(self, selector: str) -> None:
+        """Toggle a checkbox of the screen on top as a click does (it takes the focus, then
+        toggles), from the keyboard: a click lands where the box was drawn, and a dialog
+        that grows by a line on a refresh moves it."""
+        box = self.app.screen.query_one(selector, Checkbox)
+        box.focus()
+        await self.until(lambda: box.has_focus, f"{selector} focused")
+        await self.press("space")
 
     async def view(self, key: str) -> None:
         """Press a view's number and wait until the view shows and has the keyboard.

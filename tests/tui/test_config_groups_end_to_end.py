@@ -49,9 +49,15 @@ REPLIES = {
                             b"info: 7\nwarning: 7\nerror: 15\ncongestion: 7\ndebug: 7\n"
                             b"backup: 7\nschema: 7\n\n",
     "get config_v2": config_reply(TWO_GROUPS),
+    # The subscription is accepted (mgm-protocol.md §5, example 18); no event follows.
+    "listen event": b"listen event\nresult: 0\n\n",
+    # §7.2: one BackupStatus per started data node, each "Backup not started" (word 1 is 0).
+    "dump events": b"dump events reply\nresult: Ok\nevents: 3\n\n" + b"".join(
+        b"log event reply\ntype=62\ntime=0\nsource_nodeid=%d\nstarting_node=0\nbackup_id=0\n"
+        b"n_bytes_lo=0\nn_bytes_hi=0\nn_records_lo=0\nn_records_hi=0\nn_log_bytes_lo=0\n"
+        b"n_log_bytes_hi=0\nn_log_records_lo=0\nn_log_records_hi=0\n\n" % node
+        for node in (2, 3, 4)),
 }
-
-
 class _Handler(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         request: list[bytes] = []

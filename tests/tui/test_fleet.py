@@ -77,12 +77,12 @@ async def test_the_overview_has_a_row_per_cluster_and_one_that_does_not_answer_s
     app = FleetApp(watched)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(lambda: "2/2" in row(app, "prod") and "4" in row(app, "dr")
-                             and "✖" in row(app, "lost"), "three rows")
+            # node-groups: node 5 of group 1 is down (its finding needs the configuration
+            # too: a busy machine may draw the row before it).
+            await wait_until(lambda: "2/2" in row(app, "prod") and "3/4" in row(app, "dr")
+                             and "ng 1" in row(app, "dr")
+                             and "✖ connection refused" in row(app, "lost"), "three rows")
             assert "PROD" in row(app, "prod") and "none" in row(app, "prod")
-            # node-groups: node 5 of group 1 is down.
-            assert "3/4" in row(app, "dr") and "ng 1" in row(app, "dr")
-            assert "✖ connection refused" in row(app, "lost")
             assert "3 clusters · 1 not answering" in text(app).splitlines()[0]
             await pilot.press("down", "down")
             await wait_until(lambda: "not answering: " in text(app), "the lost detail")
@@ -123,8 +123,10 @@ async def test_going_from_the_overview_to_clusters_and_back(clusters: dict[str, 
     async def in_cluster(app: NdbtopApp, pilot: Any, name: str, key: str) -> None:
         first = lambda: text(app).splitlines()[0]  # noqa: E731
         if name == "lost":
-            await wait_until(lambda: "no management server: " in first(), "lost's reason")
-            assert f"{clusters['lost']}: connection refused" in first()
+            # A busy machine may let a connect time out first: the next attempt is refused.
+            await wait_until(
+                lambda: f"no management server: {clusters['lost']}: connection refused"
+                in first(), "lost's reason")
         else:
             await wait_until(lambda: "mgm 0s" in text(app) or "mgm 1s" in text(app),
                              f"{name} answering")

@@ -8,11 +8,12 @@ import dataclasses
 
 from textual.widgets import Button, Checkbox, Input
 
-from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.demo.capture import CaptureSpec
 from ndbtop.model.sources import SourceState
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.rolling import RollingRestartScreen
 from ndbtop.tui.source import FrozenSource
+from tests.captures import captured
 
 
 async def open_plan(t) -> RollingRestartScreen:
@@ -33,7 +34,7 @@ def box_lines(text: str) -> list[str]:
 
 async def test_the_plan_names_the_nodes_it_brings_onto_the_new_generation(tui_on) -> None:
     # config-change: generation 5 since second 30; node 2 restarted onto it, 3, 4, 5 did not.
-    cap = await capture(CaptureSpec("config-change", 100.0))
+    cap = await captured(CaptureSpec("config-change", 100.0))
     async with tui_on(FrozenSource(cap.snapshot, cap.connectstring)) as t:
         await open_plan(t)
         joined = " ".join(box_lines(t.text()))
@@ -42,7 +43,7 @@ async def test_the_plan_names_the_nodes_it_brings_onto_the_new_generation(tui_on
 
 
 async def test_without_a_sql_node_the_plan_says_what_it_cannot_know(tui_on) -> None:
-    cap = await capture(CaptureSpec("config-change", 100.0))
+    cap = await captured(CaptureSpec("config-change", 100.0))
     snap = cap.snapshot
     sources = tuple(dataclasses.replace(s, state=SourceState.DISABLED)
                     if s.name == "ndbinfo" else s for s in snap.sources)
@@ -58,7 +59,7 @@ async def test_without_a_sql_node_the_plan_says_what_it_cannot_know(tui_on) -> N
 
 async def test_force_degraded_fits_80x24(tui_on) -> None:
     # node-groups: node 5 is NO_CONTACT; forcing leaves out 5 and 3 (last of group 1).
-    cap = await capture(CaptureSpec("node-groups", 60.0))
+    cap = await captured(CaptureSpec("node-groups", 60.0))
     async with tui_on(FrozenSource(cap.snapshot, cap.connectstring), size=(80, 24)) as t:
         screen = await open_plan(t)
         assert "✖ pre-flight: refused: data node 5 is NO_CONTACT" in t.text()
@@ -88,7 +89,7 @@ async def test_force_degraded_fits_80x24(tui_on) -> None:
 
 async def test_initial_forced_restart_of_the_last_node_of_a_group_fits_80x24(tui_on) -> None:
     # node-groups: node 3 is the last started node of group 1 (5 is NO_CONTACT).
-    cap = await capture(CaptureSpec("node-groups", 60.0))
+    cap = await captured(CaptureSpec("node-groups", 60.0))
     async with tui_on(FrozenSource(cap.snapshot, cap.connectstring), size=(80, 24)) as t:
         await t.view("1")
         for _ in range(10):
@@ -123,7 +124,7 @@ async def test_initial_forced_restart_of_the_last_node_of_a_group_fits_80x24(tui
 
 async def test_a_disabled_button_says_so_in_words(tui_on) -> None:
     # Without colour, a disabled button looks like an enabled one: its label tells.
-    cap = await capture(CaptureSpec("node-groups", 60.0))
+    cap = await captured(CaptureSpec("node-groups", 60.0))
     async with tui_on(FrozenSource(cap.snapshot, cap.connectstring)) as t:
         screen = await open_plan(t)
         start = screen.query_one("#start", Button)

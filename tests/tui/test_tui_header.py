@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.demo.capture import CaptureSpec
 from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.screen_text import screen_text
 from ndbtop.tui.source import FrozenSource
 from ndbtop.tui.widgets.header import source_text
+from tests.captures import captured
 from tests.tui.conftest import wait_until
 
 SINGLE_USER_AT = 40.0
@@ -18,7 +19,7 @@ SINGLE_USER_AT = 40.0
 
 
 async def test_badges_and_stale_sources_both_show_at_80_columns(tmp_path: Path) -> None:
-    cap = await capture(CaptureSpec("single-user", SINGLE_USER_AT))
+    cap = await captured(CaptureSpec("single-user", SINGLE_USER_AT))
 
     async def start() -> FrozenSource:
         # Every source's data is a minute old: stale.

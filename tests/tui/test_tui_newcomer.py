@@ -11,10 +11,10 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import Checkbox, RichLog
 from tui.test_tui_actions import closed, confirm, confirm_box, go, modal, select, shown
-from tui.test_tui_views import _phase4_on_screen
+from tui.test_tui_views import in_phase_4
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.demo.capture import CaptureSpec
 from ndbtop.mgm.cluster_log import parse_lines
 from ndbtop.mgm.events.decode import decode_text_line
 from ndbtop.model.backups import COMPLETED, RUNNING
@@ -28,10 +28,11 @@ from ndbtop.tui.screens.quit import QuitPrompt
 from ndbtop.tui.source import FrozenSource
 from ndbtop.tui.views.events import EventsView
 from ndbtop.tui.widgets.typed_confirm import TypedConfirm
+from tests.captures import captured
 
 
 async def _backup_source() -> FrozenSource:
-    cap = await capture(CaptureSpec("backup", 170.0, step=5.0))
+    cap = await captured(CaptureSpec("backup", 170.0, step=5.0))
     return FrozenSource(cap.snapshot, cap.connectstring)
 
 
@@ -118,7 +119,8 @@ def test_a_long_address_is_cut_in_the_cell_and_whole_in_the_detail_panel() -> No
 
 async def test_at_80x24_the_redo_rate_eta_and_the_filter_key_are_on_screen(tui) -> None:
     cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
-    async with tui(cluster, speed=120.0, ready=_phase4_on_screen, size=(80, 24)) as t:
+    async with tui(cluster, manual=True, size=(80, 24)) as t:
+        await in_phase_4(t, minutes=1)
         rate = re.compile(r"redo log init \S* +[\d,]+/43,008 MB · [\d.]+ MB/s of log · files")
         eta = re.compile(r"^ ?nodes? 10\b.* ETA \d")
         await t.until(lambda: any(rate.search(line) for line in t.text().splitlines()),
@@ -138,7 +140,7 @@ async def test_the_typed_confirmation_is_framed_and_enter_confirms_once_it_match
         await select(t, 3)
         await confirm(t, "r")
         checkbox = modal(t).query_one("#flag-abort", Checkbox)
-        await t.pilot.click("#flag-abort")
+        await t.tick("#flag-abort")
         box = confirm_box(t)
         await t.until(lambda: checkbox.value and box.display, "-a ticked")
         assert isinstance(box, TypedConfirm)
@@ -165,7 +167,7 @@ async def test_the_rolling_restarts_typed_confirmation_is_framed_and_its_button_
 
     async with tui("threads") as t:
         screen = await open_rolling(t)
-        await t.pilot.click("#initial")
+        await t.tick("#initial")
         field = screen.query_one("#confirm", TypedConfirm)
         await t.until(lambda: field.display, "the field for -i")
         assert field.styles.border_top[0] != "" and field.region.height == 3

@@ -22,10 +22,10 @@ async def test_a_restart_on_a_production_context_wants_the_phrase_with_its_name(
         await t.press("backspace", *"restart node 2 on prod")
         await t.until(lambda: not go(t).disabled, "the phrase to enable the button")
         # An option changes the phrase: it is typed again.
-        await t.pilot.click("#flag-initial")
+        await t.tick("#flag-initial")
         await t.until(lambda: go(t).disabled, "-i asks again")
         assert box.placeholder == "type restart node 2 -i on prod to confirm"
-        await t.pilot.click("#flag-initial")
+        await t.tick("#flag-initial")
         await t.until(lambda: not go(t).disabled, "-i unticked")
         await t.pilot.click("#go")
         await closed(t)

@@ -18,7 +18,7 @@ import pytest
 
 from ndbtop.cli import main
 from ndbtop.cli.exits import FILE
-from ndbtop.demo.capture import Capture, CaptureSpec, capture
+from ndbtop.demo.capture import Capture, CaptureSpec
 from ndbtop.files import state_dir
 from ndbtop.record.reader import read_recording
 from ndbtop.record.recorder import Recorder
@@ -27,6 +27,7 @@ from ndbtop.tui.app import REFUSED
 from ndbtop.tui.screens.confirm import ConfirmAction
 from ndbtop.tui.screens.help import HelpScreen
 from ndbtop.tui.source import FrozenSource
+from tests.captures import captured
 
 MOMENTS = (4.0, 300.0, 1800.0, 2700.0)
 """Simulated seconds of S1 recorded: an early phase, redo log init early and late, started."""
@@ -34,7 +35,7 @@ MOMENTS = (4.0, 300.0, 1800.0, 2700.0)
 
 async def _captures(scenario: str = "initial-start", moments: tuple[float, ...] = MOMENTS):
     # A short refresh interval: the app's timer fires every quarter of a second.
-    return [await capture(CaptureSpec(scenario, at, samples=2, interval=0.25)) for at in moments]
+    return [await captured(CaptureSpec(scenario, at, samples=2, interval=0.25)) for at in moments]
 
 
 def _record(path: Path, caps: list[Capture]) -> Path:
@@ -316,7 +317,8 @@ async def test_quitting_closes_the_recording(
     assert len(read_recording(recorder.path)) >= 1
 
 
-@pytest.mark.parametrize("content", [None, b"hello\n", gzip.compress(b"garbage\n")])
+@pytest.mark.parametrize("content", [None, b"hello\n", gzip.compress(b"garbage\n", mtime=0)],
+                         ids=["missing", "text", "gzip-garbage"])
 def test_replay_of_a_missing_or_garbage_file_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None
 ) -> None:

@@ -72,12 +72,12 @@ async def test_the_plan_shows_every_node_and_what_it_sends_and_sends_nothing(tui
         start = screen.query_one("#start", Button)
         assert not start.disabled
 
-        await t.pilot.click("#per-group")
+        await t.tick("#per-group")
         await t.until_shown("2 step(s), one node per node group at a time")
         # Both data nodes of this cluster are in node group 0: still one at a time.
         assert screen.plan.batches == ((2,), (3,))
 
-        await t.pilot.click("#initial")
+        await t.tick("#initial")
         await t.until(lambda: "2 RESTART -i" in row(t, 2), "the -i commands")
         assert "initialstart: 1⏎" in t.text() and "initialstart: 0" not in t.text()
         assert start.disabled
@@ -270,7 +270,7 @@ async def test_checkbox_state_shows_without_colour(tui):
         await open_rolling(t)
         box = t.app.screen.query_one("#per-group", MarkedCheckbox)
         assert "▐ ▌ one per node group" in t.text()
-        await t.pilot.click("#per-group")
+        await t.tick("#per-group")
         await t.until(lambda: box.value, "the box checked")
         await t.until_shown("▐X▌ one per node group")
 
@@ -297,7 +297,7 @@ async def test_one_per_node_group_is_an_abort_restart_started_by_its_phrase(tui)
     async with tui(four_nodes(), speed=50) as t:
         t.app.rolling_poll = 0.05
         screen = await open_rolling(t)
-        await t.pilot.click("#per-group")
+        await t.tick("#per-group")
         await t.until_shown("one node per node group at a time, together with -a: their")
         assert "transactions are aborted, not drained" in t.text()
         assert screen.plan.batches == ((2, 4), (3, 5))
@@ -333,7 +333,8 @@ async def test_a_finding_holds_the_run_at_the_gate_until_it_clears(tui):
         screen = await open_rolling(t)
         await t.until_shown("step 1 would wait now at the gate for:")
         assert "redo_part_filling: node 2 redo log part 0" in t.text()
-        assert not screen.query_one("#start", Button).disabled  # a run would wait, not refuse
+        start = screen.query_one("#start", Button)
+        await t.until(lambda: not start.disabled, "Start enabled: a run would wait, not refuse")
 
         await t.press("S")
         await t.until(lambda: screen.gate_asking, "the gate's question")

@@ -18,10 +18,11 @@ from test_tui_snapshots import CASES, _compare, settle
 from textual.app import App
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.demo.capture import CaptureSpec, capture
+from ndbtop.demo.capture import CaptureSpec
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.screens.rolling_prompts import AbortPrompt
 from ndbtop.tui.source import FrozenSource
+from tests.captures import captured
 
 SIZES = ((80, 24), (120, 40))
 
@@ -75,7 +76,7 @@ async def shoot(
     spec: CaptureSpec, act: Callable[[NdbtopApp, object], Awaitable[None]], size: tuple[int, int],
     tmp_path: Path, screen: Callable[[App[object]], str],
 ) -> tuple[str, str]:
-    cap = await capture(spec)
+    cap = await captured(spec)
 
     async def start() -> FrozenSource:
         return FrozenSource(cap.snapshot, cap.connectstring)

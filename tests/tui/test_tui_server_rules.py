@@ -20,7 +20,7 @@ async def test_single_user_mode_is_shown_and_every_restart_refused(tui):
         assert t.node_status(2) == "SINGLE USER MODE"
         await select(t, 2)
         await confirm(t, "r")
-        await t.pilot.click("#flag-force")
+        await t.tick("#flag-force")
         await t.until(lambda: "2 RESTART -f" in shown(t, "#command"), "-f ticked")
         warnings = shown(t, "#warnings")
         assert f"✖ {SERVER_5063} — the cluster is in single-user mode (API node 5 holds it)" in (
@@ -59,8 +59,9 @@ async def test_initial_forced_restart_of_the_last_node_wants_the_consequence_typ
         await t.until(lambda: not go(t).disabled, "the phrase to enable the button")
         await t.pilot.click("#go")
         await closed(t)
-        await t.until(lambda: len(t.audit.records()) >= 1, "the audit record")
-        sent = t.audit.records()[0]
+        await t.until(lambda: len(t.audit.records()) >= 2, "the audit records")
+        sent, reply = t.audit.records()[:2]
+        assert reply["event"] == "reply"
         assert sent["event"] == "sent" and sent["command"] == "2 RESTART -i -f"
         assert sent["confirmed_with"] == "delete all data"
         assert "all data in the cluster is deleted" in sent["consequence"]
@@ -77,7 +78,7 @@ async def test_rolling_restart_preflight_refuses_in_single_user_mode(tui):
         screen = await open_rolling(t)
         await t.until_shown(f"✖ pre-flight: refused: {SERVER_5063} — the cluster is in")
         assert screen.query_one("#start", Button).disabled
-        await t.pilot.click("#force-degraded")
+        await t.tick("#force-degraded")
         await t.until(lambda: screen.force_degraded, "force degraded ticked")
         await t.pilot.pause()
         assert screen.query_one("#start", Button).disabled, "the server's rule holds"
@@ -95,7 +96,7 @@ async def test_rolling_restart_preflight_refuses_a_degraded_cluster(tui):
         screen = await open_rolling(t)
         await t.until_shown("✖ pre-flight: refused: data node 3 is NO_CONTACT")
         assert screen.query_one("#start", Button).disabled
-        await t.pilot.click("#force-degraded")
+        await t.tick("#force-degraded")
         await t.until_shown("pre-flight: degraded, going on (--force-degraded)")
         # Node 2 is the last started node of its group and node 3 is down: nothing to do.
         assert screen.plan.batches == ()
@@ -118,7 +119,7 @@ async def test_restart_while_a_node_starts_is_refused_up_front(tui):
             "restart while any data node starts, this one included, unless -a or -f"
         ) in shown(t, "#warnings")
         assert go(t).disabled
-        await t.pilot.click("#flag-abort")
+        await t.tick("#flag-abort")
         await t.until(lambda: "2 RESTART -a" in shown(t, "#command"), "-a ticked")
         assert "✖" not in shown(t, "#warnings"), "-a skips the server's check"
         await t.press("escape")

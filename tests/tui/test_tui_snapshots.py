@@ -22,6 +22,7 @@ from ndbtop.actions.audit import AuditLog
 from ndbtop.demo.capture import MONOTONIC, Capture, CaptureSpec, capture
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.source import FrozenSource
+from tests.captures import captured
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("NDBTOP_UPDATE_SNAPSHOTS") == "1"
@@ -117,7 +118,7 @@ def _compare(name: str, suffix: str, got: str) -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 async def test_screen_matches_its_golden_file(name: str, tmp_path: Path, screen) -> None:
     case = CASES[name]
-    cap = await capture(case.spec)
+    cap = await captured(case.spec)
     text, svg = await render(case, cap, tmp_path, screen)
     assert re.search(case.expect, text), case.expect
     _compare(name, ".txt", text)

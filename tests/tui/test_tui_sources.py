@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from tests.captures import captured
+
 LOST = re.compile(r"mgm( stale \d+s)? lost(, retry in \d+s)?")
 
 
@@ -101,10 +103,10 @@ async def test_no_data_node_seen_is_never_complete(tui_on):
 async def test_figures_of_a_quiet_sql_node_and_host_are_marked_stale(tui_on):
     import dataclasses
 
-    from ndbtop.demo.capture import CaptureSpec, capture
+    from ndbtop.demo.capture import CaptureSpec
     from ndbtop.tui.source import FrozenSource
 
-    cap = await capture(CaptureSpec("threads", 120.0))
+    cap = await captured(CaptureSpec("threads", 120.0))
     snap = cap.snapshot
     sources = tuple(
         dataclasses.replace(s, last_ok=snap.taken_at - 78)

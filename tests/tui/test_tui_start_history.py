@@ -6,7 +6,6 @@ frozen source, with remembered starts added to the snapshot by hand.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 from dataclasses import replace
@@ -16,12 +15,13 @@ from typing import Any
 import pytest
 
 from ndbtop.actions.audit import AuditLog
-from ndbtop.demo.capture import EPOCH, Capture, CaptureSpec, capture
+from ndbtop.demo.capture import EPOCH, Capture, CaptureSpec
 from ndbtop.model.history import PastStart
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.app import NdbtopApp
 from ndbtop.tui.source import FrozenSource
 from ndbtop.tui.views.nodes import NodesView
+from tests.captures import captured_now
 
 NODE_RESTART = 2
 INITIAL_START = 0
@@ -38,7 +38,7 @@ def past(node_id: int, kind: int, phase5: float, days_ago: float = 1.0) -> PastS
 @pytest.fixture(scope="module")
 def s2_phase5() -> Capture:
     """Node 3 of S2 in phase 5 of its node restart, about 309 s into the phase."""
-    return asyncio.run(capture(CaptureSpec("node-restart", 400.0, samples=3)))
+    return captured_now(CaptureSpec("node-restart", 400.0, samples=3))
 
 
 async def detail(snapshot: ClusterSnapshot, cap: Capture, tmp_path: Path, screen: Any) -> str:

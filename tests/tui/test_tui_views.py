@@ -10,7 +10,6 @@ from textual.widgets import Input, RichLog, TabbedContent
 from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from ndbtop.tui.app import VIEWS, NdbtopApp
 from ndbtop.tui.screens.help import HelpScreen
-from ndbtop.tui.views.nodes import NodesView
 from ndbtop.tui.views.threads import fit
 
 REDO_LINE = re.compile(
@@ -25,21 +24,48 @@ def joined(text: str) -> str:
     return " ".join(text.split())
 
 
-def _phase4_on_screen(app: NdbtopApp) -> bool:
-    view = app.current_view
-    if not isinstance(view, NodesView) or view.snapshot is None:
-        return False
-    t = view.snapshot.timeline(10)
-    return t is not None and t.redo is not None
+async def _reports_read(t, nodes: tuple[int, ...] = (10, 11)) -> None:
+    """Wait until the hub holds each node's redo report sent at the simulated moment now
+    (events are stamped on arrival: the manual clock stands still until they are in)."""
+    wall = t.sim.clock.wall()
+
+    def read() -> bool:
+        snap = t.hub.snapshot()
+        return all((tl := snap.timeline(n)) is not None and tl.redo is not None
+                   and tl.redo.at == wall for n in nodes)
+
+    await t.until(read, f"the redo reports of nodes {nodes}")
+
+
+async def in_phase_4(t, minutes: int = 0) -> None:
+    """Play S1 (manual time) into phase 4, then ``minutes`` more, a minute at a time: each
+    minute's redo reports (StartupStatusReportFrequency=60) are read before the next."""
+    events = t.hub.events
+    await t.until(lambda: events.listening_levels is not None, "the event listener")
+    # Phase 4 begins 4.1 s in with a report of nothing done.
+    await t.advance(5.0)
+    await _reports_read(t)
+    for _ in range(minutes):
+        await in_phase_4_minute(t)
+
+
+async def in_phase_4_minute(t) -> None:
+    """A minute more of phase 4, its redo reports read."""
+    await t.advance(60.0)
+    await _reports_read(t)
 
 
 async def test_nodes_view_shows_every_node_and_the_phase_in_progress_during_s1_phase_4(tui):
     # Progress reports every minute (StartupStatusReportFrequency=60).
     cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
-    async with tui(cluster, speed=120.0, ready=_phase4_on_screen) as t:
+    async with tui(cluster, manual=True) as t:
+        await in_phase_4(t, minutes=3)
+        done = t.hub.snapshot().timeline(10).redo.mb_done
+        redo_s = cluster.data_nodes[10].redo_init_seconds
         await t.until(
-            lambda: REDO_LINE.search(joined(t.text())) is not None,
-            "the redo progress line with MB/s"
+            lambda: (m := REDO_LINE.search(joined(t.text()))) is not None
+            and int(m.group(1).replace(",", "")) == done,
+            "the redo progress line of the last report"
         )
         text = t.text()
         assert t.row_keys("#nodes") == ["10", "11", "1", "20", "21", "22", "23", "24"]
@@ -56,23 +82,16 @@ async def test_nodes_view_shows_every_node_and_the_phase_in_progress_during_s1_p
         match = REDO_LINE.search(joined(text))
         assert match is not None
         done_mb, speed, files = match.groups()
-        assert 0 < int(done_mb.replace(",", "")) < 43008
-        assert 0 < int(files) < 168
-        # 43,008 MB in 38 min 47 s is 18.5 MB/s, far from the 50 MB/s the disk could do
-        # (events are stamped on arrival: at x120 a few real milliseconds move the rate).
-        assert 10.0 < float(speed) < 35.0
-
-
-def _redo_init_begun(app: NdbtopApp) -> bool:
-    view = app.current_view
-    if not isinstance(view, NodesView) or view.snapshot is None:
-        return False
-    t = view.snapshot.timeline(10)
-    return t is not None and t.redo is not None and view.snapshot.config is not None
+        assert int(done_mb.replace(",", "")) == int(43008 * 180 / redo_s)
+        assert int(files) == int(168 * 180 / redo_s)
+        # The simulated disk initialises 43,008 MB in 38 min 30 s: 18.6 MB/s between two
+        # reports a minute apart, far from the 50 MB/s the disk could do.
+        assert float(speed) == round(43008 / redo_s, 1) == 18.6
 
 
 async def test_without_progress_reports_the_nodes_view_says_so_next_to_the_phase(tui):
-    async with tui("initial-start", speed=120.0, ready=_redo_init_begun) as t:
+    async with tui("initial-start", manual=True) as t:
+        await in_phase_4(t)
         await t.until(lambda: "no progress reports from node" in " ".join(t.text().split()),
                       "the notice in the summary")
         text = t.text()
@@ -205,7 +224,8 @@ async def test_slash_filters_the_threads_of_the_selected_node(tui):
 
 
 async def test_slash_filters_the_event_log(tui):
-    async with tui("initial-start", speed=120.0, ready=_phase4_on_screen) as t:
+    async with tui("initial-start", manual=True) as t:
+        await in_phase_4(t)
         await t.view("4")
         log = t.app.query_one("#log", RichLog)
 
@@ -373,7 +393,8 @@ async def test_a_note_written_behind_another_view_is_not_wrapped_at_78_columns(t
 async def test_the_event_log_stays_where_the_user_scrolled(tui):
     # Redo-log progress every minute (StartupStatusReportFrequency=60) keeps events coming.
     cluster = build_scenario("initial-start", ScenarioOptions(report_frequency=60))
-    async with tui(cluster, speed=120.0, ready=_phase4_on_screen) as t:
+    async with tui(cluster, manual=True) as t:
+        await in_phase_4(t, minutes=12)
         await t.view("4")
         log = t.app.query_one("#log", RichLog)
         await t.until(lambda: log.max_scroll_y > 5, "more events than the log shows")
@@ -381,14 +402,17 @@ async def test_the_event_log_stays_where_the_user_scrolled(tui):
         await t.press("home")
         await t.until(lambda: log.scroll_y == 0, "scrolled back to the top")
         lines = len(log.lines)
-        await t.until(lambda: len(log.lines) > lines + 2, "new events", timeout=30.0)
+        await in_phase_4_minute(t)
+        await t.until(lambda: len(log.lines) >= lines + 2, "new events")
         lines = len(log.lines)
         # The log scrolls after a refresh: by the next lines, a snap back would be done.
-        await t.until(lambda: len(log.lines) > lines, "more events", timeout=30.0)
+        await in_phase_4_minute(t)
+        await t.until(lambda: len(log.lines) > lines, "more events")
         await t.pilot.pause()
         assert log.scroll_y == 0
         log.scroll_end(animate=False)
         await t.until(lambda: log.scroll_y == log.max_scroll_y, "at the end again")
         lines = len(log.lines)
-        await t.until(lambda: len(log.lines) > lines + 1, "more events", timeout=30.0)
+        await in_phase_4_minute(t)
+        await t.until(lambda: len(log.lines) > lines + 1, "more events")
         await t.until(lambda: log.scroll_y == log.max_scroll_y, "the end followed")
