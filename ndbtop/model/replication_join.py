@@ -88,17 +88,16 @@ def derive_lag(source: Endpoint | None, threads: ReplicaThreads, applied: int | 
     if epochs == 0:
         return Lag(0, 0.0, "caught up: the source's newest epoch is applied")
     rate, window = source.epoch_rate, source.epoch_rate_window_s
-    more = "at least " if at_least else ""
+    behind = f"{'at least ' if at_least else ''}{epochs} epoch{'' if epochs == 1 else 's'}"
     if rate is None:
-        return Lag(epochs, None, f"{more}{epochs} epochs behind; seconds need the source's "
-                                 "epoch rate, measured from its second read", at_least)
+        return Lag(epochs, None, f"{behind} behind; seconds need the source's epoch rate, "
+                                 "measured from its second read", at_least)
     if rate <= 0:
-        return Lag(epochs, None, f"{more}{epochs} epochs behind; the source wrote no epoch in "
-                                 f"the last {window:.0f} s, so no rate to derive seconds from",
-                   at_least)
+        return Lag(epochs, None, f"{behind} behind; the source wrote no epoch in the last "
+                                 f"{window:.0f} s, so no rate to derive seconds from", at_least)
     return Lag(epochs, epochs / rate,
-               f"derived: {more}{epochs} epochs / {rate:.1f} epochs/s written on the source "
-               f"over the last {window:.0f} s", at_least)
+               f"derived: {behind} / {rate:.1f} epochs/s written on the source over the "
+               f"last {window:.0f} s", at_least)
 
 
 def _log_order(file: str) -> int | None:

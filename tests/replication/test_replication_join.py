@@ -48,6 +48,8 @@ def test_lag_in_epochs_and_the_seconds_derived_from_them() -> None:
     assert lag.basis == ("derived: 300 epochs / 10.0 epochs/s written on the source over the "
                          "last 60 s")
     assert derive_lag(source(), t, E + 40, (0, False)).seconds == 0.0
+    assert derive_lag(source(), t, E + 39, (1, False)).basis.startswith(
+        "derived: 1 epoch / 10.0 epochs/s")
     idle = derive_lag(source(epoch_rate=0.0), t, E, (5, False))
     assert (idle.epochs, idle.seconds) == (5, None) and "wrote no epoch" in idle.basis
     first = derive_lag(source(epoch_rate=None), t, E, (5, False))
