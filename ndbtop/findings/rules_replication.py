@@ -210,9 +210,10 @@ def replication_conflicts(snap: ClusterSnapshot) -> Iterator[Finding]:
             (Evidence("conflicts", f"{rate:,.1f} per minute",
                       f"Ndb_conflict_* on {channel.replica}", age),),
             Threshold("any rise", "ndbtop", reference="Ndb_conflict_fn_* status variables"),
-            "rows were changed on both clusters; the conflict function kept one version and "
-            "the other is in the table's exceptions table (<table>$EX): read it there, and "
-            "find the application that writes on both sides",
+            "rows were changed on both clusters; the conflict function kept one version, "
+            "and the table's exceptions table (<table>$EX), where one was created, holds "
+            "the rows in conflict: read them there, and find the application that writes "
+            "on both sides",
             key=channel.key)
 
 

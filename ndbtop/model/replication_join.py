@@ -1,10 +1,13 @@
 """Joining the two sides of replication: which source SQL node each replica channel reads
 from, how far behind it is, and whether a lost-events incident lies ahead of it.
 
-A channel's source is the watched SQL node whose ``@@server_id`` is the channel's
-``Source_Server_Id``, else the one at the channel's ``Source_Host``:``Source_Port`` (no
-name is looked up: ``127.0.0.1``, ``localhost`` and ``::1`` count as one). Pure functions:
-the collector asks the source for the counts they need (:func:`counts_wanted`).
+A channel's source is the watched SQL node at the channel's ``Source_Host``:``Source_Port``
+(no name is looked up: ``127.0.0.1``, ``localhost`` and ``::1`` count as one), else the one
+whose ``@@server_id`` is the channel's ``Source_Server_Id`` (a replica that names its
+source by a name or an address ndbtop does not use): a server id is unique only within one
+replication topology, and an unrelated cluster's SQL node watched beside may share it.
+Pure functions: the collector asks the source for the counts they need
+(:func:`counts_wanted`).
 """
 
 from __future__ import annotations
@@ -33,16 +36,15 @@ def _same_host(a: str, b: str) -> bool:
 
 def source_of(threads: ReplicaThreads, endpoints: Sequence[Endpoint],
               replica: str) -> Endpoint | None:
-    """The watched SQL node a channel reads from: by server id, else by address."""
+    """The watched SQL node a channel reads from: the one at its address, else (a name or
+    an address ndbtop does not watch it by) the one of its server id."""
     others = [e for e in endpoints if e.target != replica]
-    if threads.source_server_id is not None:
-        found = next((e for e in others if e.server_id == threads.source_server_id), None)
-        if found is not None:
-            return found
     for e in others:
         host, port = _host_port(e.target)
         if _same_host(host, threads.source_host) and port == threads.source_port:
             return e
+    if threads.source_server_id is not None:
+        return next((e for e in others if e.server_id == threads.source_server_id), None)
     return None
 
 
