@@ -168,7 +168,9 @@ def replication_text(snap: ClusterSnapshot) -> list[str]:
         lines.append(format_table(CHANNEL_HEADINGS, channel_rows(state), right=(3, 4, 5, 6)))
         lines += [f"  {c.label}: {c.lag.basis}" for c in state.channels]
     else:
-        lines.append("  no channel: no SQL node named reads a binary log of another")
+        silent = [e.target for e in state.endpoints if e.error is not None]
+        lines.append("  no channel: no SQL node named reads a binary log of another" + (
+            f" (not known of {', '.join(silent)}: no answer)" if silent else ""))
     lines += [f"  {LAG_MEANS}.", f"  {BEHIND_MEANS}."]
     lines.append("SQL nodes read for replication:")
     lines += [f"  {endpoint_text(e)}" for e in state.endpoints]
