@@ -55,3 +55,15 @@ def test_the_channels_fit_80_columns_with_the_pair_above_its_figures() -> None:
     assert narrow[4].split() == ["Yes", "No", "600", "1m00s!", "NULL", "-"]
     assert narrow[4].index("Yes") == narrow[2].index("IO")
     assert all(len(line) <= 78 for line in narrow[:5])
+
+
+def test_no_channel_is_not_said_of_a_replica_that_does_not_answer() -> None:
+    from ndbtop.model.replication import Endpoint, ReplicationState
+    from ndbtop.model.snapshot import ClusterSnapshot
+    from ndbtop.tui.views.replication import channels_text
+
+    state = ReplicationState((Endpoint("10.0.1.5:3306", "prod", read_at=0.0),
+                              Endpoint("10.0.2.5:3306", "dr", error="refused")), (), 60.0, 0.0)
+    snap = ClusterSnapshot(0.0, 0.0, 1.0, (), replication=state)
+    assert channels_text(snap, state, []).plain.endswith(
+        "(SHOW REPLICA STATUS is empty on each that answers; not known of 10.0.2.5:3306)")

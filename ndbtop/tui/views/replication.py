@@ -91,8 +91,11 @@ def channels_text(snap: ClusterSnapshot, state: ReplicationState, shown: list[Ch
     figures, and the trend narrows to what is left."""
     out = Text(f"Channels ({len(state.channels)})", style="bold")
     if not state.channels:
+        silent = [e.target for e in state.endpoints if e.error is not None]
         out.append("\n  none: no SQL node named reads the binary log of another "
-                   "(SHOW REPLICA STATUS is empty on each)")
+                   "(SHOW REPLICA STATUS is empty on each" + (
+                       f" that answers; not known of {', '.join(silent)})" if silent
+                       else ")"), style="yellow" if silent else "")
         return out
     wide = not room or room >= WIDE
     trend = TREND_WIDTH if wide else max(0, min(TREND_WIDTH, room - NARROW_INDENT - FIGURES))
