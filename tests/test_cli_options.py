@@ -114,6 +114,28 @@ def test_record_refuses_scenario_options_without_demo(
     assert "--ndb-connectstring cannot apply with --demo" in capsys.readouterr().err
 
 
+def test_record_demo_refuses_a_context_and_ignores_the_environments(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A recording of the simulator reaches no cluster: --context would be ignored, and
+    # $NDBTOP_CONTEXT (with no clusters.toml at all here) must not stop it.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "none"))
+    assert main(["record", "--context", "prod", "--demo", str(tmp_path / "r")]) == 2
+    assert "--context cannot apply with --demo" in capsys.readouterr().err
+    assert main(["--context", "prod", "record", "--demo", str(tmp_path / "r")]) == 2
+    assert "--context cannot apply with --demo" in capsys.readouterr().err
+    monkeypatch.setenv("NDBTOP_CONTEXT", "prod")
+    seen: list[object] = []
+    monkeypatch.setattr("ndbtop.cli.record._record", lambda args: _noted(seen, args))
+    assert main(["record", "--demo", str(tmp_path / "r")]) == 0
+    assert getattr(seen[0], "context_info", None) is None
+
+
+async def _noted(seen: list[object], args: object) -> int:
+    seen.append(args)
+    return 0
+
+
 @pytest.fixture
 def two_clusters(threaded_sim: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     """Cluster A (to be named on the command line) and B (in $NDB_CONNECTSTRING)."""

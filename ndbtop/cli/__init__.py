@@ -34,7 +34,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if argv is None:
         hide_password(getattr(args, "mysql_password", None))
     try:
-        if hasattr(args, "context"):
+        if hasattr(args, "context") and not getattr(args, "demo", False):
+            # A recording of the simulator reaches no cluster: record refuses --context
+            # with --demo, and $NDBTOP_CONTEXT does not apply to it.
             from ndbtop.cli.context_args import apply_context
 
             apply_context(args)

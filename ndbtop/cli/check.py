@@ -23,7 +23,7 @@ from ndbtop.cli.sources import (
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import NdbtopError
 from ndbtop.findings import RULE_IDS
-from ndbtop.findings.coverage import unjudged_text, unread
+from ndbtop.findings.coverage import replication_silent, unjudged_text, unread
 from ndbtop.model.clock import RealClock
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.sources import SourceState
@@ -42,7 +42,7 @@ def ignored(values: list[str]) -> tuple[str, ...]:
     return ids
 
 
-REQUIRABLE = ("sql", "ssh", "cluster-log")
+REQUIRABLE = ("sql", "ssh", "cluster-log", "replication")
 
 
 def required(values: list[str]) -> tuple[str, ...]:
@@ -71,6 +71,15 @@ def missing(snap: ClusterSnapshot, names: tuple[str, ...], ssh: bool) -> list[st
             elif not hosts or bad:
                 out.append(f"ssh ({'no data node host read' if not hosts else 'not read: '}"
                            f"{', '.join(bad)})")
+        elif name == "replication":
+            src = snap.source("replication")
+            silent = replication_silent(snap)
+            if src is None or snap.replication is None:
+                out.append("replication (no replica named)")
+            elif src.state is not SourceState.CONNECTED:
+                out.append(f"replication ({src.error or src.state.value})")
+            elif silent:
+                out.append(f"replication (no answer from {', '.join(silent)})")
         else:
             src = snap.source("cluster-log")
             if src is None or src.state is not SourceState.CONNECTED:

@@ -19,6 +19,11 @@ from ndbtop.compat import SLOTS
 SQL_OPTIONS = ("mysql_host", "mysql_port", "mysql_user", "mysql_password", "mysql_socket",
                "ssl_ca", "ssl_cert", "ssl_key", "login_path", "defaults_group_suffix")
 """Destinations of the options that say how to reach the SQL node."""
+PER_CLUSTER = ("connectstring", "ndb_tls_search_path", "ndb_mgm_tls", *SQL_OPTIONS,
+               "defaults_file", "replica_mysql_host", "replica_mysql_port", "ssh",
+               "ssh_config", "ssh_user", "ssh_option")
+"""Destinations of the options that describe how to reach one cluster: each context of
+``export --contexts`` has its own."""
 REPLICATING = frozenset({LIVE, "record", "report", "export", "check"})
 """The commands that take ``--replica-mysql-host`` (as :mod:`ndbtop.cli.parser` declares)."""
 
@@ -50,8 +55,8 @@ CLASHES: tuple[Clash, ...] = (
     Clash(frozenset({"demo"}), "demo_fleet", ("once", "scenario", "at", "fail_node",
                                              "data_node_hosts", "no_sql"),
           "--fleet plays its own three clusters in the fleet overview"),
-    Clash(frozenset({"export"}), "all_contexts", ("context", "connectstring"),
-          "--contexts serves every context"),
+    Clash(frozenset({"export"}), "all_contexts", ("context", *PER_CLUSTER),
+          "--contexts serves every context with its own settings of clusters.toml"),
     Clash(frozenset({LIVE, "rolling-restart", "mgm"}), "read_write", ("read_only",),
           "--read-write lifts a context's read_only"),
     Clash(frozenset({LIVE, "record", "report", "export"}), "ssh",

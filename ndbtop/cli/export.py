@@ -100,6 +100,12 @@ def _hub(args: argparse.Namespace, connectstring: ConnectString,
     return hub
 
 
+KEPT = ("interval", "backup_status_interval", "no_sql", "no_host", "replication_lag_threshold",
+        "debug")
+"""Options of ``export --contexts`` that every context's sources take (those describing
+how to reach a cluster are refused: :data:`ndbtop.cli.clashes.PER_CLUSTER`)."""
+
+
 class ContextNotStarted(Exception):
     """A context of ``export --contexts`` whose sources cannot start: ``reason`` is one of
     :data:`~ndbtop.export.many.START_REASONS`, ``str()`` the one line saying why."""
@@ -109,7 +115,7 @@ class ContextNotStarted(Exception):
         self.reason = reason
 
 
-def context_hub(name: str, args: argparse.Namespace) -> Hub:
+def context_hub(name: str, args: argparse.Namespace, kept: tuple[str, ...] = KEPT) -> Hub:
     """The hub of ``export --context NAME`` (this host's disks read by none), or
     :class:`ContextNotStarted` naming the step that failed; the SQL node's password
     command runs last, once the rest is known to be usable."""
@@ -118,7 +124,7 @@ def context_hub(name: str, args: argparse.Namespace) -> Hub:
 
     step = "context"
     try:
-        one = context_namespace(name, args, "export", KEPT)
+        one = context_namespace(name, args, "export", kept)
         step = "connectstring"
         connectstring = cluster_connectstring(one)
         step = "ssh"
@@ -136,9 +142,6 @@ def context_hub(name: str, args: argparse.Namespace) -> Hub:
 Watched = list[tuple[Optional[str], Hub, SnapshotCollector]]
 """Each cluster served: its context's name (None: one cluster, unlabelled), its hub and
 its collector."""
-
-KEPT = ("interval", "backup_status_interval", "no_sql", "debug")
-"""Options of ``export --contexts`` that every context's sources take."""
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -165,13 +168,19 @@ def contexts_served(args: argparse.Namespace
     contexts = load_contexts()
     if not contexts:
         raise ContextsError(f"no contexts in {contexts.path}")
+    # --replication-lag-threshold is for the contexts that replicate (to or from another).
+    replicating = {name for pair in contexts.replication() for name in pair}
+    if "replication_lag_threshold" in getattr(args, "given", ()) and not replicating:
+        raise UsageError(f"--replication-lag-threshold: no context of {contexts.path} "
+                         "replicates (replicates_to)")
+    unlagged = tuple(k for k in KEPT if k != "replication_lag_threshold")
     watched: Watched = []
     served: dict[str, Exposition] = {}
     down = []
     for name in contexts:
         try:
             # This host is no data node host of every cluster: only --ssh reads hosts.
-            hub = context_hub(name, args)
+            hub = context_hub(name, args, KEPT if name in replicating else unlagged)
         except ContextNotStarted as exc:
             write_line(sys.stderr, f"ndbtop export: {name} not started ({exc.reason}): {exc}")
             served[name] = NotStarted(name, exc.reason)

@@ -342,8 +342,8 @@ OPTIONS: tuple[Option, ...] = (
     option("--ignore", commands={"check"}, group="check", action="append", default=[],
            metavar="ID", help="leave out finding ID (repeat, or ID,ID)"),
     option("--require", commands={"check"}, group="check", action="append", default=[],
-           metavar="SOURCE", help="UNKNOWN unless SOURCE was read: sql, ssh, cluster-log "
-           "(repeat, or SOURCE,SOURCE)"),
+           metavar="SOURCE", help="UNKNOWN unless SOURCE was read: sql, ssh, cluster-log, "
+           "replication (every SQL node named for it) (repeat, or SOURCE,SOURCE)"),
     option("--warning-only", commands={"check"}, group="check", action="store_true",
            default=False, help="report critical findings as WARNING (exit at most 1)"),
     option("--all", commands={"config"}, group="config", dest="all_params",

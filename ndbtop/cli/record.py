@@ -121,9 +121,10 @@ def scenario_options() -> frozenset[str]:
 
 
 def commands_of_live_cluster() -> frozenset[str]:
-    """The options of record that describe a real cluster (destinations)."""
-    return frozenset(o.destination for o in OPTIONS if o.group in (MGM, SQLG, "host")
-                     and o.destination != "no_sql")
+    """The options of record that describe a real cluster (destinations), ``--context``
+    included."""
+    return frozenset(o.destination for o in OPTIONS if (o.group in (MGM, SQLG, "host")
+                     and o.destination != "no_sql") or o.destination == "context")
 
 
 def option_names(destinations: list[str]) -> str:

@@ -46,8 +46,9 @@ def _m(name: str, kind: Kind, labels: str, help_text: str, source: str) -> Metri
 NODE = "node_id"
 METRICS: tuple[MetricDef, ...] = (
     _m("ndbtop_source_up", "gauge", "source",
-       "1 when the ndbtop source (mgm, config, events, ndbinfo, host, and host NAME for each "
-       "data node host read over SSH) has fresh data, else 0 (none for a source turned off; "
+       "1 when the ndbtop source (mgm, config, events, ndbinfo, host, host NAME for each "
+       "data node host read over SSH, replication, and replication HOST:PORT for each SQL "
+       "node named for replication) has fresh data, else 0 (none for a source turned off; "
        "config, read only when it may have changed, is 1 while its last read succeeded)",
        "-"),
     _m("ndbtop_source_age_seconds", "gauge", "source",

@@ -60,6 +60,14 @@ def source_families(snapshot: ClusterSnapshot, now: float) -> Families:
         age = status.age(now)
         if age is not None:
             out.add("ndbtop_source_age_seconds", (status.name,), age)
+    state = snapshot.replication
+    if state is not None:
+        # Each SQL node named for replication: a replica that does not answer shows no
+        # channel, so no ndb_replication_* series would say anything is wrong.
+        up = source_up(snapshot, "replication", now)
+        for e in state.endpoints:
+            out.add("ndbtop_source_up", (f"replication {e.target}",),
+                    1.0 if up and e.error is None else 0.0)
     return out
 
 

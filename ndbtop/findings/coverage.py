@@ -51,6 +51,15 @@ def _why(snap: ClusterSnapshot, name: str) -> str | None:
     return src.error or src.state.value
 
 
+def replication_silent(snap: ClusterSnapshot) -> list[str]:
+    """The SQL nodes named for replication that did not answer their last read
+    (``host:port (side)``): the channels they hold, or feed, go unjudged."""
+    state = snap.replication
+    if state is None:
+        return []
+    return [f"{e.target} ({e.side})" for e in state.endpoints if e.error is not None]
+
+
 def unread(snap: ClusterSnapshot) -> list[tuple[str, str]]:
     """(source, why) for the secondary sources a surface could not read."""
     out = []
@@ -60,6 +69,9 @@ def unread(snap: ClusterSnapshot) -> list[tuple[str, str]]:
             out.append((name, why))
     if snap.source("replication") is not None:
         why = _why(snap, "replication")
+        silent = replication_silent(snap)
+        if why is None and silent:
+            why = f"no answer from {', '.join(silent)}"
         if why is not None:
             out.append(("replication", why))
     return out
@@ -86,8 +98,14 @@ def unjudged(snap: ClusterSnapshot, heard_s: float | None) -> list[tuple[str, tu
     if _why(snap, "cluster-log") is not None and not heard:
         said = "no event heard" if not heard_s else f"events heard for {heard_s:.0f} s only"
         out.append((f"no cluster log read, {said}", EVENT_RULES))
-    if snap.source("replication") is not None and _why(snap, "replication") is not None:
-        out.append(("no replica SQL node answered", REPLICATION_RULES))
+    if snap.source("replication") is not None:
+        silent = replication_silent(snap)
+        if _why(snap, "replication") is not None:
+            out.append(("no replica SQL node answered", REPLICATION_RULES))
+        elif silent:
+            # A replica that does not answer shows no channel at all: never an all-clear.
+            out.append((f"no answer from {', '.join(silent)}: its channels",
+                        REPLICATION_RULES))
     return out
 
 

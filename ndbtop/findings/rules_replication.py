@@ -30,6 +30,21 @@ _LAGGING = re.compile(r"Disconnecting lagging nodes '([0-9a-fA-F]{1,128})'"
                       r"(?:, epoch ([0-9]{1,20}))?")
 _EXCEEDED = re.compile(r"MaxBufferedEpochs \(([0-9]{1,10}) >= ([0-9]{1,10})\)")
 MAX_NODE_ID = 255
+LOST_EVENTS_ADVICE = (
+    "the source's binary log misses the changes made while its SQL node was away: "
+    "replication alone cannot bring the replica level (skipping the incident leaves it "
+    "different). Fail the channel over to another binlogging SQL node of the source whose "
+    "binary log has no gap there: on it, the next_file and next_position of "
+    "mysql.ndb_binlog_index WHERE epoch = the replica's MAX(epoch) of "
+    "mysql.ndb_apply_status; CHANGE REPLICATION SOURCE TO (CHANGE MASTER TO before 8.0.23) "
+    "that file and position, and start the replica. With no such SQL node, re-seed the "
+    "replica: a new backup of the source (START BACKUP), ndb_restore --restore-epoch on the "
+    "replica, then replicate from the File and Position of the source's first "
+    "ndb_binlog_index epoch after the restored one. Then find why the SQL node lost events "
+    "(sql_node_disconnected_lagging)")
+"""What an operator does after a LOST_EVENTS incident: the Reference Manual's "Implementing
+Failover with NDB Cluster Replication" and "NDB Cluster Backups With NDB Cluster
+Replication" (25.7.8, 25.7.9 in 8.0 and 8.4)."""
 
 
 def _fresh(state: ReplicationState, channel: Channel, wall: float) -> float | None:
@@ -138,9 +153,10 @@ def replication_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
             tuple(evidence),
             Threshold(f"{limit:g} s", "ndbtop", "--replication-lag-threshold"),
             "the replica applies slower than the source writes: look at its applier "
-            f"({t.column('sql')}_State, replica_parallel_workers), its cluster's data nodes "
-            "(redo log, disks, CPU) and the link between the sites; a failover now loses "
-            "this much",
+            f"({t.column('sql')}_State; replica_allow_batching ON; parallel workers, "
+            "replica_parallel_workers, apply NDB epochs only from NDB 8.0.33), its cluster's "
+            "data nodes (redo log, disks, CPU) and the link between the sites; a failover "
+            "now loses this much",
             key=channel.key)
 
 
@@ -177,12 +193,7 @@ def replication_lost_events(snap: ClusterSnapshot) -> Iterator[Finding]:
             Threshold("any LOST_EVENTS incident", "server", reference=(
                 "ha_ndbcluster_binlog.cc Ndb_binlog_thread::check_reconnect_incident; "
                 f"the replica stops with {INCIDENT_ERRNO}")),
-            "the source's binary log misses changes: replication alone cannot bring the "
-            "replica level. Fail the channel over to another binlogging SQL node of the "
-            "source, from the first epoch after the replica's last (mysql.ndb_binlog_index "
-            "WHERE epoch > the replica's MAX(epoch) of ndb_apply_status, its next_file and "
-            "next_position), or restore the replica from a backup; then find why the SQL "
-            "node lost events (sql_node_disconnected_lagging)",
+            LOST_EVENTS_ADVICE,
             key=channel.key)
 
 
@@ -199,9 +210,10 @@ def replication_conflicts(snap: ClusterSnapshot) -> Iterator[Finding]:
             (Evidence("conflicts", f"{rate:,.1f} per minute",
                       f"Ndb_conflict_* on {channel.replica}", age),),
             Threshold("any rise", "ndbtop", reference="Ndb_conflict_fn_* status variables"),
-            "rows were changed on both clusters; the conflict function kept one version and "
-            "the other is in the table's exceptions table (<table>$EX): read it there, and "
-            "find the application that writes on both sides",
+            "rows were changed on both clusters; the conflict function kept one version, "
+            "and the table's exceptions table (<table>$EX), where one was created, holds "
+            "the rows in conflict: read them there, and find the application that writes "
+            "on both sides",
             key=channel.key)
 
 

@@ -139,7 +139,7 @@ class Endpoint:
     each source server, cluster-wide on the replica."""
     max_replicated_epoch: int | None = None
     """``Ndb_replica_max_replicated_epoch`` (``Ndb_slave_max_replicated_epoch`` before
-    8.0.26): the newest epoch this SQL node's applier committed."""
+    8.0.23): the newest epoch this SQL node's applier committed."""
     conflicts: int | None = None
     """The conflict counters (``Ndb_conflict_fn_*`` and ``Ndb_conflict_epoch_delete_
     delete_count``) summed; None when the server has none."""

@@ -1,10 +1,13 @@
 """Joining the two sides of replication: which source SQL node each replica channel reads
 from, how far behind it is, and whether a lost-events incident lies ahead of it.
 
-A channel's source is the watched SQL node whose ``@@server_id`` is the channel's
-``Source_Server_Id``, else the one at the channel's ``Source_Host``:``Source_Port`` (no
-name is looked up: ``127.0.0.1``, ``localhost`` and ``::1`` count as one). Pure functions:
-the collector asks the source for the counts they need (:func:`counts_wanted`).
+A channel's source is the watched SQL node at the channel's ``Source_Host``:``Source_Port``
+(no name is looked up: ``127.0.0.1``, ``localhost`` and ``::1`` count as one), else the one
+whose ``@@server_id`` is the channel's ``Source_Server_Id`` (a replica that names its
+source by a name or an address ndbtop does not use): a server id is unique only within one
+replication topology, and an unrelated cluster's SQL node watched beside may share it.
+Pure functions: the collector asks the source for the counts they need
+(:func:`counts_wanted`).
 """
 
 from __future__ import annotations
@@ -33,16 +36,15 @@ def _same_host(a: str, b: str) -> bool:
 
 def source_of(threads: ReplicaThreads, endpoints: Sequence[Endpoint],
               replica: str) -> Endpoint | None:
-    """The watched SQL node a channel reads from: by server id, else by address."""
+    """The watched SQL node a channel reads from: the one at its address, else (a name or
+    an address ndbtop does not watch it by) the one of its server id."""
     others = [e for e in endpoints if e.target != replica]
-    if threads.source_server_id is not None:
-        found = next((e for e in others if e.server_id == threads.source_server_id), None)
-        if found is not None:
-            return found
     for e in others:
         host, port = _host_port(e.target)
         if _same_host(host, threads.source_host) and port == threads.source_port:
             return e
+    if threads.source_server_id is not None:
+        return next((e for e in others if e.server_id == threads.source_server_id), None)
     return None
 
 
@@ -88,17 +90,16 @@ def derive_lag(source: Endpoint | None, threads: ReplicaThreads, applied: int | 
     if epochs == 0:
         return Lag(0, 0.0, "caught up: the source's newest epoch is applied")
     rate, window = source.epoch_rate, source.epoch_rate_window_s
-    more = "at least " if at_least else ""
+    behind = f"{'at least ' if at_least else ''}{epochs} epoch{'' if epochs == 1 else 's'}"
     if rate is None:
-        return Lag(epochs, None, f"{more}{epochs} epochs behind; seconds need the source's "
-                                 "epoch rate, measured from its second read", at_least)
+        return Lag(epochs, None, f"{behind} behind; seconds need the source's epoch rate, "
+                                 "measured from its second read", at_least)
     if rate <= 0:
-        return Lag(epochs, None, f"{more}{epochs} epochs behind; the source wrote no epoch in "
-                                 f"the last {window:.0f} s, so no rate to derive seconds from",
-                   at_least)
+        return Lag(epochs, None, f"{behind} behind; the source wrote no epoch in the last "
+                                 f"{window:.0f} s, so no rate to derive seconds from", at_least)
     return Lag(epochs, epochs / rate,
-               f"derived: {more}{epochs} epochs / {rate:.1f} epochs/s written on the source "
-               f"over the last {window:.0f} s", at_least)
+               f"derived: {behind} / {rate:.1f} epochs/s written on the source over the "
+               f"last {window:.0f} s", at_least)
 
 
 def _log_order(file: str) -> int | None:

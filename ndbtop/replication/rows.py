@@ -233,7 +233,7 @@ def conflicts_of(values: Mapping[str, int]) -> int | None:
 
 def max_replicated_epoch(values: Mapping[str, int]) -> int | None:
     """``Ndb_replica_max_replicated_epoch``, or ``Ndb_slave_max_replicated_epoch`` before
-    NDB 8.0.26."""
+    NDB 8.0.23."""
     found = values.get("Ndb_replica_max_replicated_epoch")
     return found if found is not None else values.get("Ndb_slave_max_replicated_epoch")
 

@@ -16,9 +16,9 @@ LAG_MEANS = ("lag: the epochs the source's binary log holds (mysql.ndb_binlog_in
              "(mysql.ndb_apply_status); the seconds are derived from them at the rate the "
              "source wrote epochs, never measured")
 BEHIND_MEANS = ("Seconds_Behind_Source: the replica's own estimate, the age (by the "
-                "source's clock) of the event its applier runs now; NULL while a thread is "
-                "stopped, 0 once the applier has caught up with what the receiver fetched, "
-                "whatever the receiver has not")
+                "source's clock) of the event its applier runs now; NULL while the applier "
+                "is stopped (or idle with the receiver stopped), 0 once the applier has "
+                "caught up with what the receiver fetched, whatever the receiver has not")
 NOT_NAMED = ("no replica named: --replica-mysql-host (the SQL nodes of the cluster this one "
              "replicates to) reads both sides")
 
@@ -168,7 +168,9 @@ def replication_text(snap: ClusterSnapshot) -> list[str]:
         lines.append(format_table(CHANNEL_HEADINGS, channel_rows(state), right=(3, 4, 5, 6)))
         lines += [f"  {c.label}: {c.lag.basis}" for c in state.channels]
     else:
-        lines.append("  no channel: no SQL node named reads a binary log of another")
+        silent = [e.target for e in state.endpoints if e.error is not None]
+        lines.append("  no channel: no SQL node named reads a binary log of another" + (
+            f" (not known of {', '.join(silent)}: no answer)" if silent else ""))
     lines += [f"  {LAG_MEANS}.", f"  {BEHIND_MEANS}."]
     lines.append("SQL nodes read for replication:")
     lines += [f"  {endpoint_text(e)}" for e in state.endpoints]

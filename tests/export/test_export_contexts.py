@@ -16,9 +16,11 @@ from export_helpers import Served
 from prometheus_server import ROOT, Prometheus
 from prometheus_server import fetch as get
 
+from ndbtop.cli import main
 from ndbtop.cli.export import contexts_served
 from ndbtop.cli.parser import build_parser
 from ndbtop.contexts import clusters_path
+from ndbtop.errors import UsageError
 from ndbtop.export.catalogue import BY_NAME
 from ndbtop.export.lines import cluster_label, with_label
 from ndbtop.export.many import START_REASONS, NotStarted, make_multi_app, merge_expositions
@@ -225,3 +227,50 @@ def test_a_context_that_cannot_start_is_served_down_and_never_stops_the_others(
                if line.startswith("ndbtop_context_start_error{")}
     assert seen == ["200 OK"] and reasons == {
         "dr": "password_command", "staging": "ssh", "qa": "connectstring", "lab": "sql_options"}
+
+
+REPLICATING = """\
+[prod]
+connectstring = "127.0.0.1:5"
+mysql_host = "127.0.0.1"
+mysql_port = 7
+replicates_to = "dr"
+
+[dr]
+connectstring = "127.0.0.1:6"
+mysql_host = "127.0.0.1"
+mysql_port = 8
+
+[staging]
+connectstring = "127.0.0.1:9"
+no_sql = true
+"""
+
+
+def test_contexts_take_the_lag_threshold_where_they_replicate() -> None:
+    write_clusters(REPLICATING)
+    args = build_parser().parse_args(["export", "--contexts", "--replication-lag-threshold",
+                                      "5"])
+    watched, _, described = contexts_served(args)
+    assert "not started" not in described
+    setups = {name: hub.replication.setup if hub.replication else None
+              for name, hub, _ in watched}
+    assert setups["staging"] is None
+    assert setups["prod"] is not None and setups["prod"].lag_threshold_s == 5.0
+    assert setups["dr"] is not None and setups["dr"].lag_threshold_s == 5.0
+    write_clusters(UNSTARTABLE.split("[dr]")[0])
+    with pytest.raises(UsageError, match=r"no context of .* replicates"):
+        contexts_served(args)
+
+
+@pytest.mark.parametrize("option", [["--mysql-user", "monitor"], ["-p"], ["--ssh"],
+                                    ["--replica-mysql-host", "127.0.0.1"],
+                                    ["--ndb-tls-search-path", "/tls"], ["--ssl-ca", "ca.pem"]])
+def test_contexts_refuse_what_each_context_sets_itself(
+        option: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # Each context reaches its cluster with its own settings: one value for all of them
+    # would be ignored or wrong, so it is refused.
+    with pytest.raises(SystemExit) as refused:
+        main(["export", "--contexts", *option])
+    assert refused.value.code == 2
+    assert "does not apply with --contexts" in capsys.readouterr().err

@@ -478,6 +478,21 @@ def test_replication_serves_each_thread_and_the_lag() -> None:
     assert not [name for name, _ in stale if name.startswith("ndb_replication_")]
 
 
+def test_each_sql_node_named_for_replication_is_up_or_not() -> None:
+    # The replica does not answer (the source does): it shows no channel, so no
+    # ndb_replication_* series is there to alert on; its own ndbtop_source_up is 0.
+    silent = dataclasses.replace(REPLICATION, channels=(), endpoints=(
+        Endpoint("10.0.1.5:3306", "prod", read_at=WALL, server_id=11),
+        Endpoint("10.0.2.5:3306", "dr", error="connection refused")))
+    found = samples(snapshot(replication=silent, sources=up("mgm", "replication")))
+    assert value(found, "ndbtop_source_up", source="replication") == 1
+    assert value(found, "ndbtop_source_up", source="replication 10.0.1.5:3306") == 1
+    assert value(found, "ndbtop_source_up", source="replication 10.0.2.5:3306") == 0
+    failed = SourceStatus("replication", SourceState.RETRYING, error="refused")
+    down = samples(snapshot(replication=silent, sources=(*up("mgm"), failed)))
+    assert value(down, "ndbtop_source_up", source="replication 10.0.1.5:3306") == 0
+
+
 DOWN_HOST = report(
     "db2", via="ssh", node_ids=(5,),
     error_logs=(ErrorLogEntry(5, "/d/ndb_5_error.log", time="Thursday 26 November 2026 - "

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 from typing import Any
 
@@ -126,3 +127,29 @@ def test_memory_without_a_sql_node_from_the_data_nodes_report(
                           "used (band 90%); memory_high: node 3 Data memory 92% used ")
     # Judged from the report: memory_high is not among the rules ndbinfo's absence leaves.
     assert "; not judged (no ndbinfo): redo_part_filling, " in out
+
+
+def test_a_replica_that_does_not_answer_is_never_an_all_clear() -> None:
+    # The source's SQL node answers, the replica's does not: no channel is seen, so the
+    # replication rules judged nothing; check names it and --require replication is UNKNOWN.
+    from ndbtop.cli.check import coverage_text, missing
+    from ndbtop.model.replication import Endpoint, ReplicationState
+    from ndbtop.model.sources import SourceState, SourceStatus
+    from tests.findings.test_rules_server_words import NOW, UP, WALL
+
+    state = ReplicationState((Endpoint("10.0.1.5:3306", "prod", read_at=WALL, server_id=11),
+                              Endpoint("10.0.2.5:3306", "dr", error="connection refused")),
+                             (), 60.0, WALL)
+    read = SourceStatus("replication", SourceState.CONNECTED, last_ok=NOW)
+    s = snap(replication=state, sources=(*UP, read))
+    text = coverage_text(s, None)
+    assert "replication not read (no answer from 10.0.2.5:3306 (dr))" in text
+    assert ("not judged (no answer from 10.0.2.5:3306 (dr): its channels): "
+            "replication_stopped, replication_lag") in text
+    assert missing(s, ("replication",), False) == [
+        "replication (no answer from 10.0.2.5:3306 (dr))"]
+    answered = dataclasses.replace(state, endpoints=state.endpoints[:1])
+    fine = snap(replication=answered, sources=(*UP, read))
+    assert missing(fine, ("replication",), False) == []
+    assert "replication" not in coverage_text(fine, None)
+    assert missing(snap(), ("replication",), False) == ["replication (no replica named)"]

@@ -48,6 +48,8 @@ def test_lag_in_epochs_and_the_seconds_derived_from_them() -> None:
     assert lag.basis == ("derived: 300 epochs / 10.0 epochs/s written on the source over the "
                          "last 60 s")
     assert derive_lag(source(), t, E + 40, (0, False)).seconds == 0.0
+    assert derive_lag(source(), t, E + 39, (1, False)).basis.startswith(
+        "derived: 1 epoch / 10.0 epochs/s")
     idle = derive_lag(source(epoch_rate=0.0), t, E, (5, False))
     assert (idle.epochs, idle.seconds) == (5, None) and "wrote no epoch" in idle.basis
     first = derive_lag(source(epoch_rate=None), t, E, (5, False))
@@ -79,3 +81,12 @@ def test_channels_joined_with_the_counts_the_source_gave() -> None:
     assert channel.label == "10.0.1.5:3306 -> 10.0.2.5:3306"
     (why,) = join_channels([src, rep], {("10.0.1.5:3306", E + 10): "its source does not answer"})
     assert why.lag.epochs is None and why.lag.basis == "its source does not answer"
+
+
+def test_the_address_the_replica_reads_from_wins_over_a_shared_server_id() -> None:
+    # Server ids are unique only within one replication topology: another cluster's SQL
+    # node watched beside (here with the same server id 11) is not the channel's source.
+    unrelated = source("10.0.3.7:3306")
+    real = source("10.0.1.5:3306")
+    assert source_of(threads(), [unrelated, real], "10.0.2.5:3306") is real
+    assert source_of(threads(host="sql1.prod"), [unrelated], "10.0.2.5:3306") is unrelated

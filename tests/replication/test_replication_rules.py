@@ -85,3 +85,29 @@ def test_the_lagging_sql_node_from_the_cluster_log_file() -> None:
     # A quarter of an hour later it is history.
     later = evaluate(snap(channel(), wall=at + 1000.0, cluster_log=lines))
     assert not [f for f in later if f.id == "sql_node_disconnected_lagging"]
+
+
+def test_lost_events_advice_gives_the_manuals_failover_position_and_the_reseed() -> None:
+    # The Reference Manual, "Implementing Failover with NDB Cluster Replication": on the
+    # other source SQL node, the next_file/next_position of the ndb_binlog_index row WHERE
+    # epoch = the replica's MAX(epoch) of ndb_apply_status (the row after it would skip an
+    # epoch). Without such a node, "NDB Cluster Backups With NDB Cluster Replication":
+    # ndb_restore --restore-epoch, then the first epoch after the restored one.
+    stopped = channel(sql_running="No", last_sql_errno=1590, last_sql_error=(
+        "The incident LOST_EVENTS occurred on the source. Message: cluster disconnect"))
+    (lost,) = [f for f in evaluate(snap(stopped)) if f.id == "replication_lost_events"]
+    advice = lost.advice
+    assert "next_file and next_position of mysql.ndb_binlog_index WHERE epoch = the " \
+           "replica's MAX(epoch) of mysql.ndb_apply_status" in advice
+    assert "epoch >" not in advice
+    assert "ndb_restore --restore-epoch" in advice and "START BACKUP" in advice
+    assert "CHANGE REPLICATION SOURCE TO" in advice
+
+
+def test_lag_advice_names_the_appliers_settings_by_the_servers_columns() -> None:
+    late = replace(channel(), lag=Lag(700, 70.0, "derived: ..."))
+    (found,) = evaluate(snap(late))
+    assert "Replica_SQL_Running_State" in found.advice
+    assert "replica_parallel_workers" in found.advice and "NDB 8.0.33" in found.advice
+    old = replace(late, threads=replace(late.threads, names="slave"))
+    assert "Slave_SQL_Running_State" in evaluate(snap(old))[0].advice

@@ -85,3 +85,15 @@ async def test_a_snapshot_with_replication_is_recorded_and_read_back() -> None:
         state = await poll(sim, time, source, 40.0)
     snap = snapshot(state, sim)
     assert decode(encode(snap)) == snap
+
+
+def test_the_simulator_names_the_max_replicated_epoch_by_release() -> None:
+    # NDB 8.0.23's release notes ("Terminology updates") replace the _slave_ status
+    # variable by Ndb_replica_max_replicated_epoch.
+    from ndbtop.mgm.version import make_version
+    from ndbtop.sim.sqlnode.replication import max_replicated_epoch_name
+
+    assert max_replicated_epoch_name(make_version(7, 6, 29)) == "Ndb_slave_max_replicated_epoch"
+    assert max_replicated_epoch_name(make_version(8, 0, 22)) == "Ndb_slave_max_replicated_epoch"
+    assert max_replicated_epoch_name(make_version(8, 0, 23)) == (
+        "Ndb_replica_max_replicated_epoch")

@@ -78,6 +78,15 @@ def _version(ndb_version: int) -> tuple[int, int, int]:
     return (ndb_version >> 16) & 0xFF, (ndb_version >> 8) & 0xFF, ndb_version & 0xFF
 
 
+def max_replicated_epoch_name(ndb_version: int) -> str:
+    """The status variable of the newest epoch the applier committed, by release: NDB 8.0.23
+    replaced ``Ndb_slave_max_replicated_epoch`` by ``Ndb_replica_max_replicated_epoch``
+    (NDB 8.0.23 release notes, "Terminology updates")."""
+    if _version(ndb_version) >= (8, 0, 23):
+        return "Ndb_replica_max_replicated_epoch"
+    return "Ndb_slave_max_replicated_epoch"
+
+
 def takes(ndb_version: int, statement: str) -> bool:
     """Whether a server of this version has the SHOW statement (upper case, one space)."""
     v = _version(ndb_version)
@@ -198,8 +207,7 @@ class ReplicationSide:
         m = self._sync()
         newest = m.newest()
         out = [("Ndb_last_commit_epoch_server", str(newest.epoch if newest else 0))]
-        replicated = "Ndb_replica_max_replicated_epoch" if _version(self.ndb_version) >= (
-            8, 0, 26) else "Ndb_slave_max_replicated_epoch"
+        replicated = max_replicated_epoch_name(self.ndb_version)
         applied = m.applied_row()
         own = 0 if self.role != "replica" or applied is None else applied.epoch + (7 << 32)
         out.append((replicated, str(own)))
