@@ -8,6 +8,7 @@ Every bad value is one line, never an internal error.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import Callable
@@ -119,3 +120,37 @@ def test_a_password_commands_escapes_stay_in_the_password_and_out_of_its_error(
     said = str(caught.value)
     assert "\x1b" not in said and "bad \\x1b]0;title\\x07 thing" in said
     assert "s3cret" not in said and "exited 3" in said
+
+
+async def test_a_management_server_that_answers_each_question_slowly_is_one_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each answer comes just within the time a reply may take, so no single step times out:
+    # the context's probe still ends at its one deadline (twice the probe's timeout).
+    from ndbtop.cli.contexts import probe
+    from ndbtop.mgm import client
+
+    class Slow:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        async def _answer(self, value: object) -> object:
+            await asyncio.sleep(0.2)
+            return value
+
+        async def connect(self) -> object:
+            return await self._answer("127.0.0.1:1186")
+
+        async def get_status(self) -> object:
+            return await self._answer(())
+
+        async def get_version(self) -> object:
+            return await self._answer(None)
+
+        async def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(client, "MgmClient", Slow)
+    context = Context("prod", Path("c.toml"), 1, options=(("connectstring", "mgm1:1186"),))
+    ok, said = await asyncio.wait_for(probe(context, timeout=0.25), 5)
+    assert (ok, said) == (False, "no answer within 0.5 s")
