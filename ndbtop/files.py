@@ -51,6 +51,9 @@ class UnsafeDirectory(FileError):
     """The state directory, or a directory on the way to it, that others could change."""
 
     def __init__(self, top: Path, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        """What is wrong with ``path`` (``is a link``, ``is writable by others...``)."""
         where = "" if path == top else f": {sanitise(str(path))}"
         super().__init__(
             f"the state directory {sanitise(str(top))} is not safe to use{where} {reason} "

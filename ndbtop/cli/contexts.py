@@ -1,7 +1,8 @@
 """``ndbtop contexts``: the contexts of ``clusters.toml``, and whether each answers now.
 
-Every context's management servers are asked for ``get status`` at once, each within
-:data:`PROBE_TIMEOUT` seconds: one that does not answer delays no other.
+Every context's management servers are asked for ``get status`` at once, each context
+within twice :data:`PROBE_TIMEOUT` seconds in all (connecting, ``get status`` and ``get
+version`` together): one that does not answer, or answers slowly, delays no other.
 """
 
 from __future__ import annotations
@@ -9,11 +10,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 from ndbtop.cli.exits import DONE, UNREACHABLE
 from ndbtop.contexts import Context, ContextsError, load_contexts
 from ndbtop.errors import NdbtopError
 from ndbtop.sanitise import sanitise
+
+if TYPE_CHECKING:
+    from ndbtop.mgm.connectstring import MgmAddress
+    from ndbtop.mgm.replies import ServerVersion
+    from ndbtop.mgm.status import NodeStatus
 
 PROBE_TIMEOUT = 3.0
 """Seconds a context's management servers have to answer."""
@@ -34,11 +41,16 @@ async def probe(context: Context, timeout: float = PROBE_TIMEOUT) -> tuple[bool,
                            timeout=timeout)
     except NdbtopError as exc:
         return False, str(exc)
+
+    async def ask() -> tuple[MgmAddress, tuple[NodeStatus, ...], ServerVersion]:
+        address = await client.connect()
+        return address, tuple(await client.get_status()), await client.get_version()
+
     try:
-        address = await asyncio.wait_for(client.connect(), timeout * 2)
-        nodes = await asyncio.wait_for(client.get_status(), timeout * 2)
-        version = await asyncio.wait_for(client.get_version(), timeout * 2)
-    except (NdbtopError, OSError, asyncio.TimeoutError) as exc:
+        address, nodes, version = await asyncio.wait_for(ask(), timeout * 2)
+    except asyncio.TimeoutError:
+        return False, f"no answer within {timeout * 2:g} s"
+    except (NdbtopError, OSError) as exc:
         why = str(exc) or type(exc).__name__
         return False, why.removeprefix("cannot connect to a management server: ")
     finally:

@@ -8,6 +8,12 @@ of its own, with the same options): the newest file, then its rotated predecesso
 first, at most the last :data:`HISTORY_S` or :data:`READ_LIMIT` bytes in all, whichever
 comes first. Several management servers' files are merged, each event once.
 
+The lines are read in a worker thread (a file of 4 MB takes seconds: the live view does
+not wait), as the server's only when they could be (:func:`~ndbtop.mgm.cluster_log.
+parse_line`: a line stamped later than the host's clock when the file was read, plus
+:data:`AHEAD_S`, stays text). Merging the files, like every match of one event seen twice,
+is linear in the lines however many share a text.
+
 Read again (the live view does when its event listener was cut off, so that the events
 missed show), a file gives only what was appended since (:func:`read_appended`, from the
 size it had), or, once it was rotated, its bounded tail again.
@@ -18,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -40,6 +47,9 @@ APPEND_TRIES = 3
 """Requests for what was appended, when the file keeps growing between them."""
 SAME_EVENT_S = 1.0
 """Two management servers log one event within this many seconds of each other."""
+AHEAD_S = 60.0
+"""How far past the host's clock a line may be stamped and still be read as timed (the
+file's times are to the second, in the offset the host gave when it was read)."""
 NAME = "cluster-log"
 
 
@@ -133,7 +143,7 @@ async def read_place(reader: TailReader, place: LogPlace, wall: float
         if i == 0:
             size = tail.size
         budget -= want
-        lines = parse_lines(tail.text, tail.tz, place.mgm_node, whole=want >= tail.size)
+        lines = await _parse(tail, place, want >= tail.size, now)
         chunks.insert(0, lines)
         first = next((ln.time for ln in lines if ln.time is not None), None)
         if budget <= 0 or (first is not None and first < now - HISTORY_S):
@@ -169,11 +179,17 @@ async def read_appended(reader: TailReader, place: LogPlace, kept: PlaceRead, wa
         # It grew between the two requests: ask again from the same offset.
         size = tail.size
     assert tail is not None
-    new = parse_lines(tail.text, tail.tz, place.mgm_node,
-                      whole=tail.size - want == kept.size)
     now = tail.host_now or base.host_now or wall
+    new = await _parse(tail, place, tail.size - want == kept.size, now)
     lines = _recent([*kept.lines, *new], now - HISTORY_S)
     return PlaceRead(tuple(lines[-KEEP_LINES:]), tail.size, older), None
+
+
+async def _parse(tail: FileTail, place: LogPlace, whole: bool, now: float) -> list[LogLine]:
+    """The lines of ``tail`` (read in a worker thread), none stamped after ``now`` plus
+    :data:`AHEAD_S`."""
+    return await asyncio.to_thread(parse_lines, tail.text, tail.tz, place.mgm_node, whole,
+                                   now + AHEAD_S)
 
 
 def _recent(lines: Sequence[LogLine], since: float) -> list[LogLine]:
@@ -199,16 +215,22 @@ def merge(files: Sequence[Sequence[LogLine]]) -> list[LogLine]:
             keyed.append((last, f, i, ln))
     keyed.sort(key=lambda k: k[:3])
     out: list[LogLine] = []
-    recent: dict[tuple[int | None, str], list[tuple[float, int]]] = {}
+    # Per (node, text), per file: the times of its lines within SAME_EVENT_S of now (the
+    # lines come in time order, so older ones can never match again).
+    recent: dict[tuple[int | None, str], dict[int, deque[float]]] = {}
     for t, f, _, ln in keyed:
         if ln.time is not None:
-            seen = recent.setdefault((ln.node, ln.text), [])
-            match = next((k for k, (when, src) in enumerate(seen)
-                          if src != f and abs(when - t) <= SAME_EVENT_S), None)
+            by_file = recent.setdefault((ln.node, ln.text), {})
+            match: tuple[float, int] | None = None
+            for src, times in by_file.items():
+                while times and times[0] < t - SAME_EVENT_S:
+                    times.popleft()
+                if src != f and times and (match is None or (times[0], src) < match):
+                    match = (times[0], src)
             if match is not None:
-                seen.pop(match)
+                by_file[match[1]].popleft()
                 continue
-            seen.append((t, f))
+            by_file.setdefault(f, deque()).append(t)
         out.append(ln)
     return out
 

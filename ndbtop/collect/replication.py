@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ndbtop.collect.health import Health
@@ -32,6 +32,9 @@ from ndbtop.replication.setup import ReplicationSetup
 
 BACKGROUND_EVERY = 10.0
 """Seconds between two reads while nothing shows replication."""
+COUNTS_PER_SOURCE = 32
+"""Lags a source counts at most per read (each may be a query of its ndb_binlog_index): a
+replica that names many channels, or many source servers, costs the source no more."""
 RATE_WINDOW_S = 60.0
 """Seconds over which the rate of epochs written is measured (the reads within it)."""
 NAME = "replication"
@@ -117,10 +120,16 @@ class ReplicationSource:
         endpoints = tuple(await asyncio.gather(*(self._read(r) for r in self.readers)))
         counts: dict[tuple[str, int], tuple[int, bool] | str] = {}
         readers = {r.target: r for r in self.readers}
+        asked: dict[str, int] = {}
         for target, applied in sorted(counts_wanted(endpoints)):
             reader = readers[target]
             if target not in self._connected:
                 counts[(target, applied)] = "its source does not answer"
+                continue
+            asked[target] = asked.get(target, 0) + 1
+            if asked[target] > COUNTS_PER_SOURCE:
+                counts[(target, applied)] = (f"not counted: the source counts {COUNTS_PER_SOURCE} "
+                                             "lags at most per read")
                 continue
             try:
                 counts[(target, applied)] = await asyncio.to_thread(reader.count_after, applied)
@@ -177,20 +186,27 @@ class ReplicationSource:
             channel_conflicts=tuple((a.channel, a.conflicts) for a in got.applier),
             unavailable=tuple(sorted(got.unavailable.items())))
 
-    def _channel_conflicts(self, endpoints: Iterable[Endpoint]) -> dict[str, float]:
+    def _channel_conflicts(self, endpoints: Sequence[Endpoint]) -> dict[str, float]:
         """Conflicts per minute of each channel whose replica gives them per channel."""
         out = {}
         now = self.clock.monotonic()
+        seen = {e.target for e in endpoints}
         for e in endpoints:
             if e.error is not None:
+                seen.update(k for k in self._conflicts if k.startswith(f"{e.target}/"))
                 continue
             for channel, total in e.channel_conflicts:
                 key = f"{e.target}/{channel}"
+                seen.add(key)
                 counter = self._conflicts.setdefault(key, _Rates())
                 counter.add(now, total)
                 rose, span = counter.last_rise()
                 if span > 0:
                     out[key] = rose / span * 60.0
+        # A channel no longer listed is forgotten: names that change at every read do not
+        # pile up.
+        for key in [k for k in self._conflicts if k not in seen]:
+            del self._conflicts[key]
         return out
 
     async def attempt(self) -> float:

@@ -5,7 +5,9 @@ asks for one sample, parses it with :mod:`ndbtop.host.procfs` and keeps the last
 the rates are those of the local collector. When ``ssh`` exits, does not answer or the
 host is not Linux, the source records the reason (ssh's last message on stderr) and
 starts a new ``ssh`` after a backoff. Nothing here ever waits on a host outside its own
-task.
+task. A request given up before its answer ended (its time passed, or the caller stopped
+waiting) ends the ``ssh`` process: the rest of that answer would otherwise be read as the
+next request's.
 """
 
 from __future__ import annotations
@@ -190,7 +192,12 @@ class SshHost:
                 else:
                     data = await asyncio.wait_for(proc.stdout.readuntil(end), timeout)
             except asyncio.TimeoutError:
+                # The rest of this answer would be read as the next request's: end ssh.
+                self.abort(f"no answer from {self.host} within {timeout:.0f} s")
                 raise HostError(f"no answer from {self.host} within {timeout:.0f} s") from None
+            except asyncio.CancelledError:
+                self.abort(f"a request to {self.host} was given up before its answer ended")
+                raise
             except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError):
                 if self._aborted:
                     raise HostError(self._aborted) from None

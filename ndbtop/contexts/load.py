@@ -1,8 +1,11 @@
 """Reading ``clusters.toml``: one table per cluster, every key checked, every error a line.
 
 The file is trusted with where clusters are and how to reach them, so it must be the
-user's own (or root's) and writable by no one else, nor its directory; it is read as a
-regular file of at most 1 MB. Every mistake is one line naming the file and the line.
+user's own (or root's) and writable by no one else, and so must every directory on the way
+to it (OpenSSH's StrictModes rule, as for the state directory: :func:`~ndbtop.files.
+check_tree`; a directory others may write to needs the sticky bit); it is read as a
+regular file of at most 1 MB. Every mistake is one line naming the file and the line, a
+table or array nested too deeply for the parser too.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 from ndbtop.compat import SLOTS, toml_loads
 from ndbtop.contexts.keys import BY_NAME, KEYS, NAME, SSH_KEYS, BadValue
 from ndbtop.errors import UsageError
-from ndbtop.files import UnfitFile, read_limited
+from ndbtop.files import UnfitFile, UnsafeDirectory, check_tree, read_limited
 
 FILE_LIMIT = 1 << 20
 """Bytes ``clusters.toml`` may hold."""
@@ -140,6 +143,12 @@ def read_safely(path: Path) -> str:
     if refusal is not None:
         raise ContextsError(refusal)
     try:
+        check_tree(path.parent, top=path)
+    except UnsafeDirectory as exc:
+        raise ContextsError(f"{path}: the directory {exc.path} on the way to it {exc.reason}: "
+                            "refused, as anyone who can change it chooses the clusters "
+                            "ndbtop acts on") from None
+    try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ContextsError(f"{path} is not UTF-8 text") from None
@@ -190,6 +199,9 @@ def parse_contexts(text: str, path: Path) -> Contexts:
         data = toml_loads(text)
     except ValueError as exc:
         raise ContextsError(f"{path}: not TOML: {exc}") from None
+    except RecursionError:
+        raise ContextsError(f"{path}: not TOML ndbtop reads: tables or arrays nested too "
+                            "deeply") from None
     tables, keys = key_lines(text)
     contexts = []
     for name, table in data.items():

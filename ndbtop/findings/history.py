@@ -23,6 +23,7 @@ from heapq import merge
 from ndbtop.mgm.cluster_log import LogLine
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.findings import Evidence, Finding
+from ndbtop.model.same_event import TimesByKey
 from ndbtop.model.snapshot import ClusterSnapshot
 
 JUDGED_FOR_S = 300.0
@@ -56,12 +57,9 @@ def judged_events(snap: ClusterSnapshot) -> tuple[Event, ...]:
     chosen = sorted([*context, *recent], key=lambda e: e.received_at) if recent else context
     if snap.events and chosen:
         first = snap.events[0].received_at - SAME_EVENT_S
-        live = {}
-        for e in snap.events:
-            live.setdefault((e.source_node, e.text), []).append(e.received_at)
-        chosen = [e for e in chosen if e.received_at < first or not any(
-            abs(t - e.received_at) <= SAME_EVENT_S
-            for t in live.get((e.source_node, e.text), ()))]
+        live = TimesByKey(((e.source_node, e.text), e.received_at) for e in snap.events)
+        chosen = [e for e in chosen if e.received_at < first or not live.near(
+            (e.source_node, e.text), e.received_at, SAME_EVENT_S)]
     if not chosen:
         return snap.events
     key = (snap.events, snap.cluster_log, len(chosen), chosen[0], chosen[-1])

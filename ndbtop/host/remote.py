@@ -18,10 +18,12 @@ reads requests on its standard input, one per line, and answers on its output:
   the file system does not keep it) of ``S0.FragLog`` in it, between ``birth`` and
   ``end``: when a redo log part's first file was created;
 - ``c`` followed by a line holding a path and a line holding a byte count: after the
-  ``clog`` marker, ``file <size> <mtime>`` and the file's last that many bytes when it is
-  a regular file (never through a symbolic link: a link at the name answers ``nofile``),
-  then ``now <epoch> <utc offset>`` (the host's clock, to read the file's local times),
-  then ``end``. Read-only: ``tail`` and ``stat``.
+  ``clog`` marker, ``file <size> <mtime>`` and the last that many bytes of the file as it
+  was at that size (bytes appended meanwhile are left for the next read) when it is a
+  regular file (never through a symbolic link: a link at the name answers ``nofile``, and
+  ``dd iflag=nofollow,nonblock`` neither follows one swapped in after that check nor waits
+  on a pipe), then ``now <epoch> <utc offset>`` (the host's clock, to read the file's local
+  times), then ``end``. Read-only: ``dd`` and ``stat``.
 
 Paths are data read by ``read`` and used only inside double quotes, never parsed by a
 shell.
@@ -69,8 +71,11 @@ SCRIPT = (
     'c) IFS= read -r f || exit 0; IFS= read -r n || exit 0; '
     'case $n in ""|*[!0-9]*) n=0;; esac; echo "@$t clog"; '
     'if [ -f "$f" ] && [ ! -h "$f" ] && [ -r "$f" ]; then '
-    'echo "@$t file $(stat -c "%s %Y" -- "$f" 2>/dev/null)"; '
-    'if [ "$n" -gt 0 ]; then tail -c "$n" -- "$f" 2>/dev/null | tr -d "\\000"; echo; fi; '
+    'set -- $(stat -c "%s %Y" -- "$f" 2>/dev/null); echo "@$t file $1 $2"; '
+    'case $1 in ""|*[!0-9]*) n=0;; esac; '
+    'if [ "$n" -gt 0 ]; then k=0; if [ "$1" -gt "$n" ]; then k=$(($1 - n)); fi; '
+    'dd if="$f" iflag=nofollow,nonblock,skip_bytes,count_bytes skip="$k" count="$n" '
+    'bs=65536 2>/dev/null | tr -d "\\000"; echo; fi; '
     'else echo "@$t nofile"; fi; date "+@$t now %s %z"; echo "@$t end";; '
     'esac; done'
 )

@@ -19,6 +19,14 @@ the local time of the management server's host, its log name in brackets (``Mgmt
 ``MgmSrvr`` in old releases; ``--log-name`` sets another), the severity padded to 8, then
 ``Node <reporting node>: `` and the event's text, or a text of the server's own. A line
 repeated within 3 s is written once, then again with `` - Repeated N times``.
+
+The file is read as untrusted text. The server writes at most 1,023 characters of text a
+line (Logger.hpp ``MAX_LOG_MESSAGE_SIZE`` 1024, the buffer of Logger.cpp ``log``) after a
+header of at most 128 (LogHandler.hpp ``MAX_HEADER_LENGTH``): a longer line is none of its
+own and stays text, cut to :data:`MAX_LINE_CHARS`, never read as an event. A line is
+stamped when it is written: a time before 1970, after ndbtop's latest
+(:data:`~ndbtop.textnum.MAX_TIME`) or after the host's clock when the file was read (the
+caller's ``latest``) is no time the server wrote, and the line stays text too.
 """
 
 from __future__ import annotations
@@ -32,11 +40,15 @@ from ndbtop.mgm.events.catalogue import CATALOGUE
 from ndbtop.mgm.events.decode import TEXT_LINE_TYPE, Event
 from ndbtop.mgm.events.from_text import event_from_text
 from ndbtop.mgm.nodeids import node_id_problem
+from ndbtop.textnum import MAX_TIME
 
 DEFAULT_MAX_FILES = 6
 DEFAULT_MAX_SIZE = 1_000_000
 MAX_PREDECESSORS = 64
 """Rotated files looked at, whatever ``maxfiles`` says."""
+MAX_LINE_CHARS = 2048
+"""The longest line read as the server's (its header, 1,023 characters of text and the
+repetition's count fit well within it)."""
 
 SEVERITIES = ("ON", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "ALERT", "ALL")
 _LINE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) "
@@ -83,18 +95,21 @@ class LogLine:
         return self.time, self.node, self.text
 
 
-def parse_line(line: str, tz: dt.tzinfo | None = None, mgm_node: int | None = None
-               ) -> LogLine:
+def parse_line(line: str, tz: dt.tzinfo | None = None, mgm_node: int | None = None,
+               latest: float = MAX_TIME) -> LogLine:
     """One line of the file, its time read in ``tz`` (None: this host's local time).
 
-    A line of another layout is kept whole as text, with no time.
+    A line of another layout, longer than :data:`MAX_LINE_CHARS` or stamped outside 1970
+    to ``latest`` is kept as text (cut to the limit), with no time.
     """
-    m = _LINE.fullmatch(line)
+    m = _LINE.fullmatch(line) if len(line) <= MAX_LINE_CHARS else None
     if m is None:
-        return LogLine(None, None, None, line, mgm_node=mgm_node)
+        return LogLine(None, None, None, line[:MAX_LINE_CHARS], mgm_node=mgm_node)
     try:
         when = dt.datetime(*(int(g) for g in m.groups()[:6]), tzinfo=tz).timestamp()
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError, OSError):
+        return LogLine(None, None, None, line, mgm_node=mgm_node)
+    if not 0.0 <= when <= min(latest, MAX_TIME):
         return LogLine(None, None, None, line, mgm_node=mgm_node)
     logger, severity, rest = m.group(7), m.group(8), m.group(9)
     repeated = 1
@@ -111,13 +126,14 @@ def parse_line(line: str, tz: dt.tzinfo | None = None, mgm_node: int | None = No
 
 
 def parse_lines(text: str, tz: dt.tzinfo | None = None, mgm_node: int | None = None,
-                whole: bool = True) -> list[LogLine]:
-    """Every line of a file's text. ``whole``: the text begins at a line's start (else its
-    first, cut, line is left out)."""
+                whole: bool = True, latest: float = MAX_TIME) -> list[LogLine]:
+    """Every line of a file's text (:func:`parse_line`). ``whole``: the text begins at a
+    line's start (else its first, cut, line is left out)."""
     lines = text.split("\n")
     if not whole and lines:
         lines = lines[1:]
-    return [parse_line(raw, tz, mgm_node) for raw in (x.rstrip("\r") for x in lines) if raw]
+    return [parse_line(raw, tz, mgm_node, latest)
+            for raw in (x.rstrip("\r") for x in lines) if raw]
 
 
 @dataclass(frozen=True, **SLOTS)

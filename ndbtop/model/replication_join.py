@@ -49,22 +49,36 @@ def source_of(threads: ReplicaThreads, endpoints: Sequence[Endpoint],
 
 
 def applied_epoch(replica: Endpoint, threads: ReplicaThreads,
-                  source: Endpoint | None) -> int | None:
+                  source: Endpoint | None, applied: Mapping[int, int] | None = None
+                  ) -> int | None:
     """The newest epoch the replica applied from the channel's source server
-    (``ndb_apply_status``, by the source's server id)."""
+    (``ndb_apply_status``, by the source's server id); ``applied``: the replica's rows by
+    server id (:func:`applied_by_server`), made once for all its channels."""
     server_id = threads.source_server_id
     if server_id is None and source is not None:
         server_id = source.server_id
-    return replica.applied_from(server_id)
+    if applied is None:
+        return replica.applied_from(server_id)
+    return None if server_id is None else applied.get(server_id)
+
+
+def applied_by_server(replica: Endpoint) -> dict[int, int]:
+    """The replica's ``ndb_apply_status`` rows by server id (the first row of an id, as
+    :meth:`Endpoint.applied_from` reads them): a look-up per channel, not a scan."""
+    out: dict[int, int] = {}
+    for server_id, epoch in replica.applied:
+        out.setdefault(server_id, epoch)
+    return out
 
 
 def counts_wanted(endpoints: Sequence[Endpoint]) -> set[tuple[str, int]]:
     """(source target, applied epoch) of every channel whose lag the source must count."""
     out = set()
     for replica in endpoints:
+        by_server = applied_by_server(replica)
         for threads in replica.channels:
             source = source_of(threads, endpoints, replica.target)
-            applied = applied_epoch(replica, threads, source)
+            applied = applied_epoch(replica, threads, source, by_server)
             if source is not None and applied is not None and source.newest_epoch is not None:
                 out.add((source.target, applied))
     return out
@@ -140,9 +154,10 @@ def join_channels(endpoints: Sequence[Endpoint],
     """
     out = []
     for replica in endpoints:
+        by_server = applied_by_server(replica)
         for threads in replica.channels:
             source = source_of(threads, endpoints, replica.target)
-            applied = applied_epoch(replica, threads, source)
+            applied = applied_epoch(replica, threads, source, by_server)
             found = counts.get((source.target, applied)) if source and applied is not None \
                 else None
             count = found if isinstance(found, tuple) else None

@@ -14,6 +14,7 @@ from ndbtop.mgm.cluster_log import LogLine
 from ndbtop.mgm.events.catalogue import Severity
 from ndbtop.mgm.events.decode import Event
 from ndbtop.mgm.events.text import cluster_log_line
+from ndbtop.model.same_event import TimesByKey
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import iso_utc
 
@@ -41,12 +42,11 @@ def listened(snap: ClusterSnapshot) -> list[Event]:
     if not snap.cluster_log:
         return list(snap.events)
     last = max((ln.time for ln in snap.cluster_log if ln.time is not None), default=None)
-    held: dict[tuple[int | None, str], list[float]] = {}
-    for ln in snap.cluster_log:
-        if ln.time is not None and last is not None and ln.time >= last - 10 * SAME_EVENT_S:
-            held.setdefault((ln.node, ln.text), []).append(ln.time)
-    return [e for e in snap.events if not any(
-        abs(t - e.received_at) <= SAME_EVENT_S for t in held.get((e.source_node, e.text), ()))]
+    held = TimesByKey(((ln.node, ln.text), ln.time) for ln in snap.cluster_log
+                      if ln.time is not None and last is not None
+                      and ln.time >= last - 10 * SAME_EVENT_S)
+    return [e for e in snap.events
+            if not held.near((e.source_node, e.text), e.received_at, SAME_EVENT_S)]
 
 
 def cluster_log_json(snap: ClusterSnapshot) -> list[dict[str, Any]]:

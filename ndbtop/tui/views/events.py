@@ -26,6 +26,7 @@ from ndbtop.model.arbitration import (
     arbitration_status,
     interpret,
 )
+from ndbtop.model.same_event import TimesByKey
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.tui.format import number
 from ndbtop.tui.safe import Plain, PlainLog, Text, safe_text
@@ -109,15 +110,12 @@ def missed_lines(lines: Collection[LogLine], events: Collection[Event]
     first = min((e.received_at for e in events), default=None)
     if first is None:
         return list(lines), []
-    heard: dict[tuple[int, str], list[float]] = {}
-    for e in events:
-        heard.setdefault((e.source_node, e.text), []).append(e.received_at)
+    heard = TimesByKey(((e.source_node, e.text), e.received_at) for e in events)
     before, missed = [], []
     for ln in lines:
         if ln.time is None or ln.time < first - SAME_EVENT_S:
             before.append(ln)
-        elif not any(abs(t - ln.time) <= SAME_EVENT_S
-                     for t in heard.get((ln.node or 0, ln.text), ())):
+        elif not heard.near((ln.node or 0, ln.text), ln.time, SAME_EVENT_S):
             missed.append(ln)
     return before, missed
 
