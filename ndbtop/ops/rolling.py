@@ -22,6 +22,7 @@ say which, and ask to wait for them to clear, skip the gate (typed, audited) or 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
@@ -227,10 +228,8 @@ class RollingRestart:
         """Bring the run's own ``get status`` up to date, by which the gate tells a finding
         about a node group from one a later reading has ended (kept as it was when the
         management server does not answer: the step's own read then says why)."""
-        try:
+        with contextlib.suppress(MgmError):
             self._status = tuple(await client.get_status(["NDB"]))
-        except MgmError:
-            pass
 
     async def _held(self, client: MgmClient, batch: tuple[int, ...], gate: Gate,
                     result: RollingResult) -> Decision | None:
