@@ -95,6 +95,8 @@ async def _planned(args: argparse.Namespace, connectstring: ConnectString,
     blind = blind_spots(snap)
     events = snap.source("events")
     listening = events is not None and events.state is SourceState.CONNECTED
+    log_file = snap.source("cluster-log")
+    log_read = log_file is not None and log_file.state is SourceState.CONNECTED
     named = getattr(args, "context_info", None)
     name = named.name if named is not None else None
     if js:
@@ -108,7 +110,7 @@ async def _planned(args: argparse.Namespace, connectstring: ConnectString,
         return 0
     if not js:
         plan_text(out, context, target, str(connectstring), pace, estimate, warnings,
-                  gate_lines(gate, blind, listening=listening), name)
+                  gate_lines(gate, blind, listening=listening, log_file=log_read), name)
     if plan.phrase is None and args.confirm is not None:
         raise UsageError("--confirm: this plan asks for no typed phrase (only --per-group "
                          "does)")
