@@ -305,12 +305,24 @@ def no_arbitrator(snap: ClusterSnapshot) -> Iterator[Finding]:
     failed = status.phase is ArbitrationPhase.FAILED
     if not failed and (age is None or age < ELECTING_FOR_S):
         return
+    evidence = (Evidence("arbitration", status.phase.value, "ArbitState/ArbitResult events",
+                         age),)
+    reference = "QmgrMain.cpp arbitration; ArbitSignalData.hpp codes"
+    if failed:
+        # The shutdown has happened (exit 2305): say what to do before the next start.
+        yield Finding(
+            "no_arbitrator", Severity.CRITICAL, status.describe(snap.wall), evidence,
+            Threshold("an arbitration lost or with no arbitrator", "server",
+                      "ArbitrationRank", None, reference),
+            "the data nodes shut down for want of an arbitrator: make sure a node with "
+            "ArbitrationRank 1 or 2 (usually ndb_mgmd) is running and connected before "
+            "starting them again",
+            nodes=(status.arbitrator,) if status.arbitrator else ())
+        return
     yield Finding(
-        "no_arbitrator", Severity.CRITICAL if failed else Severity.WARNING,
-        status.describe(snap.wall),
-        (Evidence("arbitration", status.phase.value, "ArbitState/ArbitResult events", age),),
+        "no_arbitrator", Severity.WARNING, status.describe(snap.wall), evidence,
         Threshold(f"no arbitrator for {ELECTING_FOR_S:.0f} s", "ndbtop", "ArbitrationRank",
-                  None, "QmgrMain.cpp arbitration; ArbitSignalData.hpp codes"),
+                  None, reference),
         "a network partition now shuts the cluster down: make sure a node with "
         "ArbitrationRank 1 or 2 (usually ndb_mgmd) is running and connected",
         nodes=(status.arbitrator,) if status.arbitrator else ())

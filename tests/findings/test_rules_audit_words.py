@@ -157,3 +157,21 @@ def test_a_link_count_older_than_its_window_is_not_judged() -> None:
                          link_rates=rates))
     assert f.evidence[0].age_s is not None and 2 <= f.evidence[0].age_s < 3
     assert judged(NOW - 20) == []
+
+
+def test_a_failed_arbitration_is_told_as_what_happened() -> None:
+    # QmgrMain.cpp: ArbitResult (30: code, arbit_node, ticket) PARTITIONING then LOSE_NORUN
+    # (ArbitSignalData.hpp: "no arbitrator was running"): every data node has shut down
+    # (2305). The advice is for the next start, not "a partition now shuts the cluster down".
+    from ndbtop.model.arbitration import ArbitCode
+
+    def result(code: int, at: float) -> object:
+        return wire_event(30, 2, [("code", int(code)), ("arbit_node", 0),
+                                  ("ticket_0", 0x4A2B0001), ("ticket_1", 7200000)], at)
+
+    events = (result(ArbitCode.PARTITIONING, WALL - 13), result(ArbitCode.LOSE_NORUN, WALL - 12))
+    (f,) = (x for x in evaluate(snap(events=events)) if x.id == "no_arbitrator")
+    assert (f.severity, f.threshold.by) == (Severity.CRITICAL, "server")
+    assert f.summary.startswith("arbitration failed") and "data nodes shut down" in f.summary
+    assert f.advice.startswith("the data nodes shut down for want of an arbitrator")
+    assert "now shuts the cluster down" not in f.advice
