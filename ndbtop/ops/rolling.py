@@ -219,10 +219,10 @@ class RollingRestart:
         if gate is None or not gate.held:
             return None
         self.holding = gate
-        try:
-            return await self._held(client, batch, gate, result)
-        finally:
-            self.holding = None
+        # Cancelled while held, the gate stays named: the interruption says where it sat.
+        outcome = await self._held(client, batch, gate, result)
+        self.holding = None
+        return outcome
 
     async def _read_status(self, client: MgmClient) -> None:
         """Bring the run's own ``get status`` up to date, by which the gate tells a finding

@@ -144,6 +144,24 @@ def test_on_a_terminal_skipping_the_gate_takes_the_phrase_and_is_audited(
     assert [f["id"] for f in skipped["findings"]] == ["redo_part_filling"]
 
 
+def test_ctrl_c_at_the_gate_says_which_step_it_held(threaded_sim: Any, tmp_path: Path) -> None:
+    # Nothing was sent (step 0 of 2): the line and the audit log name the gate of step 1,
+    # where the run sat, not only the steps sent.
+    sim = threaded_sim(filling(), speed=FROZEN, sql=True)
+    audit = tmp_path / "audit.log"
+    term = Typing(["rolling-restart", "-c", sim.connectstring, "--audit-log", str(audit),
+                   *sql_options(sim)], tmp_path)
+    term.expect("? [y/N] ")
+    term.write("y\n")
+    term.expect("[w]ait for them to clear, [g]o on: skip the gate, [a]bort? ")
+    term.ctrl_c()
+    assert term.exit_status() == 130
+    assert ("rolling restart interrupted at step 0 of 2, held at the gate of step 1; nothing "
+            "more was sent") in term.text
+    (record,) = audit_records(audit)
+    assert record["message"] == "interrupted at step 0 of 2, held at the gate of step 1"
+
+
 def test_warnings_read_from_the_cluster_log_file_count_before_ndbtop_listened(
     threaded_sim: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
