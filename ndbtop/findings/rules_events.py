@@ -121,8 +121,12 @@ def gcp_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
             limit = int(m.group(2))
         else:
             limit = logged.get(kind)
+        # A warning without its limit, and none logged while ndbtop listened: not known.
+        unknown = not m.group(2) and not m.group(3) and kind not in logged
         near = limit is not None and lag * 2 >= limit
         where = (f"the master kills the stalled node at {limit} s (2303)" if limit is not None
+                 else "the kill limit is not known (not in the warning, and the master's "
+                 "'Computed max' line was not seen)" if unknown
                  else "no kill (no max lag: TimeBetweenEpochsTimeout = 0)")
         if kind == "GCP_SAVE":
             formula = ("TimeBetweenGlobalCheckpoints + max(TimeBetweenGlobalCheckpointsTimeout, "
@@ -136,7 +140,8 @@ def gcp_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
             f"{kind} lag {lag} s on the DIH master (node {e.source_node}): {where}",
             (Evidence(f"{kind} lag", f"{lag} s", f"WarningEvent from node {e.source_node}: "
                       f"{e.text}", _age(snap, e)),),
-            Threshold(f"{limit} s" if limit is not None else "none", "server",
+            Threshold(f"{limit} s" if limit is not None else "unknown" if unknown else "none",
+                      "server",
                       "TimeBetweenEpochsTimeout", None,
                       f"DbdihMain.cpp setGCPStopTimeouts: the limit is {formula}; "
                       f"checkGcpStopLab warns every {every} s of lag"),

@@ -112,6 +112,10 @@ def test_no_max_lag_means_no_kill_whatever_limit_was_logged_before() -> None:
         unlimited = text_event(49, 5, line, WALL - 300)
         (f,) = evaluate(snap(events=(computed, unlimited, bare)))
         assert f.severity is Severity.WARNING and f.threshold.value == "none", line
+    # Neither in the warning nor logged: the limit is not known, which is not "no kill".
+    (f,) = evaluate(snap(events=(bare,)))
+    assert f.severity is Severity.WARNING and f.threshold.value == "unknown"
+    assert "no kill" not in f.summary and "the kill limit is not known" in f.summary
 
 
 def test_gcp_save_names_the_parameter_that_sets_its_limit() -> None:
