@@ -67,10 +67,12 @@ def assess(
     config: ClusterConfig | None = None,
     backups: tuple[Backup, ...] = (),
     address: str | None = None,
+    mgmd: int | None = None,
 ) -> Assessment:
     """Assess ``action`` against one ``get status`` answer and the cluster configuration
     (and, for backup actions, the backups known); ``address`` is the management server
-    the action goes to (``HOST:PORT``), which tells which management node that is."""
+    the action goes to (``HOST:PORT``), and ``mgmd`` its node id as it says itself (``get
+    mgmd nodeid``), which tell which management node that is."""
     nodes = tuple(nodes)
     by_id = {n.node_id: n for n in nodes}
     if isinstance(action, (SetLogFilter, EnterSingleUser, ExitSingleUser)) or (
@@ -87,7 +89,7 @@ def assess(
     kinds = {by_id[i].type for i in targets if i in by_id}
     if isinstance(action, (RestartNode, StopNode)) and kinds == {"MGM"} and \
             len(kinds) == 1 and all(i in by_id for i in targets):
-        return assess_mgm_control(action, nodes, address)
+        return assess_mgm_control(action, nodes, address, mgmd)
     if "MGM" in kinds and len(kinds) > 1:
         return Assessment((
             "management nodes and data nodes in one request: ndbtop sends them as separate "

@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ndbtop.actions.assessment import REFUSED_5063, Assessment, single_user_refusal
-from ndbtop.actions.commands import RestartNode, StopNode
+from ndbtop.actions.commands import Action, RestartNode, StopNode
+from ndbtop.errors import MgmError
+from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.summary import in_single_user_mode
 
@@ -24,12 +26,17 @@ PHRASE_LAST_MGMD = "stop the last management server"
 """Typed to stop the only management server that runs."""
 
 
-def connected_mgmd(nodes: Iterable[NodeStatus], address: str | None) -> int | None:
-    """The management node ndbtop is connected to: the only one, or the one whose address
-    is the host of ``address`` (``HOST:PORT``); None when that cannot be told."""
+def connected_mgmd(nodes: Iterable[NodeStatus], address: str | None,
+                   mgmd: int | None = None) -> int | None:
+    """The management node ndbtop is connected to: ``mgmd`` (its own answer to ``get mgmd
+    nodeid``), else the only one that runs, or the one whose address is the host of
+    ``address`` (``HOST:PORT``); None when that cannot be told."""
     mgm = [n for n in nodes if n.type == "MGM"]
-    if len(mgm) == 1:
-        return mgm[0].node_id
+    if mgmd is not None and any(n.node_id == mgmd for n in mgm):
+        return mgmd
+    running = [n for n in mgm if n.status == "CONNECTED"]
+    if len(mgm) == 1 or len(running) == 1:
+        return (mgm if len(mgm) == 1 else running)[0].node_id
     if not address:
         return None
     host = address.rsplit(":", 1)[0].strip("[]")
@@ -37,9 +44,23 @@ def connected_mgmd(nodes: Iterable[NodeStatus], address: str | None) -> int | No
     return found[0] if len(found) == 1 else None
 
 
+async def mgmd_of(client: MgmClient, action: Action, nodes: Iterable[NodeStatus]) -> int | None:
+    """The node id of the management server ``client`` is connected to (``get mgmd
+    nodeid``), asked only when ``action`` restarts or stops management nodes; None
+    otherwise, or when the server does not say."""
+    mgm = {n.node_id for n in nodes if n.type == "MGM"}
+    if not isinstance(action, (RestartNode, StopNode)) or not set(action.node_ids) & mgm:
+        return None
+    try:
+        return await client.get_mgmd_nodeid()
+    except MgmError:
+        return None
+
+
 def assess_mgm_control(action: RestartNode | StopNode, nodes: Iterable[NodeStatus],
-                       address: str | None = None) -> Assessment:
-    """Assess a restart or stop whose targets are all management nodes."""
+                       address: str | None = None, mgmd: int | None = None) -> Assessment:
+    """Assess a restart or stop whose targets are all management nodes (``mgmd``: the one
+    ndbtop is connected to, as it said itself)."""
     nodes = tuple(nodes)
     by_id = {n.node_id: n for n in nodes}
     restart = isinstance(action, RestartNode)
@@ -64,7 +85,7 @@ def assess_mgm_control(action: RestartNode | StopNode, nodes: Iterable[NodeStatu
     phrase: str | None = " ".join(map(str, targets))
     running = [n.node_id for n in nodes if n.type == "MGM" and n.status == "CONNECTED"]
     left = [i for i in running if i not in targets]
-    own = connected_mgmd(nodes, address)
+    own = connected_mgmd(nodes, address, mgmd)
     if not left:
         what = ("until it is back" if restart else "until one is started again on its host")
         told.append(

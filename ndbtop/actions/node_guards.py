@@ -173,10 +173,14 @@ def _left_alone(action: RestartNode | StopNode, targets: tuple[int, ...],
         left = [m for m in members if m.status in STARTED_STATES and m.node_id not in targets]
         if gone and len(left) == 1:
             names = ", ".join(map(str, gone))
+            # RESTART -n leaves the process NOT_STARTED, waiting for START; a stop ends the
+            # data node's process (and its angel): START cannot reach it, its host must.
+            how = (f"{names} START" if isinstance(action, RestartNode)
+                   else "ndbmtd on its host: START reaches only a NOT_STARTED node")
             out.append(
                 f"node group {group} runs on node {left[0].node_id} alone until node {names} "
-                f"is started again ({names} START): if node {left[0].node_id} fails "
-                "meanwhile, every data node shuts down")
+                f"is started again ({how}): if node {left[0].node_id} fails meanwhile, every "
+                "data node shuts down")
     return out
 
 

@@ -28,6 +28,7 @@ from ndbtop.actions.commands import (
     wire_text,
 )
 from ndbtop.actions.guards import assess
+from ndbtop.actions.mgm_node_guards import mgmd_of
 from ndbtop.actions.production import on_production
 from ndbtop.actions.target import audit_fields
 from ndbtop.compat import SLOTS
@@ -81,7 +82,8 @@ async def run_action(
         target = str(address)
         nodes = await client.get_status()
         backups = await live_backups(client) if isinstance(action, StartBackup) else ()
-        live = on_production(assess(action, nodes, config, backups, target), action,
+        mgmd = await mgmd_of(client, action, nodes)
+        live = on_production(assess(action, nodes, config, backups, target, mgmd), action,
                              audit.production_context)
         if live.allowed and live.consequence is not None and confirmed != live.confirm_text:
             live = replace(live, blockers=(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ndbtop.actions.admin_commands import Report
 from ndbtop.actions.audit import AuditLog, audit_log
@@ -27,6 +27,7 @@ from ndbtop.actions.backup_commands import StartBackup
 from ndbtop.actions.commands import Action, wire_text
 from ndbtop.actions.guards import Assessment, assess
 from ndbtop.actions.mgm_language import Command, Query, bind, parse
+from ndbtop.actions.mgm_node_guards import mgmd_of
 from ndbtop.actions.production import on_production
 from ndbtop.actions.runner import live_backups, run_action
 from ndbtop.actions.target import cluster_target
@@ -68,6 +69,9 @@ class Live:
     address: str
     nodes: tuple[NodeStatus, ...]
     config: ClusterConfig | None
+    mgmd: int | None = None
+    """The node id of the management server answering (asked only for an action on
+    management nodes)."""
 
     @property
     def target(self) -> str:
@@ -104,6 +108,10 @@ async def execute(command: Command, args: argparse.Namespace, connectstring: Con
         backups: tuple[Backup, ...] = ()
         if any(isinstance(a, StartBackup) for a in change.actions):
             backups = await live_backups(client)
+        for action in change.actions:
+            if (mgmd := await mgmd_of(client, action, live.nodes)) is not None:
+                live = replace(live, mgmd=mgmd)
+                break
     finally:
         await client.close()
     if getattr(args, "wait", False):
@@ -111,8 +119,8 @@ async def execute(command: Command, args: argparse.Namespace, connectstring: Con
             wait_target(action)
     status = DONE
     for action in change.actions:
-        verdict = on_production(assess(action, live.nodes, live.config, backups, live.address),
-                                action, audit_of(args).production_context)
+        verdict = on_production(assess(action, live.nodes, live.config, backups, live.address,
+                                       live.mgmd), action, audit_of(args).production_context)
         status = await _act(action, verdict, live, args, connectstring, interactive)
         if status != DONE:
             break

@@ -45,7 +45,7 @@ from ndbtop.eta.rolling import RunTimes, plan_eta, restart_info_of
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.model.sources import SourceState
 from ndbtop.ops.rolling import ABORTED_NOT_DRAINED, RollingRestart, RollingResult
-from ndbtop.ops.rolling_gate import blind_spots, gate_for
+from ndbtop.ops.rolling_gate import Gate, blind_spots, gate_for, interrupted_note
 from ndbtop.sanitise import write_line
 
 
@@ -95,6 +95,8 @@ async def _planned(args: argparse.Namespace, connectstring: ConnectString,
     blind = blind_spots(snap)
     events = snap.source("events")
     listening = events is not None and events.state is SourceState.CONNECTED
+    log_file = snap.source("cluster-log")
+    log_read = log_file is not None and log_file.state is SourceState.CONNECTED
     named = getattr(args, "context_info", None)
     name = named.name if named is not None else None
     if js:
@@ -108,7 +110,7 @@ async def _planned(args: argparse.Namespace, connectstring: ConnectString,
         return 0
     if not js:
         plan_text(out, context, target, str(connectstring), pace, estimate, warnings,
-                  gate_lines(gate, blind, listening=listening), name)
+                  gate_lines(gate, blind, listening=listening, log_file=log_read), name)
     if plan.phrase is None and args.confirm is not None:
         raise UsageError("--confirm: this plan asks for no typed phrase (only --per-group "
                          "does)")
@@ -172,9 +174,11 @@ async def _go(args: argparse.Namespace, connectstring: ConnectString, context: P
             result = await engine.run()
     except asyncio.CancelledError:
         generation = context.config.generation if context.config else None
+        holding = engine.holding
         if js:
-            write(out, interrupted_event(run.at.number, run.at.total, run.at.batch))
-        return _interrupted(run.at, audit, context.address, generation)
+            write(out, interrupted_event(run.at.number, run.at.total, run.at.batch,
+                                         holding.step if holding is not None else None))
+        return _interrupted(run.at, audit, context.address, generation, holding)
     finally:
         with contextlib.suppress(NotImplementedError):
             loop.remove_signal_handler(signal.SIGINT)
@@ -214,9 +218,11 @@ async def _typed(args: argparse.Namespace, phrase: str, asked: TextIO,
     return None if typed == phrase else f"'{phrase}' was not typed"
 
 
-def _interrupted(at: Step, audit: AuditLog, address: str, generation: int | None) -> int:
-    """Ctrl-C: nothing more is sent; the audit log and stderr say where it stopped."""
-    note = f"interrupted at step {at.number} of {at.total}"
+def _interrupted(at: Step, audit: AuditLog, address: str, generation: int | None,
+                 holding: Gate | None = None) -> int:
+    """Ctrl-C: nothing more is sent; the audit log and stderr say where it stopped (and the
+    gate that held it)."""
+    note = interrupted_note(at.number, at.total, holding)
     audit.write(event="interrupted", **audit_fields(address, generation), message=note,
                 restarting=list(at.batch))
     line = f"ndbtop: rolling restart {note}; nothing more was sent"

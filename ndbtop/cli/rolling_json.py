@@ -121,7 +121,12 @@ def not_started_event(why: str) -> dict[str, Any]:
     return {"event": "not started", "restarted": [], "why": why}
 
 
-def interrupted_event(step: int, total: int, restarting: Sequence[int]) -> dict[str, Any]:
-    """Ctrl-C at step ``step``: nothing more is sent; ``restarting`` may still be."""
-    return {"event": "interrupted", "step": step, "of": total,
-            "restarting": list(restarting)}
+def interrupted_event(step: int, total: int, restarting: Sequence[int],
+                      held_at_gate: int | None = None) -> dict[str, Any]:
+    """Ctrl-C at step ``step``: nothing more is sent; ``restarting`` may still be;
+    ``held_at_gate``: the step whose gate held the run then."""
+    out: dict[str, Any] = {"event": "interrupted", "step": step, "of": total,
+                           "restarting": list(restarting)}
+    if held_at_gate is not None:
+        out["held_at_gate"] = held_at_gate
+    return out

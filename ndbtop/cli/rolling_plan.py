@@ -30,6 +30,9 @@ from ndbtop.sanitise import write_line
 EVENTS_FROM_NOW = ("the GCP, LCP and heartbeat warnings count from now: one sent before is "
                    "seen when it repeats")
 """What the gate cannot know of the time before ndbtop listened to the events."""
+EVENTS_FROM_FILE = ("the GCP, LCP and heartbeat warnings count from the management server's "
+                    "cluster log file, then from the events")
+"""With the cluster log file read, the warnings sent before ndbtop listened count too."""
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -136,9 +139,11 @@ def plan_steps(context: PlanContext) -> list[str]:
     return lines
 
 
-def gate_lines(gate: Gate | None, blind: Sequence[str], *, listening: bool) -> list[str]:
+def gate_lines(gate: Gate | None, blind: Sequence[str], *, listening: bool,
+               log_file: bool = False) -> list[str]:
     """The gate as the plan shows it: the findings that would hold step 1 now, or that none
-    does, and what it cannot judge (``listening``: the events are received)."""
+    does, and what it cannot judge (``listening``: the events are received; ``log_file``:
+    the cluster log file was read, so warnings sent before count too)."""
     lines: list[str] = []
     if gate is not None and gate.held:
         lines.append(f"gate: step 1 would wait now for {len(gate.findings)} finding(s):")
@@ -147,7 +152,7 @@ def gate_lines(gate: Gate | None, blind: Sequence[str], *, listening: bool) -> l
         lines.append("gate: no finding holds step 1 now")
     lines.extend(f"gate: {why}" for why in blind)
     if listening:
-        lines.append(f"gate: {EVENTS_FROM_NOW}")
+        lines.append(f"gate: {EVENTS_FROM_FILE if log_file else EVENTS_FROM_NOW}")
     return lines
 
 
@@ -200,7 +205,7 @@ def dry_run_verdict(args: argparse.Namespace, plan: RollingPlan, gate: Gate | No
     if gate is not None and gate.held:
         say("allowed, but step 1 would wait at the gate (above)")
         write_line(err, "ndbtop: step 1 would wait at the gate for "
-                   + ", ".join(f.id for f in gate.findings))
+                   + ", ".join(dict.fromkeys(f.id for f in gate.findings)))
         return NOT_MET
     say("allowed: a run with this --confirm starts it" if phrase is not None
         else "allowed: a run starts once answered yes (--yes)")

@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ndbtop.compat import zip_strict
-from ndbtop.model.config import NO_NODE_GROUP, effective_node_group, pending_restarts
+from ndbtop.model.config import (
+    NO_NODE_GROUP,
+    ClusterConfig,
+    effective_node_group,
+    pending_restarts,
+)
 from ndbtop.model.findings import Evidence, Finding, Threshold
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.freshness import freshness
@@ -164,16 +169,56 @@ def single_user_mode(snap: ClusterSnapshot) -> Iterator[Finding]:
 
 MEMORY_BANDS = (80, 90, 99, 100)
 """The bands whose crossing the data nodes report for DataMemory (Cmvmi.cpp
-ZREPORT_MEMORY_USAGE); ndbtop applies the same numbers, as its own judgement, to the
-other memory types ndbinfo.memoryusage lists."""
+ZREPORT_MEMORY_USAGE, and IndexMemory in 7.x); ndbtop applies the same numbers, as its own
+judgement, to the other memory types ndbinfo.memoryusage lists."""
+
+SERVER_BANDED = {
+    "data": ("DataMemory", "827 Out of memory in Ndb Kernel, table data"),
+    "index": ("IndexMemory", "625 Out of memory in Ndb Kernel, hash index part"),
+}
+"""The memory types the server itself bands (7.x Cmvmi.cpp ZREPORT_MEMORY_USAGE: "Data
+memory threshold" and "Index memory threshold"; 8.x DataMemory only), with the parameter
+that sizes each and the error an insert gets when it is full (ndberror.c)."""
+
+
+def _band_severity(band: int) -> Severity:
+    return (Severity.CRITICAL if band >= 99 else Severity.WARNING if band >= 90
+            else Severity.INFO)
+
+
+def data_memory_verdict(node: int, pct: float, band: int, config: ClusterConfig | None,
+                        ) -> tuple[Severity, str, Threshold, Evidence]:
+    """How DataMemory at ``pct`` in use (``band``) is judged, wherever the figure comes from:
+    the server's bands, and 827 from about (100 - MinFreePct)% in use (MinFreePct, 5% by
+    default, is kept for restarts: ``init_resource_spare``), which is critical too. Returns
+    the severity, the clause that ends the summary, the threshold and MinFreePct's
+    evidence."""
+    d = config.data_node(node) if config is not None else None
+    min_free = d.min_free_pct if d is not None else 5
+    full_at = 100 - min_free
+    severity = Severity.CRITICAL if pct >= full_at else _band_severity(band)
+    clause = (f"inserts can fail with 827 now (from about {full_at}%: MinFreePct {min_free}% "
+              "is kept for restarts)" if pct >= full_at else
+              f"inserts can fail with 827 from about {full_at}% (MinFreePct {min_free}% is "
+              "kept for restarts)")
+    configured = f"{d.data_memory / (1 << 30):.1f} GiB" if d is not None else None
+    threshold = Threshold(f"{band}%; 827 from {full_at}%", "server", "DataMemory", configured,
+                          "Cmvmi.cpp ZREPORT_MEMORY_USAGE bands 80/90/99/100%; MinFreePct "
+                          "(init_resource_spare)")
+    evidence = Evidence("MinFreePct", f"{min_free}%",
+                        "configuration" if d is not None else "ConfigInfo's default")
+    return severity, clause, threshold, evidence
+
+
+DATA_MEMORY_ADVICE = ("raise DataMemory (a rolling restart applies it) or free space: inserts "
+                      "fail with 827 Out of memory in Ndb Kernel, table data")
 
 
 def memory_high(snap: ClusterSnapshot) -> Iterator[Finding]:
     """``memory_high``: a node's memory in use reaches a band: 80% info, 90% warning, 99%
-    and 100% critical. For DataMemory the bands are the server's, and inserts can fail with
-    827 from about (100 - MinFreePct)% in use (MinFreePct, 5% by default, is kept for
-    restarts: ``init_resource_spare``), which is critical too; for the others (the Long
-    message buffer) the bands are ndbtop's."""
+    and 100% critical. For DataMemory the bands are the server's, judged by
+    :func:`data_memory_verdict`; 7.x's IndexMemory is banded by the server too; for the
+    others (the Long message buffer) the bands are ndbtop's."""
     ni = snap.live_ndbinfo()
     if ni is None:
         return
@@ -183,31 +228,26 @@ def memory_high(snap: ClusterSnapshot) -> Iterator[Finding]:
         if pct is None or pct < MEMORY_BANDS[0]:
             continue
         band = max(b for b in MEMORY_BANDS if pct >= b)
-        data = m.memory_type.lower().startswith("data")
-        d = snap.config.data_node(m.node_id) if snap.config is not None else None
+        kind = m.memory_type.lower().split(" ", 1)[0]
         evidence = [Evidence(f"{m.memory_type} used", f"{m.used} of {m.total} bytes "
                              f"({pct:.1f}%)", "ndbinfo.memoryusage", age)]
-        if data:
-            min_free = d.min_free_pct if d is not None else 5
-            full_at = 100 - min_free
-            critical = band >= 99 or pct >= full_at
-            severity = (Severity.CRITICAL if critical else Severity.WARNING if band >= 90
-                        else Severity.INFO)
-            configured = f"{d.data_memory / (1 << 30):.1f} GiB" if d is not None else None
-            evidence.append(Evidence("MinFreePct", f"{min_free}%", "configuration" if d
-                                     else "ConfigInfo's default"))
-            summary = (f"node {m.node_id} {m.memory_type} {pct:.0f}% used (band {band}%): "
-                       f"inserts can fail with 827 from about {full_at}% (MinFreePct "
-                       f"{min_free}% is kept for restarts)")
-            threshold = Threshold(f"{band}%; 827 from {full_at}%", "server", "DataMemory",
-                                  configured, "Cmvmi.cpp ZREPORT_MEMORY_USAGE bands "
-                                  "80/90/99/100%; MinFreePct (init_resource_spare)")
-            advice = ("raise DataMemory (a rolling restart applies it) or free space: "
-                      "inserts fail with 827 Out of memory in Ndb Kernel, table data")
+        summary = f"node {m.node_id} {m.memory_type} {pct:.0f}% used (band {band}%)"
+        if kind == "data":
+            severity, clause, threshold, min_free = data_memory_verdict(
+                m.node_id, pct, band, snap.config)
+            evidence.append(min_free)
+            summary = f"{summary}: {clause}"
+            advice = DATA_MEMORY_ADVICE
+        elif kind in SERVER_BANDED:
+            parameter, full = SERVER_BANDED[kind]
+            severity = _band_severity(band)
+            threshold = Threshold(f"{band}%", "server", parameter, None,
+                                  "Cmvmi.cpp ZREPORT_MEMORY_USAGE bands 80/90/99/100% (7.x: "
+                                  "Index memory threshold)")
+            advice = (f"raise {parameter} (a rolling restart applies it) or free space: "
+                      f"inserts fail with {full}")
         else:
-            severity = (Severity.CRITICAL if band >= 99 else Severity.WARNING if band >= 90
-                        else Severity.INFO)
-            summary = f"node {m.node_id} {m.memory_type} {pct:.0f}% used (band {band}%)"
+            severity = _band_severity(band)
             threshold = Threshold(f"{band}%", "ndbtop", "LongMessageBuffer", None,
                                   "the server bands only DataMemory (Cmvmi.cpp "
                                   "ZREPORT_MEMORY_USAGE); these bands are ndbtop's")

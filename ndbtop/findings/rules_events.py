@@ -121,8 +121,12 @@ def gcp_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
             limit = int(m.group(2))
         else:
             limit = logged.get(kind)
+        # A warning without its limit, and none logged while ndbtop listened: not known.
+        unknown = not m.group(2) and not m.group(3) and kind not in logged
         near = limit is not None and lag * 2 >= limit
         where = (f"the master kills the stalled node at {limit} s (2303)" if limit is not None
+                 else "the kill limit is not known (not in the warning, and the master's "
+                 "'Computed max' line was not seen)" if unknown
                  else "no kill (no max lag: TimeBetweenEpochsTimeout = 0)")
         if kind == "GCP_SAVE":
             formula = ("TimeBetweenGlobalCheckpoints + max(TimeBetweenGlobalCheckpointsTimeout, "
@@ -136,7 +140,8 @@ def gcp_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
             f"{kind} lag {lag} s on the DIH master (node {e.source_node}): {where}",
             (Evidence(f"{kind} lag", f"{lag} s", f"WarningEvent from node {e.source_node}: "
                       f"{e.text}", _age(snap, e)),),
-            Threshold(f"{limit} s" if limit is not None else "none", "server",
+            Threshold(f"{limit} s" if limit is not None else "unknown" if unknown else "none",
+                      "server",
                       "TimeBetweenEpochsTimeout", None,
                       f"DbdihMain.cpp setGCPStopTimeouts: the limit is {formula}; "
                       f"checkGcpStopLab warns every {every} s of lag"),
@@ -305,12 +310,24 @@ def no_arbitrator(snap: ClusterSnapshot) -> Iterator[Finding]:
     failed = status.phase is ArbitrationPhase.FAILED
     if not failed and (age is None or age < ELECTING_FOR_S):
         return
+    evidence = (Evidence("arbitration", status.phase.value, "ArbitState/ArbitResult events",
+                         age),)
+    reference = "QmgrMain.cpp arbitration; ArbitSignalData.hpp codes"
+    if failed:
+        # The shutdown has happened (exit 2305): say what to do before the next start.
+        yield Finding(
+            "no_arbitrator", Severity.CRITICAL, status.describe(snap.wall), evidence,
+            Threshold("an arbitration lost or with no arbitrator", "server",
+                      "ArbitrationRank", None, reference),
+            "the data nodes shut down for want of an arbitrator: make sure a node with "
+            "ArbitrationRank 1 or 2 (usually ndb_mgmd) is running and connected before "
+            "starting them again",
+            nodes=(status.arbitrator,) if status.arbitrator else ())
+        return
     yield Finding(
-        "no_arbitrator", Severity.CRITICAL if failed else Severity.WARNING,
-        status.describe(snap.wall),
-        (Evidence("arbitration", status.phase.value, "ArbitState/ArbitResult events", age),),
+        "no_arbitrator", Severity.WARNING, status.describe(snap.wall), evidence,
         Threshold(f"no arbitrator for {ELECTING_FOR_S:.0f} s", "ndbtop", "ArbitrationRank",
-                  None, "QmgrMain.cpp arbitration; ArbitSignalData.hpp codes"),
+                  None, reference),
         "a network partition now shuts the cluster down: make sure a node with "
         "ArbitrationRank 1 or 2 (usually ndb_mgmd) is running and connected",
         nodes=(status.arbitrator,) if status.arbitrator else ())

@@ -77,10 +77,13 @@ def redo_part_filling(snap: ClusterSnapshot) -> Iterator[Finding]:
                 filling, worst = float(speed), "at most "
                 eta = (max(s.total - s.used - REDO_TAIL_PROBLEM_BYTES, 0) / filling
                        if filling > 0 else None)
-        others = [o.used_pct or 0.0 for o in redo if o.node_id == s.node_id and o is not s]
-        skew = (f"; the node's other parts are at {min(others):.0f}-{max(others):.0f}%"
-                if others else "")
-        critical = (pct >= REDO_CRIT_PCT or free_mb <= TAIL_PROBLEM_MB
+        others = sorted(round(o.used_pct or 0.0) for o in redo
+                        if o.node_id == s.node_id and o is not s)
+        skew = ("" if not others else
+                f"; the node's other parts are at {others[0]}%" if others[0] == others[-1]
+                else f"; the node's other parts are at {others[0]}-{others[-1]}%")
+        tail_problem = free_mb <= TAIL_PROBLEM_MB
+        critical = (pct >= REDO_CRIT_PCT or tail_problem
                     or (eta is not None and eta <= REDO_ETA_CRIT_S)
                     or (unknown and speed is None))
         when = ""
@@ -90,6 +93,10 @@ def redo_part_filling(snap: ClusterSnapshot) -> Iterator[Finding]:
                     else f", in {eta:,.0f} s at {filling / MIB:,.1f} MB/s")
         if unknown and speed is None:
             when = "; fill rate unknown (no two readings apart): judged on the worst case"
+        # Past the tail-problem limit the server refuses writes already: no "in 0 s".
+        consequence = (f"writes fail with 410 now (under {TAIL_PROBLEM_MB} MB free)"
+                       if tail_problem else f"under {TAIL_PROBLEM_MB} MB writes fail with "
+                       f"410{when}")
         evidence = [Evidence(f"redo part {s.log_part}",
                              f"{s.used} of {s.total} bytes ({pct:.1f}%)", "ndbinfo.logspaces",
                              age)]
@@ -101,7 +108,7 @@ def redo_part_filling(snap: ClusterSnapshot) -> Iterator[Finding]:
         yield Finding(
             "redo_part_filling", Severity.CRITICAL if critical else Severity.WARNING,
             f"node {s.node_id} redo log part {s.log_part} {pct:.0f}% used, {free_mb:,.0f} MB "
-            f"free: under {TAIL_PROBLEM_MB} MB writes fail with 410{when}{skew}",
+            f"free: {consequence}{skew}",
             tuple(evidence),
             Threshold(f"{REDO_WARN_PCT:.0f}% / {REDO_CRIT_PCT:.0f}% used, or 410 within "
                       f"{REDO_ETA_WARN_S / 60:.0f} / {REDO_ETA_CRIT_S / 60:.0f} min (410 at "

@@ -14,11 +14,10 @@ import time
 from collections.abc import Iterator
 
 from ndbtop.findings.event_index import events_of
-from ndbtop.findings.rules_cluster import MEMORY_BANDS
+from ndbtop.findings.rules_cluster import DATA_MEMORY_ADVICE, MEMORY_BANDS, data_memory_verdict
 from ndbtop.mgm.events.decode import Event, statistics
 from ndbtop.mgm.events.text import DBTUP
-from ndbtop.model.findings import Evidence, Finding, Threshold
-from ndbtop.model.findings import FindingSeverity as Severity
+from ndbtop.model.findings import Evidence, Finding
 from ndbtop.model.snapshot import ClusterSnapshot
 
 MEMORY_USAGE = 50
@@ -58,20 +57,14 @@ def memory_reported_high(snap: ClusterSnapshot) -> Iterator[Finding]:
         if pct < MEMORY_BANDS[0]:
             continue
         band = max(b for b in MEMORY_BANDS if pct >= b)
-        severity = (Severity.CRITICAL if band >= 99 else Severity.WARNING if band >= 90
-                    else Severity.INFO)
-        configured = None
-        if snap.config is not None and (d := snap.config.data_node(node)):
-            configured = f"{d.data_memory / (1 << 30):.1f} GiB"
+        severity, clause, threshold, min_free = data_memory_verdict(node, pct, band,
+                                                                    snap.config)
         stamp = time.strftime("%H:%M:%S", time.localtime(e.received_at))
         yield Finding(
             "memory_high", severity,
-            f"node {node} {DATA_MEMORY} {pct:.0f}% used (band {band}%)",
+            f"node {node} {DATA_MEMORY} {pct:.0f}% used (band {band}%): {clause}",
             (Evidence(f"{DATA_MEMORY} used", f"{used} of {total} pages of "
                       f"{values['page_size_bytes'] // 1024} KiB ({pct:.1f}%)",
-                      f"{what} of node {node}, {stamp}", max(snap.wall - e.received_at, 0.0)),),
-            Threshold(f"{band}%", "server", "DataMemory", configured,
-                      "Cmvmi.cpp ZREPORT_MEMORY_USAGE bands 80/90/99/100%"),
-            "raise DataMemory (a rolling restart applies it) or free space; at 100% inserts "
-            "fail with 827 Out of memory in Ndb Kernel, table data",
-            nodes=(node,), key=f"{node}:{DATA_MEMORY}")
+                      f"{what} of node {node}, {stamp}", max(snap.wall - e.received_at, 0.0)),
+             min_free),
+            threshold, DATA_MEMORY_ADVICE, nodes=(node,), key=f"{node}:{DATA_MEMORY}")

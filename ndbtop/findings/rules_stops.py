@@ -33,6 +33,10 @@ KILL_WITHIN_S = 60.0
 _GCP_STOP = re.compile(r"Detected GCP stop\([0-9]{1,4}\)\.\.\.sending kill to (.*)")
 _SIGNAL_COUNTER = re.compile(r"SignalCounter:\s*m_count=[0-9]{1,3}\s+([0-9a-fA-F]{1,64})\]")
 _GCP_DATA = "GCP stop was detected"
+_COPY_FAILED = re.compile(r"copyfrag failed|StartFragRef|copy a subscription|start a "
+                          r"subscriber", re.I)
+"""The error data of the kills during a node restart's copy (Ndbcntr::execSYSTEM_ERROR:
+CopyFragRefError, StartFragRefError, CopySubscriptionRef, CopySubscriberRef)."""
 _KILLERS = (
     # Ndbcntr::execSYSTEM_ERROR: GCPStopDetected, StartFragRefError, CopySubscriptionRef,
     # CopySubscriberRef ("Node %d killed this node because ..."), CopyFragRefError ("Killed
@@ -200,8 +204,17 @@ def node_stopped(snap: ClusterSnapshot) -> Iterator[Finding]:
             else:
                 summary = (f"node {node} was killed by another node (2303); its error log "
                            "says which and why")
-            advice = ("a restart repeats what failed (a fragment or subscription copy during "
-                      "its node restart): clear the cause the error data names first")
+            if _COPY_FAILED.search(why):
+                advice = ("a restart repeats what failed (a fragment or subscription copy "
+                          "during its node restart): clear the cause the error data names "
+                          "first")
+            elif s.entry is None:
+                advice = (f"read node {node}'s error log (--ssh, or on its host): its error "
+                          "data names the node that killed it and why; clear that before "
+                          "starting it again")
+            else:
+                advice = (f"clear what the error data names before starting node {node} "
+                          "again")
         elif code:
             summary = f"node {node} stopped with error {code}: {message}"
             advice = {

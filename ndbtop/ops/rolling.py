@@ -22,6 +22,7 @@ say which, and ask to wait for them to clear, skip the gate (typed, audited) or 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
@@ -158,7 +159,7 @@ class RollingRestart:
                 problem = await self._start_left(client, start)
                 start = None
             else:
-                if await self._gate(batch, result) is Decision.ABORT:
+                if await self._gate(client, batch, result) is Decision.ABORT:
                     return Decision.ABORT
                 if self.paused:
                     continue  # paused at the gate: weigh the findings again once resumed
@@ -206,20 +207,31 @@ class RollingRestart:
         return gate_for(self.findings(), step, batch, dict(self.plan.groups), running=running,
                         status=self._status)
 
-    async def _gate(self, batch: tuple[int, ...], result: RollingResult) -> Decision | None:
+    async def _gate(self, client: MgmClient, batch: tuple[int, ...],
+                    result: RollingResult) -> Decision | None:
         """Hold the step while findings hold it: ABORT when the operator aborts, the run is
         aborted or the gate outlasts :attr:`gate_timeout`; None once it may go (the findings
         cleared, or the gate was skipped)."""
+        if self.findings is None:
+            return None
+        await self._read_status(client)
         gate = self.gate(batch)
         if gate is None or not gate.held:
             return None
         self.holding = gate
-        try:
-            return await self._held(batch, gate, result)
-        finally:
-            self.holding = None
+        # Cancelled while held, the gate stays named: the interruption says where it sat.
+        outcome = await self._held(client, batch, gate, result)
+        self.holding = None
+        return outcome
 
-    async def _held(self, batch: tuple[int, ...], gate: Gate,
+    async def _read_status(self, client: MgmClient) -> None:
+        """Bring the run's own ``get status`` up to date, by which the gate tells a finding
+        about a node group from one a later reading has ended (kept as it was when the
+        management server does not answer: the step's own read then says why)."""
+        with contextlib.suppress(MgmError):
+            self._status = tuple(await client.get_status(["NDB"]))
+
+    async def _held(self, client: MgmClient, batch: tuple[int, ...], gate: Gate,
                     result: RollingResult) -> Decision | None:
         loop = asyncio.get_running_loop()
         since = loop.time()
@@ -249,6 +261,7 @@ class RollingRestart:
                     await asyncio.wait({asked}, timeout=self.poll)
                 else:
                     await asyncio.sleep(self.poll)
+                await self._read_status(client)
                 now = self.gate(batch)
                 self.holding = now
                 if now is None or not now.held:

@@ -130,6 +130,14 @@ def _why(f: Finding, mine: set[int], restarting: set[int],
     return None
 
 
+def interrupted_note(step: int, total: int, holding: Gate | None) -> str:
+    """Where an interrupted run stopped: ``interrupted at step N of M`` (N: the steps sent),
+    and the gate it was held at (``, held at the gate of step K``)."""
+    note = f"interrupted at step {step} of {total}"
+    return note + (f", held at the gate of step {holding.step}" if holding is not None
+                   else "")
+
+
 def current_findings(snap: ClusterSnapshot) -> tuple[Finding, ...]:
     """The findings of the snapshot whose condition holds now.
 

@@ -155,10 +155,12 @@ def _quick(phases: tuple[int, ...], seconds: float) -> list[StartStep]:
 
 
 REDO_INIT_PHASE = 2
-"""The start phase in which the simulated release creates the redo log, as a 7.2 source
-does (DblqhMain.cpp ``startphase1Lab``: DBLQH begins the files on its first NDB_STTOR, sent
-in phase 2). A 7.4 source does it in phase 4 (``startphase3Lab``, redo-init.md §2); 8.0's
-was not read: ndbtop names the phase from what it sees, never from the release."""
+"""The start phase in which the simulated release creates the redo log, as a 7.2 source and
+an 8.0-series source (the 2003-2026 copy) do: ``Dblqh::execNDB_STTOR`` case ZSTART_PHASE1
+runs ``startphase1Lab``, which for an initial start or initial node restart logs "Starting
+REDO log initialisation", begins each part's files and does not answer NDB_STTORRY at once;
+the first NDB_STTOR is sent in phase 2. A 7.4 source does it in phase 4 (``startphase3Lab``,
+redo-init.md §2). ndbtop names the phase from what it sees, never from the release."""
 
 
 def initial_start_plan(

@@ -124,7 +124,9 @@ def test_memory_without_a_sql_node_from_the_data_nodes_report(
                           "--interval", "0.3")
     assert status == 1, out
     assert out.startswith("NDB WARNING - 2 warnings: memory_high: node 2 Data memory 92% "
-                          "used (band 90%); memory_high: node 3 Data memory 92% used ")
+                          "used (band 90%): inserts can fail with 827 from about 95% "
+                          "(MinFreePct 5% is kept for restarts); memory_high: node 3 Data "
+                          "memory 92% used ")
     # Judged from the report: memory_high is not among the rules ndbinfo's absence leaves.
     assert "; not judged (no ndbinfo): redo_part_filling, " in out
 

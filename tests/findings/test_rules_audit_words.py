@@ -78,11 +78,38 @@ def test_inserts_fail_from_100_less_min_free_pct() -> None:
     # 827 comes from about 95% in use, before the 99% band.
     (f,) = memory("Data memory", 96)
     assert f.severity is Severity.CRITICAL
-    assert "827 from about 95%" in f.summary and "MinFreePct 5%" in f.summary
+    assert f.summary == ("node 2 Data memory 96% used (band 90%): inserts can fail with 827 "
+                         "now (from about 95%: MinFreePct 5% is kept for restarts)")
     (f,) = memory("Data memory", 96, min_free=2)
-    assert f.severity is Severity.WARNING and "from about 98%" in f.summary
+    assert f.severity is Severity.WARNING and "827 from about 98%" in f.summary
     (f,) = memory("Data memory", 91, min_free=10)
     assert f.severity is Severity.CRITICAL
+
+
+def test_the_data_nodes_own_memory_report_is_judged_by_min_free_pct_too() -> None:
+    # Without a SQL node: the node's MemoryUsage event (50: gth, page_size_bytes,
+    # pages_used, pages_total, block; Cmvmi.cpp reportDMUsage, DBTUP = 249) at 96% is past
+    # the 95% where 827 can come, though its band is 90.
+    from ndbtop.mgm.events.text import DBTUP
+
+    e = wire_event(50, 2, [("gth", 1), ("page_size_bytes", 32768), ("pages_used", 960),
+                           ("pages_total", 1000), ("block", DBTUP)])
+    (f,) = evaluate(snap(events=(e,)))
+    assert (f.id, f.severity, f.nodes) == ("memory_high", Severity.CRITICAL, (2,))
+    assert f.summary == ("node 2 Data memory 96% used (band 90%): inserts can fail with 827 "
+                         "now (from about 95%: MinFreePct 5% is kept for restarts)")
+    assert f.threshold.value == "90%; 827 from 95%"
+
+
+def test_7x_index_memory_is_banded_by_the_server_with_its_own_parameter() -> None:
+    # 7.x ndbinfo.memoryusage has an "Index memory" row, and 7.x Cmvmi.cpp
+    # ZREPORT_MEMORY_USAGE reports its "Index memory threshold" crossings too; a full
+    # IndexMemory fails inserts with 625 (ndberror.c: "Out of memory in Ndb Kernel, hash index
+    # part (increase IndexMemory)"), not a LongMessageBuffer matter.
+    (f,) = memory("Index memory", 92)
+    assert (f.severity, f.threshold.by, f.threshold.parameter) == (
+        Severity.WARNING, "server", "IndexMemory")
+    assert "625" in f.advice and "LongMessageBuffer" not in f.advice
 
 
 def test_a_waiting_initial_start_names_nowait_nodes_not_start_partial_timeout() -> None:
@@ -130,3 +157,21 @@ def test_a_link_count_older_than_its_window_is_not_judged() -> None:
                          link_rates=rates))
     assert f.evidence[0].age_s is not None and 2 <= f.evidence[0].age_s < 3
     assert judged(NOW - 20) == []
+
+
+def test_a_failed_arbitration_is_told_as_what_happened() -> None:
+    # QmgrMain.cpp: ArbitResult (30: code, arbit_node, ticket) PARTITIONING then LOSE_NORUN
+    # (ArbitSignalData.hpp: "no arbitrator was running"): every data node has shut down
+    # (2305). The advice is for the next start, not "a partition now shuts the cluster down".
+    from ndbtop.model.arbitration import ArbitCode
+
+    def result(code: int, at: float) -> object:
+        return wire_event(30, 2, [("code", int(code)), ("arbit_node", 0),
+                                  ("ticket_0", 0x4A2B0001), ("ticket_1", 7200000)], at)
+
+    events = (result(ArbitCode.PARTITIONING, WALL - 13), result(ArbitCode.LOSE_NORUN, WALL - 12))
+    (f,) = (x for x in evaluate(snap(events=events)) if x.id == "no_arbitrator")
+    assert (f.severity, f.threshold.by) == (Severity.CRITICAL, "server")
+    assert f.summary.startswith("arbitration failed") and "data nodes shut down" in f.summary
+    assert f.advice.startswith("the data nodes shut down for want of an arbitrator")
+    assert "now shuts the cluster down" not in f.advice

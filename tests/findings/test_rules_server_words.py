@@ -112,6 +112,10 @@ def test_no_max_lag_means_no_kill_whatever_limit_was_logged_before() -> None:
         unlimited = text_event(49, 5, line, WALL - 300)
         (f,) = evaluate(snap(events=(computed, unlimited, bare)))
         assert f.severity is Severity.WARNING and f.threshold.value == "none", line
+    # Neither in the warning nor logged: the limit is not known, which is not "no kill".
+    (f,) = evaluate(snap(events=(bare,)))
+    assert f.severity is Severity.WARNING and f.threshold.value == "unknown"
+    assert "no kill" not in f.summary and "the kill limit is not known" in f.summary
 
 
 def test_gcp_save_names_the_parameter_that_sets_its_limit() -> None:
@@ -230,6 +234,21 @@ def test_a_redo_part_filling_while_the_others_sit_low() -> None:
     (f,) = evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, log_spaces=parts)))
     assert (f.id, f.severity, f.parts) == ("redo_part_filling", Severity.CRITICAL, (0,))
     assert "410" in f.summary and "other parts are at 8-9%" in f.summary
+    # The others at one figure: said once.
+    even = parts[:2] + tuple(LogSpace(2, "REDO", 0, p, total, 20 << 20) for p in (2, 3))
+    (f,) = evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, log_spaces=even)))
+    assert f.summary.endswith("; the node's other parts are at 8%")
+
+
+def test_a_redo_part_past_its_tail_limit_refuses_writes_now() -> None:
+    # DblqhMain.cpp c_free_mb_tail_problem_limit = 4 ("If less than 4Mb set TAIL_PROBLEM"):
+    # under it writes fail with 410 (ZTAIL_PROBLEM_IN_LOG_ERROR) already, not "in 0 s".
+    total = 1024 << 20
+    full = LogSpace(2, "REDO", 0, 0, total, total - (2 << 20))
+    (f,) = evaluate(snap(ndbinfo=NdbinfoSample(NOW, None, log_spaces=(full,))))
+    assert f.severity is Severity.CRITICAL
+    assert f.summary == ("node 2 redo log part 0 100% used, 2 MB free: writes fail with 410 "
+                         "now (under 4 MB free)")
 
 
 def test_a_redo_part_filling_fast_before_it_is_full() -> None:

@@ -39,12 +39,20 @@ def test_a_bare_2303_is_a_kill_by_another_node_not_a_gcp_stop() -> None:
     assert (f.id, f.severity, f.nodes) == ("node_stopped", Severity.WARNING, (3,))
     assert f.summary == ("node 3 was killed by another node (2303); its error log says which "
                          "and why")
+    # Unread, the error data may name any kill: the advice claims no failed copy.
+    assert f.advice.startswith("read node 3's error log") and "copy" not in f.advice
     # With the error log read: the killer and the error data, CopyFragRefError's words.
     host = error_log(3, 2303, "Killed by node 2 as copyfrag failed, error: 1501")
     (f,) = evaluate(snap(events=(forced(3, 2303),), hosts=(host,)))
     assert f.id == "node_stopped"
     assert f.summary == "node 3 was killed by node 2 (2303): copyfrag failed, error: 1501"
     assert any(e.what == "error data" for e in f.evidence)
+    assert f.advice.startswith("a restart repeats what failed")
+    # The default case ("System error %d,  this node was killed by node %d"): no copy named.
+    host = error_log(3, 2303, "System error 99,  this node was killed by node 2")
+    (f,) = evaluate(snap(events=(forced(3, 2303),), hosts=(host,)))
+    assert f.summary == "node 3 was killed by node 2 (2303): System error 99"
+    assert f.advice == "clear what the error data names before starting node 3 again"
 
 
 def test_the_victims_error_data_makes_it_a_gcp_stop() -> None:

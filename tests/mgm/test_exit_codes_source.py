@@ -13,7 +13,6 @@ from pathlib import Path
 from ndbtop.mgm.events.decode import decode_event
 from ndbtop.mgm.events.exitcodes import (
     EXIT_CODES,
-    NEWER_CODES,
     NO_SLOGAN,
     ExitClassification,
     ExitStatus,
@@ -76,7 +75,19 @@ def test_the_codes_the_audit_found_missing() -> None:
 def test_a_code_beyond_the_table_gets_the_servers_fallback() -> None:
     # ndbd_exit_message stops at the sentinel {0, XUE, "No message slogan found ..."}.
     assert exit_texts(9999) == (NO_SLOGAN, "Unknown", "Unknown")
-    assert 7400 in NEWER_CODES and 7400 not in EXIT_CODES
+
+
+def test_7400_is_quoted_as_the_newest_table_writes_it() -> None:
+    # ndbd_exit_codes.c (the newest copy): {NDBD_EXIT_API_FAIL_HANDLING_TIMEOUT, XIE,
+    # "Timeout handling Api failure.  Please check ApiFailureHandlingTimeout config or report
+    # a bug."}: a node the data nodes stopped for an API node's failure handling (QMGR).
+    assert exit_texts(7400) == (
+        "Timeout handling Api failure.  Please check ApiFailureHandlingTimeout config or "
+        "report a bug.", "Internal error, programming error or missing error message, please "
+        "report a bug", "Temporary error, restart node")
+    raw = RawEvent(59, 0, 3, (("action", "0"), ("signum", "0"), ("error", "7400"),
+                              ("sphase", "255"), ("extra", "0")))
+    assert "No message slogan" not in decode_event(raw, 0.0).text
 
 
 def test_ndbstopforced_quotes_the_table_as_eventlogger_does() -> None:

@@ -43,6 +43,11 @@ def test_the_one_ndbtop_is_connected_to_says_it_closes_this_connection() -> None
     assert "goes on through node 49" in w
     assert connected_mgmd(two(), "10.0.0.49:1186") == 49
     assert connected_mgmd(two(), "mgm.example:1186") is None
+    # Its own answer to "get mgmd nodeid" decides, whatever the address; with one management
+    # server running, it is that one.
+    assert connected_mgmd(two(), "mgm.example:1186", mgmd=49) == 49
+    alone = nodes((1, "NO_CONTACT", ""), (49, "CONNECTED", "10.0.0.49"))
+    assert connected_mgmd(alone, "mgm.example:1186") == 49
 
 
 def test_the_last_management_server_wants_a_phrase_to_stop() -> None:

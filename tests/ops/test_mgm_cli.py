@@ -288,6 +288,12 @@ def test_a_management_node_is_restarted_as_ndb_mgm_does(
     status, out, err = run("mgm", "-c", sim.connectstring, "-e", "4 RESTART", "--dry-run")
     assert status == 1 and "would need '4' typed (--confirm)" in err
     assert "> restart node v2\n> node: 4\n" in out and "refused" not in out
+    # The one ndbtop is connected to says so itself ("get mgmd nodeid" -> "nodeid:1"), though
+    # get status gives it an address (10.0.0.1) the connect string does not name.
+    status, out, err = run("mgm", "-c", sim.connectstring, "-e", "1 RESTART", "--dry-run")
+    assert ("warning: node 1 is the management server ndbtop is connected to: it restarts "
+            "itself after replying (disconnect: 1) and closes this connection") in out
+    assert "cannot tell" not in out
     status, out, err = run("mgm", "-c", sim.connectstring, "-e", "4 STOP", "--confirm", "4",
                            "--audit-log", str(tmp_path / "a.log"))
     assert status == 0, err

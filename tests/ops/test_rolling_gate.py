@@ -114,3 +114,19 @@ def test_the_estimate_names_restart_info_only_when_it_was_read() -> None:
     assert restart_info_of(None) is None
     assert restart_info_of(NdbinfoSample(0.0, None)) is None
     assert restart_info_of(NdbinfoSample(0.0, None, read_at=(("restart_info", 0.0),))) == ()
+
+
+def test_the_dry_runs_last_line_names_each_rule_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # memory-full: both nodes' DataMemory past 95% hold step 1, one finding each.
+    import argparse
+
+    from ndbtop.cli.rolling_plan import dry_run_verdict
+    from ndbtop.ops.rolling import RollingPlan
+
+    held = gate_for([finding("memory_high", Severity.CRITICAL, 2),
+                     finding("memory_high", Severity.CRITICAL, 3)], 1, (2,), GROUPS)
+    args = argparse.Namespace(read_only=False, confirm=None)
+    assert dry_run_verdict(args, RollingPlan(((2,), (3,))), held, text=False) == 1
+    assert capsys.readouterr().err == "ndbtop: step 1 would wait at the gate for memory_high\n"

@@ -142,3 +142,41 @@ def test_on_a_terminal_skipping_the_gate_takes_the_phrase_and_is_audited(
     skipped = records[0]
     assert (skipped["step"], skipped["nodes"], skipped["confirmed_with"]) == (1, [3], GATE_PHRASE)
     assert [f["id"] for f in skipped["findings"]] == ["redo_part_filling"]
+
+
+def test_ctrl_c_at_the_gate_says_which_step_it_held(threaded_sim: Any, tmp_path: Path) -> None:
+    # Nothing was sent (step 0 of 2): the line and the audit log name the gate of step 1,
+    # where the run sat, not only the steps sent.
+    sim = threaded_sim(filling(), speed=FROZEN, sql=True)
+    audit = tmp_path / "audit.log"
+    term = Typing(["rolling-restart", "-c", sim.connectstring, "--audit-log", str(audit),
+                   *sql_options(sim)], tmp_path)
+    term.expect("? [y/N] ")
+    term.write("y\n")
+    term.expect("[w]ait for them to clear, [g]o on: skip the gate, [a]bort? ")
+    term.ctrl_c()
+    assert term.exit_status() == 130
+    assert ("rolling restart interrupted at step 0 of 2, held at the gate of step 1; nothing "
+            "more was sent") in term.text
+    (record,) = audit_records(audit)
+    assert record["message"] == "interrupted at step 0 of 2, held at the gate of step 1"
+
+
+def test_warnings_read_from_the_cluster_log_file_count_before_ndbtop_listened(
+    threaded_sim: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # heartbeat, 75 s in: node 4 declared node 5 dead at 55 s, before the run listened. The
+    # management server's cluster log file (on this host) holds it: the plan does not say the
+    # warnings count only from now.
+    cluster = build_scenario("heartbeat", ScenarioOptions(
+        seed=1, mgm_host="127.0.0.1", mgm_data_dir=str(tmp_path)))
+    cluster.advance_to(75.0)
+    sim = threaded_sim(cluster, speed=FROZEN)
+    status, out, err = run_cli(capsys, ["rolling-restart", "-c", sim.connectstring,
+                                        "--dry-run", "--no-sql", "--force-degraded"])
+    assert "  critical missed_heartbeat: data node 5 declared dead (seen by node 4)\n" in out
+    assert ("gate: the GCP, LCP and heartbeat warnings count from the management server's "
+            "cluster log file, then from the events\n") in out
+    assert "count from now" not in out
+    assert status == 1 and err.startswith("ndbtop: step 1 would wait at the gate for "
+                                          "missed_heartbeat")

@@ -171,6 +171,39 @@ async def test_gcp_stall_holds_the_next_step_until_the_lag_warnings_stop(run_on:
         assert held_at < cleared_at
 
 
+async def test_a_gate_that_holds_sees_the_next_nodes_group_lose_a_node_meanwhile(
+    run_on: Any,
+) -> None:
+    # Held before node 2 by the GCP_SAVE warnings, the run sees the master kill node 3
+    # (DbdihMain.cpp crashSystemAtGcpStop): node 2's group is then down to node 2, which the
+    # gate says, read from a get status of the moment, not of the end of step 1.
+    async with run_on("gcp-stall", sql=False) as run:
+        run.manual.advance(GCP_STALL_AT + 30)
+        run.sim.sync()
+        await run.settle()
+        plan = RollingPlan(((4,), (2,)), groups=((2, 0), (3, 0), (4, 1), (5, 1)))
+        task = asyncio.create_task(run.engine(plan).run())
+        try:
+            await run.drive(lambda: bool(run.steps("gate")), "the gate before step 2")
+            assert [f.id for f in run.steps("gate")[0][1].gate.findings] == ["gcp_save_lag"]
+
+            def group_held() -> bool:
+                return any(f.id == "node_group_one_left" for _, p in run.steps("gate")
+                           for f in p.gate.findings)
+
+            await run.drive(group_held, "node 2's group named at the gate")
+            assert run.sim.cluster.data_nodes[3].stops == 1
+            _, last = run.steps("gate")[-1]
+            assert last.batch == (2,)
+            assert ("warning node_group_one_left: node group 0 is down to node 2: if it fails, "
+                    "every data node shuts down (a warning about node group 0 of the step's "
+                    "nodes)") in last.message
+            assert run.sent() == ["4 RESTART"]
+        finally:
+            task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
 async def test_redo_filling_holds_the_partner_until_a_checkpoint_frees_the_log(
     run_on: Any,
 ) -> None:

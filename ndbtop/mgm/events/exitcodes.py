@@ -3,11 +3,9 @@
 ``Forced node shutdown completed`` ends with
 ``Caused by error %d: '<message>(<classification>). <status>'.``; this module
 holds the three texts per code: the whole ``errArray`` of ``ndbd_exit_codes.cpp`` (the
-7.6/8.0 table; 7.x tables hold a subset of the same codes and texts), its codes the
-``NDBD_EXIT_*`` values of ``ndbd_exit_codes.h``. A code missing here gets the server's
-own fallback slogan with the ``Unknown`` classification; the one code the newest headers
-define beyond this table, 7400 (``NDBD_EXIT_API_FAIL_HANDLING_TIMEOUT``), is named by
-:data:`NEWER_CODES`.
+7.6/8.0 table, and 7400 of the newest copies; 7.x tables hold a subset of the same codes
+and texts), its codes the ``NDBD_EXIT_*`` values of ``ndbd_exit_codes.h``. A code missing
+here gets the server's own fallback slogan with the ``Unknown`` classification.
 """
 
 from __future__ import annotations
@@ -204,16 +202,15 @@ EXIT_CODES: Mapping[int, tuple[ExitClassification, str]] = MappingProxyType(
         6600: (_CR, "Out of index memory during system restart, please increase DataMemory"),
         6800: (_CR, "Out of data memory during system restart, please increase DataMemory"),
         7200: (_IE, "LCP fragment scan watchdog detected a problem.  Please report a bug."),
+        7400: (
+            _IE,
+            "Timeout handling Api failure.  Please check ApiFailureHandlingTimeout config or "
+            "report a bug.",
+        ),
     }
 )
 """Exit code -> (classification, message)."""
 
-
-NEWER_CODES: Mapping[int, str] = MappingProxyType(
-    {7400: "the data node gave up handling an API node's failure (ApiFailureHandlingTimeout)"}
-)
-"""Codes defined by newer ``ndbd_exit_codes.h`` copies than the table above: what the code
-is for, where a newer server's own text is not known to ndbtop."""
 
 
 def exit_status(code: int) -> ExitStatus:

@@ -191,7 +191,8 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "start-waiting",
             "initial start of node 10 while node 11, of the same node group, is never "
-            "started: node 10 waits for ever, reporting 'Waiting until nodes: 11 connects'",
+            "started: node 10 waits for ever, reporting 'Initial start, waiting for 11 to "
+            "connect'",
             5.0,
             start_waiting,
         ),

@@ -198,8 +198,9 @@ def _bits(*nodes: int) -> tuple[int, ...]:
 
 def start_waiting(options: ScenarioOptions) -> SimCluster:
     """An initial start of node 10 while node 11, of the same node group, is never started:
-    node 10 stays in its start and reports, again and again, that it waits until node 11
-    connects (StartReport type 2, no timeout)."""
+    node 10 stays in its start and reports, again and again, that it waits for node 11 to
+    connect (StartReport type 1, no timeout: QmgrMain.cpp ``check_startup`` makes an initial
+    start wait for every node whatever StartPartialTimeout says)."""
     config = simple_config(
         "start-waiting",
         ((10, "192.168.0.10", 0), (11, "192.168.0.11", 0)),
@@ -232,9 +233,9 @@ def start_waiting(options: ScenarioOptions) -> SimCluster:
     def report() -> None:
         if cluster.data_nodes[10].state != STARTING:
             return
-        # type 2, remaining time ~0 (none), 5-word masks: all, connected, no-wait, waiting
-        # for, no node group.
-        cluster.emit(START_REPORT, 10, 2, 0xFFFFFFFF, 5, *_bits(10, 11), *_bits(10),
+        # type 1 (an initial start), remaining time ~0 (none), 5-word masks: all,
+        # connected, no-wait, waiting for, no node group.
+        cluster.emit(START_REPORT, 10, 1, 0xFFFFFFFF, 5, *_bits(10, 11), *_bits(10),
                      *_bits(), *_bits(11), *_bits())
         cluster.after(START_REPORT_EVERY, report)
 

@@ -262,6 +262,8 @@ class RollingRun:
         where it stopped. Returns that, ``interrupted at step N of M``."""
         note = f"interrupted at {self.position}"
         if self.engine is not None:
+            if self.engine.holding is not None:
+                note += f", held at the gate of step {self.engine.holding.step}"
             self.engine.abort()
         restarting = [n for n, row in self.rows.items() if row.state == "restarting"]
         snap = self.live()

@@ -76,8 +76,9 @@ class FindingsView(PanelsView):
         head.append(f": {counts(found) or 'none'}"
                     + (f" ({len(shown)} match the filter)" if wanted else ""))
         head.append("\nJudged by the server's own thresholds where it has them (naming the "
-                    "parameter), else ndbtop's, said as such; a finding clears 30 s after "
-                    "its condition.", style="dim")
+                    "parameter), else ndbtop's, said as such; one on figures read now and "
+                    "then clears 30 s after its condition, any other as soon as it is over.",
+                    style="dim")
         self.put("#findings_head", head)
         body = Text("\n\n").join(finding_text(f, now) for f in shown) if shown else Text(
             "Nothing found: every rule's condition is false, or its data is missing (the "
