@@ -105,7 +105,7 @@ def test_every_scenario_of_the_list_is_judged() -> None:
 async def test_the_waiting_initial_start_names_what_shortens_it() -> None:
     # start-waiting plays an initial start: QmgrMain.cpp check_startup reports type 1
     # ("Initial start, waiting for %s to connect"), which StartPartialTimeout does not end.
-    cap = await capture(CaptureSpec("start-waiting", 200.0))
+    cap = await captured(CaptureSpec("start-waiting", 200.0))
     (f,) = (f for f in evaluate(cap.snapshot) if f.id == "start_waiting_for_nodes")
     assert f.summary == "node 10's initial start waits for node 11 with no timeout"
     assert f.threshold.parameter == "--nowait-nodes / StartNoNodegroupTimeout"
