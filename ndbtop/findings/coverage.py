@@ -87,7 +87,8 @@ def unjudged(snap: ClusterSnapshot, heard_s: float | None) -> list[tuple[str, tu
     else:
         apart = (any(r.seconds > 0 for r in snap.io_lag_rates),
                  any(r.seconds > 0 for r in snap.link_rates),
-                 any(h.interval_pct is not None for h in snap.hit_ratios)
+                 # Requests counted over an interval judge it, none among them too.
+                 any(h.requests_per_s is not None for h in snap.hit_ratios)
                  or not snap.ndbinfo or not snap.ndbinfo.disk_page_buffer)
         rules = tuple(rule for rule, ok in zip(RATE_RULES, apart) if not ok)
         if rules:
