@@ -162,16 +162,18 @@ def nodes_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = Non
 def sources_text(snap: ClusterSnapshot) -> list[str]:
     """Every source with its state, age and what it cannot read."""
     lines = ["", "Sources:"]
+    width = max([8, *(len(src.name) for src in snap.sources)])
+    under = " " * (width + 3)
     for src in snap.sources:
         age = src.age(snap.taken_at)
         shown = "waiting" if src.state is SourceState.UNAVAILABLE else src.state.value
         state = shown + (f" ({src.error})" if src.error else "")
         via = f" from {src.target}" if src.others and src.state.value == "connected" else ""
-        lines.append(f"  {src.name:8} {state}{via}"
+        lines.append(f"  {src.name:{width}} {state}{via}"
                      + (f", {age:.1f} s old" if age is not None else ""))
         if via:
-            lines.extend(f"           also {other}" for other in src.others)
-        lines += [f"           {part} unavailable: {why}" for part, why in src.unavailable]
+            lines.extend(f"{under}also {other}" for other in src.others)
+        lines += [f"{under}{part} unavailable: {why}" for part, why in src.unavailable]
     return lines
 
 
