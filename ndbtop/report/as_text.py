@@ -303,13 +303,13 @@ def _host_text(snap: ClusterSnapshot) -> list[str]:
         if h.view is not None and h.view.hidden_disks:
             out.append(f"  {h.view.hidden_disks} more block devices not shown "
                        f"(at most {len(disks)} a host)")
+        # The progress and its rate only: the node's one estimate is its start's ETA line.
         for r in h.redo_init:
             out.append(
                 f"  node {r.node_id} redo log initialisation (measured on the host): files "
                 f"{_opt(r.files_done)}/{_opt(r.files_total)}, written "
                 f"{_mb(r.bytes_written)}/{_mb(r.bytes_expected)} MB, "
-                f"{written_rate_text(r.rate_bytes_per_s)}, "
-                f"ETA {duration(r.eta_s) if r.eta_s else '-'}"
+                f"{written_rate_text(r.rate_bytes_per_s)}"
             )
         for e in h.error_logs:
             out.append(f"  node {e.node_id} error log: {error_log_line(e)}")
