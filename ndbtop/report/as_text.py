@@ -8,7 +8,6 @@ from typing import Any
 
 from ndbtop.eta.node_evidence import redo_mb_per_s
 from ndbtop.eta.node_text import eta_text
-from ndbtop.findings.coverage import unjudged_text
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
@@ -22,7 +21,7 @@ from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.cluster_log import cluster_log_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
-from ndbtop.report.findings import findings_text
+from ndbtop.report.findings import findings_text, unjudged_lines
 from ndbtop.report.sections import default_sections_text
 from ndbtop.report.tables import duration, format_table, human_bytes, per_second
 from ndbtop.sanitise import Laid, laid_out
@@ -84,7 +83,7 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     lines = [heading_text(snap, context)]
     lines += nodes_text(snap, node_notes)
     lines += findings_text(snap.findings)
-    lines += [f"  {part}" for part in unjudged_text(snap, heard_s).split("; ") if part]
+    lines += unjudged_lines(snap, heard_s)
     lines += cluster_log_text(snap)
     lines += config_text(snap)
     lines += default_sections_text(snap)
