@@ -7,6 +7,7 @@ import time
 
 from ndbtop.findings import Severity, evaluate
 from ndbtop.mgm.cluster_log import parse_lines
+from ndbtop.report.cluster_log import cluster_log_text
 from tests.findings.test_rules_server_words import WALL, ndb, snap, text_event
 
 
@@ -82,3 +83,13 @@ def test_a_node_stopped_long_ago_and_still_down_is_a_current_finding() -> None:
     again = (*log, *_file((1200, "INFO", "Node 5: Started (mysql-8.4.3 ndb-8.4.3)")))
     assert [f.id for f in evaluate(snap(cluster_log=again, nodes=down))
             if f.nodes == (5,) and f.id == "node_stopped"] == []
+
+
+def test_once_shows_the_files_warnings_as_history() -> None:
+    log = _file((3600, "INFO", "Node 2: GCP Monitor: Computed max GCP_SAVE lag to 204 seconds"),
+                (60, "WARNING", "Node 2: GCP Monitor: GCP_SAVE lag 60 seconds (max lag: 204s)"))
+    lines = cluster_log_text(snap(cluster_log=log))
+    assert lines[1:] == [
+        "Cluster log history (from the file, 2 lines in its last hour; 1 warning or worse):",
+        f"  {_stamp(WALL - 60)[11:]} history WARNING  node 2: GCP Monitor: GCP_SAVE lag 60 "
+        "seconds (max lag: 204s)"]
