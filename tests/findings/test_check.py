@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from ndbtop.cli import main
+from ndbtop.cli.check import coverage_text
 from ndbtop.findings import Evidence, Finding, Severity, Threshold
+from ndbtop.model.hosts import HostReport
 from ndbtop.report.findings import check_line
 from ndbtop.sim.scenarios import build_scenario
 from tests.findings.test_rules_server_words import snap
@@ -153,3 +155,15 @@ def test_a_replica_that_does_not_answer_is_never_an_all_clear() -> None:
     assert missing(fine, ("replication",), False) == []
     assert "replication" not in coverage_text(fine, None)
     assert missing(snap(), ("replication",), False) == ["replication (no replica named)"]
+
+
+def test_data_node_hosts_ssh_could_not_read_are_named() -> None:
+    # --ssh given, its hosts refusing: the line says so, as it says it for ndbinfo and the
+    # cluster log (a WARNING or OK must not hide what was not looked at).
+    refused = "ssh: connect to host 127.0.2.1 port 1: Connection refused"
+    hosts = (HostReport("127.0.2.1", "ssh", (2, 4), "error", error=refused),
+             HostReport("127.0.2.2", "ssh", (3, 5), "error", error=refused),
+             HostReport("127.0.2.3", "ssh", (6,), "ok"))
+    text = coverage_text(snap(hosts=hosts), 0.0)
+    assert f"ssh not read (127.0.2.1, 127.0.2.2: {refused})" in text
+    assert "ssh not read" not in coverage_text(snap(hosts=hosts[2:]), 0.0)
