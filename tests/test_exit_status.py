@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from ndbtop.cli import main
-from ndbtop.cli.exits import EXIT_STATUSES, FILE, NOT_MET, UNREACHABLE, USAGE, status_of
+from ndbtop.cli.exits import (
+    EXIT_STATUSES,
+    FILE,
+    NOT_MET,
+    PIPE_CLOSED,
+    UNREACHABLE,
+    USAGE,
+    status_of,
+)
 from ndbtop.errors import (
     ConnectStringError,
     FileError,
@@ -72,3 +83,17 @@ def test_record_of_a_cluster_that_never_answers_exits_3(
     assert err.endswith("ndbtop: error: the management server never answered: cannot connect "
                         "to a management server: 127.0.0.1:1: connection refused\n")
     assert len(read_recording(path)) >= 1
+
+
+def test_output_into_a_closed_pipe_ends_quietly_as_sigpipe_would() -> None:
+    # `ndbtop wait --json | head -1`: the reader went away; no "internal error", no
+    # traceback at exit. The pipe's read end is closed before ndbtop starts.
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "ndbtop", "completion", "bash"],
+                              stdout=write, stderr=subprocess.PIPE, timeout=60,
+                              cwd=Path(__file__).resolve().parents[1])
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (PIPE_CLOSED, b"")

@@ -7,6 +7,7 @@ import re
 
 from ndbtop.model.backups import COMPLETED, Backup
 from ndbtop.model.derive import ActivityRate
+from ndbtop.model.hosts import HostReport, RedoMeasure
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.as_text import report_text
@@ -32,3 +33,15 @@ def test_a_backup_gives_size_and_rate_in_binary_units_and_its_records_grouped() 
     row = next(line for line in out.splitlines() if line.strip().startswith("7 "))
     assert "181,528,687" in row and "280.0 GiB" in row and "2.8 GiB/s" in row
     assert not re.search(r"\d (kB|MB|GB)/s", out)
+
+
+def test_a_redo_log_measured_on_its_host_gives_progress_and_rate_but_no_estimate() -> None:
+    # One estimate per node: its start's ETA line; the host's line has the measure only.
+    log = 4096 << 20
+    measure = RedoMeasure(10, 64, 256, log // 128, log // 32, 1 << 20, 2304.0)
+    host = HostReport("db10", "ssh", (10,), "ok", last_ok=100.0, redo_init=(measure,))
+    out = report_text(_snapshot(hosts=(host,)))
+    (line,) = [ln for ln in out.splitlines() if "redo log initialisation" in ln]
+    assert line.startswith("  node 10 redo log initialisation (measured on the host): files "
+                           "64/256, written 32.0/128.0 MB, 1.00 MB/s written")
+    assert "ETA" not in line and "38m" not in line

@@ -14,6 +14,7 @@ from ndbtop.collect.hub import Hub
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.model.clock import RealClock
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState, SourceStatus
 from ndbtop.ndbinfo.collector import MAX_ON_DEMAND_PER_SAMPLE
 from ndbtop.ndbinfo.queries_triage import ON_DEMAND
 from ndbtop.report.as_text import sources_text
@@ -115,3 +116,13 @@ def test_a_source_turned_off_says_why_once() -> None:
     ndbinfo = next(s for s in hub.source_statuses() if s.name == "ndbinfo")
     snap = ClusterSnapshot(taken_at=1.0, wall=1.0, interval=1.0, sources=(ndbinfo,))
     assert sources_text(snap)[2:] == ["  ndbinfo  disabled (--no-sql)"]
+
+
+def test_the_sources_states_line_up_under_the_longest_name() -> None:
+    sources = (SourceStatus("mgm", SourceState.CONNECTED, last_ok=1.0),
+               SourceStatus("cluster-log", SourceState.DISABLED,
+                            error="management node 1: on 10.0.0.1: no --ssh connection to it"))
+    snap = ClusterSnapshot(taken_at=1.0, wall=1.0, interval=1.0, sources=sources)
+    assert sources_text(snap)[2:] == [
+        "  mgm         connected, 0.0 s old",
+        "  cluster-log disabled (management node 1: on 10.0.0.1: no --ssh connection to it)"]

@@ -8,10 +8,12 @@ quoted from a server or a file reaches the terminal as a control sequence.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 
-from ndbtop.cli.exits import INTERNAL, INTERRUPTED, status_of
+from ndbtop.cli.exits import INTERNAL, INTERRUPTED, PIPE_CLOSED, status_of
 from ndbtop.cli.parser import build_parser
 from ndbtop.cli.proctitle import hide_password
 from ndbtop.errors import NdbtopError
@@ -45,7 +47,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
             args.read_only_origin = read_only_origin(args)
             args.read_only = args.read_only_origin is not None
-        return _dispatch(args)
+        status = _dispatch(args)
+        # What is still buffered goes now, where a closed pipe is caught below.
+        sys.stdout.flush()
+        return status
     except NdbtopError as exc:
         if getattr(args, "command", None) == "check":
             # A monitoring plugin's error is UNKNOWN, on stdout: a context that cannot be
@@ -58,6 +63,13 @@ def _main(argv: Sequence[str] | None) -> int:
         return status_of(exc)
     except KeyboardInterrupt:
         return INTERRUPTED
+    except BrokenPipeError:
+        # The reader of the output went away: nothing more to say, and nothing left to
+        # flush into the closed pipe at exit.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.__stdout__.fileno())
+        return PIPE_CLOSED
     except Exception as exc:
         if getattr(args, "debug", False):
             raise

@@ -122,6 +122,11 @@ def run_check(args: argparse.Namespace) -> int:
 def coverage_text(snap: ClusterSnapshot, heard_s: float | None) -> str:
     """The sources not read and the rules left unjudged, for the plugin line."""
     parts = [f"{name} not read ({why})" for name, why in unread(snap)]
+    bad = [h for h in snap.hosts if h.via == "ssh" and h.state != "ok"]
+    if bad:
+        # The data node hosts --ssh was asked to read: their disks and error logs.
+        parts.append(f"ssh not read ({', '.join(h.host for h in bad)}: "
+                     f"{bad[0].error or bad[0].state})")
     judged = unjudged_text(snap, heard_s)
     return "; ".join([*parts, *([judged] if judged else [])])
 

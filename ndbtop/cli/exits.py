@@ -15,6 +15,7 @@ FILE = 4
 INTERNAL = 70
 HUNG_UP = 129
 INTERRUPTED = 130
+PIPE_CLOSED = 141
 TERMINATED = 143
 
 EXIT_STATUSES: tuple[tuple[int, str], ...] = (
@@ -30,6 +31,8 @@ EXIT_STATUSES: tuple[tuple[int, str], ...] = (
     (INTERNAL, "internal error (--debug shows the traceback)"),
     (HUNG_UP, "the live view's terminal went away (SIGHUP)"),
     (INTERRUPTED, "interrupted (Ctrl-C)"),
+    (PIPE_CLOSED, "what reads its output went away (a pipe into head closed), as SIGPIPE "
+     "ends other tools"),
     (TERMINATED, "the live view was stopped by SIGTERM"),
 )
 """Every exit status, with what it means."""

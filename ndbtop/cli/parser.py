@@ -156,7 +156,8 @@ OPTIONS: tuple[Option, ...] = (
            help="do not read this host's disks and data node threads"),
     option("--ssh", commands=HOSTS, group="host", action="store_true", default=False,
            help="also read every data node's host (disks, CPU, threads, redo files, error "
-           "log) through the system ssh client; nothing is installed or written there"),
+           "log) and the management servers' cluster log files through the system ssh "
+           "client; nothing is installed or written there"),
     option("--ssh-config", commands=HOSTS, group="host", metavar="FILE",
            help="with --ssh: ssh configuration file (-F)"),
     option("--ssh-user", commands=HOSTS, group="host", metavar="USER",

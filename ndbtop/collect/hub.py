@@ -389,6 +389,13 @@ class Hub:
         self._panels_held = held
         self._pass_panels()
 
+    def read_again(self, panels: frozenset[str]) -> None:
+        """Read the slow ndbinfo ``panels`` at the next sample whatever the rotation (the
+        second of ``--once``'s samples: the rates between two readings)."""
+        reader = self.sql.reader if self.sql is not None else None
+        if hasattr(reader, "again"):
+            reader.again = panels  # type: ignore[union-attr]
+
     def _pass_panels(self) -> None:
         asked = self.panels_wanted()
         union = frozenset() if self._panels_held else asked

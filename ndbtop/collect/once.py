@@ -13,6 +13,7 @@ from ndbtop.collect.sql import SqlSource
 from ndbtop.errors import MgmError, SqlError
 from ndbtop.model.backups import running_backup
 from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.ndbinfo.queries import RATE_PANELS
 
 if TYPE_CHECKING:
     from ndbtop.collect.hub import Hub
@@ -51,8 +52,11 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
         for i in range(2):
             if isinstance(source, SqlSource):
                 # The triage tables are read once, in the second sample: each read scans
-                # every data node, and they need no rate.
+                # every data node, and they need no rate. The panels rates come from are
+                # read again in it, whatever the live view's rotation.
                 hub.hold_panels(i == 0)
+                if i == 1:
+                    hub.read_again(RATE_PANELS)
             try:
                 await source.poll_once()
             except error as exc:

@@ -28,8 +28,9 @@ RATE_RULES = ("redo_io_lag", "send_buffer_overload", "disk_page_buffer_low_hit")
 HEARD_ENOUGH_S = 120.0
 
 SOURCE_RULES: tuple[tuple[str, str], ...] = (
-    ("get status", "cluster_down, node_group_down, node_group_one_left, mixed_versions, "
-                   "single_user_mode, start_phase_slow"),
+    ("get status", "cluster_down (while no node is started, with a start's StartReports "
+                   "from the cluster log or the events), node_group_down, node_group_one_left, "
+                   "mixed_versions, single_user_mode, start_phase_slow"),
     ("configuration", "replicas_same_host; node groups and hosts for the others"),
     ("MemoryUsage report", "memory_high without a SQL node"),
     ("ndbinfo (SQL node)", "memory_high, " + ", ".join(NDBINFO_RULES)),
@@ -60,6 +61,13 @@ def replication_silent(snap: ClusterSnapshot) -> list[str]:
     return [f"{e.target} ({e.side})" for e in state.endpoints if e.error is not None]
 
 
+def _only_starting(snap: ClusterSnapshot) -> bool:
+    """No data node started, and some starting."""
+    data = snap.data_nodes()
+    return (not any(n.status in ("STARTED", "SINGLE USER MODE") for n in data)
+            and any(n.status == "STARTING" for n in data))
+
+
 def unread(snap: ClusterSnapshot) -> list[tuple[str, str]]:
     """(source, why) for the secondary sources a surface could not read."""
     out = []
@@ -87,7 +95,8 @@ def unjudged(snap: ClusterSnapshot, heard_s: float | None) -> list[tuple[str, tu
     else:
         apart = (any(r.seconds > 0 for r in snap.io_lag_rates),
                  any(r.seconds > 0 for r in snap.link_rates),
-                 any(h.interval_pct is not None for h in snap.hit_ratios)
+                 # Requests counted over an interval judge it, none among them too.
+                 any(h.requests_per_s is not None for h in snap.hit_ratios)
                  or not snap.ndbinfo or not snap.ndbinfo.disk_page_buffer)
         rules = tuple(rule for rule, ok in zip(RATE_RULES, apart) if not ok)
         if rules:
@@ -97,7 +106,12 @@ def unjudged(snap: ClusterSnapshot, heard_s: float | None) -> list[tuple[str, tu
     heard = heard_s is None or heard_s >= HEARD_ENOUGH_S
     if _why(snap, "cluster-log") is not None and not heard:
         said = "no event heard" if not heard_s else f"events heard for {heard_s:.0f} s only"
-        out.append((f"no cluster log read, {said}", EVENT_RULES))
+        rules = EVENT_RULES
+        if _only_starting(snap):
+            # Whether a start with no node started yet moves on or waits for ever is in its
+            # StartReports: without them, cluster_down cannot say the cluster is down.
+            rules = ("cluster_down", *EVENT_RULES)
+        out.append((f"no cluster log read, {said}", rules))
     if snap.source("replication") is not None:
         silent = replication_silent(snap)
         if _why(snap, "replication") is not None:

@@ -5,9 +5,12 @@ Each line is judged by its own time, as a live event is by the time it arrived: 
 of the last two minutes counts as now. Lines older than :data:`JUDGED_FOR_S` (the widest
 window a rule looks back over, the heartbeat rule's) are history only, shown and never
 judged, except the few that rules read as context however old (the GCP monitor's computed
-limits, the local checkpoints' starts and ends, whose durations set what is overdue). So
-a node that died of missed heartbeats an hour ago and runs again is never a current
-finding.
+limits, the local checkpoints' starts and ends, whose durations set what is overdue, the
+starts completed), and a data node's stop (its NDBStopForced, the DIH master's GCP-stop
+kill) while that node is not STARTED: ``node_stopped`` and ``gcp_stop`` hold while the node
+is down, as they do in a live view that saw it stop. So a node that died of missed
+heartbeats an hour ago and runs again is never a current finding, and one that is still
+down is one however long ago it stopped.
 
 A line also received as an event (the file and the listener overlap when ndbtop reads the
 file while it listens) is judged once.
@@ -20,6 +23,7 @@ from bisect import bisect_left
 from dataclasses import replace
 from heapq import merge
 
+from ndbtop.findings.rules_stops import NDB_START_COMPLETED, stop_victims
 from ndbtop.mgm.cluster_log import LogLine
 from ndbtop.mgm.events.decode import Event
 from ndbtop.model.findings import Evidence, Finding
@@ -27,24 +31,36 @@ from ndbtop.model.same_event import TimesByKey
 from ndbtop.model.snapshot import ClusterSnapshot
 
 JUDGED_FOR_S = 300.0
-CONTEXT_TYPES = frozenset({49, 6, 7, 50})
-"""InfoEvent (the GCP monitor's computed limits), LocalCheckpointStarted/Completed, and
-MemoryUsage (a band crossed holds until the next crossing)."""
+CONTEXT_TYPES = frozenset({49, 6, 7, 50, NDB_START_COMPLETED})
+"""InfoEvent (the GCP monitor's computed limits), LocalCheckpointStarted/Completed,
+MemoryUsage (a band crossed holds until the next crossing) and NDBStartCompleted (a stop
+before it is over)."""
 SAME_EVENT_S = 2.0
 
-_INDEX: list[tuple[tuple[LogLine, ...], list[Event], list[Event], list[float]]] = []
+_Index = tuple[list[Event], list[Event], list[Event], list[float]]
+_INDEX: list[tuple[tuple[LogLine, ...], _Index]] = []
 _MERGED: list[tuple[tuple[object, ...], tuple[Event, ...]]] = []
 
 
-def _index(lines: tuple[LogLine, ...]) -> tuple[list[Event], list[Event], list[float]]:
+def _index(lines: tuple[LogLine, ...]) -> _Index:
+    """(context, stops, the others, the others' times) of the file's events, oldest first."""
     if _INDEX and _INDEX[0][0] is lines:
-        return _INDEX[0][1], _INDEX[0][2], _INDEX[0][3]
+        return _INDEX[0][1]
     events = sorted((ln.event for ln in lines if ln.event is not None
                      and not ln.event.malformed), key=lambda e: e.received_at)
     context = [e for e in events if e.type in CONTEXT_TYPES]
-    others = [e for e in events if e.type not in CONTEXT_TYPES]
-    _INDEX[:] = [(lines, context, others, [e.received_at for e in others])]
-    return context, others, _INDEX[0][3]
+    stops = [e for e in events if e.type not in CONTEXT_TYPES and stop_victims(e)]
+    others = [e for e in events if e.type not in CONTEXT_TYPES and not stop_victims(e)]
+    _INDEX[:] = [(lines, (context, stops, others, [e.received_at for e in others]))]
+    return _INDEX[0][1]
+
+
+def _still_down(stops: list[Event], snap: ClusterSnapshot, since: float) -> list[Event]:
+    """The stops older than ``since`` of a data node that is not STARTED now."""
+    up = {n.node_id for n in snap.data_nodes()
+          if n.status in ("STARTED", "SINGLE USER MODE")}
+    return [e for e in stops
+            if e.received_at < since and not up.issuperset(stop_victims(e))]
 
 
 def judged_events(snap: ClusterSnapshot) -> tuple[Event, ...]:
@@ -52,9 +68,12 @@ def judged_events(snap: ClusterSnapshot) -> tuple[Event, ...]:
     (the live events themselves when no line is judged)."""
     if not snap.cluster_log:
         return snap.events
-    context, others, times = _index(snap.cluster_log)
-    recent = others[bisect_left(times, snap.wall - JUDGED_FOR_S):]
-    chosen = sorted([*context, *recent], key=lambda e: e.received_at) if recent else context
+    context, stops, others, times = _index(snap.cluster_log)
+    since = snap.wall - JUDGED_FOR_S
+    recent = others[bisect_left(times, since):]
+    kept = [*_still_down(stops, snap, since), *(e for e in stops if e.received_at >= since)]
+    chosen = (sorted([*context, *kept, *recent], key=lambda e: e.received_at)
+              if recent or kept else context)
     if snap.events and chosen:
         first = snap.events[0].received_at - SAME_EVENT_S
         live = TimesByKey(((e.source_node, e.text), e.received_at) for e in snap.events)

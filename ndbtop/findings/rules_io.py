@@ -158,8 +158,9 @@ def redo_io_lag(snap: ClusterSnapshot) -> Iterator[Finding]:
         slowed = r.slowed_s or 0.0
         yield Finding(
             "redo_io_lag", Severity.WARNING,
-            f"node {r.node_id} redo writes lag the disk: slowed down {slowed:,.0f} s of the "
-            f"last {r.seconds:,.0f} s; a lag past RedoOverCommitLimit, "
+            # The counter sums the node's LDM threads: more seconds than went by is real.
+            f"node {r.node_id} redo writes lag the disk: its LDM threads slowed down "
+            f"{slowed:,.0f} s in the last {r.seconds:,.0f} s; a lag past RedoOverCommitLimit, "
             "RedoOverCommitCounter times in a row, fails writes with 1234",
             (Evidence("slowdowns_due_to_io_lag", f"+{slowed:,.0f} s in {r.seconds:,.0f} s",
                       "ndbinfo.disk_write_speed_aggregate", age),),

@@ -79,6 +79,20 @@ def killed_nodes(counter: str) -> tuple[int, ...]:
     return tuple(i for i in range(1, 256) if mask >> i & 1)
 
 
+def stop_victims(e: Event) -> tuple[int, ...]:
+    """The data nodes a stop event is about: an NDBStopForced's source, the nodes of the DIH
+    master's "Detected GCP stop ... sending kill" (a WarningEvent, an InfoEvent in the
+    M_GCP_COMPLETE case; itself when it names none); none for any other event."""
+    if e.type == NDB_STOP_FORCED:
+        return (e.source_node,)
+    if e.type not in (WARNING_EVENT, INFO_EVENT) or e.malformed:
+        return ()
+    m = _GCP_STOP.search(e.text)
+    if m is None:
+        return ()
+    return killed_nodes(m.group(1)) or (e.source_node,)
+
+
 def killed_by(data: str) -> tuple[int | None, str]:
     """(the killing node, why) from a 2303's error data; (None, the data) when it names
     none."""

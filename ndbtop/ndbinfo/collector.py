@@ -1,7 +1,8 @@
 """The blocking ``ndbinfo`` collector: one SQL connection, one sample per refresh.
 
 Load rule: every ``ndbinfo`` query scans every data node, so one :meth:`sample`
-sends at most :data:`MAX_QUERIES_PER_SAMPLE` statements:
+sends at most :data:`MAX_QUERIES_PER_SAMPLE` statements (and the panels asked for
+on demand, or once again, :attr:`NdbinfoCollector.again`):
 
 * the fast tier, every time: per-thread CPU (``cpustat``, joined client-side with
   the cached thread layout; every :data:`THREADS_UNWANTED_EVERY` samples only while
@@ -110,6 +111,10 @@ class NdbinfoCollector(Statements):
         self.wanted: frozenset[str] = frozenset()
         """The panels of :data:`qt.ON_DEMAND` samples read (a view, ``--once --section``, a
         bundle ask for them); never read otherwise, not even at connect."""
+        self.again: frozenset[str] = frozenset()
+        """Slow panels the next sample reads whatever the rotation, beside its statements
+        (then none): ``--once`` asks for :data:`~ndbtop.ndbinfo.queries.RATE_PANELS` at its
+        second sample."""
         self.txn_age_s = DEFAULT_TXN_AGE_S
         """The age from which ``transactions`` are read (``--txn-age``)."""
         self._txn_age_read = DEFAULT_TXN_AGE_S
@@ -222,11 +227,17 @@ class NdbinfoCollector(Statements):
                 self._read_layout(self._layout_pending[0], tally)
                 layout_reads += 1
             rotation = self._rotation
+            rotated = None
             if rotation:
                 query = rotation[self._next_slow % len(rotation)]
                 if tally.queries + self._statements_at_most(query) <= MAX_QUERIES_PER_SAMPLE:
                     self._read_panel(query, tally)
                     self._next_slow += 1
+                    rotated = query.panel
+            again, self.again = self.again, frozenset()
+            for query in plan.slow:
+                if query.panel in again and query.panel != rotated:
+                    self._read_panel(query, tally)
             self._read_oldest_transaction(tally)
             self._read_on_demand(tally)
         except SqlError:

@@ -310,6 +310,11 @@ SLOW_ROTATION = (
 )
 """The slow tier in the order it is read, newest schema."""
 
+RATE_PANELS = frozenset({"links", "disk_write_speed"})
+"""Slow panels whose rates come from what grew between two of their readings
+(``send_buffer_overload``, ``redo_io_lag``): the second of ``--once``'s two samples reads them
+again whatever the rotation, so that a one-shot judges those rules."""
+
 
 @dataclass(frozen=True, **SLOTS)
 class QueryPlan:

@@ -8,7 +8,6 @@ from typing import Any
 
 from ndbtop.eta.node_evidence import redo_mb_per_s
 from ndbtop.eta.node_text import eta_text
-from ndbtop.findings.coverage import unjudged_text
 from ndbtop.model.config import NO_NODE_GROUP
 from ndbtop.model.config_facts import reports_off
 from ndbtop.model.hosts import ErrorLogEntry
@@ -22,7 +21,7 @@ from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.report.backups import backups_text
 from ndbtop.report.cluster_log import cluster_log_text
 from ndbtop.report.config_report import address_text, config_text, node_group_json
-from ndbtop.report.findings import findings_text
+from ndbtop.report.findings import findings_text, unjudged_lines
 from ndbtop.report.sections import default_sections_text
 from ndbtop.report.tables import duration, format_table, human_bytes, per_second
 from ndbtop.sanitise import Laid, laid_out
@@ -84,7 +83,7 @@ def report_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = No
     lines = [heading_text(snap, context)]
     lines += nodes_text(snap, node_notes)
     lines += findings_text(snap.findings)
-    lines += [f"  {part}" for part in unjudged_text(snap, heard_s).split("; ") if part]
+    lines += unjudged_lines(snap, heard_s)
     lines += cluster_log_text(snap)
     lines += config_text(snap)
     lines += default_sections_text(snap)
@@ -162,16 +161,18 @@ def nodes_text(snap: ClusterSnapshot, node_notes: Mapping[int, str] | None = Non
 def sources_text(snap: ClusterSnapshot) -> list[str]:
     """Every source with its state, age and what it cannot read."""
     lines = ["", "Sources:"]
+    width = max([8, *(len(src.name) for src in snap.sources)])
+    under = " " * (width + 3)
     for src in snap.sources:
         age = src.age(snap.taken_at)
         shown = "waiting" if src.state is SourceState.UNAVAILABLE else src.state.value
         state = shown + (f" ({src.error})" if src.error else "")
         via = f" from {src.target}" if src.others and src.state.value == "connected" else ""
-        lines.append(f"  {src.name:8} {state}{via}"
+        lines.append(f"  {src.name:{width}} {state}{via}"
                      + (f", {age:.1f} s old" if age is not None else ""))
         if via:
-            lines.extend(f"           also {other}" for other in src.others)
-        lines += [f"           {part} unavailable: {why}" for part, why in src.unavailable]
+            lines.extend(f"{under}also {other}" for other in src.others)
+        lines += [f"{under}{part} unavailable: {why}" for part, why in src.unavailable]
     return lines
 
 
@@ -301,13 +302,13 @@ def _host_text(snap: ClusterSnapshot) -> list[str]:
         if h.view is not None and h.view.hidden_disks:
             out.append(f"  {h.view.hidden_disks} more block devices not shown "
                        f"(at most {len(disks)} a host)")
+        # The progress and its rate only: the node's one estimate is its start's ETA line.
         for r in h.redo_init:
             out.append(
                 f"  node {r.node_id} redo log initialisation (measured on the host): files "
                 f"{_opt(r.files_done)}/{_opt(r.files_total)}, written "
                 f"{_mb(r.bytes_written)}/{_mb(r.bytes_expected)} MB, "
-                f"{written_rate_text(r.rate_bytes_per_s)}, "
-                f"ETA {duration(r.eta_s) if r.eta_s else '-'}"
+                f"{written_rate_text(r.rate_bytes_per_s)}"
             )
         for e in h.error_logs:
             out.append(f"  node {e.node_id} error log: {error_log_line(e)}")

@@ -34,7 +34,7 @@ from ndbtop.model.config_raw import config_ini
 from ndbtop.record.reader import read_recording
 from ndbtop.report.audit_tail import cluster_targets, this_cluster
 from ndbtop.report.cluster_log import cluster_log_file
-from ndbtop.report.findings import findings_text
+from ndbtop.report.findings import findings_text, unjudged_lines
 from ndbtop.report.render import error_log_json, error_log_line, report_json, report_text
 from ndbtop.report.sections import TRIAGE, bundle_panels
 from ndbtop.sanitise import json_text, laid_out, sanitise, sanitise_lines
@@ -191,20 +191,24 @@ async def collect_bundle(
     progress("reading the cluster (two samples for rates)")
     hub.want_panels("bundle", bundle_panels())
     snap = await hub.collect_once()
+    # The findings were judged on the events heard while collecting (about an interval, as
+    # in --once): the rules that leaves unjudged are named, here as there.
+    heard_s = hub.interval if hub.events is not None else 0.0
     bundle.add(
         "report.txt",
-        report_text(snap, context=context),
+        report_text(snap, heard_s=heard_s, context=context),
         "the --once report: nodes, sources, ndbinfo panels, host disks",
     )
     bundle.add(
         "report.json",
-        json_text(report_json(snap, context=context), indent=2),
+        json_text(report_json(snap, heard_s, context=context), indent=2),
         "the same as JSON (ndbtop --once --json)",
     )
     bundle.add(
         "findings.txt",
-        _without_blank_head(findings_text(snap.findings)),
-        "what is wrong or about to go wrong, with evidence, threshold and advice",
+        _without_blank_head([*findings_text(snap.findings), *unjudged_lines(snap, heard_s)]),
+        "what is wrong or about to go wrong, with evidence, threshold and advice, and the "
+        "rules the sources read could not judge",
     )
     if snap.cluster_log:
         bundle.add("cluster.log", sanitise_lines(cluster_log_file(snap)),

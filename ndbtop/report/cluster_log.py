@@ -69,7 +69,7 @@ def cluster_log_text(snap: ClusterSnapshot) -> list[str]:
     notable = [ln for ln in snap.cluster_log if ln.severity in NOTABLE]
     shown = notable[-SHOWN:]
     head = (f"Cluster log history (from the file, {len(snap.cluster_log)} lines in its last "
-            f"hour; {len(notable)} warnings or worse"
+            f"hour; {len(notable)} warning{'' if len(notable) == 1 else 's'} or worse"
             + (f", the last {len(shown)} shown" if len(shown) < len(notable) else "") + "):")
     out = ["", head]
     for ln in shown:

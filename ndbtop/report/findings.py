@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ndbtop.findings import Finding, Severity
+from ndbtop.findings.coverage import unjudged_text
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import summarize
 from ndbtop.sanitise import perf_label, plugin_text
@@ -44,6 +45,12 @@ def findings_text(findings: Sequence[Finding]) -> list[str]:
         out.append(f"           threshold: {f.threshold.describe()}")
         out.append(f"           advice: {f.advice}")
     return out
+
+
+def unjudged_lines(snap: ClusterSnapshot, heard_s: float | None) -> list[str]:
+    """The lines under the Findings section naming the rules the snapshot's sources could
+    not judge (``heard_s``: how long the events were listened to; None: long enough)."""
+    return [f"  {part}" for part in unjudged_text(snap, heard_s).split("; ") if part]
 
 
 def counts(findings: Sequence[Finding]) -> str:

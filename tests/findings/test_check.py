@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from ndbtop.cli import main
+from ndbtop.cli.check import coverage_text
 from ndbtop.findings import Evidence, Finding, Severity, Threshold
+from ndbtop.model.hosts import HostReport
 from ndbtop.report.findings import check_line
 from ndbtop.sim.scenarios import build_scenario
 from tests.findings.test_rules_server_words import snap
@@ -39,14 +41,12 @@ def test_a_hot_thread_is_a_warning_and_ignoring_it_is_ok(
     status, out, _ = _run(capsys, *argv, "--ignore", "thread_saturated")
     text, perf = out.rstrip("\n").split(" | ")
     assert status == 0 and perf.startswith("critical=0;;1 warning=0;1 ")
-    # An OK names what it could not read and the rules that left unjudged: the rules on
-    # growth between two readings of a table check read once, and without the cluster log
-    # the rules on warnings.
+    # An OK names what it could not read and the rules that left unjudged: without the
+    # cluster log the rules on warnings. The rules on growth between two readings of a
+    # table are judged: its second sample reads those tables again.
     assert text == (
         "NDB OK - data nodes started 2/2; cluster-log not read (management node 1: on "
-        "10.0.0.1: no --ssh connection to it); not judged (one reading of their ndbinfo "
-        "table): redo_io_lag, send_buffer_overload, disk_page_buffer_low_hit; not judged "
-        "(no cluster log read, no event "
+        "10.0.0.1: no --ssh connection to it); not judged (no cluster log read, no event "
         "heard): gcp_save_lag, gcp_commit_lag, gcp_stop, lcp_stalled, missed_heartbeat, "
         "node_failure_handling_slow, no_arbitrator, start_waiting_for_nodes, "
         "sql_node_disconnected_lagging")
@@ -155,3 +155,15 @@ def test_a_replica_that_does_not_answer_is_never_an_all_clear() -> None:
     assert missing(fine, ("replication",), False) == []
     assert "replication" not in coverage_text(fine, None)
     assert missing(snap(), ("replication",), False) == ["replication (no replica named)"]
+
+
+def test_data_node_hosts_ssh_could_not_read_are_named() -> None:
+    # --ssh given, its hosts refusing: the line says so, as it says it for ndbinfo and the
+    # cluster log (a WARNING or OK must not hide what was not looked at).
+    refused = "ssh: connect to host 127.0.2.1 port 1: Connection refused"
+    hosts = (HostReport("127.0.2.1", "ssh", (2, 4), "error", error=refused),
+             HostReport("127.0.2.2", "ssh", (3, 5), "error", error=refused),
+             HostReport("127.0.2.3", "ssh", (6,), "ok"))
+    text = coverage_text(snap(hosts=hosts), 0.0)
+    assert f"ssh not read (127.0.2.1, 127.0.2.2: {refused})" in text
+    assert "ssh not read" not in coverage_text(snap(hosts=hosts[2:]), 0.0)

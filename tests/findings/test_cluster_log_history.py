@@ -7,7 +7,8 @@ import time
 
 from ndbtop.findings import Severity, evaluate
 from ndbtop.mgm.cluster_log import parse_lines
-from tests.findings.test_rules_server_words import WALL, snap, text_event
+from ndbtop.report.cluster_log import cluster_log_text
+from tests.findings.test_rules_server_words import WALL, ndb, snap, text_event
 
 
 def _stamp(at: float) -> str:
@@ -56,3 +57,39 @@ def test_a_line_also_received_as_an_event_is_judged_once() -> None:
     assert [(f.id, f.nodes) for f in found] == [("gcp_save_lag", (5,))]
     # Judged from the live event: its evidence names no file.
     assert "cluster log file" not in found[0].evidence[0].source
+
+
+def test_a_node_stopped_long_ago_and_still_down_is_a_current_finding() -> None:
+    # The gcp-stall scenario ten minutes after the kill (DbdihMain.cpp crashSystemAtGcpStop;
+    # Ndbcntr::execSYSTEM_ERROR exits 2303): a live view that saw it keeps gcp_stop while
+    # node 3 is down, and so does a one-shot reading the file.
+    log = _file((600, "WARNING", "Node 2: Detected GCP stop(3)...sending kill to "
+                                 "[SignalCounter: m_count=1 0000000000000008]"),
+                (600, "ALERT", "Node 3: Forced node shutdown completed. Caused by error 2303: "
+                               "'System error, node killed during node restart by other node"
+                               "(Internal error, programming error or missing error message, "
+                               "please report a bug). Temporary error, restart node'."),
+                (3000, "ALERT", "Node 5: Forced node shutdown completed. Caused by error "
+                                "2315: 'Node declared dead. See error log for details"
+                                "(Arbitration error). Temporary error, restart node'."))
+    down = (ndb(2), ndb(3, "NO_CONTACT"), ndb(4), ndb(5, "NO_CONTACT"))
+    found = {(f.id, f.severity, f.nodes) for f in evaluate(snap(cluster_log=log, nodes=down))
+             if f.id in ("gcp_stop", "node_stopped")}
+    assert found == {("gcp_stop", Severity.CRITICAL, (3,)),
+                     ("node_stopped", Severity.WARNING, (5,))}
+    # Started again (its Started line rotated away or not): history only.
+    assert evaluate(snap(cluster_log=log)) == ()
+    # Node 5 started after its stop, then left without an error: its stop is over.
+    again = (*log, *_file((1200, "INFO", "Node 5: Started (mysql-8.4.3 ndb-8.4.3)")))
+    assert [f.id for f in evaluate(snap(cluster_log=again, nodes=down))
+            if f.nodes == (5,) and f.id == "node_stopped"] == []
+
+
+def test_once_shows_the_files_warnings_as_history() -> None:
+    log = _file((3600, "INFO", "Node 2: GCP Monitor: Computed max GCP_SAVE lag to 204 seconds"),
+                (60, "WARNING", "Node 2: GCP Monitor: GCP_SAVE lag 60 seconds (max lag: 204s)"))
+    lines = cluster_log_text(snap(cluster_log=log))
+    assert lines[1:] == [
+        "Cluster log history (from the file, 2 lines in its last hour; 1 warning or worse):",
+        f"  {_stamp(WALL - 60)[11:]} history WARNING  node 2: GCP Monitor: GCP_SAVE lag 60 "
+        "seconds (max lag: 204s)"]

@@ -4,6 +4,7 @@ surface judges it; a start that visibly moves on is not."""
 from __future__ import annotations
 
 from ndbtop.findings import Severity, evaluate
+from ndbtop.findings.coverage import unjudged
 from ndbtop.model.phases import StartTimeline
 from tests.findings.test_rules_server_words import WALL, ndb, snap
 
@@ -41,3 +42,18 @@ def test_a_start_moving_on_is_not_down_but_a_stalled_one_is() -> None:
                   for i in (2, 3, 4, 5))
     (f,) = [f for f in evaluate(snap(nodes=nodes, timelines=stuck)) if f.id == "cluster_down"]
     assert "stopped moving on" in f.summary
+
+
+def test_a_start_seen_for_a_second_with_no_cluster_log_leaves_it_unjudged() -> None:
+    # check and --once attached to start-waiting: node 10 starting for ever, its StartReports
+    # neither heard nor read from the file. Nothing says the start moves on, nothing that
+    # it does not: not "NDB OK" as if judged.
+    nodes = (ndb(2, "STARTING"), ndb(3, "NO_CONTACT"), ndb(4, "STARTING"), ndb(5, "NO_CONTACT"))
+    shot = snap(nodes=nodes)
+    assert "cluster_down" not in {f.id for f in evaluate(shot)}
+    (rules,) = [ids for why, ids in unjudged(shot, 1.0) if why.startswith("no cluster log")]
+    assert rules[0] == "cluster_down"
+    # Once a node is started, or the file was read, get status alone decides.
+    started = snap(nodes=(ndb(2, "STARTED"), *nodes[1:]))
+    assert all("cluster_down" not in ids for _, ids in unjudged(started, 1.0))
+    assert all("cluster_down" not in ids for _, ids in unjudged(shot, None))

@@ -381,7 +381,7 @@ def test_redo_io_lag_rising_between_two_readings() -> None:
                                     (3, 1000, 52000, 1000, 50000, 900, 48000, 0)])
     (f,) = evaluate(snap(io_lag_rates=io_lag_rates(before, after, 10.0)))
     assert (f.id, f.severity, f.nodes) == ("redo_io_lag", Severity.WARNING, (2,))
-    assert "8 s of the last 10 s" in f.summary and "1234" in f.summary
+    assert "slowed down 8 s in the last 10 s" in f.summary and "1234" in f.summary
     assert f.threshold.by == "ndbtop"
     # Flat: an old slowdown is no finding; a node restarted (counter back) neither.
     assert ids(snap(io_lag_rates=io_lag_rates(after, after, 10.0))) == []

@@ -32,7 +32,8 @@ from tests.captures import captured
 FAULTS = [("gcp-stall", 120.0), ("gcp-stall", 300.0), ("redo-filling", 100.0),
           ("lcp-stall", 70.0), ("lcp-stall", 96.0), ("overload", 60.0), ("heartbeat", 52.0),
           ("heartbeat", 70.0), ("arbitrator-lost", 90.0), ("arbitrator-lost", 620.0),
-          ("memory-full", 100.0), ("start-waiting", 200.0)]
+          ("memory-full", 100.0), ("start-waiting", 200.0), ("gcp-stall", 700.0),
+          ("heartbeat", 900.0)]
 
 
 class _Frozen:

@@ -190,6 +190,29 @@ async def test_each_sample_sends_at_most_four_queries_and_rotates_the_slow_tier(
     assert samples[1].nodes == samples[0].nodes and samples[0].memory and samples[1].memory
 
 
+async def test_the_panels_asked_again_are_read_at_the_next_sample_only() -> None:
+    # --once's second sample: the links and the disk write speeds, whose rates come from what
+    # grew between two readings, are read again whatever the rotation, then the rotation
+    # alone goes on.
+    cluster = threads_cluster()
+    async with sql_node(SimNdbinfo(cluster)) as server:
+        collector = NdbinfoCollector(options(server), clock=lambda: cluster.now)
+        await blocking(collector.connect)
+        first = await blocking(collector.sample)
+        collector.again = q.RATE_PANELS
+        cluster.advance(1)
+        sent = server.stats.statements
+        second = await blocking(collector.sample)
+        assert server.stats.statements - sent == second.queries == first.queries + 2
+        assert collector.again == frozenset()
+        third = await blocking(collector.sample)
+        collector.close()
+    for panel in q.RATE_PANELS:
+        assert second.panel_read_at(panel) is not None
+        assert second.panel_read_at(panel) != first.panel_read_at(panel)
+    assert third.queries == first.queries
+
+
 async def test_threads_nobody_wants_are_read_now_and_then() -> None:
     cluster = threads_cluster()
     async with sql_node(SimNdbinfo(cluster)) as server:

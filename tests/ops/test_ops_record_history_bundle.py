@@ -298,12 +298,22 @@ async def test_bundle_has_every_part_and_no_password(
         audited = tar.extractfile(member).read().decode()  # type: ignore[union-attr]
         manifest = next(m for m in tar.getmembers() if m.name.endswith("/MANIFEST.txt"))
         listed = tar.extractfile(manifest).read().decode()  # type: ignore[union-attr]
+        judged = next(m for m in tar.getmembers() if m.name.endswith("/findings.txt"))
+        findings = tar.extractfile(judged).read().decode()  # type: ignore[union-attr]
+        member = next(m for m in tar.getmembers() if m.name.endswith("/report.json"))
+        report = json.loads(tar.extractfile(member).read())  # type: ignore[union-attr]
     assert [json.loads(line)["command"] for line in audited.splitlines()] == ["2 RESTART"]
     assert "1 record(s) of other clusters or naming none left out" in listed
     assert b"Data usage is" in blob and b"statistics" in blob
     # Without a SQL node no ndbinfo rule concludes anything: the threads scenario's hot
     # thread needs cpustat.
     assert b"Findings: none" in blob
+    # ... and says so: the SQL node did not answer, and the findings were judged with no
+    # cluster log file to read and before the events were listened to.
+    assert findings.splitlines()[1].startswith("  not judged (no ndbinfo): redo_part_filling")
+    assert "  not judged (no cluster log read, no event heard): gcp_save_lag" in findings
+    assert [n["why"] for n in report["not_judged"]] == [
+        "no ndbinfo", "no cluster log read, no event heard"]
     assert b"s3cr3t-pw" not in blob
     assert b"monitor@127.0.0.1:1" in blob
     assert "Using a password on the command line" in capsys.readouterr().err

@@ -4,8 +4,9 @@ each severity with a text marker that reads without colour."""
 from __future__ import annotations
 
 from ndbtop.findings import Evidence, Finding, Severity, Threshold
-from ndbtop.tui.views.findings import finding_text, findings_line
-from tests.findings.test_rules_server_words import snap
+from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.tui.views.findings import finding_text, findings_head, findings_line
+from tests.findings.test_rules_server_words import NOW, snap
 
 
 async def test_the_hot_thread_is_named_under_the_summary_and_in_the_view(tui) -> None:
@@ -30,3 +31,14 @@ def test_every_severity_has_its_marker_in_plain_text() -> None:
         line = findings_line(snap(findings=(f,)))
         assert line is not None and line.plain.startswith(f"{marker} ")
     assert findings_line(snap()) is None
+
+
+def test_the_view_names_the_rules_its_sources_leave_unjudged() -> None:
+    # No SQL node: the ndbinfo rules cannot conclude; the view says so, as --once and check
+    # do, rather than let "Nothing found" pass for a judgement.
+    bare = snap(sources=tuple(s for s in snap().sources if s.name != "ndbinfo"))
+    lines = findings_head(bare).plain.splitlines()
+    assert lines[0] == "Findings: none"
+    assert lines[-1].startswith("not judged (no ndbinfo): memory_high, redo_part_filling, ")
+    read = findings_head(snap(ndbinfo=NdbinfoSample(NOW, None))).plain
+    assert "not judged (no ndbinfo)" not in read and "Findings: none" in read

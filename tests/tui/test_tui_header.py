@@ -41,3 +41,10 @@ def test_a_source_connected_that_never_answered_is_stale_without_an_age() -> Non
     assert source_text(never, 100.0, 1.0).plain == "ndbinfo stale"
     old = SourceStatus("ndbinfo", SourceState.CONNECTED, last_ok=40.0)
     assert source_text(old, 100.0, 1.0).plain == "ndbinfo stale 60s"
+
+
+def test_the_cluster_log_read_once_is_never_stale() -> None:
+    # Read at connect and after a gap in the events only: its age says nothing of trouble,
+    # as the configuration's does not (the exporter's ndbtop_source_up counts it up too).
+    once = SourceStatus("cluster-log", SourceState.CONNECTED, last_ok=40.0)
+    assert source_text(once, 100.0, 1.0).plain == "cluster-log"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ndbtop.findings.coverage import unjudged
 from ndbtop.model.findings import Finding, FindingSeverity
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.findings import counts
@@ -61,6 +62,22 @@ def finding_text(f: Finding, now: float) -> Text:
     return text
 
 
+def findings_head(snap: ClusterSnapshot, matching: int | None = None) -> Text:
+    """The view's head: the counts (``matching``: how many the filter shows), how findings
+    are judged, and the rules the sources leave unjudged, as ``--once`` and ``check`` name
+    them (the events: over what was heard since the view started)."""
+    head = Text("Findings", style="bold")
+    head.append(f": {counts(snap.findings) or 'none'}"
+                + (f" ({matching} match the filter)" if matching is not None else ""))
+    head.append("\nJudged by the server's own thresholds where it has them (naming the "
+                "parameter), else ndbtop's, said as such; one on figures read now and then "
+                "clears 30 s after its condition, any other as soon as it is over.",
+                style="dim")
+    for why, ids in unjudged(snap, None):
+        head.append(f"\nnot judged ({why}): {', '.join(ids)}", style="yellow")
+    return head
+
+
 class FindingsView(PanelsView):
     """Every finding, the most severe first."""
 
@@ -72,15 +89,7 @@ class FindingsView(PanelsView):
         wanted = self.filter_text.lower()
         shown = tuple(f for f in found if not wanted or wanted in f.id
                       or wanted in f.summary.lower())
-        head = Text("Findings", style="bold")
-        head.append(f": {counts(found) or 'none'}"
-                    + (f" ({len(shown)} match the filter)" if wanted else ""))
-        head.append("\nJudged by the server's own thresholds where it has them (naming the "
-                    "parameter), else ndbtop's, said as such; one on figures read now and "
-                    "then clears 30 s after its condition, any other as soon as it is over.",
-                    style="dim")
-        self.put("#findings_head", head)
+        self.put("#findings_head", findings_head(snap, len(shown) if wanted else None))
         body = Text("\n\n").join(finding_text(f, now) for f in shown) if shown else Text(
-            "Nothing found: every rule's condition is false, or its data is missing (the "
-            "ndbinfo rules need a SQL node).", style="dim")
+            "Nothing found by the rules judged.", style="dim")
         self.put("#findings_list", body)

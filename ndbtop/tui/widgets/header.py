@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from ndbtop.compat import zip_strict
 from ndbtop.model.locks_read import long_transaction
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.sources import SourceState, SourceStatus
+from ndbtop.model.sources import ON_DEMAND, SourceState, SourceStatus
 from ndbtop.model.summary import single_user_text, summarize
 from ndbtop.tui.context_label import ContextLabel, label_text
 from ndbtop.tui.safe import Plain, Text
@@ -21,8 +21,6 @@ _LABELS = {"mgm": "mgm", "config": "config", "events": "events", "ndbinfo": "ndb
            "host": "host"}
 _ADDRESS = re.compile(r"^\S+:\d+: ")
 """A leading ``host:port: `` of a management server's error."""
-_ON_DEMAND = frozenset({"config"})
-"""Sources read only when their data may have changed: no age, never stale."""
 
 
 def source_text(src: SourceStatus, now: float, interval: float) -> Text:
@@ -37,7 +35,7 @@ def source_text(src: SourceStatus, now: float, interval: float) -> Text:
     if src.state is SourceState.DISABLED:
         return Text(f"{label} off", style="dim")
     age = src.age(now)
-    if src.state is SourceState.CONNECTED and src.name in _ON_DEMAND:
+    if src.state is SourceState.CONNECTED and src.name in ON_DEMAND:
         return Text(label, style="green")
     if src.state is SourceState.CONNECTED and not src.stale(now, interval):
         # Whole seconds: tenths would change the line, and redraw it, at every refresh.
