@@ -35,7 +35,9 @@ PHASE_4_DONE = ("2008-10-24 13:03:03 [MgmSrvr] INFO     -- Node 10: Start phase 
 
 
 def at(clock: str) -> float:
-    return dt.datetime.fromisoformat(f"2008-10-24 {clock}").replace(tzinfo=UTC).timestamp()
+    whole, _, tenths = clock.partition(".")
+    stamp = dt.datetime.strptime(f"2008-10-24 {whole}", "%Y-%m-%d %H:%M:%S")
+    return stamp.replace(tzinfo=UTC).timestamp() + float(f"0.{tenths or 0}")
 
 
 BEGAN = at("12:24:16")

@@ -10,6 +10,7 @@ run's temporary directory.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import getpass
 import os
 import shutil
@@ -64,6 +65,25 @@ def _free_port() -> int:
 def _keygen(path: Path) -> str:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
     return path.with_suffix(".pub").read_text().strip()
+
+
+@pytest.fixture(autouse=True)
+def alone_on_this_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Each test here has the machine's stand-in data nodes to itself.
+
+    Every alias is this machine: a stand-in ``ndbmtd`` that a test in another xdist worker
+    runs is a data node process on every host these tests read over ssh (a node 10 started
+    a second ago). The tests here take one lock shared by the run's workers, so a test sees
+    only the stand-ins it started.
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with open(shared / "ssh-tests.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")

@@ -173,7 +173,10 @@ async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui):
         await t.until_shown("gate: step 2 (node 3) waits for:")
         assert "warning node_group_one_left: node group 0 is down to node 3" in t.text()
         assert "held at the gate" in row(t, 3)
-        assert t.app.focused is screen.query_one("#gate-wait", Button)
+        # Focus moves to Wait once the gate's buttons are mounted, after the refresh that
+        # drew its text.
+        wait = screen.query_one("#gate-wait", Button)
+        await t.until(lambda: t.app.focused is wait, "the focus on Wait")
         skip = screen.query_one("#gate-skip", Button)
         assert skip.disabled
         # Skipping the gate takes its phrase; the keys typed go to the field, not to the
