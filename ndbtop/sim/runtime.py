@@ -20,6 +20,8 @@ from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 
 DRIVER_INTERVAL = 0.05
 """Real seconds between two advances of the model."""
+HOLD_SPEED = 0.01
+"""The speed a demo plays at while its viewer connects: the cluster all but stands still."""
 
 
 class Simulator:
@@ -241,10 +243,11 @@ class Simulator:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), DRIVER_INTERVAL * 4)
 
-    def speed_up_when(self, ready: Callable[[], bool], speed: float, timeout: float = 3.0) -> None:
-        """Play at real speed until ``ready()`` holds (at most ``timeout`` real seconds),
-        then at ``speed``: a viewer that is still connecting misses nothing."""
-        self.clock.set_speed(1.0)
+    def speed_up_when(self, ready: Callable[[], bool], speed: float, timeout: float = 10.0) -> None:
+        """Hold the cluster (a hundredth of real speed) until ``ready()`` holds, at most
+        ``timeout`` real seconds, then play at ``speed``: a viewer still connecting misses
+        nothing, however long a busy machine takes to connect it."""
+        self.clock.set_speed(HOLD_SPEED)
 
         async def release() -> None:
             loop = asyncio.get_running_loop()
