@@ -5,7 +5,10 @@ from __future__ import annotations
 
 DESCRIPTIONS = {
     "demo": ("watch a simulated cluster (no server needed)",
-             "Start a simulated cluster on loopback ports and watch it with ndbtop."),
+             "Start a simulated cluster on loopback ports and watch it with ndbtop. Its "
+             "start history and audit log go to a temporary directory of the run's own "
+             "($TMPDIR/ndbtop-demo-*), removed when it ends: nothing of the demo is left in "
+             "~/.local/state/ndbtop but the recordings made with R."),
     "sim": ("run a simulated cluster for other clients",
             "Serve a simulated ndb_mgmd and SQL node on loopback ports until interrupted."),
     "wait": ("wait until data nodes reach a state (like ndb_waiter)",
