@@ -9,7 +9,7 @@ import sys
 from ndbtop.cli.monitor import print_once
 from ndbtop.cli.scenario import make_simulator, scenario_list
 from ndbtop.collect.hub import Hub
-from ndbtop.demo.hub import demo_hub
+from ndbtop.demo.hub import demo_hub, simulated_label
 from ndbtop.demo.state import DemoState, demo_state
 from ndbtop.errors import UsageError
 
@@ -66,7 +66,7 @@ def _demo_tui_in(args: argparse.Namespace, state: DemoState) -> int:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)
         return hub
 
-    return run_simulated_tui(start, sim.close, args, f"{args.scenario} x{speed:g}")
+    return run_simulated_tui(start, sim.close, args, simulated_label(args.scenario, speed))
 
 
 async def _demo_once(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from ndbtop.actions.audit import audit_log
 from ndbtop.cli.fleet import fleet_interval
 from ndbtop.collect.hub import Hub
 from ndbtop.contexts import Context
-from ndbtop.demo.hub import demo_hub
+from ndbtop.demo.hub import demo_hub, simulated_label
 from ndbtop.demo.state import DemoState, demo_state
 from ndbtop.fleet.watch import Fleet, Member
 from ndbtop.mgm.connectstring import parse_connectstring
@@ -111,7 +111,8 @@ def _run_demo_fleet(args: argparse.Namespace, state: DemoState) -> int:
 
         return ClusterView(start, audit_log(args.audit_log, c),
                            ContextLabel(name, c.color, c.production, c.read_only),
-                           read_only=args.read_only, simulated=f"{name} x{sim.clock.speed:g}")
+                           read_only=args.read_only,
+                           simulated=simulated_label(name, sim.clock.speed))
 
     return run_session(args, open_cluster, make_fleet, setup=setup, teardown=teardown,
                        simulated="fleet of 3")
