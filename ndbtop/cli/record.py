@@ -43,13 +43,18 @@ def run_record(args: argparse.Namespace) -> int:
         scenario = sorted(given & scenario_options())
         if scenario:
             raise UsageError(f"{option_names(scenario)} needs --demo")
-        return asyncio.run(_record(args))
+    return asyncio.run(_record(args))
+
+
+async def _record(args: argparse.Namespace) -> int:
+    if not args.demo:
+        return await _recording(args, None)
     # The simulated cluster's starts go to a state directory of the run's own.
     with demo_state() as state:
-        return asyncio.run(_record(args, state.history_dir))
+        return await _recording(args, state.history_dir)
 
 
-async def _record(args: argparse.Namespace, history_dir: Path | None = None) -> int:
+async def _recording(args: argparse.Namespace, history_dir: Path | None) -> int:
     sim = None
     if args.demo and args.ssh:
         raise UsageError("--ssh reads real hosts: it does not apply to --demo")

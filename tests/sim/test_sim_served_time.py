@@ -14,6 +14,7 @@ import pytest
 import ndbtop.cli.sim as sim_cli
 from ndbtop.cli.parser import build_parser
 from ndbtop.cli.scenario import make_simulator
+from ndbtop.demo.hub import simulated_label
 from ndbtop.errors import UsageError
 from ndbtop.sim.clock import SimClock
 from ndbtop.sim.cluster import SimCluster
@@ -152,3 +153,6 @@ def test_ndbtop_sim_serves_real_time(monkeypatch: pytest.MonkeyPatch,
     # The demo's hub runs on the simulated clock: it is told simulated seconds.
     demo_args = build_parser().parse_args(["demo", "--scenario", "threads", "--speed", "20"])
     assert not make_simulator(demo_args).clock.serve_real_time
+    # ... and its header says so when sped up.
+    assert simulated_label("node-restart", 5) == "node-restart x5, simulated time"
+    assert simulated_label("threads", 1) == "threads x1"
