@@ -5,9 +5,17 @@ from __future__ import annotations
 
 DESCRIPTIONS = {
     "demo": ("watch a simulated cluster (no server needed)",
-             "Start a simulated cluster on loopback ports and watch it with ndbtop."),
+             "Start a simulated cluster on loopback ports and watch it with ndbtop. Its "
+             "start history and audit log go to a temporary directory of the run's own "
+             "($TMPDIR/ndbtop-demo-*), removed when it ends: nothing of the demo is left in "
+             "~/.local/state/ndbtop but the recordings made with R. Sped up, the demo runs on "
+             "simulated time: every duration shown is in simulated seconds (the header says "
+             "so)."),
     "sim": ("run a simulated cluster for other clients",
-            "Serve a simulated ndb_mgmd and SQL node on loopback ports until interrupted."),
+            "Serve a simulated ndb_mgmd and SQL node on loopback ports until interrupted. "
+            "Durations, ages and times are served in real seconds at any --speed (the "
+            "cluster runs that much faster), as a client timing on its own clock measures "
+            "them."),
     "wait": ("wait until data nodes reach a state (like ndb_waiter)",
              "Wait until the data nodes reach a state, printing one line per node change. "
              "Exit 0 when reached, 1 on timeout, 3 when the management server cannot be "

@@ -9,7 +9,8 @@ import sys
 from ndbtop.cli.monitor import print_once
 from ndbtop.cli.scenario import make_simulator, scenario_list
 from ndbtop.collect.hub import Hub
-from ndbtop.demo.hub import demo_hub
+from ndbtop.demo.hub import demo_hub, simulated_label
+from ndbtop.demo.state import DemoState, demo_state
 from ndbtop.errors import UsageError
 
 REPLICATING = ("replication-lag", "lost-events")
@@ -39,8 +40,15 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def _demo_tui(args: argparse.Namespace) -> int:
-    """The live view of a simulated cluster started in the same process."""
-    from ndbtop.collect.history_store import default_history_dir
+    """The live view of a simulated cluster started in the same process, with a state
+    directory of its own (:mod:`ndbtop.demo.state`)."""
+    with demo_state() as state:
+        if not args.audit_log:
+            args.audit_log = str(state.audit_path)
+        return _demo_tui_in(args, state)
+
+
+def _demo_tui_in(args: argparse.Namespace, state: DemoState) -> int:
     from ndbtop.tui.launch import run_simulated_tui
 
     sim = make_simulator(args)
@@ -49,7 +57,7 @@ def _demo_tui(args: argparse.Namespace) -> int:
 
     async def start() -> Hub:
         await sim.start(sql_port=None if args.no_sql else 0, sql_in_background=True)
-        hub = demo_hub(sim, args.interval, history_dir=default_history_dir(),
+        hub = demo_hub(sim, args.interval, history_dir=state.history_dir,
                        backup_status_every=args.backup_status_interval,
                        lag_threshold_s=args.replication_lag_threshold)
         hub.want_txn_age(args.txn_age)
@@ -58,7 +66,7 @@ def _demo_tui(args: argparse.Namespace) -> int:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)
         return hub
 
-    return run_simulated_tui(start, sim.close, args, f"{args.scenario} x{speed:g}")
+    return run_simulated_tui(start, sim.close, args, simulated_label(args.scenario, speed))
 
 
 async def _demo_once(args: argparse.Namespace) -> int:
@@ -75,6 +83,8 @@ async def _demo_once(args: argparse.Namespace) -> int:
         events = hub.events
         if events is not None:
             sim.speed_up_when(lambda: events.listening_levels is not None, speed)
-        return await print_once(hub, args.json, args.section)
+        with demo_state() as state:
+            return await print_once(hub, args.json, args.section,
+                                    audit_path=state.audit_path)
     finally:
         await sim.close()

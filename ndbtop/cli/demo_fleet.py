@@ -12,10 +12,10 @@ from pathlib import Path
 
 from ndbtop.actions.audit import audit_log
 from ndbtop.cli.fleet import fleet_interval
-from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.contexts import Context
-from ndbtop.demo.hub import demo_hub
+from ndbtop.demo.hub import demo_hub, simulated_label
+from ndbtop.demo.state import DemoState, demo_state
 from ndbtop.fleet.watch import Fleet, Member
 from ndbtop.mgm.connectstring import parse_connectstring
 from ndbtop.ndbinfo.options import MysqlOptions
@@ -55,7 +55,15 @@ def fleet_replication(name: str, sims: dict[str, Simulator], contexts: dict[str,
 
 
 def run_demo_fleet(args: argparse.Namespace) -> int:
-    """Play the three clusters and open the overview."""
+    """Play the three clusters and open the overview, with a state directory of the run's
+    own (:mod:`ndbtop.demo.state`)."""
+    with demo_state() as state:
+        if not args.audit_log:
+            args.audit_log = str(state.audit_path)
+        return _run_demo_fleet(args, state)
+
+
+def _run_demo_fleet(args: argparse.Namespace, state: DemoState) -> int:
     from ndbtop.tui.context_label import ContextLabel
     from ndbtop.tui.launch import ClusterView, run_session
 
@@ -84,7 +92,7 @@ def run_demo_fleet(args: argparse.Namespace) -> int:
         for name, sim in sims.items():
             hub = Hub(parse_connectstring(sim.connectstring), sim.clock, interval, events=True,
                       sql_disabled_reason="fleet overview: management server only",
-                      history_dir=default_history_dir(), history_writes=False,
+                      history_dir=state.history_dir, history_writes=False,
                       cluster_name=f"simulated {name}")
             c = contexts[name]
             members.append(Member(name, hub, c.color, c.production, c.read_only))
@@ -92,7 +100,7 @@ def run_demo_fleet(args: argparse.Namespace) -> int:
 
     async def open_cluster(name: str) -> ClusterView:
         sim = sims[name]
-        hub = demo_hub(sim, view_interval, history_dir=default_history_dir(),
+        hub = demo_hub(sim, view_interval, history_dir=state.history_dir,
                        backup_status_every=args.backup_status_interval,
                        replication=fleet_replication(name, sims, contexts,
                                                      args.replication_lag_threshold))
@@ -103,7 +111,8 @@ def run_demo_fleet(args: argparse.Namespace) -> int:
 
         return ClusterView(start, audit_log(args.audit_log, c),
                            ContextLabel(name, c.color, c.production, c.read_only),
-                           read_only=args.read_only, simulated=f"{name} x{sim.clock.speed:g}")
+                           read_only=args.read_only,
+                           simulated=simulated_label(name, sim.clock.speed))
 
     return run_session(args, open_cluster, make_fleet, setup=setup, teardown=teardown,
                        simulated="fleet of 3")

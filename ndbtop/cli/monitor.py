@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.actions.left_not_started import LeftNotStarted
@@ -63,8 +64,9 @@ def monitor_hub(args: argparse.Namespace) -> Hub:
 
 
 async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = None,
-                     context: str | None = None) -> int:
-    """Collect once and print the report (of the context named ``context``).
+                     context: str | None = None, audit_path: Path | None = None) -> int:
+    """Collect once and print the report (of the context named ``context``); the restarts
+    left unfinished are read from the audit log at ``audit_path`` (the user's by default).
 
     The management server must answer (its error is raised); the report is printed
     whatever the other sources did, and the status is 0 only if every source asked
@@ -81,7 +83,8 @@ async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = N
         await hub.stop()
     # The restarts this user's ndbtop sent are in its audit log (--once takes no
     # --audit-log: it acts on nothing).
-    notes = LeftNotStarted(AuditLog(default_audit_path())).notes(snapshot.nodes)
+    audit = AuditLog(default_audit_path() if audit_path is None else audit_path)
+    notes = LeftNotStarted(audit).notes(snapshot.nodes)
     if as_json:
         report = (report_json(snapshot, hub.interval, context) if sections is None
                   else sections_json(snapshot, sections, context))

@@ -18,8 +18,8 @@ from ndbtop.cli.sources import (
     replication_setup,
     ssh_options,
 )
-from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
+from ndbtop.demo.state import demo_state
 from ndbtop.errors import FileError, UsageError
 from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceState
@@ -47,6 +47,14 @@ def run_record(args: argparse.Namespace) -> int:
 
 
 async def _record(args: argparse.Namespace) -> int:
+    if not args.demo:
+        return await _recording(args, None)
+    # The simulated cluster's starts go to a state directory of the run's own.
+    with demo_state() as state:
+        return await _recording(args, state.history_dir)
+
+
+async def _recording(args: argparse.Namespace, history_dir: Path | None) -> int:
     sim = None
     if args.demo and args.ssh:
         raise UsageError("--ssh reads real hosts: it does not apply to --demo")
@@ -58,7 +66,7 @@ async def _record(args: argparse.Namespace) -> int:
         speed = sim.clock.speed
         sim.clock.set_speed(1.0)
         await sim.start(sql_port=None if args.no_sql else 0)
-        hub = demo_hub(sim, args.interval, history_dir=default_history_dir(),
+        hub = demo_hub(sim, args.interval, history_dir=history_dir,
                        backup_status_every=args.backup_status_interval)
         events = hub.events
         if events is not None:

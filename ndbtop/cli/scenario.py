@@ -27,8 +27,11 @@ def scenario_list() -> str:
     )
 
 
-def make_simulator(args: argparse.Namespace, host: str = "127.0.0.1") -> Simulator:
-    """The simulator the options describe (not started yet)."""
+def make_simulator(args: argparse.Namespace, host: str = "127.0.0.1",
+                   serve_real_time: bool = False) -> Simulator:
+    """The simulator the options describe (not started yet); ``serve_real_time``: it tells
+    its clients real time (:class:`ndbtop.sim.clock.SimClock`), for clients on their own
+    clock."""
     name = args.scenario
     if name not in SCENARIOS:
         raise UsageError(f"unknown scenario {name!r} (choose from {', '.join(SCENARIOS)})")
@@ -53,4 +56,5 @@ def make_simulator(args: argparse.Namespace, host: str = "127.0.0.1") -> Simulat
     speed = args.speed or SCENARIOS[name].demo_speed
     start_at = getattr(args, "at", 0.0) or 0.0
     cluster.advance_to(start_at)
-    return Simulator(cluster, SimClock(speed=speed, start_at=start_at), host=host)
+    clock = SimClock(speed=speed, start_at=start_at, serve_real_time=serve_real_time)
+    return Simulator(cluster, clock, host=host)

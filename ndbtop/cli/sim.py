@@ -38,7 +38,8 @@ def _tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    sim = make_simulator(args, host=args.bind)
+    # Its clients time what they see on their own clocks: they are told real time.
+    sim = make_simulator(args, host=args.bind, serve_real_time=True)
     version = split_version(sim.cluster.config.ndb_version)
     if version < SINCE["start tls"] and (args.require_tls or args.tls_dir is not None):
         option = "--require-tls" if args.require_tls else "--tls-dir"
@@ -61,6 +62,9 @@ async def _serve(args: argparse.Namespace) -> int:
     out.write(
         f"ndbtop sim: scenario {args.scenario}, speed x{sim.clock.speed:g}, seed {args.seed}\n"
     )
+    if sim.clock.speed != 1:
+        out.write(f"  durations and times served are real: the cluster runs "
+                  f"x{sim.clock.speed:g} faster\n")
     for node_id, port in sim.mgm_ports.items():
         out.write(f"  management server (node {node_id}): {args.bind}:{port}\n")
     if sim.sql_port is not None:

@@ -19,6 +19,13 @@ from ndbtop.sim.host import SimHost
 from ndbtop.sim.runtime import Simulator
 
 
+def simulated_label(name: str, speed: float) -> str:
+    """What the header's SIM badge says of a simulated cluster: its name and speed, and,
+    when sped up, that the durations and times shown are simulated (the demo's hub runs on
+    the simulator's clock, so every figure agrees, but not with the viewer's watch)."""
+    return f"{name} x{speed:g}" + (", simulated time" if speed != 1 else "")
+
+
 def demo_hub(sim: Simulator, interval: float, *, events: bool = True,
              history_dir: Path | None = None, backup_status_every: float = DEFAULT_EVERY,
              lag_threshold_s: float = DEFAULT_LAG_THRESHOLD_S,

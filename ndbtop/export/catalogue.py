@@ -4,8 +4,11 @@ This table is the one definition: the collector builds its families from it and
 the README's metric list is generated from it (:func:`markdown_table`), so the
 two cannot drift apart. Names follow the Prometheus conventions: base units
 (``_seconds``, ``_bytes``), ratios as 0..1 (``_ratio``), ``_total`` for counters,
-labels for identity. Host disk counters carry node_exporter's names, which
-mean the same thing (``/proc/diskstats`` since boot).
+labels for identity. Every name begins with ``ndb_`` (the cluster's figures) or ``ndbtop_``
+(ndbtop's own, and the hosts'): the host disk counters are node_exporter's
+(``/proc/diskstats`` since boot, label ``device``) as ``ndbtop_host_disk_*`` rather than
+``node_disk_*``, so that sums over both exporters never count a disk twice
+(contrib/prometheus/ndbtop-node-disk-names.yml records the old names).
 """
 
 from __future__ import annotations
@@ -227,23 +230,23 @@ METRICS: tuple[MetricDef, ...] = (
     _m("ndb_node_process_running", "gauge", "node_id process",
        "1 when the data node's angel or worker process runs on its host, for a data node "
        "that is not STARTED (process: angel, worker)", "host"),
-    _m("node_disk_reads_completed_total", "counter", "host device",
+    _m("ndbtop_host_disk_reads_completed_total", "counter", "host device",
        "Reads completed on the host's block device since boot", "host"),
-    _m("node_disk_writes_completed_total", "counter", "host device",
+    _m("ndbtop_host_disk_writes_completed_total", "counter", "host device",
        "Writes completed on the host's block device since boot", "host"),
-    _m("node_disk_reads_merged_total", "counter", "host device",
+    _m("ndbtop_host_disk_reads_merged_total", "counter", "host device",
        "Reads merged on the host's block device since boot", "host"),
-    _m("node_disk_writes_merged_total", "counter", "host device",
+    _m("ndbtop_host_disk_writes_merged_total", "counter", "host device",
        "Writes merged on the host's block device since boot", "host"),
-    _m("node_disk_read_bytes_total", "counter", "host device",
+    _m("ndbtop_host_disk_read_bytes_total", "counter", "host device",
        "Bytes read from the host's block device since boot", "host"),
-    _m("node_disk_written_bytes_total", "counter", "host device",
+    _m("ndbtop_host_disk_written_bytes_total", "counter", "host device",
        "Bytes written to the host's block device since boot", "host"),
-    _m("node_disk_read_time_seconds_total", "counter", "host device",
+    _m("ndbtop_host_disk_read_time_seconds_total", "counter", "host device",
        "Seconds reads on the device spent queued and in service, since boot", "host"),
-    _m("node_disk_write_time_seconds_total", "counter", "host device",
+    _m("ndbtop_host_disk_write_time_seconds_total", "counter", "host device",
        "Seconds writes on the device spent queued and in service, since boot", "host"),
-    _m("node_disk_io_time_seconds_total", "counter", "host device",
+    _m("ndbtop_host_disk_io_time_seconds_total", "counter", "host device",
        "Seconds the device had at least one request in flight, since boot "
        "(its rate is %util as a 0..1 ratio)", "host"),
 )

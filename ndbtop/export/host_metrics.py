@@ -2,7 +2,7 @@
 
 The local host (psutil), each host read over SSH and each simulated host give the same
 series under their own ``host`` label: whether the host is read (``ndbtop_host_up``),
-the data nodes on it, its block devices' counters under node_exporter's names, and the
+the data nodes on it, its block devices' counters (node_exporter's, under ndbtop's prefix), and the
 redo-log initialisation of a starting data node measured on it (redo-init.md §5). A host
 that is not read now has only its ``ndbtop_host_up`` (0) and its data nodes, so a graph
 shows a gap rather than the last counters repeated.
@@ -88,20 +88,21 @@ def _hosts(out: Families, reports: tuple[HostReport, ...], ups: tuple[bool, ...]
 
 
 _DISK_FIELDS: tuple[tuple[str, Callable[[DiskCounters], float | None]], ...] = (
-    ("node_disk_reads_completed_total", lambda d: float(d.reads)),
-    ("node_disk_writes_completed_total", lambda d: float(d.writes)),
-    ("node_disk_reads_merged_total",
+    ("ndbtop_host_disk_reads_completed_total", lambda d: float(d.reads)),
+    ("ndbtop_host_disk_writes_completed_total", lambda d: float(d.writes)),
+    ("ndbtop_host_disk_reads_merged_total",
      lambda d: None if d.read_merged is None else float(d.read_merged)),
-    ("node_disk_writes_merged_total",
+    ("ndbtop_host_disk_writes_merged_total",
      lambda d: None if d.write_merged is None else float(d.write_merged)),
-    ("node_disk_read_bytes_total", lambda d: float(d.read_bytes)),
-    ("node_disk_written_bytes_total", lambda d: float(d.write_bytes)),
-    ("node_disk_read_time_seconds_total", lambda d: d.read_time_ms / 1000.0),
-    ("node_disk_write_time_seconds_total", lambda d: d.write_time_ms / 1000.0),
-    ("node_disk_io_time_seconds_total",
+    ("ndbtop_host_disk_read_bytes_total", lambda d: float(d.read_bytes)),
+    ("ndbtop_host_disk_written_bytes_total", lambda d: float(d.write_bytes)),
+    ("ndbtop_host_disk_read_time_seconds_total", lambda d: d.read_time_ms / 1000.0),
+    ("ndbtop_host_disk_write_time_seconds_total", lambda d: d.write_time_ms / 1000.0),
+    ("ndbtop_host_disk_io_time_seconds_total",
      lambda d: None if d.busy_time_ms is None else d.busy_time_ms / 1000.0),
 )
-"""node_exporter's disk counters from ``/proc/diskstats``; a field the platform does not
+"""The disk counters node_exporter serves as ``node_disk_*`` from ``/proc/diskstats``, named
+``ndbtop_host_disk_*`` so that the two never mix where both run; a field the platform does not
 report (``None``) has no series."""
 
 

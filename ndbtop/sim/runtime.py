@@ -40,7 +40,7 @@ class Simulator:
         none is served here then."""
         self.source_sim: Simulator | None = None
         """The simulator whose cluster this one's SQL node replicates from."""
-        self.ndbinfo = SimNdbinfo(cluster, self.sync)
+        self.ndbinfo = SimNdbinfo(cluster, self.sync, clock)
         self.arbitration = cluster.arbitration
         self._driver: asyncio.Task[None] | None = None
         self._changed = AsyncEvent()
@@ -166,12 +166,12 @@ class Simulator:
             model.host = self.host
             model.source_port = self.sql_port
             self.ndbinfo.replication = ReplicationSide(  # type: ignore[attr-defined]
-                model, "source", self.replication_now, self.ndbinfo.ndb_version)
+                model, "source", self.replication_now, self.ndbinfo.ndb_version, self.clock)
         source = self.source_sim
         if source is not None and source.cluster.replication is not None:
             self.ndbinfo.replication = ReplicationSide(  # type: ignore[attr-defined]
                 source.cluster.replication, "replica", source.replication_now,
-                self.ndbinfo.ndb_version)
+                self.ndbinfo.ndb_version, source.clock)
 
     async def _start_replica(self) -> None:
         """The replica cluster's SQL node, reading this one's binary log."""
@@ -185,7 +185,7 @@ class Simulator:
         model.source_port = int(self.sql_server.port)
         replica = StaticProvider(ndb_version=self.ndbinfo.ndb_version)
         replica.replication = ReplicationSide(  # type: ignore[attr-defined]
-            model, "replica", self.replication_now, self.ndbinfo.ndb_version)
+            model, "replica", self.replication_now, self.ndbinfo.ndb_version, self.clock)
         sock, self._replica_socket = self._replica_socket, None
         self.replica_server = await start_sql_node(replica, host=self.host, port=0, sock=sock)
 

@@ -1,5 +1,6 @@
 """A private Prometheus: its own configuration, storage directory and loopback port, with
-the alert rules of contrib/ loaded as a user would, scraping one target every second."""
+the alert rules and recording rules of contrib/ loaded as a user would, scraping one target
+every second."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "contrib" / "prometheus" / "ndb-alerts.yml"
+OLD_NAMES = ROOT / "contrib" / "prometheus" / "ndbtop-node-disk-names.yml"
 DEADLINE = 60.0
 
 
@@ -41,7 +43,7 @@ class Prometheus:
         config = directory / "prometheus.yml"
         config.write_text(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-            f"rule_files:\n  - {json.dumps(str(RULES))}\n"
+            f"rule_files:\n  - {json.dumps(str(RULES))}\n  - {json.dumps(str(OLD_NAMES))}\n"
             + (scrape or "scrape_configs:\n  - job_name: ndbtop\n"
                f"    static_configs:\n      - targets: [{json.dumps(target)}]\n"))
         self.log = (directory / "prometheus.log").open("wb")

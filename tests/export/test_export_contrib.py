@@ -17,6 +17,8 @@ RULES = ROOT / "contrib" / "prometheus" / "ndb-alerts.yml"
 RULE_TESTS = ROOT / "contrib" / "prometheus" / "ndb-alerts.test.yml"
 DASHBOARD = ROOT / "contrib" / "grafana" / "ndb-cluster.json"
 SERVICE = ROOT / "contrib" / "systemd" / "ndbtop-export.service"
+OLD_NAMES = ROOT / "contrib" / "prometheus" / "ndbtop-node-disk-names.yml"
+OLD_NAMES_TESTS = ROOT / "contrib" / "prometheus" / "ndbtop-node-disk-names.test.yml"
 METRIC = re.compile(r"\b((?:ndb|ndbtop|node_disk)_[a-z_]+)\b")
 
 
@@ -33,6 +35,23 @@ def test_promtool_checks_the_rules() -> None:
 
 def test_the_rules_pass_their_unit_tests() -> None:
     result = promtool("test", "rules", str(RULE_TESTS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS" in result.stdout
+
+
+def test_every_served_name_has_ndbtops_prefix() -> None:
+    # node_exporter's names would mix with its series where both run (a disk counted twice).
+    assert [m for m in BY_NAME if not m.startswith(("ndb_", "ndbtop_"))] == []
+
+
+def test_the_old_disk_names_are_recorded_from_the_new_ones() -> None:
+    result = promtool("check", "rules", str(OLD_NAMES))
+    assert result.returncode == 0, result.stdout + result.stderr
+    disks = sorted(m for m in BY_NAME if m.startswith("ndbtop_host_disk_"))
+    assert f"SUCCESS: {len(disks)} rules found" in result.stdout
+    recorded = dict(re.findall(r"- record: (\S+)\n\s+expr: (\S+)\n", OLD_NAMES.read_text()))
+    assert recorded == {m.replace("ndbtop_host_disk_", "node_disk_"): m for m in disks}
+    result = promtool("test", "rules", str(OLD_NAMES_TESTS))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SUCCESS" in result.stdout
 
@@ -65,7 +84,7 @@ def test_dashboard_panels_query_served_metrics() -> None:
     assert used <= set(BY_NAME), used - set(BY_NAME)
     for wanted in ("ndb_node_status", "ndb_node_version_info", "ndb_single_user_mode",
                    "ndb_node_start_phase", "ndb_thread_cpu_ratio",
-                   "ndb_disk_page_buffer_requests_total", "node_disk_io_time_seconds_total",
+                   "ndb_disk_page_buffer_requests_total", "ndbtop_host_disk_io_time_seconds_total",
                    "ndb_redo_init_bytes", "ndb_redo_log_bytes"):
         assert wanted in used, wanted
     ids = [p["id"] for p in found]

@@ -271,15 +271,18 @@ DISKS = HostView(NOW, 1.0, (), None, (), (
 ))
 
 
-def test_host_disks_under_node_exporter_names_with_the_host() -> None:
+def test_host_disks_under_ndbtops_prefix_with_node_exporters_labels() -> None:
     found = samples(snapshot(hosts=(report(view=DISKS),)))
-    assert value(found, "node_disk_io_time_seconds_total", host="db1", device="nvme0n1") == 3.0
-    assert value(found, "node_disk_written_bytes_total", host="db1", device="nvme0n1") == 8192
-    assert value(found, "node_disk_read_time_seconds_total", host="db1", device="nvme0n1") == 1.5
-    assert value(found, "node_disk_writes_merged_total", host="db1", device="nvme0n1") == 2
+    disk = "ndbtop_host_disk_"
+    assert value(found, disk + "io_time_seconds_total", host="db1", device="nvme0n1") == 3.0
+    assert value(found, disk + "written_bytes_total", host="db1", device="nvme0n1") == 8192
+    assert value(found, disk + "read_time_seconds_total", host="db1", device="nvme0n1") == 1.5
+    assert value(found, disk + "writes_merged_total", host="db1", device="nvme0n1") == 2
     # A field the platform does not report has no series.
-    assert value(found, "node_disk_io_time_seconds_total", host="db1", device="sdb") is None
-    assert value(found, "node_disk_reads_merged_total", host="db1", device="sdb") is None
+    assert value(found, disk + "io_time_seconds_total", host="db1", device="sdb") is None
+    assert value(found, disk + "reads_merged_total", host="db1", device="sdb") is None
+    # node_exporter's own names are never served: sums over both would count a disk twice.
+    assert not [k for k in found if k[0].startswith("node_")]
     assert value(found, "ndbtop_host_up", host="db1", via="local") == 1
 
 
@@ -296,10 +299,11 @@ def test_every_host_read_over_ssh_has_its_disks_and_its_state() -> None:
            if k[0] == "ndbtop_host_up"}
     assert ups == {("db1", "local"): 1, ("10.0.0.2", "ssh"): 1, ("10.0.0.3", "ssh"): 0,
                    ("10.0.0.4", "ssh"): 0}
-    assert value(found, "node_disk_written_bytes_total", host="10.0.0.2", device="sdb") == 1024
+    assert value(found, "ndbtop_host_disk_written_bytes_total", host="10.0.0.2",
+                 device="sdb") == 1024
     # A host that is not read has no counters (its last ones are not current), only its
     # state and the data nodes the configuration puts on it.
-    assert not [k for k in found if k[0].startswith("node_disk_")
+    assert not [k for k in found if k[0].startswith("ndbtop_host_disk_")
                 and dict(k[1])["host"] in ("10.0.0.3", "10.0.0.4")]
     nodes = {(dict(k[1])["host"], dict(k[1])["node_id"]) for k in found
              if k[0] == "ndbtop_host_data_node"}
@@ -311,14 +315,14 @@ def test_a_host_whose_last_sample_is_old_is_down() -> None:
     old = report("10.0.0.2", "ssh", node_ids=(2,), view=DISKS, last_ok=NOW - 10)
     found = samples(snapshot(hosts=(old,)))
     assert value(found, "ndbtop_host_up", host="10.0.0.2", via="ssh") == 0
-    assert not [k for k in found if k[0].startswith("node_disk_")]
+    assert not [k for k in found if k[0].startswith("ndbtop_host_disk_")]
 
 
 def test_a_host_name_read_twice_is_served_once() -> None:
     # ndbtop runs on a data node host that --ssh also reaches under the same name.
     hosts = (report("db1", view=DISKS), report("db1", "ssh", node_ids=(2,), view=DISKS))
     text = exposition(snapshot(hosts=hosts)).decode()
-    assert text.count('node_disk_written_bytes_total{device="sdb",host="db1"}') == 1
+    assert text.count('ndbtop_host_disk_written_bytes_total{device="sdb",host="db1"}') == 1
     assert value(samples(snapshot(hosts=hosts)), "ndbtop_host_up", host="db1",
                  via="local") == 1
 

@@ -70,7 +70,7 @@ def test_label_values_read_back_as_the_screen_shows_them() -> None:
     assert ("status", SHOWN) in found["ndb_node_status"]
     assert ("thread_name", SHOWN) in found["ndb_thread_cpu_ratio"]
     assert ("host", SHOWN) in found["ndbtop_host_up"]
-    assert {("host", SHOWN), ("device", SHOWN)} <= found["node_disk_reads_completed_total"]
+    assert {("host", SHOWN), ("device", SHOWN)} <= found["ndbtop_host_disk_reads_completed_total"]
     assert ("source", "mgm") in found["ndbtop_source_up"]
 
 

@@ -115,8 +115,13 @@ async def test_prometheus_receives_threads_and_evaluates_the_alert_rules(
     assert {(r["metric"]["host"], r["metric"]["via"]): r["value"][1] for r in hosts} == {
         n: "1" for n in names}
     disks = await asyncio.to_thread(
-        prom.wait_for, "count by (host) (node_disk_io_time_seconds_total)", len(names))
+        prom.wait_for, "count by (host) (ndbtop_host_disk_io_time_seconds_total)", len(names))
     assert {r["metric"]["host"] for r in disks} == {h for h, _ in names}
+    # The recording rule gives the same series under node_exporter's name, for old queries.
+    old = await asyncio.to_thread(
+        prom.wait_for, "count by (host) (node_disk_io_time_seconds_total)", len(names))
+    assert {(r["metric"]["host"], r["value"][1]) for r in old} == {
+        (r["metric"]["host"], r["value"][1]) for r in disks}
 
     rules = await asyncio.to_thread(rules_evaluated)
     assert {r["health"] for r in rules} == {"ok"}

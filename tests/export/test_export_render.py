@@ -106,5 +106,5 @@ def test_the_large_families_are_the_librarys_text_byte_for_byte() -> None:
             served_by.publish(snap)
             served = blocks(served_by.render(generate, content_type))
             assert served == blocks(generate(registry))
-        assert any(k.startswith("node_disk_io_time_seconds") for k in served)
+        assert any(k.startswith("ndbtop_host_disk_io_time_seconds") for k in served)
         assert any(k.startswith("ndb_thread_cpu_ratio") for k in served)

@@ -1,4 +1,6 @@
-"""The demo remembers the starts it saw, and its next run of the scenario compares with them."""
+"""The demo's hub remembers the starts it saw in its history directory, and the next hub on
+that directory compares with them, whatever ports the simulator listens on (each demo run
+has a directory of its own: tests/ops/test_ops_demo_state.py)."""
 
 from __future__ import annotations
 

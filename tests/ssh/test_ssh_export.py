@@ -112,16 +112,16 @@ def test_export_ssh_serves_every_data_node_hosts_disks_and_its_state(
     def both_known(found: Found) -> bool:
         ups = hosts_of(found, "ndbtop_host_up")
         return ups.get(good) == 1 and down in ups and bool(
-            hosts_of(found, "node_disk_written_bytes_total"))
+            hosts_of(found, "ndbtop_host_disk_written_bytes_total"))
 
     body, found = exporter.wait_for(both_known, "both hosts with the good one's disks")
     assert found[("ndbtop_host_up", frozenset({("host", good), ("via", "ssh")}))] == 1
     assert found[("ndbtop_host_up", frozenset({("host", down), ("via", "ssh")}))] == 0
     assert found[("ndbtop_host_data_node", frozenset({("host", good), ("node_id", "2")}))] == 1
     assert found[("ndbtop_host_data_node", frozenset({("host", down), ("node_id", "3")}))] == 1
-    # The good host's block devices under node_exporter's names; none for the host not read.
-    assert set(hosts_of(found, "node_disk_io_time_seconds_total")) == {good}
-    assert set(hosts_of(found, "node_disk_reads_completed_total")) == {good}
+    # The good host's block devices under ndbtop's names; none for the host not read.
+    assert set(hosts_of(found, "ndbtop_host_disk_io_time_seconds_total")) == {good}
+    assert set(hosts_of(found, "ndbtop_host_disk_reads_completed_total")) == {good}
     # Each host is also a source of its own, with its age.
     assert found[("ndbtop_source_up", frozenset({("source", f"host {good}")}))] == 1
     assert found[("ndbtop_source_up", frozenset({("source", f"host {down}")}))] == 0
@@ -133,7 +133,7 @@ def test_export_ssh_serves_every_data_node_hosts_disks_and_its_state(
     try:
         ups = prom.wait_for('ndbtop_host_up{via="ssh"}', 2)
         assert {r["metric"]["host"]: r["value"][1] for r in ups} == {good: "1", down: "0"}
-        util = prom.wait_for("rate(node_disk_io_time_seconds_total[5s])")
+        util = prom.wait_for("rate(ndbtop_host_disk_io_time_seconds_total[5s])")
         assert {r["metric"]["host"] for r in util} == {good}
         assert all(0 <= float(r["value"][1]) <= 1.05 for r in util)
     finally:

@@ -66,17 +66,6 @@ class SimTransaction:
     """Seconds after which its client's next operation (or its next transaction, under the
     same transid here) makes it active again; 0: idle for good."""
 
-    def inactive_s(self, now: float) -> int:
-        """``inactive_seconds`` at ``now``."""
-        idle = max(now - self.last_active, 0.0)
-        return int(idle % self.period if self.period > 0 else idle)
-
-
-def wait_ms(lock: SimLock, now: float) -> int:
-    """How long a lock has been held, or waited for (restarting at every retry)."""
-    millis = max(int((now - lock.since) * 1000), 0)
-    return millis % DEADLOCK_TIMEOUT_MS if lock.waiting_for is not None else millis
-
 
 def transid(api_node: int, counter: int, slot: int = 1) -> int:
     """A 64-bit transid: the high word names the Ndb object that runs it (one per MySQL

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ndbtop.sim.clock import SIMULATED_TIME, ServedTime
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import BLOCK_NUMBERS, COUNTER_IDS, process_id, thread_tid
@@ -25,11 +26,14 @@ __all__ = ["BLOCK_NUMBERS", "COUNTER_IDS", "SimNdbinfo", "process_id", "thread_t
 
 class SimNdbinfo(TableTables, NodeTables, ThreadTables, StorageTables, TransporterTables,
                  MembershipTables, LockTables):
-    """The ``NdbinfoProvider`` of a simulated cluster."""
+    """The ``NdbinfoProvider`` of a simulated cluster; durations, ages and times in the
+    seconds ``time`` serves (simulated seconds by default)."""
 
-    def __init__(self, cluster: SimCluster, sync: Callable[[], None] | None = None) -> None:
+    def __init__(self, cluster: SimCluster, sync: Callable[[], None] | None = None,
+                 time: ServedTime = SIMULATED_TIME) -> None:
         self.cluster = cluster
         self._sync = sync
+        self.time = time
         self._tables: dict[str, Callable[[list[SimDataNode]], list[tuple[object, ...]]]] = {
             "nodes": self._nodes,
             "ndb$nodes": self._ndb_nodes,

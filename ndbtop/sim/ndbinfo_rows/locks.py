@@ -8,15 +8,33 @@ lock at the head of a row's queue, ``waiting_for`` NULL unless the lock is waite
 
 from __future__ import annotations
 
+from ndbtop.model.locks import DEADLOCK_TIMEOUT_MS
+from ndbtop.sim.clock import ServedTime
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import SimDataNode
-from ndbtop.sim.cluster.transactions import TABLES, wait_ms
+from ndbtop.sim.cluster.transactions import TABLES, SimLock, SimTransaction
 
 
 class LockTables:
     """Transactions and locks of the scenario's open transactions, from the started nodes."""
 
     cluster: SimCluster
+    time: ServedTime
+
+    def _since(self, then: float, now: float) -> float:
+        """Seconds served from ``then`` to ``now``."""
+        return max(self.time.served(now) - self.time.served(then), 0.0)
+
+    def _inactive_s(self, t: SimTransaction, now: float) -> int:
+        """``inactive_seconds``: idle since the last operation, within the client's period."""
+        idle = self._since(t.last_active, now)
+        period = t.period * self.time.served_per_sim()
+        return int(idle % period if period > 0 else idle)
+
+    def _wait_ms(self, lock: SimLock, now: float) -> int:
+        """How long a lock has been held, or waited for (restarting at every retry)."""
+        millis = int(self._since(lock.since, now) * 1000)
+        return millis % DEADLOCK_TIMEOUT_MS if lock.waiting_for is not None else millis
 
     def _cluster_transactions(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         return [row[1:] for row in self._transaction_rows(nodes)]
@@ -29,7 +47,7 @@ class LockTables:
         up = {n.node_id for n in nodes}
         return [
             (t.mysql_connection_id, t.tc_node, t.tc_instance, t.transid, t.state, t.operations,
-             0, t.inactive_s(now), t.api_node, 0x8001)  # an API block ref
+             0, self._inactive_s(t, now), t.api_node, 0x8001)  # an API block ref
             for t in self.cluster.open_transactions if t.tc_node in up
         ]
 
@@ -45,7 +63,7 @@ class LockTables:
                 rows.append((lk.node_id, lk.block_instance, lk.table_id, lk.fragment_id,
                              lk.row_id, t.transid, "X" if lk.exclusive else "S",
                              "W" if waiting else "H", "" if waiting else "*", lk.op,
-                             wait_ms(lk, now), lk.lock_num, lk.waiting_for))
+                             self._wait_ms(lk, now), lk.lock_num, lk.waiting_for))
         return rows
 
     def _lock_dict_obj_info(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:

@@ -4,6 +4,7 @@ counters and hwinfo."""
 from __future__ import annotations
 
 from ndbtop.mgm.version import version_string
+from ndbtop.sim.clock import ServedTime
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import TC_COUNTERS, SimDataNode
 from ndbtop.sim.config_blob import data_node_entries
@@ -20,15 +21,21 @@ class NodeTables:
     """Node and cluster state, as a DBINFO scan of the started data nodes returns it."""
 
     cluster: SimCluster
+    time: ServedTime
+
+    def _uptime(self, n: SimDataNode, now: float) -> int:
+        if n.process_started is None:
+            return 0
+        return int(max(self.time.served(now) - self.time.served(n.process_started), 0.0))
 
     def _nodes(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         now = self.cluster.now
-        return [(n.node_id, int(n.uptime(now)), STATUS_NAME[n.state], 0,
+        return [(n.node_id, self._uptime(n, now), STATUS_NAME[n.state], 0,
                  n.running_config.generation) for n in nodes]
 
     def _ndb_nodes(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         now = self.cluster.now
-        return [(n.node_id, int(n.uptime(now)), STATUS_NUMBER[n.state], 0,
+        return [(n.node_id, self._uptime(n, now), STATUS_NUMBER[n.state], 0,
                  n.running_config.generation) for n in nodes]
 
     def _config_values(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
@@ -100,13 +107,16 @@ class NodeTables:
                     durations.get(step.restart_column, 0.0) + now - node.step_started
                 )
             end = report.finished if report.finished is not None else now
+            total = self.time.served(end) - self.time.served(report.began)
+            # The phases share the served total as they share the simulated one.
+            scale = total / (end - report.began) if end > report.began else 1.0
             text = RESTART_STATUS_TEXT.get(report.status, "")
             rows.append(
                 (
                     node.node_id,
                     text,
                     report.status,
-                    *restart_row_values(durations, end - report.began),
+                    *restart_row_values({k: v * scale for k, v in durations.items()}, total),
                 )
             )
         return rows

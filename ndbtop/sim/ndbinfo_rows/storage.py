@@ -3,6 +3,7 @@ logspaces, logbuffers and memoryusage."""
 
 from __future__ import annotations
 
+from ndbtop.sim.clock import ServedTime
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import (
@@ -15,6 +16,7 @@ class StorageTables:
     """Memory, disks and logs, as a DBINFO scan of the started data nodes returns them."""
 
     cluster: SimCluster
+    time: ServedTime
 
     def skew_pages(self, node: SimDataNode, nodes: list[SimDataNode]) -> int:
         """DataMemory pages a node holds beyond the mean (its tables' share; see
@@ -58,7 +60,7 @@ class StorageTables:
         count = max(len(ldm), 1)
         return [
             (t.thr_no, int(n.lcp_write_bps / count), int(n.redo_write_bps / count),
-             int(n.io_lag_s / count))
+             int(n.io_lag_s * self.time.served_per_sim() / count))
             for t in ldm
         ]
 

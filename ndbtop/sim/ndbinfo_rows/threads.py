@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ndbtop.compat import zip_strict
+from ndbtop.sim.clock import ServedTime
 from ndbtop.sim.cluster import SimCluster
 from ndbtop.sim.cluster.datanode import SimDataNode
 from ndbtop.sim.ndbinfo_rows.ids import (
@@ -15,6 +16,7 @@ class ThreadTables:
     """Each data node thread, its blocks and its load, as DBINFO scans return them."""
 
     cluster: SimCluster
+    time: ServedTime
 
     def _threads(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
         return [(n.node_id, t.thr_no, t.name, t.description) for n in nodes for t in n.threads]
@@ -59,7 +61,7 @@ class ThreadTables:
         return rows
 
     def _threadstat(self, nodes: list[SimDataNode]) -> list[tuple[object, ...]]:
-        wall_ms = int((self.cluster.now + 1_700_000_000) * 1000)
+        wall_ms = int((self.time.served(self.cluster.now) + 1_700_000_000) * 1000)
         rows: list[tuple[object, ...]] = []
         for n in nodes:
             for i, t in enumerate(n.threads):

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ndbtop.sim.clock import SIMULATED_TIME, ServedTime
 from ndbtop.sim.replication import SimReplication
 from ndbtop.sim.sqlnode.schema import Column, Table
 from ndbtop.sim.sqlnode.sqltypes import parse_column_type
@@ -108,6 +109,16 @@ class ReplicationSide:
     now: Callable[[], float]
     """Brings the model to the current simulated time and returns it."""
     ndb_version: int
+    time: ServedTime = SIMULATED_TIME
+    """The seconds ``Seconds_Behind_Source`` is told in."""
+
+    def seconds_behind(self) -> int | None:
+        """``Seconds_Behind_Source``, in the seconds ``time`` serves."""
+        m = self.model
+        behind = m.seconds_behind()
+        if behind is None:
+            return None
+        return int(self.time.served(m.now) - self.time.served(m.now - behind))
 
     @property
     def server_id(self) -> int:
@@ -190,7 +201,7 @@ class ReplicationSide:
             "Last_Errno": errno, "Last_Error": error, "Skip_Counter": 0,
             "Exec_Source_Log_Pos": exec_pos, "Relay_Log_Space": read_pos,
             "Until_Condition": "None", "Until_Log_Pos": 0, "Source_SSL_Allowed": "No",
-            "Seconds_Behind_Source": m.seconds_behind(), "Source_SSL_Verify_Server_Cert": "No",
+            "Seconds_Behind_Source": self.seconds_behind(), "Source_SSL_Verify_Server_Cert": "No",
             "Last_IO_Errno": 0, "Last_SQL_Errno": errno, "Last_SQL_Error": error,
             "Source_Server_Id": m.source_server_id,
             "Source_UUID": "3e11fa47-71ca-11e1-9e33-c80aa9429562",
