@@ -36,7 +36,7 @@ async def refresh_cost(scenario: str, rounds: int) -> dict[str, Any]:
             cpu0, t0 = time.process_time(), time.perf_counter()
             await hub.mgm.poll_once()
             sample = await hub.sql.poll_once()
-            hub._changed()
+            hub.changed()
             b0 = time.perf_counter()
             snap = hub.snapshot()
             b1 = time.perf_counter()
@@ -125,7 +125,7 @@ async def recording_cost(scenario: str, rounds: int) -> dict[str, Any]:
             for _ in range(rounds):
                 await hub.mgm.poll_once()
                 await hub.sql.poll_once()
-                hub._changed()
+                hub.changed()
                 snap = hub.snapshot()
                 cpu0 = time.process_time()
                 recorder.write(snap)

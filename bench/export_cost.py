@@ -48,7 +48,7 @@ async def scrape_cost(scenario: str, rounds: int) -> dict[str, Any]:
             await hub.mgm.poll_once()
             await hub.sql.poll_once()
             hub.sql.health.ok()
-            hub._changed()
+            hub.changed()
             await asyncio.sleep(0.5)
         await hub.config.attempt()
         snap = hub.snapshot()

@@ -21,7 +21,7 @@ from ndbtop.cli.parser import COMMANDS, OPTIONS
 
 ENTRY = {
     LIVE: "ndbtop.cli.monitor", "demo": "ndbtop.cli.demo", "sim": "ndbtop.cli.sim",
-    "wait": "ndbtop.cli.wait", "rolling-restart": "ndbtop.cli.rolling", "mgm": "ndbtop.cli.mgm",
+    "wait": "ndbtop.cli.wait", "rolling-restart": "ndbtop.cli.rolling", "mgm": "ndbtop.cli.mgm_run",
     "record": "ndbtop.cli.record", "replay": "ndbtop.cli.record", "report": "ndbtop.cli.bundle",
     "export": "ndbtop.cli.export", "check": "ndbtop.cli.check",
     "config": "ndbtop.cli.config", "contexts": "ndbtop.cli.contexts",

@@ -78,21 +78,31 @@ def test_the_terminal_ui_does_not_start_things() -> None:
 
 
 def module_imports(package: str) -> dict[str, set[str]]:
-    """For each module of ``package`` (``ndbtop.tui``), the modules of it that it imports:
-    every import counts, those only for type checking too (a circle all the same)."""
+    """For each module of ``package`` (``ndbtop``, ``ndbtop.tui``), the modules of it that it
+    imports.
+
+    Every import counts: at the top, inside a function (a lazy import is a dependency all
+    the same, only a later one) and under ``TYPE_CHECKING`` (an annotation that names a
+    module depends on it; a circle all the same, which the next runtime import would close).
+    ``from P import name`` counts ``P.name`` when that is a module, else ``P``. That
+    importing a module runs its package's ``__init__`` first is not counted: every
+    ``__init__`` that re-exports its modules would make each package a circle."""
     base = ROOT.joinpath(*package.split(".")[1:])
-    graph: dict[str, set[str]] = {}
+    modules: dict[str, Path] = {}
     for path in base.rglob("*.py"):
         parts = path.relative_to(ROOT).with_suffix("").parts
-        module = ".".join(("ndbtop", *(parts[:-1] if parts[-1] == "__init__" else parts)))
-        graph.setdefault(module, set())
+        modules[".".join(("ndbtop", *(parts[:-1] if parts[-1] == "__init__" else parts)))] = path
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        graph[module] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            graph[module] |= {n for n in names if n.startswith(package + ".") and n != module}
+                names = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules
+                         else node.module for alias in node.names]
+            graph[module] |= {n for n in names if n in modules and n != module}
     return graph
 
 
@@ -111,3 +121,20 @@ def test_no_circle_between_the_terminal_uis_modules() -> None:
     for module in ("ndbtop.tui.action_flow", "ndbtop.tui.recording", "ndbtop.tui.screens.main",
                    "ndbtop.tui.screens.live", "ndbtop.tui.screens.replay"):
         assert "ndbtop.tui.app" not in graph[module], module
+
+
+def test_module_graph_reads_lazy_imports_and_imported_modules() -> None:
+    graph = module_imports("ndbtop")
+    assert "ndbtop.cli.monitor" in graph["ndbtop.cli"], "an import inside main()"
+    assert "ndbtop.mgm.errorcodes" in graph["ndbtop.sim.cluster.backups"], \
+        "from ndbtop.mgm import errorcodes"
+
+
+def test_no_circle_between_modules() -> None:
+    """No module of ndbtop imports, at any depth, a module that imports it (every import
+    counts, those inside functions and under ``TYPE_CHECKING`` too: see
+    :func:`module_imports`). What two modules share goes to a module below both; what a
+    helper needs from the module that holds it, that module's public face, named as a
+    protocol (``tui/hosts.py``, ``collect/hub_face.py``)."""
+    found = cycle(module_imports("ndbtop"))
+    assert found is None, "import circle: " + " -> ".join(found or ())

@@ -93,7 +93,7 @@ def _dispatch(args: object) -> int:
 
         return run_rolling(args)
     if command == "mgm":
-        from ndbtop.cli.mgm import run_mgm
+        from ndbtop.cli.mgm_run import run_mgm
 
         return run_mgm(args)
     if command == "record":

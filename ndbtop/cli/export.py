@@ -19,6 +19,7 @@ from typing import Optional
 from ndbtop.cli.parser import DEFAULT_LISTEN_HOST
 from ndbtop.cli.sources import (
     cluster_connectstring,
+    context_namespace,
     host_reader,
     ndbinfo_reader,
     replication_setup,
@@ -119,7 +120,6 @@ def context_hub(name: str, args: argparse.Namespace, kept: tuple[str, ...] = KEP
     """The hub of ``export --context NAME`` (this host's disks read by none), or
     :class:`ContextNotStarted` naming the step that failed; the SQL node's password
     command runs last, once the rest is known to be usable."""
-    from ndbtop.cli.fleet import context_namespace
     from ndbtop.contexts.password import PasswordCommandError
 
     step = "context"

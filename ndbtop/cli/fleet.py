@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ndbtop.actions.audit import audit_log
-from ndbtop.cli.context_args import apply_context
-from ndbtop.cli.sources import cluster_connectstring, read_only_origin
+from ndbtop.cli.sources import cluster_connectstring, context_namespace
 from ndbtop.collect.history_store import default_history_dir
 from ndbtop.collect.hub import Hub
 from ndbtop.contexts import Context, Contexts, ContextsError, load_contexts
@@ -21,9 +20,6 @@ from ndbtop.model.clock import RealClock
 
 FLEET_INTERVAL = 2.0
 """The overview's refresh unless ``--interval`` says otherwise."""
-KEPT = ("read_only", "audit_log", "no_color", "theme", "debug")
-"""Options of ``fleet`` (and of the live view it came from) that a cluster opened from
-the overview keeps."""
 
 
 def fleet_interval(args: argparse.Namespace) -> float:
@@ -56,27 +52,6 @@ def fleet_of(contexts: Contexts, interval: float) -> Fleet:
     return Fleet(members)
 
 
-def context_namespace(name: str, base: argparse.Namespace, command: str | None = None,
-                      kept: tuple[str, ...] = KEPT) -> argparse.Namespace:
-    """The options of ``ndbtop [COMMAND] --context NAME`` with those of ``kept`` that
-    ``base`` was given (the live view's: display and safety)."""
-    from ndbtop.cli.parser import build_parser
-
-    words = ([command] if command else []) + ["--context", name]
-    for option in kept:
-        value = getattr(base, option, None)
-        if value in (None, False) or option not in getattr(base, "given", ()):
-            continue
-        flag = "--" + option.replace("_", "-")
-        words += [flag] if value is True else [flag, str(value)]
-    args = build_parser().parse_args(words)
-    apply_context(args)
-    if hasattr(args, "read_only"):
-        args.read_only_origin = read_only_origin(args)
-        args.read_only = args.read_only_origin is not None
-    return args
-
-
 def view_of(args: argparse.Namespace, hub: Hub) -> object:
     """The live view of the cluster ``args`` names (``--context``), on ``hub``."""
     from ndbtop.tui.context_label import ContextLabel
@@ -106,7 +81,7 @@ def run_live(hub: Hub, args: argparse.Namespace) -> int:
 
 
 async def _open(name: str, base: argparse.Namespace) -> object:
-    from ndbtop.cli.monitor import monitor_hub
+    from ndbtop.cli.monitor_hub import monitor_hub
 
     args = context_namespace(name, base)
     return view_of(args, monitor_hub(args))

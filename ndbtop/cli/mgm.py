@@ -17,7 +17,6 @@ the nodes it acted on as ``ndbtop wait`` does (:mod:`ndbtop.cli.mgm_wait`).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from dataclasses import dataclass, replace
 
@@ -26,7 +25,7 @@ from ndbtop.actions.audit import AuditLog, audit_log
 from ndbtop.actions.backup_commands import StartBackup
 from ndbtop.actions.commands import Action, wire_text
 from ndbtop.actions.guards import Assessment, assess
-from ndbtop.actions.mgm_language import Command, Query, bind, parse
+from ndbtop.actions.mgm_language import Command, Query, bind
 from ndbtop.actions.mgm_node_guards import mgmd_of
 from ndbtop.actions.production import on_production
 from ndbtop.actions.runner import live_backups, run_action
@@ -34,9 +33,8 @@ from ndbtop.actions.target import cluster_target
 from ndbtop.cli.exits import DONE, NOT_MET
 from ndbtop.cli.mgm_wait import send_and_wait, wait_target
 from ndbtop.cli.prompt import read_line
-from ndbtop.cli.sources import cluster_connectstring
 from ndbtop.compat import SLOTS
-from ndbtop.errors import MgmCommandError, MgmError, UsageError
+from ndbtop.errors import MgmCommandError, MgmError
 from ndbtop.mgm.client import MgmClient
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
@@ -45,21 +43,6 @@ from ndbtop.model.config import ClusterConfig
 from ndbtop.model.config_decode import config_from_blob
 from ndbtop.report.ndb_mgm import clusterlog_info_text, report_text, show_text, status_text
 from ndbtop.sanitise import laid_out, write_line
-
-
-def run_mgm(args: argparse.Namespace) -> int:
-    """Run ``-e COMMAND``, or the prompt; the exit status of the (last) command."""
-    if args.execute is None and args.wait:
-        raise UsageError("--wait follows the one command -e sends: the prompt does not wait")
-    connectstring = cluster_connectstring(args)
-    if args.execute is None:
-        from ndbtop.cli.mgm_prompt import run_prompt
-
-        return run_prompt(args, connectstring)
-    command = parse(args.execute)
-    if command is None:
-        return DONE
-    return asyncio.run(execute(command, args, connectstring))
 
 
 @dataclass(frozen=True, **SLOTS)

@@ -11,17 +11,9 @@ from pathlib import Path
 from ndbtop.actions.audit import AuditLog, default_audit_path
 from ndbtop.actions.left_not_started import LeftNotStarted
 from ndbtop.cli.exits import DONE, UNREACHABLE
-from ndbtop.cli.sources import (
-    cluster_connectstring,
-    host_reader,
-    ndbinfo_reader,
-    replication_setup,
-    ssh_options,
-)
-from ndbtop.collect.history_store import default_history_dir
+from ndbtop.cli.monitor_hub import monitor_hub
 from ndbtop.collect.hub import Hub
 from ndbtop.errors import UsageError
-from ndbtop.model.clock import RealClock
 from ndbtop.model.sources import SourceState
 from ndbtop.report.once_sections import sections_json, sections_panels, sections_text
 from ndbtop.report.render import report_json, report_text
@@ -43,24 +35,6 @@ def run_monitor(args: argparse.Namespace) -> int:
     from ndbtop.cli.fleet import run_live
 
     return run_live(hub, args)
-
-
-def monitor_hub(args: argparse.Namespace) -> Hub:
-    """The live view's hub: every source the options ask for."""
-    hub = Hub(
-        cluster_connectstring(args),
-        RealClock(),
-        args.interval,
-        ndbinfo=ndbinfo_reader(args),
-        host=host_reader(args),
-        ssh=ssh_options(args),
-        events=True,
-        history_dir=None if args.once else default_history_dir(),
-        backup_status_every=args.backup_status_interval,
-        replication=replication_setup(args),
-    )
-    hub.want_txn_age(args.txn_age)
-    return hub
 
 
 async def print_once(hub: Hub, as_json: bool, sections: Sequence[str] | None = None,

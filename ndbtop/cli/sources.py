@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ndbtop.cli.parser import PROMPT
+from ndbtop.cli.parser import PROMPT, build_parser
 from ndbtop.collect.host import HostReader
 from ndbtop.collect.sql import NdbinfoReader
 from ndbtop.errors import UsageError
@@ -161,7 +161,6 @@ def context_peers(args: argparse.Namespace, context: Context
     """The contexts this one replicates to (``replicates_to``) and from (those naming it),
     each with its own options, as ``--context NAME`` gives them; one with ``no_sql`` has no
     SQL node to read."""
-    from ndbtop.cli.fleet import context_namespace
     from ndbtop.contexts import load_contexts
 
     contexts = load_contexts(context.path)
@@ -234,3 +233,29 @@ def read_only_origin(args: argparse.Namespace, home: Path | None = None) -> str 
     if text in _FALSE:
         return None
     raise UsageError(f"read_only {value!r} ({origin}) is not on or off")
+
+
+KEPT = ("read_only", "audit_log", "no_color", "theme", "debug")
+"""Options of ``fleet`` (and of the live view it came from) that a cluster opened from
+the overview keeps."""
+
+
+def context_namespace(name: str, base: argparse.Namespace, command: str | None = None,
+                      kept: tuple[str, ...] = KEPT) -> argparse.Namespace:
+    """The options of ``ndbtop [COMMAND] --context NAME`` with those of ``kept`` that
+    ``base`` was given (the live view's: display and safety)."""
+    from ndbtop.cli.context_args import apply_context
+
+    words = ([command] if command else []) + ["--context", name]
+    for option in kept:
+        value = getattr(base, option, None)
+        if value in (None, False) or option not in getattr(base, "given", ()):
+            continue
+        flag = "--" + option.replace("_", "-")
+        words += [flag] if value is True else [flag, str(value)]
+    args = build_parser().parse_args(words)
+    apply_context(args)
+    if hasattr(args, "read_only"):
+        args.read_only_origin = read_only_origin(args)
+        args.read_only = args.read_only_origin is not None
+    return args

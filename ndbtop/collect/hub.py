@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -60,7 +60,8 @@ EVENT_HISTORY = 2000
 
 
 class Hub:
-    """Owns the sources and the state derived from them."""
+    """Owns the sources and the state derived from them (read only from outside: its helpers
+    see it as :class:`~ndbtop.collect.hub_face.HubFace`)."""
 
     def __init__(
         self,
@@ -92,7 +93,7 @@ class Hub:
         self._cached: ClusterSnapshot | None = None
         self._listeners: list[Callable[[], None]] = []
         self._states: tuple[SourceState, ...] = ()
-        self.mgm = MgmSource(connectstring, clock, interval, self._on_mgm)
+        self.mgm = MgmSource(connectstring, clock, interval, self.on_mgm)
         self._backups: tuple[Backup, ...] = ()
         self._backup_failures = 0
         self.backup_reporter = BackupReporter(
@@ -118,7 +119,7 @@ class Hub:
                 lambda: self.mgm.log_levels,
                 clock,
                 self._on_event,
-                self._changed,
+                self.changed,
                 tls=connectstring.tls,
                 data_nodes=self.configured_data_nodes,
             )
@@ -128,7 +129,7 @@ class Hub:
             bind = getattr(reader, "bind_cluster", None)
             if bind is not None:
                 bind(lambda: self.mgm.reading.nodes if self.mgm.reading else ())
-            self.sql = SqlSource(reader, target, interval, self._on_sample, self._changed)
+            self.sql = SqlSource(reader, target, interval, self._on_sample, self.changed)
         self._sql_disabled = sql_disabled_reason
         self.host: HostSource | None = None
         if host is not None:
@@ -184,7 +185,9 @@ class Hub:
         connected, failed or recovered, a moment worth drawing at once."""
         self._listeners.append(callback)
 
-    def _changed(self, urgent: bool = False) -> None:
+    def changed(self, urgent: bool = False) -> None:
+        """A source's reading changed: the next snapshot is built again, and the listeners
+        are called when a source's state changed (always when ``urgent``)."""
         self._version += 1
         self._cached = None
         if urgent:
@@ -215,20 +218,22 @@ class Hub:
             return why
         return await self.backup_reporter.poll(client)
 
-    def _on_mgm(self) -> None:
+    def on_mgm(self) -> None:
+        """A ``get status`` was read: the timelines, the history, the configuration and the
+        hosts follow it."""
         reading = self.mgm.reading
         if reading is not None and self.mgm.status.state is SourceState.CONNECTED:
             if self._store is None and self._history_dir is not None:
                 key = cluster_key(reading.nodes, self._cluster_name)
                 self._store = HistoryStore(self._history_dir, key)
                 self._past = self._store.load()
-            self._set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
+            self.set_timelines(apply_status(self._timelines, reading.nodes, reading.wall))
             self.log.date_starts()
             self._told = {k: v for k, v in self._told.items() if v[1] > reading.wall}
             self.config.observe(reading.nodes, self._ndbinfo)
             self.hosts.update(reading.nodes, self.cluster_config())
         urgent, self._urgent = self._urgent, False
-        self._changed(urgent)
+        self.changed(urgent)
 
     def _on_config(self) -> None:
         # A configuration read names the hosts of nodes get status gives no address for.
@@ -237,14 +242,14 @@ class Hub:
             self.hosts.update(reading.nodes, self.cluster_config())
         # The live view reads the cluster log's history when it knows where it is.
         self.log.configured()
-        self._changed()
+        self.changed()
 
     async def read_cluster_log(self) -> None:
         """Read the management servers' cluster log files (their last hour) and date the
         starts from them (:class:`HubClusterLog`)."""
         await self.log.read()
 
-    def _set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
+    def set_timelines(self, timelines: dict[int, StartTimeline]) -> None:
         """Adopt new timelines; starts that just finished go to the history."""
         for node_id, t in timelines.items():
             before = self._timelines.get(node_id)
@@ -269,7 +274,7 @@ class Hub:
     def _on_event(self, event: Event) -> None:
         self._events.append(event)
         self._events_total += 1
-        self._set_timelines(apply_event(self._timelines, event))
+        self.set_timelines(apply_event(self._timelines, event))
         self._statistics = apply_statistics(self._statistics, event)
         self._backups = apply_backup_event(self._backups, event)
         if event.type in BACKUP_FAILURES and not event.malformed:
@@ -282,7 +287,7 @@ class Hub:
         if urgent:
             self._urgent = True
             self.mgm.health.wake.set()
-        self._changed(urgent)
+        self.changed(urgent)
 
     def _on_backup_report(self, raw: tuple[RawEvent, ...]) -> None:
         at = self.clock.wall()
@@ -300,7 +305,7 @@ class Hub:
                 self._series.record(f"disk.wkb_s.{d.name}", d.wkb_s)
                 self._series.record(f"disk.util.{d.name}", d.util_pct)
                 self._series.record(f"disk.await.{d.name}", d.await_ms)
-        self._changed()
+        self.changed()
 
     def configured_data_nodes(self) -> frozenset[int] | None:
         """The data node ids of the configuration last read (None before one is read)."""
@@ -326,7 +331,7 @@ class Hub:
                 self._series.record(f"disk.w_s.{host}/{d.name}", d.w_s)
                 self._series.record(f"disk.util.{host}/{d.name}", d.util_pct)
         self._note_redo_phases()
-        self._changed()
+        self.changed()
 
     def _note_redo_phases(self) -> None:
         """A node seen initialising its redo log on its host: its phase in progress is the
@@ -350,7 +355,7 @@ class Hub:
         if state is not None:
             for channel in state.channels:
                 self._series.record(f"repl.lag_s.{channel.key}", channel.lag.seconds)
-        self._changed()
+        self.changed()
 
     def want_replication(self, owner: str, wanted: bool) -> None:
         """Read replication at every refresh while ``owner`` (a view, a report, the
@@ -460,7 +465,7 @@ class Hub:
             if source is not None:
                 source.interval = interval
         self.hosts.set_interval(interval)
-        self._changed()
+        self.changed()
 
     def refresh_now(self) -> None:
         """Ask every polling source for a new sample without waiting for the interval
@@ -505,3 +510,73 @@ class Hub:
         if self._cached is None:
             self._cached = build_snapshot(self)
         return self._cached
+
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`start` runs the sources as tasks (the live view; not ``--once``)."""
+        return bool(self._tasks)
+
+    @property
+    def ndbinfo_sample(self) -> NdbinfoSample | None:
+        """The last ndbinfo sample, whatever the nodes' states."""
+        return self._ndbinfo
+
+    @property
+    def timelines(self) -> Mapping[int, StartTimeline]:
+        """Each node's start timeline, by node id (changed by :meth:`set_timelines`)."""
+        return self._timelines
+
+    @property
+    def told(self) -> Mapping[int, tuple[str, float]]:
+        """Node -> (state, when) an event told, newer than the last ``get status``."""
+        return self._told
+
+    @property
+    def event_history(self) -> Sequence[Event]:
+        """The last :data:`EVENT_HISTORY` events, oldest first."""
+        return self._events
+
+    @property
+    def events_total(self) -> int:
+        """Every event received since the hub began."""
+        return self._events_total
+
+    @property
+    def statistics(self) -> Mapping[int, NodeStatistics]:
+        """Each data node's statistics from its events, by node id."""
+        return self._statistics
+
+    @property
+    def rates(self) -> SampleRates:
+        """The rates between the last two ndbinfo samples."""
+        return self._rates
+
+    @property
+    def series(self) -> SeriesRecorder:
+        """The recent history of the figures the charts draw."""
+        return self._series
+
+    @property
+    def past_starts(self) -> tuple[PastStart, ...]:
+        """The cluster's start history (the store's, and this run's starts)."""
+        return self._past
+
+    @property
+    def backups(self) -> tuple[Backup, ...]:
+        """The backups seen, from their events and status reports."""
+        return self._backups
+
+    @property
+    def backup_failures(self) -> int:
+        """Backups that failed to start or were aborted since the hub began."""
+        return self._backup_failures
+
+    @property
+    def start_etas(self) -> StartEtaKeeper:
+        """The estimates of each starting node's time to STARTED, kept between snapshots."""
+        return self._start_etas
+
+    @property
+    def findings(self) -> FindingsKeeper:
+        """The findings, kept between snapshots (since when each holds)."""
+        return self._findings

@@ -20,13 +20,13 @@ from ndbtop.compat import AsyncEvent
 from ndbtop.model.start_file import FileDating
 
 if TYPE_CHECKING:
-    from ndbtop.collect.hub import Hub
+    from ndbtop.collect.hub_face import HubFace
 
 
 class HubClusterLog:
     """When the hub reads the cluster log files, and what it does with them."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: HubFace) -> None:
         self.hub = hub
         self.task: asyncio.Task[None] | None = None
         self._again = False
@@ -39,7 +39,7 @@ class HubClusterLog:
 
     def configured(self) -> None:
         """The configuration was read: the live view's first read, once."""
-        if self.hub._tasks and self.task is None and self.hub.cluster_log is not None:
+        if self.hub.started and self.task is None and self.hub.cluster_log is not None:
             self.task = asyncio.create_task(self.read(), name="source-cluster-log")
 
     def after_gap(self) -> None:
@@ -69,7 +69,7 @@ class HubClusterLog:
             await source.read_all(places, timeout, hub.clock.wall(), appended)
             self.date_starts()
             self.first_read.set()
-            hub._changed()
+            hub.changed()
             if not self._again:
                 return
             appended = True
@@ -79,6 +79,6 @@ class HubClusterLog:
         start first seen asks it."""
         hub = self.hub
         read = hub.cluster_log.read if hub.cluster_log is not None else None
-        dated = self._dating(hub._timelines, read.lines if read is not None else ())
+        dated = self._dating(hub.timelines, read.lines if read is not None else ())
         if dated is not None:
-            hub._set_timelines(dated)
+            hub.set_timelines(dated)

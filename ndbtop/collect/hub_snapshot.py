@@ -21,13 +21,13 @@ from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 
 if TYPE_CHECKING:
-    from ndbtop.collect.hub import Hub
+    from ndbtop.collect.hub_face import HubFace
 
 
-def live_nodes(hub: Hub, nodes: tuple[NodeStatus, ...],
+def live_nodes(hub: HubFace, nodes: tuple[NodeStatus, ...],
                timelines: tuple[StartTimeline, ...]) -> frozenset[int]:
     """The data nodes whose ndbinfo figures are live (:func:`live_data_nodes`)."""
-    sample = hub._ndbinfo
+    sample = hub.ndbinfo_sample
     if sample is None:
         return frozenset()
     # The sample is stamped on the hub's clock (simulated in the demo).
@@ -35,23 +35,23 @@ def live_nodes(hub: Hub, nodes: tuple[NodeStatus, ...],
     return live_data_nodes(nodes, sample, timelines, sample_wall=sample_wall)
 
 
-def data_memory_known(hub: Hub) -> bool:
+def data_memory_known(hub: HubFace) -> bool:
     """Whether the snapshot's ndbinfo gives DataMemory in use (for the backup's estimate)."""
     reading = hub.mgm.reading
     nodes = reading.nodes if reading else ()
-    sample = live_sample(hub._ndbinfo, live_nodes(hub, nodes, tuple(hub._timelines.values())))
+    sample = live_sample(hub.ndbinfo_sample, live_nodes(hub, nodes, tuple(hub.timelines.values())))
     return bool(data_in_use(sample.memory if sample is not None else ()))
 
 
-def build_snapshot(hub: Hub) -> ClusterSnapshot:
+def build_snapshot(hub: HubFace) -> ClusterSnapshot:
     """The current picture of the cluster the hub watches."""
     reading = hub.mgm.reading
     levels = hub.mgm.log_levels or {}
     nodes = reading.nodes if reading else ()
-    if hub._told:
-        nodes = tuple(replace(n, status=hub._told[n.node_id][0])
-                      if n.node_id in hub._told and n.type == "NDB" else n for n in nodes)
-    timelines = tuple(hub._timelines[k] for k in sorted(hub._timelines))
+    if hub.told:
+        nodes = tuple(replace(n, status=hub.told[n.node_id][0])
+                      if n.node_id in hub.told and n.type == "NDB" else n for n in nodes)
+    timelines = tuple(hub.timelines[k] for k in sorted(hub.timelines))
     live = live_nodes(hub, nodes, timelines)
     snap = ClusterSnapshot(
         taken_at=time.monotonic(),
@@ -62,22 +62,22 @@ def build_snapshot(hub: Hub) -> ClusterSnapshot:
         mgm_version=reading.version if reading else None,
         nodes=nodes,
         cluster_log_levels=tuple(levels.items()),
-        events=tuple(hub._events),
-        events_total=hub._events_total,
+        events=tuple(hub.event_history),
+        events_total=hub.events_total,
         timelines=timelines,
-        statistics=tuple(hub._statistics[k] for k in sorted(hub._statistics)),
-        ndbinfo=live_sample(hub._ndbinfo, live),
-        hit_ratios=live_rows(hub._rates.hit_ratios, live),
-        link_rates=live_rows(hub._rates.links.rates, live),
-        activity_rates=live_rows(hub._rates.activity.rates, live),
-        io_lag_rates=live_rows(hub._rates.io_lag.rates, live),
-        redo_fill_rates=live_rows(hub._rates.redo_fill.rates, live),
+        statistics=tuple(hub.statistics[k] for k in sorted(hub.statistics)),
+        ndbinfo=live_sample(hub.ndbinfo_sample, live),
+        hit_ratios=live_rows(hub.rates.hit_ratios, live),
+        link_rates=live_rows(hub.rates.links.rates, live),
+        activity_rates=live_rows(hub.rates.activity.rates, live),
+        io_lag_rates=live_rows(hub.rates.io_lag.rates, live),
+        redo_fill_rates=live_rows(hub.rates.redo_fill.rates, live),
         host=hub.host.view if hub.host else None,
-        history=hub._series.series(),
-        past_starts=hub._past,
-        backups=hub._backups,
-        backup_data_in_use=hub.backup_memory.for_backup(running_backup(hub._backups)),
-        backup_failures=hub._backup_failures,
+        history=hub.series.series(),
+        past_starts=hub.past_starts,
+        backups=hub.backups,
+        backup_data_in_use=hub.backup_memory.for_backup(running_backup(hub.backups)),
+        backup_failures=hub.backup_failures,
         config=hub.config.config,
         hosts=hub.hosts.reports(nodes, timelines, hub.cluster_config()),
         memory_reports=hub.memory_reporter.events,
@@ -85,5 +85,5 @@ def build_snapshot(hub: Hub) -> ClusterSnapshot:
                      and hub.cluster_log.read is not None else ()),
         replication=hub.replication.state if hub.replication is not None else None,
     )
-    snap = replace(snap, start_etas=hub._start_etas.observe(snap))
-    return replace(snap, findings=hub._findings.update(evaluate(snap), snap.wall))
+    snap = replace(snap, start_etas=hub.start_etas.observe(snap))
+    return replace(snap, findings=hub.findings.update(evaluate(snap), snap.wall))

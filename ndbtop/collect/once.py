@@ -16,10 +16,10 @@ from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ndbinfo.queries import RATE_PANELS
 
 if TYPE_CHECKING:
-    from ndbtop.collect.hub import Hub
+    from ndbtop.collect.hub_face import HubFace
 
 
-async def collect_once(hub: Hub) -> ClusterSnapshot:
+async def collect_once(hub: HubFace) -> ClusterSnapshot:
     """Read every source without background tasks: the management server at the start and
     again at the end, ndbinfo and the host twice ``interval`` apart so rates are real.
 
@@ -30,7 +30,7 @@ async def collect_once(hub: Hub) -> ClusterSnapshot:
     """
     reading = await hub.mgm.poll_once()
     hub.mgm.health.ok(reading.address, reading.unavailable)
-    hub._on_mgm()
+    hub.on_mgm()
     listening: asyncio.Task[None] | None = None
     if hub.events is not None:
         listening = asyncio.create_task(hub.events.run(), name="source-events")
@@ -43,7 +43,7 @@ async def collect_once(hub: Hub) -> ClusterSnapshot:
             await cancel_and_wait([listening])
 
 
-async def _collect_rest(hub: Hub) -> ClusterSnapshot:
+async def _collect_rest(hub: HubFace) -> ClusterSnapshot:
     await hub.config.attempt()
 
     async def sample(source: SqlSource | HostSource | None, error: type[Exception]) -> None:
@@ -95,7 +95,7 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
     # now open.
     hub.hosts.allow_reads(hub.cluster_config())
     await hub.hosts.reads_done()
-    if running_backup(hub._backups) is not None:
+    if running_backup(hub.backups) is not None:
         # A second status report, an interval after the first, gives the backup's rate.
         hub.backup_reporter.ask_now()
         with contextlib.suppress(MgmError):
@@ -106,6 +106,6 @@ async def _collect_rest(hub: Hub) -> ClusterSnapshot:
         with contextlib.suppress(MgmError):
             reading = await hub.mgm.poll_once()
             hub.mgm.health.ok(reading.address, reading.unavailable)
-            hub._on_mgm()
-    hub._changed()
+            hub.on_mgm()
+    hub.changed()
     return hub.snapshot()

@@ -26,7 +26,7 @@ from ndbtop.model.phases import NODE_RESTART, SYSTEM_RESTART
 from ndbtop.model.snapshot import ClusterSnapshot
 
 if TYPE_CHECKING:
-    from ndbtop.collect.hub import Hub
+    from ndbtop.collect.hub_face import HubFace
 
 MARGIN_S = 5.0
 """Added to the report periods waited for: the events are stamped when they arrive."""
@@ -67,7 +67,7 @@ def bound_s(periods: list[float]) -> float:
     return min(2 * max(periods) + MARGIN_S, MAX_WAIT_S)
 
 
-async def await_redo_reports(hub: Hub) -> float:
+async def await_redo_reports(hub: HubFace) -> float:
     """Listen on (the events already being listened to) until every node of
     :func:`reporting` has a measured rate, none is left to wait for, or the bound passes;
     the seconds waited, on the hub's clock."""

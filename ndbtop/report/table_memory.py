@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ndbtop.model.ndbinfo import NdbinfoSample
-from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.sources import SourceState
-from ndbtop.model.table_memory import (
-    TOP_TABLES,
+from ndbtop.model.headroom import (
     NodeHeadroom,
-    TableMemory,
     fills_first,
     headroom,
     tables_read,
     tables_unavailable,
 )
+from ndbtop.model.ndbinfo import NdbinfoSample
+from ndbtop.model.snapshot import ClusterSnapshot
+from ndbtop.model.sources import SourceState
+from ndbtop.model.table_memory import TOP_TABLES, TableMemory
 from ndbtop.report.tables import format_table, human_bytes
 
 HEADROOM_NODES = 8

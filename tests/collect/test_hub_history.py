@@ -69,7 +69,7 @@ async def test_a_snapshot_keeps_its_series_while_new_points_arrive() -> None:
     first = h.snapshot()
     assert first.series("thread.cpu.2.1") == (1.0, 2.0)
     await h.sql.poll_once()
-    h._changed()
+    h.changed()
     second = h.snapshot()
     assert second.series("thread.cpu.2.1") == (1.0, 2.0, 3.0)
     assert first.series("thread.cpu.2.1") == (1.0, 2.0)
@@ -82,12 +82,12 @@ async def test_series_are_copied_again_only_after_new_points() -> None:
     assert h.sql is not None
     await h.sql.poll_once()
     first = h.snapshot()
-    h._changed()
+    h.changed()
     again = h.snapshot()
     assert again is not first
     assert again.history is first.history
     await h.sql.poll_once()
-    h._changed()
+    h.changed()
     assert h.snapshot().history is not first.history
 
 
@@ -107,7 +107,7 @@ async def test_threads_kept_from_an_earlier_read_leave_a_gap_in_their_series() -
         # Read at 10, then kept by the two samples after it.
         h.sql.on_sample(NdbinfoSample(taken_at=at, ndb_version=None, threads=threads,
                                       read_at=(("threads", 10.0),)))
-    h._changed()
+    h.changed()
     assert h.snapshot().series("thread.cpu.2.1")[-4:] == (3.0, 40.0, None, None), (
         "seconds not read show as such, not as the last figure"
     )

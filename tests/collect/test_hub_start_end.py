@@ -48,7 +48,7 @@ def poll(hub: Hub, state: str, asked: float) -> None:
     node = NodeStatus(3, "NDB", state, VERSION, VERSION, 0, 1, 0, 1, "10.0.0.3")
     hub.mgm.reading = MgmReading(0.0, asked, "127.0.0.1:1186", "8.4.3", (node,))
     hub.mgm.health.ok("127.0.0.1:1186", ())
-    hub._on_mgm()
+    hub.on_mgm()
 
 
 def remembered(tmp_path: Path) -> list[PastStart]:

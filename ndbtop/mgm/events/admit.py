@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from ndbtop.mgm.events.catalogue import CATALOGUE, Category, EventType
+from ndbtop.mgm.events.event import Event
 from ndbtop.mgm.events.text import to_int32
 from ndbtop.mgm.nodeids import MAX_NODE_ID, node_id_problem
-
-if TYPE_CHECKING:
-    from ndbtop.mgm.events.decode import Event
 
 DATA_NODE_CATEGORIES = frozenset({Category.STARTUP, Category.CHECKPOINT, Category.STATISTICS})
 """Categories whose every event is raised by a data node (NDBCNTR, DBDIH, DBLQH, DBTC...)."""

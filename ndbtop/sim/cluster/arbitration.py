@@ -20,7 +20,7 @@ from ndbtop.model.arbitration import ARBIT_RESULT, ARBIT_STATE, ArbitCode, Arbit
 from ndbtop.sim.cluster.datanode import SimDataNode
 
 if TYPE_CHECKING:
-    from ndbtop.sim.cluster import SimCluster
+    from ndbtop.sim.cluster.state import ClusterState
 
 REGISTER_SECONDS = 2.0
 """Simulated seconds from a management server's start until the data nodes can choose it."""
@@ -33,7 +33,7 @@ TICKET_PID = 0x4A2B
 class SimArbitration:
     """Which management server is the arbitrator, and the events that change it."""
 
-    def __init__(self, cluster: SimCluster) -> None:
+    def __init__(self, cluster: ClusterState) -> None:
         self.cluster = cluster
         ids = sorted(m.node_id for m in cluster.config.mgm_nodes)
         self.arbitrator: int | None = ids[0] if ids else None

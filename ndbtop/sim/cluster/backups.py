@@ -21,8 +21,8 @@ from ndbtop.mgm import errorcodes as ec
 from ndbtop.sim.workload import noise
 
 if TYPE_CHECKING:
-    from ndbtop.sim.cluster import SimCluster
     from ndbtop.sim.cluster.datanode import SimDataNode
+    from ndbtop.sim.cluster.state import ClusterState
 
 BACKUP_STARTED = 54
 BACKUP_FAILED_TO_START = 55
@@ -79,7 +79,7 @@ class SimBackup:
 class SimBackups:
     """The backups of one simulated cluster."""
 
-    def __init__(self, cluster: SimCluster, bytes_per_s: float = 64 * 1024 * 1024) -> None:
+    def __init__(self, cluster: ClusterState, bytes_per_s: float = 64 * 1024 * 1024) -> None:
         self.cluster = cluster
         self.bytes_per_s = bytes_per_s
         """Bytes a data node writes per second (data), as its disks and

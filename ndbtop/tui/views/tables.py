@@ -11,14 +11,9 @@ from __future__ import annotations
 from rich.table import Table
 from textual.app import ComposeResult
 
+from ndbtop.model.headroom import fills_first, headroom
 from ndbtop.model.snapshot import ClusterSnapshot
-from ndbtop.model.table_memory import (
-    READ_EVERY,
-    TOP_TABLES,
-    TableMemory,
-    fills_first,
-    headroom,
-)
+from ndbtop.model.table_memory import READ_EVERY, TOP_TABLES, TableMemory
 from ndbtop.report.table_memory import READ, tables_state
 from ndbtop.report.tables import human_bytes
 from ndbtop.tui.alarm import ALARM, marked
