@@ -306,7 +306,7 @@ def redo_init_disk_bound(snap: ClusterSnapshot) -> Iterator[Finding]:
                       None if host is None else host.age(snap.taken_at)),),
             Threshold(f"{DISK_BOUND_UTIL:.0f}% util with writes under {SMALL_WRITE_KB:.0f} "
                       "kB", "ndbtop"),
-            "small synced writes at full utilisation (S1): the initialisation is bound by "
+            "small synced writes at full utilisation: the initialisation is bound by "
             "the disk's sync latency; a disk with a write cache, or ODirect, shortens it",
             nodes=(t.node_id,))
 
