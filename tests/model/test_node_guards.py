@@ -155,8 +155,8 @@ def test_several_nodes_with_abort_taking_a_whole_group_are_refused_with_5028() -
     # server-rules.md §3: 5028 is the group left with no started node; the pair is the group.
     assert a.blockers[0] == (
         "5028-Node shutdown would cause system crash — nodes 2 and 3 are all the "
-        "started nodes of node group 0: the data nodes refuse to restart them (with -f the management server "
-        "would restart every data node instead)")
+        "started nodes of node group 0: the data nodes refuse to restart them (with -f the "
+        "management server would restart every data node instead)")
 
 
 def test_several_nodes_forced_past_5028_restart_the_whole_cluster() -> None:
