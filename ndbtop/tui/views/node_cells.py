@@ -10,6 +10,7 @@ from ndbtop.model.derive import ActivityRate
 from ndbtop.model.freshness import Freshness
 from ndbtop.model.history import PhaseVsLastTime
 from ndbtop.model.hosts import HostReport
+from ndbtop.model.percent import whole_percent
 from ndbtop.model.phases import (
     StartTimeline,
     phase_name,
@@ -77,8 +78,9 @@ def group_text(group: int | None) -> str:
 
 
 def memory_cell(used: float | None) -> Text:
-    """``61%`` of ``DataMemory`` in use, coloured from 80% (marked without colour)."""
-    return marked("" if used is None else f"{used:.0f}%", memory_marker(used),
+    """``61%`` of ``DataMemory`` in use (cut down to a whole percent, as ``REPORT MEMORY``
+    prints it), coloured from 80% (marked without colour)."""
+    return marked("" if used is None else f"{whole_percent(used)}%", memory_marker(used),
                   memory_style(used))
 
 
