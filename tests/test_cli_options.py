@@ -205,7 +205,7 @@ def test_read_only_blocks_the_rolling_restart(
     assert status == 1
     assert err.startswith(f"ndbtop: refused: read-only ({origin.format(home=tmp_path)}")
     assert err.endswith("; nothing was sent\n")
-    assert "plan for the cluster at" in out
+    assert out == ""  # refused before a plan is shown, as mgm refuses a change
     assert set(stops(a).values()) == {0}
     assert not (tmp_path / "state").exists()
 

@@ -74,8 +74,8 @@ def assess_node_control(
     if several and not (force or abort):
         return Assessment((
             f"{REFUSED_5031} — the data nodes refuse a graceful {verb} of several nodes in "
-            f"one request: {verb} them one at a time, each after the one before is STARTED "
-            f"again (with -a all of nodes {ids} are killed at once)",
+            f"one request: {_one_at_a_time(restart, targets, data, config)} (with -a all of "
+            f"nodes {ids} are killed at once)",
         ), tuple(told), False, None)
 
     as_abort = abort or (several and force)
@@ -102,7 +102,6 @@ def assess_node_control(
     lost = _groups_lost(targets, data, config)
     if lost:
         group, started = lost[0]
-        names = ", ".join(str(m.node_id) for m in started)
         danger = True
         if as_abort and not several:
             # execSTOP_REQ: one node with abort gets STOP_ORD/START_ORD at once, before
@@ -113,21 +112,22 @@ def assess_node_control(
             )
             phrase = PHRASE_LOSE_CLUSTER
             told.append(
-                f"node {names} is the last started node of node group {group}: -a is not "
-                f"checked against the node group and the management server refuses "
-                f"nothing: {consequence}"
+                f"{_last_of_group(started, group)}: -a is not checked against the node "
+                f"group and the management server refuses nothing: {consequence}"
             )
         elif not force:
+            them = "it" if len(started) == 1 else "them"
             return Assessment((
-                f"{REFUSED_5028} — node {names} is the last started node of node group "
-                f"{group}: the data nodes refuse to {verb} it (with -f the management "
-                f"server would {verb} every data node instead)",
+                f"{REFUSED_5028} — {_last_of_group(started, group)}: the data nodes refuse "
+                f"to {verb} {them} (with -f the management server would {verb} every data "
+                "node instead)",
             ), tuple(told), True, None, as_abort=as_abort)
         else:
             consequence, phrase = _whole_cluster(action, data)
+            alone = "it alone" if len(started) == 1 else "them alone"
             told.append(
-                f"node {names} is the last started node of node group {group}: with -f "
-                f"the management server does not {verb} it alone: {consequence}"
+                f"{_last_of_group(started, group)}: with -f the management server does "
+                f"not {verb} {alone}: {consequence}"
             )
     if consequence is None:
         told.extend(_left_alone(action, targets, data, config))
@@ -159,6 +159,32 @@ def assess_node_control(
         # A stop leaves the node down until someone starts it: the id is typed.
         phrase = ids
     return Assessment((), tuple(told), danger, phrase, consequence, as_abort)
+
+
+def _last_of_group(started: list[NodeStatus], group: int) -> str:
+    """``node 2 is the last started node of node group 0``, or for the whole group
+    ``nodes 2 and 3 are all the started nodes of node group 0``."""
+    if len(started) == 1:
+        return f"node {started[0].node_id} is the last started node of node group {group}"
+    ids = [str(m.node_id) for m in started]
+    return (f"nodes {', '.join(ids[:-1])} and {ids[-1]} are all the started nodes of node "
+            f"group {group}")
+
+
+def _one_at_a_time(restart: bool, targets: tuple[int, ...], data: list[NodeStatus],
+                   config: ClusterConfig | None) -> str:
+    """How to do it instead: a restart waits for each node to be STARTED again; a stop
+    needs no wait, but the last started node of a group is refused (5028)."""
+    if restart:
+        return "restart them one at a time, each after the one before is STARTED again"
+    out = "stop them one at a time: " + ", then ".join(f"{n} STOP" for n in targets)
+    for group, members in sorted(node_groups(data, config).items()):
+        started = [m.node_id for m in members if m.status in STARTED_STATES]
+        if started and all(n in targets for n in started):
+            names = " and ".join(map(str, started))
+            out += (f"; nodes {names} are all the started nodes of node group {group}: the "
+                    f"last of them would be refused ({REFUSED_5028})")
+    return out
 
 
 def _left_alone(action: RestartNode | StopNode, targets: tuple[int, ...],

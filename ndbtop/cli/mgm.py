@@ -82,6 +82,11 @@ async def read_live(client: MgmClient) -> Live:
 async def execute(command: Command, args: argparse.Namespace, connectstring: ConnectString,
                   *, interactive: bool = False) -> int:
     """Run one parsed command; its exit status."""
+    if args.read_only and not args.dry_run and not isinstance(command, Query):
+        # Refused before anything is asked or shown: no request, no question to answer.
+        write_line(sys.stderr, f"ndbtop: refused: read-only ({args.read_only_origin}); "
+                   "nothing was sent")
+        return NOT_MET
     client = MgmClient(connectstring)
     try:
         live = await read_live(client)
@@ -167,9 +172,6 @@ async def _act(action: Action, verdict: Assessment, live: Live, args: argparse.N
     given = getattr(args, "confirm", None)
     if args.dry_run:
         return _dry_run_verdict(verdict, args, given)
-    if args.read_only:
-        write_line(err, f"ndbtop: refused: read-only ({args.read_only_origin}); nothing was sent")
-        return NOT_MET
     if not verdict.allowed:
         write_line(err, f"ndbtop: refused: {'; '.join(verdict.blockers)}; nothing was sent")
         return NOT_MET

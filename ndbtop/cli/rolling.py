@@ -57,6 +57,12 @@ def run_rolling(args: argparse.Namespace) -> int:
     back, its last state and start phase.
     """
     connectstring = cluster_connectstring(args)
+    if args.read_only and not args.dry_run:
+        # Refused before a plan is shown or a question asked, as mgm refuses a change;
+        # --dry-run still shows the plan and says a run is refused.
+        write_line(sys.stderr, f"ndbtop: refused: read-only ({args.read_only_origin}); "
+                   "nothing was sent")
+        return NOT_MET
     ndbinfo = ndbinfo_reader(args)
     return asyncio.run(_run(args, connectstring, ndbinfo))
 
@@ -126,10 +132,6 @@ async def _planned(args: argparse.Namespace, connectstring: ConnectString,
         return NOT_MET
     if args.dry_run:
         return dry_run_verdict(args, plan, gate, text=not js)
-    if args.read_only:
-        write_line(sys.stderr, f"ndbtop: refused: read-only ({args.read_only_origin}); "
-                   "nothing was sent")
-        return NOT_MET
     times = RunTimes(plan.batches, history=context.history, restart_info=restart_info,
                      initial=args.initial)
     return await _go(args, connectstring, context, hub, target,

@@ -73,11 +73,6 @@ async def _serve(args: argparse.Namespace) -> int:
         out.write(f"  replica cluster's SQL node: {args.bind}:{sim.replica_sql_port} (user "
                   "root, no password)\n")
     out.write("connect with:\n")
-    sql = (
-        f" --mysql-host {args.bind} --mysql-port {sim.sql_port} --mysql-user root"
-        if sim.sql_port is not None
-        else " --no-sql"
-    )
     tls_options = ""
     if tls is not None:
         where = shlex.quote(str(Path(args.tls_dir).resolve()))
@@ -86,11 +81,9 @@ async def _serve(args: argparse.Namespace) -> int:
         out.write("  (the management servers require TLS"
                   + ("" if tls is not None else ", and have no certificate: --tls-dir DIR")
                   + ")\n")
-    replica = ("" if sim.replica_sql_port is None
-               else f" --replica-mysql-host {args.bind}:{sim.replica_sql_port}")
-    out.write(f"  ndbtop -c {sim.connectstring}{sql}{replica}{tls_options}\n")
-    if sim.sql_port is not None:
-        out.write(f"  mysql -h {args.bind} -P {sim.sql_port} -u root ndbinfo\n")
+    for line in connect_lines(args.bind, sim.connectstring, sim.sql_port,
+                              sim.replica_sql_port, tls_options):
+        out.write(f"  {line}\n")
     out.write("Ctrl-C stops the simulator.\n")
     out.flush()
     try:
@@ -98,3 +91,21 @@ async def _serve(args: argparse.Namespace) -> int:
     finally:
         await sim.close()
     return 0
+
+
+def connect_lines(bind: str, connectstring: str, sql_port: int | None,
+                  replica_sql_port: int | None, tls_options: str = "") -> list[str]:
+    """The commands that reach the simulator: the live view (and ``check``, ``report``,
+    ``record``, ``export``, ``rolling-restart``, which take its SQL-node options), ``wait``
+    and ``mgm`` (the management server only: they refuse the SQL-node options), and
+    ``mysql``."""
+    sql = (f" --mysql-host {bind} --mysql-port {sql_port} --mysql-user root"
+           if sql_port is not None else " --no-sql")
+    replica = ("" if replica_sql_port is None
+               else f" --replica-mysql-host {bind}:{replica_sql_port}")
+    lines = [f"ndbtop -c {connectstring}{sql}{replica}{tls_options}",
+             f"ndbtop wait -c {connectstring}{tls_options}   # and mgm: the management "
+             "server only"]
+    if sql_port is not None:
+        lines.append(f"mysql -h {bind} -P {sql_port} -u root ndbinfo")
+    return lines

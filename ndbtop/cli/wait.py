@@ -144,6 +144,15 @@ class Follower:
             write_line(sys.stdout, json_text(change.as_json()) if as_json else change.text())
             sys.stdout.flush()
 
+        told: list[str] = []
+
+        def retrying(error: str, pause: float) -> None:
+            # Said once, on stderr (stdout is one change a line): the wait goes on.
+            if not told:
+                told.append(error)
+                write_line(sys.stderr, f"ndbtop: the management server does not answer yet "
+                           f"({error}); trying again until the timeout ({timeout:g} s)")
+
         # Ctrl-C cancels the wait, and the hub stops before the loop closes (asyncio.run
         # before 3.11 would stop the loop at once, amid the hub's tasks). Outside the main
         # thread (a caller's worker) there is no signal to handle.
@@ -158,7 +167,8 @@ class Follower:
                 interval=self.interval, on_change=show,
                 estimate=lambda node_id: hub.snapshot().start_eta(node_id),
                 followed=lambda node_id: hub.snapshot().timeline(node_id), ready=self.ready,
-                redo=lambda node_id: redo_reading(hub.snapshot(), node_id), since=since)
+                redo=lambda node_id: redo_reading(hub.snapshot(), node_id), since=since,
+                on_retry=retrying)
             if result.reached and target is Target.STARTED:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._settled(chosen), SETTLE_S)

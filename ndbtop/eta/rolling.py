@@ -120,17 +120,21 @@ def from_history(batch: Batch, history: Sequence[PastStart],
 
 def merged_basis(names: Iterable[str]) -> tuple[str, ...]:
     """Each source named once, in the order first named: ``start history`` (a node's own)
-    and ``start history (other nodes)`` read ``start history (own and other nodes)``."""
+    and ``start history (other nodes)`` read ``start history (own and other nodes)``, and a
+    name merged already merges again into the same (never ``(other nodes and own and other
+    nodes)``)."""
     qualifiers: dict[str, list[str]] = {}
     for name in names:
         head, _, rest = name.partition(" (")
-        qualifier = rest[:-1] if rest.endswith(")") else ""
         if not rest or rest.endswith(")"):
             kept = qualifiers.setdefault(head, [])
+            parts = rest[:-1].split(" and ") if rest else [""]
         else:  # a parenthesis not at the end: not a qualifier, the name stands whole
-            kept, qualifier = qualifiers.setdefault(name, []), ""
-        if qualifier not in kept:
-            kept.append(qualifier)
+            kept, parts = qualifiers.setdefault(name, []), [""]
+        for qualifier in parts:
+            qualifier = "" if qualifier == "own" else qualifier
+            if qualifier not in kept:
+                kept.append(qualifier)
     out = []
     for head, kinds in qualifiers.items():
         if kinds == [""]:

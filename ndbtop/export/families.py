@@ -22,7 +22,7 @@ from ndbtop.model.config_facts import host_redo_wins, reports_off
 from ndbtop.model.derive import HitRatio
 from ndbtop.model.eta import Eta
 from ndbtop.model.findings import Finding
-from ndbtop.model.history import last_time
+from ndbtop.model.history import phase_normal
 from ndbtop.model.ndbinfo import (
     DiskPageBuffer,
     LogSpace,
@@ -37,7 +37,6 @@ from ndbtop.model.phases import (
     RedoProgress,
     phase_in_progress,
     phase_text,
-    typical_seconds,
 )
 from ndbtop.model.replication import ReplicationState
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -235,11 +234,9 @@ def _starts(out: Families, snapshot: ClusterSnapshot) -> None:
                 redo_mb = t.redo.total_mb if t.redo is not None else None
                 if total is not None:
                     redo_mb = total // (1024 * 1024)
-                normal = last_time(snapshot.past_starts, t.node_id, t.kind, phase)
-                if normal is None:
-                    normal = typical_seconds(phase, t.kind, redo_mb, t.redo_phase)
+                normal = phase_normal(snapshot.past_starts, t, phase, redo_mb)
                 if normal is not None:
-                    out.add("ndb_node_phase_normal_seconds", (node,), normal)
+                    out.add("ndb_node_phase_normal_seconds", (node,), normal.seconds)
         if total is None:
             continue
         measured = host_redo_wins(snapshot, t.node_id)

@@ -18,6 +18,7 @@ from ndbtop.model.config import (
 from ndbtop.model.findings import Evidence, Finding, Threshold
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.freshness import freshness
+from ndbtop.model.percent import whole_percent
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.summary import in_single_user_mode, single_user_api
 
@@ -231,7 +232,8 @@ def memory_high(snap: ClusterSnapshot) -> Iterator[Finding]:
         kind = m.memory_type.lower().split(" ", 1)[0]
         evidence = [Evidence(f"{m.memory_type} used", f"{m.used} of {m.total} bytes "
                              f"({pct:.1f}%)", "ndbinfo.memoryusage", age)]
-        summary = f"node {m.node_id} {m.memory_type} {pct:.0f}% used (band {band}%)"
+        summary = (f"node {m.node_id} {m.memory_type} {whole_percent(pct)}% used (band "
+                   f"{band}%)")
         if kind == "data":
             severity, clause, threshold, min_free = data_memory_verdict(
                 m.node_id, pct, band, snap.config)

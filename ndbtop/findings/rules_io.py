@@ -9,9 +9,10 @@ from ndbtop.model.derive import REDO_TAIL_PROBLEM_BYTES
 from ndbtop.model.findings import Evidence, Finding, Threshold
 from ndbtop.model.findings import FindingSeverity as Severity
 from ndbtop.model.freshness import freshness
+from ndbtop.model.history import phase_normal
 from ndbtop.model.links import link_states
 from ndbtop.model.ndbinfo import ThreadCpu
-from ndbtop.model.phases import phase_name, typical_seconds
+from ndbtop.model.phases import phase_name
 from ndbtop.model.snapshot import ClusterSnapshot
 
 MIB = 1 << 20
@@ -306,7 +307,7 @@ def redo_init_disk_bound(snap: ClusterSnapshot) -> Iterator[Finding]:
                       None if host is None else host.age(snap.taken_at)),),
             Threshold(f"{DISK_BOUND_UTIL:.0f}% util with writes under {SMALL_WRITE_KB:.0f} "
                       "kB", "ndbtop"),
-            "small synced writes at full utilisation (S1): the initialisation is bound by "
+            "small synced writes at full utilisation: the initialisation is bound by "
             "the disk's sync latency; a disk with a write cache, or ODirect, shortens it",
             nodes=(t.node_id,))
 
@@ -316,14 +317,15 @@ TIMED_FROM = {"file": "the cluster log file"}
 
 
 def start_phase_slow(snap: ClusterSnapshot) -> Iterator[Finding]:
-    """``start_phase_slow``: a start phase running past twice its normal duration."""
+    """``start_phase_slow``: a start phase running past twice its normal duration: this
+    cluster's last comparable start where there is one, else an assumption said as such
+    (:func:`~ndbtop.model.history.phase_normal`)."""
     for t in snap.timelines:
         if not t.active or t.current_phase is None:
             continue
         spent = t.in_phase_s(snap.wall)
-        redo = t.redo.total_mb if t.redo else None
-        typical = typical_seconds(t.current_phase, t.kind, redo, t.redo_phase)
-        if spent is None or not typical or spent <= 2 * typical:
+        normal = phase_normal(snap.past_starts, t, t.current_phase)
+        if spent is None or normal is None or not normal.slow(spent):
             continue
         name = phase_name(t.current_phase, t.redo_phase)
         # A phase ndbtop did not see begin has run at least this long.
@@ -331,11 +333,12 @@ def start_phase_slow(snap: ClusterSnapshot) -> Iterator[Finding]:
         yield Finding(
             "start_phase_slow", Severity.WARNING,
             f"node {t.node_id} has been in phase {t.current_phase} {name} for {least}"
-            f"{spent:,.0f} s, more than twice its normal {typical:,.0f} s",
+            f"{spent:,.0f} s, more than twice its normal {normal.seconds:,.0f} s "
+            f"({normal.basis})",
             (Evidence(f"phase {t.current_phase}", f"{least}{spent:,.0f} s so far",
                       f"start events and get status (timed from "
                       f"{TIMED_FROM.get(t.current_from, t.current_from)})", None),),
-            Threshold(f"2 x {typical:,.0f} s", "ndbtop"),
+            Threshold(f"2 x {normal.seconds:,.0f} s ({normal.basis})", "ndbtop"),
             "look at what the phase waits for: the disk (Disk view) during redo log "
             "creation, other nodes (Events: StartReport) early in a start",
             nodes=(t.node_id,))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
-from ndbtop.model.phases import StartTimeline
+from ndbtop.model.phases import TYPICAL_DISK_MB_PER_S, StartTimeline, typical_seconds
 
 SLOWER_FACTOR = 1.5
 """A phase is flagged once it runs more than this many times as long as last time..."""
@@ -144,3 +144,47 @@ def cluster_key(nodes: Iterable[NodeStatus], name: str) -> str:
     ids and types of its nodes."""
     parts = sorted(f"{n.node_id}:{n.type}" for n in nodes)
     return hashlib.sha1((name + "|" + ";".join(parts)).encode()).hexdigest()[:16]
+
+
+LAST_START = "this cluster's last start"
+"""The basis of a normal duration measured in a remembered start (:func:`last_time`)."""
+ASSUMED_RATE = f"redo log at an assumed {TYPICAL_DISK_MB_PER_S:.0f} MB/s"
+"""The basis of the redo log creation's normal duration without a remembered start."""
+TYPICAL = "ndbtop's typical"
+"""The basis of any other phase's normal duration without a remembered start."""
+
+
+@dataclass(frozen=True, **SLOTS)
+class PhaseNormal:
+    """How long a phase normally takes, and what that rests on (``basis``, said beside
+    the figure so that an assumption is never taken for a measurement)."""
+
+    seconds: float
+    basis: str
+    measured: bool
+    """Taken from this cluster's last comparable start, not assumed."""
+
+    def slow(self, spent: float) -> bool:
+        """Past twice the normal; past a measured one by :data:`SLOWER_MIN_EXCESS_S` too,
+        so that a phase of 1 s last time is not slow at 3 s."""
+        return spent > 2 * self.seconds and (
+            not self.measured or spent - self.seconds >= SLOWER_MIN_EXCESS_S)
+
+
+def phase_normal(history: Sequence[PastStart], timeline: StartTimeline, phase: int,
+                 redo_mb: int | None = None) -> PhaseNormal | None:
+    """``phase``'s normal duration in ``timeline``'s start: this cluster's last comparable
+    start (:func:`last_time`) where there is one, else the redo log's size at
+    :data:`~ndbtop.model.phases.TYPICAL_DISK_MB_PER_S` for its creation, else ndbtop's
+    typical (:func:`~ndbtop.model.phases.typical_seconds`); None where none can be given.
+    ``redo_mb``: the redo log's size where known better than its reports' (the host's)."""
+    last = last_time(history, timeline.node_id, timeline.kind, phase)
+    if last is not None and last > 0:
+        return PhaseNormal(last, LAST_START, True)
+    if redo_mb is None and timeline.redo is not None:
+        redo_mb = timeline.redo.total_mb
+    typical = typical_seconds(phase, timeline.kind, redo_mb, timeline.redo_phase)
+    if not typical:
+        return None
+    redo = timeline.redo_phase is not None and phase == timeline.redo_phase
+    return PhaseNormal(typical, ASSUMED_RATE if redo else TYPICAL, False)

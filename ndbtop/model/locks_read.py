@@ -38,7 +38,8 @@ class LocksRead:
     locks_age_s: float | None
     """Seconds since ``cluster_locks`` was read; None: never read."""
     unavailable: tuple[tuple[str, str], ...]
-    """(table, why) for each of the two that could not be read."""
+    """(table, why) for each of the two that could not be read, and ``server_transactions``
+    when the transactions were read without it (no MySQL connection)."""
     transactions_more: bool = False
     """More transactions were there than the read keeps: those shown are the first."""
     locks_more: bool = False
@@ -51,7 +52,7 @@ def locks_read(snap: ClusterSnapshot) -> LocksRead:
     if sample is None:
         return LocksRead((), (), None, None, None, ())
     why = tuple((panel, reason) for panel, reason in sample.unavailable
-                if panel in ("transactions", "locks"))
+                if panel in ("transactions", "server_transactions", "locks"))
     age = _age(sample, "transactions")
     return LocksRead(sample.transactions, waits_of(sample.locks),
                      None if age is None else sample.txn_age_s, age, _age(sample, "locks"), why,

@@ -145,6 +145,7 @@ class NdbinfoCollector(Statements):
         self._next_slow = 0
         self._packing = False
         self._unpacked: set[q.Query] = set()
+        self._fallen_back: dict[q.Query, str] = {}
         self._texts_read: dict[str, tuple[list[str], tuple[Any, ...]]] = {}
         """A text panel's row texts at its last read, and the values they gave."""
 
@@ -301,12 +302,14 @@ class NdbinfoCollector(Statements):
         """Rows and columns of a panel's query, or None (and the panel unavailable) on a
         table error."""
         try:
-            fetched = self._fetch(query, tally)
+            fetched = self._fetch_or_fallback(query, tally)
         except SqlTableError as exc:
             self._unavailable[query.panel] = str(exc)
             self._panels[query.panel] = ()
             return None
         self._unavailable.pop(query.panel, None)
+        if query in self._fallen_back:  # read without the view it joins: named apart
+            self._unavailable[query.table] = self._fallen_back[query]
         return fetched
 
     def _run_panel(self, query: q.Query, tally: Tally) -> list[Any] | None:

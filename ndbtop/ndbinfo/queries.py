@@ -57,6 +57,7 @@ SINCE: dict[str, int] = {
     "membership": make_version(7, 1, 26),
     "memory_per_fragment": make_version(7, 4, 1),
     "cluster_transactions": make_version(7, 1, 17),
+    "server_transactions": make_version(7, 1, 17),
     "cluster_locks": make_version(7, 5, 4),
 }
 """First NDB version with each table (or ``table.column``) that ndbtop reads."""
@@ -87,6 +88,10 @@ class Query:
     text_field: int | None = None
     """Where the last column of a row text goes in the parser's column order: a column
     that may hold a space is sent last and split off whole (None: the order is the same)."""
+    fallback: Query | None = None
+    """A statement of the same panel and columns without what ``table`` adds (a joined
+    view): sent when this one fails on a table, and from then on while connected; this
+    one's failure is then said of ``table``."""
 
 
 def _tidy(sql: str) -> str:

@@ -8,6 +8,8 @@ rotation (:mod:`ndbtop.ndbinfo.queries`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S, LONG_TXN_S, MAX_LOCKS, MAX_TRANSACTIONS
 from ndbtop.model.table_memory import TOP_TABLES
 from ndbtop.ndbinfo.queries import Query, tagged
@@ -74,19 +76,31 @@ def transactions_query(age_s: int, limit: int = MAX_TRANSACTIONS + 1,
     """The transactions idle at least ``age_s`` seconds, the oldest first (at most ``limit``:
     by default one more than are kept, so that a read the limit cut says so), with the MySQL
     connection of those the SQL node read runs (``server_transactions``, the same columns
-    and ``mysql_connection_id``)."""
+    and ``mysql_connection_id``).
+
+    Its ``table`` is ``server_transactions``, the view the join adds: where the join cannot
+    run (the view is missing or not granted), its failure names that view, and the
+    ``fallback`` reads ``cluster_transactions`` alone, with no MySQL connection."""
     age = max(0, min(int(age_s), 10**9))
-    return tagged(
+    columns = ("t.node_id, t.block_instance, t.transid, t.state, t.count_operations, "
+               "t.outstanding_operations, t.inactive_seconds, t.client_node_id")
+    order = f"ORDER BY t.inactive_seconds DESC, t.transid LIMIT {int(limit)}"
+    alone = tagged(
         panel,
         "cluster_transactions",
-        f"""SELECT t.node_id, t.block_instance, t.transid, t.state, t.count_operations,
-        t.outstanding_operations, t.inactive_seconds, t.client_node_id, s.mysql_connection_id
+        f"""SELECT {columns}, NULL AS mysql_connection_id FROM ndbinfo.cluster_transactions
+        AS t WHERE t.inactive_seconds >= {age} {order}""",
+    )
+    joined = tagged(
+        panel,
+        "server_transactions",
+        f"""SELECT {columns}, s.mysql_connection_id
         FROM ndbinfo.cluster_transactions AS t LEFT JOIN
         (SELECT node_id, transid, mysql_connection_id FROM ndbinfo.server_transactions
         WHERE inactive_seconds >= {age}) AS s ON s.node_id = t.node_id AND s.transid = t.transid
-        WHERE t.inactive_seconds >= {age}
-        ORDER BY t.inactive_seconds DESC, t.transid LIMIT {int(limit)}""",
+        WHERE t.inactive_seconds >= {age} {order}""",
     )
+    return replace(joined, fallback=alone)
 
 
 TRANSACTIONS = transactions_query(DEFAULT_TXN_AGE_S)

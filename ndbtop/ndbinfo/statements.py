@@ -47,6 +47,9 @@ class Statements:
     _account: str | None
     _packing: bool
     _unpacked: set[q.Query]
+    _fallen_back: dict[q.Query, str]
+    """The queries whose :attr:`~ndbtop.ndbinfo.queries.Query.fallback` is read instead on
+    this connection, with why."""
 
     def _connect_arguments(self) -> dict[str, Any]:
         o = self.options
@@ -180,6 +183,22 @@ class Statements:
         may come cut and be read again row by row."""
         packing = query.packed is not None and self._packing and query not in self._unpacked
         return 2 if query.fields and packing else 1
+
+    def _fetch_or_fallback(self, query: q.Query, tally: Tally) -> tuple[list[Any], list[str]]:
+        """A query's rows, or, where it fails on a table and has a fallback that reads,
+        the fallback's (and from then on on this connection, :attr:`_fallen_back` saying
+        why). A fallback that fails too raises its own error, naming its own table."""
+        fallback = query.fallback
+        if fallback is None:
+            return self._fetch(query, tally)
+        if query in self._fallen_back:
+            return self._fetch(fallback, tally)
+        try:
+            return self._fetch(query, tally)
+        except SqlTableError as exc:
+            fetched = self._fetch(fallback, tally)
+            self._fallen_back[query] = f"{exc}: {fallback.table} read alone"
+            return fetched
 
     def _fetch(self, query: q.Query, tally: Tally) -> tuple[list[Any], list[str]]:
         """A query's rows: typed columns, or for a text query each row's text.

@@ -27,6 +27,7 @@ from ndbtop.model.clock import Clock
 from ndbtop.model.eta import EtaMissing, EtaResult, eta_json
 from ndbtop.model.phases import StartTimeline, apply_status, phase_text
 from ndbtop.model.start_evidence import clock_time
+from ndbtop.ops.reach import until_answered
 
 NOT_SEEN_STARTING = "no start seen yet"
 """Why a node ``get status`` shows STARTING has no estimate before any timeline of it."""
@@ -163,6 +164,7 @@ async def wait_for(
     ready: Callable[[], Awaitable[None]] | None = None,
     redo: Callable[[int], RedoReading | None] | None = None,
     since: float | None = None,
+    on_retry: Callable[[str, float], None] | None = None,
 ) -> WaitResult:
     """Poll until every chosen data node is in ``target``, or ``timeout`` seconds pass.
 
@@ -180,18 +182,17 @@ async def wait_for(
     --wait``): a node counts as there only once it was seen elsewhere after it (by the
     wait's polls, or a start the hub saw begin since), not in the state it left.
 
-    Raises :class:`MgmConnectError` when the management server cannot be
-    reached at first; a connection lost later is retried until the timeout.
+    A management server that does not answer yet is tried again until the timeout, with
+    a growing pause (:func:`~ndbtop.ops.reach.until_answered`; ``on_retry`` is told of
+    each failed try), as ``ndb_waiter`` tries to connect; :class:`MgmConnectError` when it
+    never answered. A connection lost later is retried until the timeout too.
     """
     client = MgmClient(connectstring, timeout=max(2.0, interval * 2))
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     try:
-        try:
-            statuses = await asyncio.wait_for(client.get_status(["NDB"]), timeout)
-        except asyncio.TimeoutError:
-            raise MgmConnectError(f"no answer from the management server within "
-                                  f"{timeout:g} s") from None
+        statuses = await until_answered(lambda: client.get_status(["NDB"]), deadline,
+                                        timeout, on_retry=on_retry, reset=client.close)
         wanted = _choose(statuses, nodes)
         if ready is not None:
             with contextlib.suppress(asyncio.TimeoutError):

@@ -44,6 +44,7 @@ from ndbtop.model.backups import (
 from ndbtop.model.clock import Clock
 from ndbtop.model.config_decode import config_from_blob
 from ndbtop.model.eta import EtaMissing, EtaResult
+from ndbtop.ops.reach import until_answered
 from ndbtop.report.tables import duration, human_bytes
 from ndbtop.sanitise import sanitise
 
@@ -134,7 +135,8 @@ async def wait_for_backup(
     ``scale``, when given, is filled once connected (:func:`read_scale`) before the first
     status report.
 
-    Raises :class:`MgmConnectError` when the management server cannot be reached at first.
+    A management server that does not answer yet is tried again until the timeout
+    (:func:`~ndbtop.ops.reach.until_answered`); :class:`MgmConnectError` when it never did.
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -179,10 +181,8 @@ async def wait_for_backup(
 
     try:
         try:
-            await asyncio.wait_for(client.connect(), left())
-        except asyncio.TimeoutError:
-            raise MgmConnectError(f"no answer from the management server within "
-                                  f"{timeout:g} s") from None
+            # Not up yet (restarting, say): tried again until the timeout, as wait does.
+            await until_answered(client.connect, deadline, timeout, reset=client.close)
         except MgmError as exc:
             raise MgmConnectError(str(exc)) from None
         listener_task = asyncio.create_task(listen())

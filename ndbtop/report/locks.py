@@ -33,7 +33,7 @@ TABLES = (("transactions", "cluster_transactions"), ("locks", "cluster_locks"))
 def why_not_read(snap: ClusterSnapshot, read: LocksRead, panel: str) -> tuple[str, str] | None:
     """(state, reason) when ``panel`` (``transactions`` or ``locks``) was never read: it could
     not be, there is no SQL node, it does not answer, or nothing asked yet; None once read."""
-    age = read.transactions_age_s if panel == "transactions" else read.locks_age_s
+    age = read.locks_age_s if panel == "locks" else read.transactions_age_s
     if age is not None:
         return None
     error = dict(read.unavailable).get(panel)

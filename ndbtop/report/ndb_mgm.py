@@ -16,6 +16,7 @@ from ndbtop.mgm.status import NodeStatus
 from ndbtop.mgm.version import split_version, version_string
 from ndbtop.mgm.wire import RawEvent
 from ndbtop.model.config import ClusterConfig
+from ndbtop.model.percent import used_percent
 from ndbtop.sanitise import Laid, one_line
 
 STATUS_WORDS = {
@@ -121,7 +122,7 @@ def report_line(event: RawEvent) -> str:
     if event.type == 50:
         block, total, used = _int(b, "block"), _int(b, "pages_total"), _int(b, "pages_used")
         what = "Index" if block == DBACC else "Data" if block == DBTUP else "<unknown>"
-        percent = used * 100 // total if total else 0
+        percent = used_percent(used, total)
         kb = _int(b, "page_size_bytes") // 1024
         return f"Node {node}: {what} usage is {percent}%({used} {kb}K pages of total {total})"
     starting = _int(b, "starting_node")

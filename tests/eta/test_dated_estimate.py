@@ -8,6 +8,8 @@ status`` gives the last completed phase (mgm-protocol.md §6).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ndbtop.eta.node import StartEvidence, estimate_start
 from ndbtop.eta.node_evidence import StartEtaKeeper
 from ndbtop.eta.node_text import eta_text
@@ -15,7 +17,8 @@ from ndbtop.findings import evaluate
 from ndbtop.findings.coverage import unjudged
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.eta import Eta
-from ndbtop.model.phases import NODE_RESTART, apply_status
+from ndbtop.model.history import SLOWER_MIN_EXCESS_S, PastStart, phase_normal
+from ndbtop.model.phases import INITIAL_START, NODE_RESTART, apply_status
 from ndbtop.model.start_evidence import clock_time
 from ndbtop.model.start_file import apply_file
 from tests.eta.test_attached_estimate import AFTER_5, NODE_RESTART_TAKEN, PHASE_5, REF
@@ -100,5 +103,26 @@ def test_start_phase_slow_is_judged_on_a_phase_the_file_dated() -> None:
     assert all("start_phase_slow" not in rules for _, rules in unjudged(dated, None))
     slow = [f for f in evaluate(dated) if f.id == "start_phase_slow"]
     assert [f.summary for f in slow] == [
-        "node 10 has been in phase 4 redo log init for 2,264 s, more than twice its normal 860 s"]
+        "node 10 has been in phase 4 redo log init for 2,264 s, more than twice its normal "
+        "860 s (redo log at an assumed 50 MB/s)"]
     assert slow[0].evidence[0].source.endswith("(timed from the cluster log file)")
+
+
+def test_start_phase_slow_goes_by_this_clusters_last_start_where_there_is_one() -> None:
+    # The last initial start of node 10 spent 2,306 s (38m26s) in phase 4: that is normal
+    # here, whatever 50 MB/s would make of the log; 2,264 s is not slow.
+    t = apply_file(attached(), lines(FIELD_S1 + redo_file([("12:24:16", [(0, 0, 4)])])))
+    dated = snap(t, at("13:02:00"))
+    last = PastStart(10, INITIAL_START, 1.0, ((4, 2306.0),), 2400.0)
+    assert not [f for f in evaluate(replace(dated, past_starts=(last,)))
+                if f.id == "start_phase_slow"]
+    # Twice the last start's is slow, and says what the normal rests on.
+    quick = PastStart(10, INITIAL_START, 1.0, ((4, 1000.0),), 1100.0)
+    (f,) = [f for f in evaluate(replace(dated, past_starts=(quick,)))
+            if f.id == "start_phase_slow"]
+    assert f.summary.endswith("more than twice its normal 1,000 s (this cluster's last start)")
+    assert f.threshold.value == "2 x 1,000 s (this cluster's last start)"
+    # A short phase measured last time is not slow for a few seconds more.
+    short = phase_normal((PastStart(10, INITIAL_START, 1.0, ((1, 1.0),), 2.0),), t[10], 1)
+    assert short is not None and short.measured and not short.slow(3.0)
+    assert short.slow(1.0 + SLOWER_MIN_EXCESS_S)

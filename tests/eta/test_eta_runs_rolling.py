@@ -214,5 +214,11 @@ def test_a_source_is_named_once_however_many_nodes_go_by_it() -> None:
     assert merged_basis(("restart_info", "start history (other nodes)", "restart_info",
                          "start history (other nodes)")) == (
         "restart_info", "start history (other nodes)")
+    # A figure merged already (a step's) merges with the others' into the same words.
+    assert merged_basis(("start history (other nodes)", "start history (own and other nodes)",
+                         "start history")) == ("start history (own and other nodes)",)
+    assert merged_basis(("start history (node 2)", "start history (node 3)",
+                         "start history (node 2 and node 3)")) == (
+        "start history (node 2 and node 3)",)
     assert merged_basis(("current: last start", "current: phases done", "this run (1 step)")
                         ) == ("current: last start", "current: phases done", "this run (1 step)")

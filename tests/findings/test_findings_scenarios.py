@@ -3,6 +3,8 @@ no warning or critical."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ndbtop.demo.capture import CaptureSpec
@@ -84,6 +86,9 @@ CASES = [
 ]
 
 
+INTERNAL_TAG = re.compile(r"\((?:[A-Z]{1,2}|R4 )[0-9]{1,2}\)")
+"""A tag such as ``(S1)``: the name of a scenario in ndbtop's own notes, not the user's."""
+
 SAMPLES = {"large": 5, "max": 5}
 """Refreshes read before the moment judged (20 by default): five give the largest clusters
 their rates and trends (two would), at a quarter of the cost of 20 of 144 data nodes."""
@@ -94,8 +99,13 @@ async def test_a_scenario_raises_what_it_plays(scenario: str, at: float,
                                                expected: set[tuple[str, str, tuple[int, ...]]]
                                                ) -> None:
     cap = await captured(CaptureSpec(scenario, at, samples=SAMPLES.get(scenario, 20)))
-    found = {(f.id, f.severity.value, f.nodes) for f in evaluate(cap.snapshot)}
+    findings = evaluate(cap.snapshot)
+    found = {(f.id, f.severity.value, f.nodes) for f in findings}
     assert found == expected
+    # What the user reads names no tag of ndbtop's own notes (the field scenarios' S1..S5).
+    for f in findings:
+        words = " ".join((f.summary, f.advice, *(e.value for e in f.evidence)))
+        assert not INTERNAL_TAG.search(words), (f.id, words)
 
 
 def test_every_scenario_of_the_list_is_judged() -> None:

@@ -111,6 +111,20 @@ def test_several_nodes_without_abort_are_refused_with_5031(cls: type) -> None:
     )
 
 
+def test_the_advice_after_5031_is_the_verbs_own() -> None:
+    # A restart waits for each node to be STARTED again before the next; a stop does not,
+    # but stopping every started node of a group is refused at the last of them (5028).
+    restart = assess(RestartNode((2, 4)), nodes()).blockers[0]
+    assert "restart them one at a time, each after the one before is STARTED again" in restart
+    stop = assess(StopNode((2, 4)), nodes()).blockers[0]
+    assert "STARTED" not in stop
+    assert "stop them one at a time: 2 STOP, then 4 STOP (with -a all of nodes 2 4 are " \
+        "killed at once)" in stop
+    same_group = assess(StopNode((2, 3)), nodes()).blockers[0]
+    assert "stop them one at a time: 2 STOP, then 3 STOP; nodes 2 and 3 are all the started " \
+        "nodes of node group 0: the last of them would be refused (5028-" in same_group
+
+
 def test_5063_comes_before_5031_as_in_restartNodes() -> None:
     a = assess(RestartNode((2, 4)), nodes(n5="STARTING"))
     assert a.blockers[0].startswith("5063-")
@@ -138,7 +152,11 @@ def test_several_nodes_with_abort_taking_a_whole_group_are_refused_with_5028() -
     """With several nodes execSTOP_REQ runs checkNodeFail on the master even with abort."""
     a = assess(RestartNode((2, 3), abort=True), nodes())
     assert not a.allowed
-    assert a.blockers[0].startswith("5028-Node shutdown would cause system crash — node 2, 3")
+    # server-rules.md §3: 5028 is the group left with no started node; the pair is the group.
+    assert a.blockers[0] == (
+        "5028-Node shutdown would cause system crash — nodes 2 and 3 are all the "
+        "started nodes of node group 0: the data nodes refuse to restart them (with -f the "
+        "management server would restart every data node instead)")
 
 
 def test_several_nodes_forced_past_5028_restart_the_whole_cluster() -> None:
@@ -146,3 +164,6 @@ def test_several_nodes_forced_past_5028_restart_the_whole_cluster() -> None:
     a = assess(RestartNode((2, 3), force=True), nodes())
     assert a.allowed and a.confirm_text == PHRASE_RESTART_CLUSTER
     assert a.consequence is not None and a.consequence.startswith("the whole cluster restarts")
+    assert any(w.startswith("nodes 2 and 3 are all the started nodes of node group 0: with -f "
+                            "the management server does not restart them alone: ")
+               for w in a.warnings)

@@ -12,12 +12,15 @@ H/W, ``waiting_for`` NULL unless it waits; ``server_transactions`` is
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
 from decimal import Decimal
 
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, MariaDbServer, insert_rows
 from sim_reads import samples_wanting
 
 from ndbtop.model.locks import LockRow, Transaction, lock_waits
+from ndbtop.model.locks_read import locks_read
 from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo import queries_triage as qt
 from ndbtop.ndbinfo.collector import NdbinfoCollector
@@ -25,6 +28,9 @@ from ndbtop.ndbinfo.options import MysqlOptions
 from ndbtop.ndbinfo.rows_locks import parse_locks, parse_transactions
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
 from ndbtop.sim.scenarios import build_scenario
+from ndbtop.sim.sqlnode import start_sql_node
+from ndbtop.sim.sqlnode.schema import all_tables
+from tests.findings.test_rules_server_words import snap
 
 TOP = (1 << 64) - 1
 """A transid with all 64 bits set: transid1 = transid0 = 0xFFFFFFFF."""
@@ -155,3 +161,35 @@ def test_text_from_the_server_reaches_no_terminal_raw() -> None:
     for text in (lk.op, lk.table, lk.table_name, t.state):
         assert "\x1b" not in text and "\x07" not in text
     assert len(lk.table) <= 512 * 4
+
+
+async def test_without_server_transactions_the_transactions_are_read_alone() -> None:
+    # server_transactions (ndbinfo.md §2.7) joins the MySQL connection map; where the view
+    # cannot be read (here not granted: 1356), the failure names it, not cluster_transactions,
+    # and cluster_transactions is read alone, with no MySQL connection.
+    cluster = build_scenario("lock-chain")
+    cluster.advance(2)
+    tables = set(all_tables()) - {"server_transactions"}
+    server = await start_sql_node(SimNdbinfo(cluster), port=0, users={"monitor": ("pw", tables)})
+    try:
+        collector = NdbinfoCollector(MysqlOptions(host="127.0.0.1", port=server.port,
+                                                  user="monitor", password="pw"))
+        await asyncio.to_thread(collector.connect)
+        collector.wanted = frozenset({"transactions"})
+        first = await asyncio.to_thread(collector.sample)
+        again = await asyncio.to_thread(collector.sample)
+        collector.close()
+    finally:
+        await server.close()
+    for sample in (first, again):
+        ages = [t.inactive_s for t in sample.transactions]
+        assert ages and ages[0] >= 600
+        assert {t.mysql_connection_id for t in sample.transactions} == {None}
+        why = dict(sample.unavailable)
+        assert "transactions" not in why
+        assert why["server_transactions"].startswith(
+            "no SELECT privilege on ndbinfo.server_transactions")
+        assert why["server_transactions"].endswith(": cluster_transactions read alone")
+        assert "cluster_transactions" not in why["server_transactions"].split(":")[0]
+    read = locks_read(replace(snap(), ndbinfo=again))
+    assert [panel for panel, _ in read.unavailable] == ["server_transactions"]

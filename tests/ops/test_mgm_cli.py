@@ -179,9 +179,11 @@ def test_read_only_refuses_changes_and_answers_queries(
     c = four()
     sim = threaded_sim(c)
     log = tmp_path / "a.log"
-    status, _, err = run("mgm", "-c", sim.connectstring, "-e", "2 RESTART", "--yes",
-                         "--read-only", "--audit-log", str(log))
+    status, out, err = run("mgm", "-c", sim.connectstring, "-e", "2 RESTART", "--yes",
+                           "--read-only", "--audit-log", str(log))
     assert status == 1 and err == "ndbtop: refused: read-only (--read-only); nothing was sent\n"
+    # Refused first: neither the request nor a question it cannot answer is shown.
+    assert out == ""
     assert stops(c)[2] == 0 and audit_records(log) == []
     status, out, err = run("mgm", "-c", sim.connectstring, "-e", "2 RESTART", "--dry-run",
                            "--read-only")

@@ -142,6 +142,11 @@ def test_dry_run_under_read_only_says_a_run_is_refused(run: Run, threaded_sim: A
     assert "pre-flight: ok\n" in out
     assert out.endswith("verdict: refused: read-only (--read-only); dry run, nothing sent\n")
     assert err == "ndbtop: would be refused: read-only (--read-only)\n"
+    # A run is refused at once, as mgm refuses a change: no plan, no question.
+    status, out, err = run("--read-only", "rolling-restart", "-c", sim.connectstring,
+                           "--no-sql", "--yes")
+    assert (status, out) == (1, "")
+    assert err == "ndbtop: refused: read-only (--read-only); nothing was sent\n"
 
 
 def test_refused_run_prints_the_plan_and_one_line(run: Run, threaded_sim: Any) -> None:

@@ -109,13 +109,45 @@ async def test_wait_for_not_started_after_restart_n(start_sim: StartSim) -> None
 
 async def test_wait_unreachable_server_raises() -> None:
     cs = parse_connectstring("127.0.0.1:1")
-    with pytest.raises(MgmConnectError):
-        await wait_for(cs, Target.STARTED, None, 1, clock=RealClock())
+    tries: list[float] = []
+    with pytest.raises(MgmConnectError, match=r"connection refused.*\(tried for 1 s\)$"):
+        await wait_for(cs, Target.STARTED, None, 1, clock=RealClock(),
+                       on_retry=lambda error, pause: tries.append(pause))
+    # Tried again, with a pause that grows (and ends at the timeout).
+    assert len(tries) >= 2 and tries[1] > tries[0]
+
+
+async def test_wait_tries_until_a_management_server_comes_up(start_sim: StartSim) -> None:
+    # ndb_waiter connects with ndb_mgm_connect(handle, opt_connect_retries - 1,
+    # opt_connect_retry_delay, 1) (storage/ndb/tools/waiter.cpp, waitClusterStatus): a
+    # script around a management server's restart waits for it. wait tries until --timeout.
+    sim = await start_sim("threads", speed=300)
+    await sim.stop_mgmd(1)
+    refused = asyncio.Event()
+    errors: list[str] = []
+
+    def retrying(error: str, pause: float) -> None:
+        errors.append(error)
+        refused.set()
+
+    waiting = asyncio.create_task(wait_for(
+        parse_connectstring(sim.connectstring), Target.STARTED, None, 60, clock=RealClock(),
+        interval=0.05, on_retry=retrying))
+    await asyncio.wait_for(refused.wait(), 60)  # its port does not listen: refused once
+    await sim.start_mgmd(1)  # the same port listens again
+    result = await waiting
+    assert result.reached
+    assert "connection refused" in errors[0]
 
 
 def test_wait_command_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["wait", "-c", "127.0.0.1:1", "--timeout", "1"]) == 3
-    assert "cannot connect" in capsys.readouterr().err
+    err = capsys.readouterr().err.splitlines()
+    # Said once that it tries again, then the last failure once the time is up.
+    assert err[0].startswith("ndbtop: the management server does not answer yet (cannot "
+                             "connect") and err[0].endswith("trying again until the timeout (1 s)")
+    assert err[-1].startswith("ndbtop: error: cannot connect")
+    assert err[-1].endswith("(tried for 1 s)") and len(err) == 2
 
 
 async def test_wait_command_json_lines(

@@ -11,7 +11,7 @@ from tests.findings.test_rules_server_words import NOW, snap
 
 async def test_the_hot_thread_is_named_under_the_summary_and_in_the_view(tui) -> None:
     async with tui("threads") as t:
-        await t.until_shown("WARN 1 warning: thread_saturated: node 2 ldm thread 3 at ")
+        await t.until_shown("WARN thread_saturated: node 2 ldm thread 3 at ")
         await t.view("8")
         await t.until_shown("WARN thread_saturated  node 2 ldm thread 3 at")
         text = " ".join(t.text().split())
@@ -29,8 +29,24 @@ def test_every_severity_has_its_marker_in_plain_text() -> None:
                     nodes=(2,), since=1_700_000_000.0)
         assert finding_text(f, 1_700_000_030.0).plain.startswith(f"{marker} memory_high  ")
         line = findings_line(snap(findings=(f,)))
-        assert line is not None and line.plain.startswith(f"{marker} ")
+        assert line is not None
+        assert line.plain == f"{marker} memory_high: node 2 Data memory 99% used"
     assert findings_line(snap()) is None
+
+
+def test_the_line_under_the_summary_says_each_severity_once() -> None:
+    # Two info findings read "info redo_init_disk_bound: ... (+1 info)", not "info 2 info: ...".
+    def found(severity: Severity, node: int) -> Finding:
+        return Finding("redo_init_disk_bound", severity, f"node {node} creates its redo log",
+                       (), Threshold("90%", "ndbtop"), "a faster disk", nodes=(node,))
+
+    line = findings_line(snap(findings=(found(Severity.INFO, 10), found(Severity.INFO, 11))))
+    assert line is not None
+    assert line.plain == "info redo_init_disk_bound: node 10 creates its redo log  (+1 info)"
+    mixed = findings_line(snap(findings=(found(Severity.CRITICAL, 2), found(Severity.WARNING, 3),
+                                         found(Severity.WARNING, 4), found(Severity.INFO, 5))))
+    assert mixed is not None and mixed.plain.startswith("CRIT redo_init_disk_bound: node 2 ")
+    assert mixed.plain.endswith("  (+2 warnings, 1 info)")
 
 
 def test_the_view_names_the_rules_its_sources_leave_unjudged() -> None:

@@ -41,7 +41,8 @@ CASES = {
     "nodes_s1_phase4": Case(
         CaptureSpec("initial-start", 1800.0),
         "1",
-        r"▶ 4  redo log init +29m\d\ds so far  normal ~14m20s \(log at 50 MB/s\)  ← slow",
+        r"▶ 4  redo log init +29m\d\ds so far  normal ~14m20s \(redo log at an assumed 50 "
+        r"MB/s\)  ← slow",
     ),
     "threads_s5": Case(CaptureSpec("threads", 120.0), "2", r"2 +\S+ +ldm 3 \d+%"),
     # 45 s per refresh: the trend spans the restarts from 64M to 512M and the climb after.

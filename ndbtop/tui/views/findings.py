@@ -24,16 +24,19 @@ MARKERS = {
 
 
 def findings_line(snap: ClusterSnapshot) -> Text | None:
-    """The Nodes view's line under the summary: the count by severity and the most severe
-    finding in words; None when there is none."""
+    """The Nodes view's line under the summary: the most severe finding in words after its
+    marker, then how many others there are by severity (``WARN thread_saturated: ...  (+1
+    info)``); None when there is none."""
     found = snap.findings
     if not found:
         return None
     first = found[0]
     marker, style = MARKERS[first.severity]
     line = Text(f"{marker} ", style=style)
-    line.append(f"{counts(found)}: ", style="bold")
-    line.append(f"{first.id}: {first.summary}")
+    line.append(f"{first.id}: ", style="bold")
+    line.append(first.summary)
+    if len(found) > 1:
+        line.append(f"  (+{counts(found[1:])})", style="bold")
     return line
 
 

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.cells import cell_len, set_cell_size
 
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.config import NO_NODE_GROUP, not_connected_text
 from ndbtop.model.derive import ActivityRate
 from ndbtop.model.freshness import Freshness
-from ndbtop.model.history import PhaseVsLastTime
+from ndbtop.model.history import PastStart, PhaseVsLastTime, phase_normal
 from ndbtop.model.hosts import HostReport
+from ndbtop.model.percent import whole_percent
 from ndbtop.model.phases import (
     StartTimeline,
     phase_name,
     phase_text,
-    typical_seconds,
 )
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.start_evidence import timer_prefix
@@ -77,8 +79,9 @@ def group_text(group: int | None) -> str:
 
 
 def memory_cell(used: float | None) -> Text:
-    """``61%`` of ``DataMemory`` in use, coloured from 80% (marked without colour)."""
-    return marked("" if used is None else f"{used:.0f}%", memory_marker(used),
+    """``61%`` of ``DataMemory`` in use (cut down to a whole percent, as ``REPORT MEMORY``
+    prints it), coloured from 80% (marked without colour)."""
+    return marked("" if used is None else f"{whole_percent(used)}%", memory_marker(used),
                   memory_style(used))
 
 
@@ -104,18 +107,19 @@ def phase_cell(node: NodeStatus, timeline: StartTimeline | None) -> Text:
     return Text(text, style="dark_orange" if node.status == "SHUTTING_DOWN" else "")
 
 
-def timer_cell(timeline: StartTimeline | None, now: float) -> Text:
+def timer_cell(timeline: StartTimeline | None, now: float,
+               history: Sequence[PastStart] = ()) -> Text:
     """Time in the current phase (``≥2m15s`` when counted from ndbtop's first sight of
-    the node); red when well past a normal duration."""
+    the node); red when well past its normal duration (``history``: the starts remembered,
+    :func:`~ndbtop.model.history.phase_normal`)."""
     if timeline is None or not timeline.active:
         return Text("")
     spent = timeline.in_phase_s(now)
     if spent is None:
         return Text("")
-    redo = timeline.redo.total_mb if timeline.redo else None
     phase = timeline.current_phase if timeline.current_phase is not None else 0
-    typical = typical_seconds(phase, timeline.kind, redo, timeline.redo_phase)
-    slow = bool(typical and spent > 2 * typical)
+    normal = phase_normal(history, timeline, phase)
+    slow = normal is not None and normal.slow(spent)
     return marked(timer_prefix(timeline) + seconds(spent), ALARM if slow else None,
                   "bold red" if slow else "")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ndbtop.model.derive import ActivityRate
 from ndbtop.model.links import NodeLinkState, id_ranges, node_link_state, troubled_links
 from ndbtop.model.live import sum_of_live
+from ndbtop.model.percent import whole_percent
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.report.tables import human_bytes
 from ndbtop.tui.alarm import ALARM, FULL, marked
@@ -56,7 +57,7 @@ def memory_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
         if i:
             line.append(" · ")
         pct = m.used_pct
-        shown = "-" if pct is None else f"{pct:.0f}%"
+        shown = "-" if pct is None else f"{whole_percent(pct)}%"
         if m.memory_type == "Data memory":
             line.append(f"Data {human_bytes(m.used)} of {human_bytes(m.total)} ")
             line.append_text(marked(f"({shown})", memory_marker(pct), memory_style(pct)))

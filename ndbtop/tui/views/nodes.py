@@ -249,7 +249,8 @@ class NodesView(View):
             node_id = n.node_id
             t = timelines.get(node_id)
             ndb = n.type == "NDB"
-            timer = timer_cell(t, now) if t is not None and t.active else None
+            timer = (timer_cell(t, now, snap.past_starts) if t is not None and t.active
+                     else None)
             # Only a STARTED node has live figures: the last ones would read as current.
             figures = None if ndb and n.status not in LIVE_STATES else (
                 seconds(uptimes.get(node_id)) if node_id in uptimes else "",

@@ -6,12 +6,8 @@ import datetime as dt
 
 from rich.table import Table
 
-from ndbtop.model.history import compare_with_last_time
-from ndbtop.model.phases import (
-    START_TYPE_SHORT,
-    TYPICAL_DISK_MB_PER_S,
-    typical_seconds,
-)
+from ndbtop.model.history import PhaseNormal, compare_with_last_time, phase_normal
+from ndbtop.model.phases import START_TYPE_SHORT
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.model.start_evidence import (
     elapsed_text,
@@ -29,11 +25,11 @@ BEGAN_FROM = {"host": " (from the host)", "file": " (from the cluster log)"}
 """What the title adds to a start's beginning not heard as its event."""
 
 
-def normal_text(typical: float | None, redo: bool) -> str:
-    """A phase's normal duration and what it rests on, so that it is never mistaken for
-    the last start's (measured) time beside it: ``normal ~14m20s (log at 50 MB/s)``."""
-    basis = f"log at {TYPICAL_DISK_MB_PER_S:.0f} MB/s" if redo else "typical"
-    return f"normal ~{seconds(typical)} ({basis})"
+def normal_text(normal: PhaseNormal) -> str:
+    """A phase's normal duration and what it rests on, so that an assumption is never
+    taken for a measurement: ``normal ~14m20s (redo log at an assumed 50
+    MB/s)``, ``normal ~38m26s (this cluster's last start)``."""
+    return f"normal ~{seconds(normal.seconds)} ({normal.basis})"
 
 
 def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
@@ -78,12 +74,11 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             shown.insert(3, last_time_cell(versus.get(phase)))
         rows.append(shown)
 
-    redo_mb = t.redo.total_mb if t.redo else None
     compact = compact and t.active
     folded: list[str] = []
     for r in t.completed:
-        typical = typical_seconds(r.phase, t.kind, redo_mb, t.redo_phase)
-        slow = typical is not None and r.seconds is not None and r.seconds > 2 * typical
+        normal = phase_normal(snap.past_starts, t, r.phase)
+        slow = normal is not None and r.seconds is not None and normal.slow(r.seconds)
         last = versus.get(r.phase)
         if compact and not slow and (last is None or not last.slower):
             folded.append(f"{r.phase} {t.name_of(r.phase)} {phase_seconds_text(r)}")
@@ -94,13 +89,13 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             t.name_of(r.phase),
             marked(phase_seconds_text(r), ALARM if slow else None,
                    "bold red" if slow else ("dim" if r.seconds is None else "")),
-            normal_text(typical, r.phase == t.redo_phase) if slow else "",
+            normal_text(normal) if normal is not None and slow else "",
         )
     warning: Text | None = None
     if t.active and t.current_phase is not None:
         spent = t.in_phase_s(now) or 0.0
-        typical = typical_seconds(t.current_phase, t.kind, redo_mb, t.redo_phase)
-        slow = typical is not None and spent > 2 * typical
+        normal = phase_normal(snap.past_starts, t, t.current_phase)
+        slow = normal is not None and normal.slow(spent)
         row(
             t.current_phase,
             Text(f"▶ {t.current_phase}", style="bold yellow"),
@@ -108,11 +103,10 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
             marked(timer_prefix(t) + seconds(spent) + " so far", ALARM if slow else None,
                    "bold red" if slow else "bold"),
             Text(
-                normal_text(typical, t.current_phase == t.redo_phase)
-                + ("  ← slow" if slow else ""),
+                normal_text(normal) + ("  ← slow" if slow else ""),
                 style="red" if slow else "dim",
             )
-            if typical
+            if normal is not None
             else "",
         )
         current = versus.get(t.current_phase)
