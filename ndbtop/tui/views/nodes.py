@@ -65,6 +65,9 @@ COLUMNS = (
     ("tx", "tx/s"),
     ("disk", "disk %util"),
 )
+NARROW_DROP = ("version", "uptime", "type", "group", "tx", "disk", "memory")
+"""The columns an 80-column screen leaves out first: the node's state and start phase,
+then its DataMemory, its transactions and its disk stay in sight."""
 _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
 
 
@@ -116,7 +119,7 @@ class NodesView(View):
 
     def compose(self) -> ComposeResult:
         yield Plain(id="summary")
-        yield KeyedTable(COLUMNS, id="nodes", shrink=True)
+        yield KeyedTable(COLUMNS, id="nodes", shrink=True, drop=NARROW_DROP)
         yield Plain(id="detail")
 
     def redraw(self, now: float) -> None:

@@ -150,7 +150,8 @@ class TablesView(View):
     def compose(self) -> ComposeResult:
         yield Plain(classes="caption", id="tables_caption")
         yield Plain(classes="caption", id="headroom")
-        yield KeyedTable(COLUMNS, id="tables")
+        yield KeyedTable(COLUMNS, id="tables",
+                         drop=("fixed", "var", "hash", "nodes", "in_use"))
         yield Plain(id="table_detail")
 
     def _sorted(self, tables: tuple[TableMemory, ...]) -> list[TableMemory]:

@@ -90,7 +90,7 @@ class ThreadsView(View):
         yield Plain(id="empty")
         yield KeyedTable(GRID_COLUMNS, id="grid")
         yield Plain(id="caption")
-        yield KeyedTable(DETAIL_COLUMNS, id="detail")
+        yield KeyedTable(DETAIL_COLUMNS, id="detail", drop=("blocks", "trend", "split"))
 
     def _widget(self, selector: str) -> Any:
         widget = self._widgets.get(selector)
