@@ -60,6 +60,7 @@ class ThreadsView(View):
     """Per-thread CPU of every data node, from ``ndbinfo.cpustat``."""
 
     title = "Threads"
+    short_title = "Thr"
     sort_modes = ("cpu", "thread", "name")
 
     # The detail keeps its scrollbar's gutter whether the scrollbar shows or not: the
