@@ -62,6 +62,7 @@ class KeyedTable(DataTable):
             i for i in range(len(keys) - 1, 0, -1) if keys[i] not in drop]
         """Column indexes in the order they are left out on a narrow table."""
         self._fit_width = fit
+        self._held: str | None = None
         self._visible = list(range(len(keys)))
         """The indexes of the columns shown (the DataTable's own columns)."""
         self._shown: dict[str, list[object]] = {}
@@ -126,6 +127,10 @@ class KeyedTable(DataTable):
         # and a scroll left where they were (DataTable.clear would move the cursor, and a
         # view that follows it would draw into a table without rows).
         order = self.row_keys_in_order()
+        cursor, scroll_y = self.cursor_coordinate, self.scroll_y
+        # Each row added moves the cursor within the rows added so far: what follows the
+        # cursor sees the row it was on until every row is back.
+        self._held = self.selected_key
         self._clear_caches()
         self._y_offsets.clear()
         self._data.clear()
@@ -137,10 +142,15 @@ class KeyedTable(DataTable):
         self._drawn_cells.clear()
         for index in self._visible:
             self.add_column(self._labels[index], key=self._column_keys[index])
-        for key in order:
-            shown = self._shown[key]
-            self.add_row(*(shown[i] for i in self._visible), key=key)
+        try:
+            for key in order:
+                shown = self._shown[key]
+                self.add_row(*(shown[i] for i in self._visible), key=key)
+        finally:
+            self._held = None
         self._measure(grown=True)
+        self.cursor_coordinate = Coordinate(cursor.row, 0)
+        self.scroll_y = scroll_y
 
     def set_label(self, column: str, label: str) -> None:
         """Give ``column`` the header ``label`` (a sort order's arrow, say)."""
@@ -458,6 +468,8 @@ class KeyedTable(DataTable):
     @property
     def selected_key(self) -> str | None:
         """The key of the row under the cursor."""
+        if self._held is not None:
+            return self._held
         if not self.row_count:
             return None
         try:
