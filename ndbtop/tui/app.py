@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.driver import Driver
@@ -334,12 +335,12 @@ class NdbtopApp(GuardedApp):
         finally:
             self._ticking = False
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         """On short terminals the table and the node detail panel share the height; on
         narrow ones the tabs take their short titles."""
         if self.screen_stack:
-            self.live.set_short(self.size.height < 30)
-            self.live.fit_tabs(self.size.width)
+            self.live.set_short(event.size.height < 30)
+            self.live.fit_tabs(event.size.width)
 
     # The keys of every screen
 

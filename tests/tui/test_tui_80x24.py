@@ -106,3 +106,18 @@ async def test_during_s1_the_redo_line_comes_first_under_the_nodes_title(tmp_pat
         assert re.match(r" redo log init \S+ +[\d,]+/43,008 MB · [\d.]+ MB/s of log",
                         lines[title + 1]), lines[title + 1]
         assert lines[-1].rstrip().endswith("q Quit")
+
+
+async def test_the_tabs_take_their_full_titles_again_on_a_wider_terminal(tmp_path: Path) -> None:
+    app, _ = await shown(CaptureSpec("threads", 120.0), "1", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await still(app, pilot, "1")
+        assert screen_text(app).splitlines()[2].split()[:4] == ["1", "Nodes", "2", "Thr"]
+        table = app.current_view.query_one("#nodes", KeyedTable)
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot, lambda: "2 Threads" in screen_text(app).splitlines()[2])
+        await settle(pilot, lambda: "version" in table.shown_columns)
+        await pilot.resize_terminal(*SIZE)
+        await settle(pilot, lambda: "2 Thr " in screen_text(app).splitlines()[2])
+        await settle(pilot, lambda: "version" not in table.shown_columns)
+        assert "0 Locks" in screen_text(app).splitlines()[2]

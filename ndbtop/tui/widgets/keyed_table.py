@@ -103,8 +103,8 @@ class KeyedTable(DataTable):
         visible = set(range(len(need)))
         dropped = []
         # A column with nothing in it (no node starting: no phase) goes before any other.
-        empty = [i for i in range(1, len(need))
-                 if not any(cell_width(row[i]) for row in self._shown.values())]
+        empty = [i for i in range(1, len(need)) if self._shown
+                 and not any(cell_width(row[i]) for row in self._shown.values())]
         for index in [*empty, *(i for i in self._drop if i not in empty)]:
             if total <= room:
                 break
