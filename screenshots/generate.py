@@ -1,5 +1,6 @@
 """Render the README's screenshots: each view at the moment of a field scenario that tells
-its story, the restart confirmation and the help overlay, as 120x40 SVG files.
+its story, the restart confirmation and the help overlay, as 120x40 SVG files (and one at
+80x24, the smallest terminal every view is made for).
 
 Every picture comes from a seeded scenario captured at a fixed simulated time
 (:mod:`ndbtop.demo.capture`) and shown through a frozen source, so running this
@@ -58,6 +59,7 @@ class Shot:
     title: str
     shows: str
     """Text the picture must contain (a check that the moment is the intended one)."""
+    size: tuple[int, int] = SIZE
 
 
 SHOTS = (
@@ -67,6 +69,14 @@ SHOTS = (
         ("1",),
         "ndbtop · S1: --initial start, 30 minutes into redo log initialisation",
         "4 redo log init",
+    ),
+    Shot(
+        "nodes-s1-80x24",
+        CaptureSpec("initial-start", 1200.0, report_frequency=10),
+        ("1",),
+        "ndbtop · S1 at 80x24: the redo log's progress first, whole columns, every tab",
+        "redo log init",
+        size=(80, 24),
     ),
     Shot(
         "nodes-large-memory-links",
@@ -239,7 +249,7 @@ async def render(shot: Shot, audit: Path) -> str:
         return FrozenSource(cap.snapshot, cap.connectstring)
 
     app = NdbtopApp(start, audit=AuditLog(audit), simulated=shot.spec.scenario)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=shot.size) as pilot:
         await settle(pilot, lambda: app.hub is not None and app.current_view.snapshot)
         for key in shot.keys:
             await pilot.press(key)

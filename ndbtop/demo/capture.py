@@ -76,6 +76,8 @@ class CaptureSpec:
     statistics: bool = False
     panels: tuple[str, ...] = ()
     """The on-demand ndbinfo panels read, as the view that shows them asks for them."""
+    report_frequency: int | None = None
+    """StartupStatusReportFrequency of the data nodes (the scenario's own when None)."""
 
 
 @dataclass(frozen=True, **SLOTS)
@@ -105,7 +107,7 @@ async def capture(spec: CaptureSpec) -> Capture:
     """Play ``spec.scenario`` up to ``spec.at`` and return the normalised snapshot."""
     if spec.samples < 1 or spec.step <= 0:
         raise ValueError("a capture needs at least one sample and a positive step")
-    options = ScenarioOptions(seed=spec.seed)
+    options = ScenarioOptions(seed=spec.seed, report_frequency=spec.report_frequency)
     fleet = spec.scenario.removeprefix(FLEET_PREFIX)
     cluster = (BUILDERS[fleet](options) if spec.scenario.startswith(FLEET_PREFIX)
                else build_scenario(spec.scenario, options))

@@ -56,6 +56,11 @@ class TableNodeMemory:
         return (max(self.fixed_alloc - self.fixed_free, 0)
                 + max(self.var_alloc - self.var_free, 0) + self.hash_alloc)
 
+    @property
+    def own_bytes(self) -> int:
+        """Allocated in the table's own fragment replicas here (its parts left out)."""
+        return sum(size for _, size in self.fragments)
+
 
 @dataclass(frozen=True)
 class TableMemory:
@@ -77,9 +82,22 @@ class TableMemory:
         return parts[2] if len(parts) == 3 else self.fq_name
 
     @property
+    def sql_name(self) -> str:
+        """``db.table`` as SQL names it (``fq_name`` itself when it has another form)."""
+        parts = self.fq_name.split("/")
+        return f"{parts[0]}.{parts[2]}" if len(parts) == 3 and parts[1] == "def" \
+            else self.fq_name
+
+    @property
     def bytes(self) -> int:
         """Allocated bytes over every node."""
         return sum(n.bytes for n in self.nodes)
+
+    @property
+    def own_bytes(self) -> int:
+        """Allocated in the table's own fragment replicas over every node: :attr:`bytes`
+        less its indexes and BLOB part tables."""
+        return sum(n.own_bytes for n in self.nodes)
 
     @property
     def in_use(self) -> int:

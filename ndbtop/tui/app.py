@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.driver import Driver
@@ -81,6 +82,7 @@ class NdbtopApp(GuardedApp):
     Screen { layout: vertical; }
     TabbedContent { height: 1fr; }
     TabPane { padding: 0; }
+    TabbedContent.-narrow Tab { padding: 0 0 0 1; }
     #filter { dock: bottom; display: none; }
     #filter.-visible { display: block; }
     """
@@ -209,10 +211,12 @@ class NdbtopApp(GuardedApp):
             live.tabs = tabs
             # Each tab carries its number key, so the key bar keeps its room for actions.
             for key, (name, cls) in enumerate(VIEWS, start=1):
+                live.tab_keys[name] = str(key % 10)
                 with TabPane(f"{key % 10} {cls.title}", id=name):
                     view = live.views[name] = cls(id=f"view-{name}")
                     yield view
             for name, cls, letter in KEYED_VIEWS:
+                live.tab_keys[name] = letter
                 with TabPane(f"{letter} {cls.title}", id=name):
                     view = live.views[name] = cls(id=f"view-{name}")
                     yield view
@@ -331,10 +335,12 @@ class NdbtopApp(GuardedApp):
         finally:
             self._ticking = False
 
-    def on_resize(self) -> None:
-        """On short terminals the table and the node detail panel share the height."""
+    def on_resize(self, event: events.Resize) -> None:
+        """On short terminals the table and the node detail panel share the height; on
+        narrow ones the tabs take their short titles."""
         if self.screen_stack:
-            self.live.set_short(self.size.height < 30)
+            self.live.set_short(event.size.height < 30)
+            self.live.fit_tabs(event.size.width)
 
     # The keys of every screen
 

@@ -52,8 +52,16 @@ def test_rows_as_the_server_sends_them() -> None:
     assert t1.largest_fragment == (2, 1, 327680)
     assert t1.mean_fragment == 262144.0
     assert t1.skew == 1.25
+    # Its own fragments hold less than it allocates: the rest is its indexes and BLOB parts.
+    assert t1.own_bytes == 2 * 262144 + 327680 + 196608 < t1.bytes
+    assert [n.own_bytes for n in t1.nodes] == [524288, 524288]
+    # The name SQL gives it; a name of another form stays as NDB gives it.
+    assert t1.sql_name == "db.t1"
+    assert TableMemory("sys/def/12/PRIMARY", ()).sql_name == "sys/def/12/PRIMARY"
+    assert TableMemory("orphan", ()).sql_name == "orphan"
     # A table whose own fragments are not among the rows (only its parts were seen).
     assert t2.fragment_count == 0 and t2.skew is None and t2.bytes == 2 * 49152
+    assert t2.own_bytes == 0
 
 
 def test_hostile_values_are_left_out_never_raise() -> None:

@@ -16,12 +16,17 @@ COLUMNS = (("a", "thr"), ("b", "name"), ("c", "bar"), ("d", "blocks"))
 
 
 class TableApp(App[None]):
-    """One KeyedTable, narrow enough that the last column is cropped."""
+    """One KeyedTable, narrow enough that the last column is cropped (with ``fit``: left
+    out, or those of ``drop`` first)."""
 
     CSS = "KeyedTable { width: 40; height: 10; }"
 
+    def __init__(self, fit: bool = False, drop: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.fit, self.drop = fit, drop
+
     def compose(self) -> ComposeResult:
-        yield KeyedTable(COLUMNS, id="t")
+        yield KeyedTable(COLUMNS, id="t", fit=self.fit, drop=self.drop)
 
 
 ROWS = [
@@ -241,3 +246,75 @@ async def test_a_shrinking_table_narrows_a_column_only_when_its_widest_value_is_
         assert name.content_width == len("db-1-a"), "nor when its row is gone"
         await pilot.pause()
         assert "db-1-a" in table.render_line(1).text
+
+
+class FitApp(App[None]):
+    """One KeyedTable as wide as the terminal, leaving out columns that do not fit."""
+
+    CSS = "KeyedTable { width: 100%; height: 10; }"
+
+    def compose(self) -> ComposeResult:
+        yield KeyedTable((("id", "id"), ("name", "name"), ("mem", "data mem"),
+                          ("version", "version"), ("util", "disk %util")),
+                         id="t", drop=("version",))
+
+
+FIT_ROWS = [(str(i), (str(i), f"node-{i}", f"{i}%", "8.4.3", f"{10 * i}%"))
+            for i in range(1, 6)]
+
+
+def header_and_rows(app: App[object], table: KeyedTable) -> list[str]:
+    return [table.render_line(y).text for y in range(1 + table.row_count)]
+
+
+async def resize(pilot, table: KeyedTable, width: int) -> None:
+    """The terminal made ``width`` wide, once the table has handled its new size."""
+    await pilot.resize_terminal(width, 12)
+    for _ in range(50):
+        await pilot.pause()
+        if table.size.width == width:
+            break
+    await pilot.pause()
+
+
+async def test_a_narrow_table_leaves_out_whole_columns_those_of_drop_first() -> None:
+    # Widths with padding: id 4, name 8, data mem 10, version 9, disk %util 12 = 43.
+    app = FitApp()
+    async with app.run_test(size=(43, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(FIT_ROWS)
+        table.move_cursor(row=3)
+        await pilot.pause()
+        assert table.shown_columns == ["id", "name", "mem", "version", "util"]
+        await resize(pilot, table, 40)
+        # version goes first, though it is not the last column; the cursor keeps its row.
+        assert table.shown_columns == ["id", "name", "mem", "util"]
+        assert table.selected_key == "4"
+        lines = header_and_rows(app, table)
+        assert lines[0].split() == ["id", "name", "data", "mem", "disk", "%util"]
+        assert lines[4].split() == ["4", "node-4", "4%", "40%"]
+        await resize(pilot, table, 30)
+        # Then from the right: no header or value is ever cut at the edge.
+        assert table.shown_columns == ["id", "name", "mem"]
+        assert header_and_rows(app, table)[0].split() == ["id", "name", "data", "mem"]
+        await resize(pilot, table, 43)
+        assert table.shown_columns == ["id", "name", "mem", "version", "util"]
+        assert table.selected_key == "4"
+
+
+async def test_a_value_growing_past_the_width_leaves_a_column_out_and_back_in() -> None:
+    app = FitApp()
+    async with app.run_test(size=(43, 12)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(FIT_ROWS)
+        await pilot.pause()
+        table.sync([*FIT_ROWS[:4], ("5", ("5", "node-5", "5%", "8.4.3", "100% sdb HOT"))])
+        await pilot.pause()
+        assert table.shown_columns == ["id", "name", "mem", "util"]
+        assert header_and_rows(app, table)[5].split() == ["5", "node-5", "5%", "100%", "sdb", "HOT"]
+        # A value of a column left out still changes: it shows once there is room.
+        table.sync([*FIT_ROWS[:4], ("5", ("5", "node-5", "5%", "9.0.1", "100% sdb HOT"))])
+        await resize(pilot, table, 60)
+        assert table.shown_columns == ["id", "name", "mem", "version", "util"]
+        assert header_and_rows(app, table)[5].split() == ["5", "node-5", "5%", "9.0.1",
+                                                         "100%", "sdb", "HOT"]

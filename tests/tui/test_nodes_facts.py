@@ -54,8 +54,9 @@ def snapshot(
                            read_at=(("links", 488.0),))
     timelines = (StartTimeline(1, 1, 400.0, True, current_phase=5, current_since=450.0),) \
         if starting else ()
-    # The sample is fresh: the cluster's sums count it.
-    sources = (SourceStatus("ndbinfo", SourceState.CONNECTED, last_ok=500.0),)
+    # Both sources are fresh: the cluster's sums count the sample, the rows are current.
+    sources = (SourceStatus("mgm", SourceState.CONNECTED, last_ok=500.0),
+               SourceStatus("ndbinfo", SourceState.CONNECTED, last_ok=500.0))
     return ClusterSnapshot(
         taken_at=500.0, wall=500.0, interval=1.0, sources=sources, nodes=NODES, ndbinfo=sample,
         link_rates=(LinkRate(1, 2_500_000.0, 1_200_000.0, 29.0),), timelines=timelines,

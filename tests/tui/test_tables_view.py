@@ -17,6 +17,12 @@ from ndbtop.tui.source import FrozenSource
 
 V = (8 << 16) | (4 << 8) | 3
 GIB = 1 << 30
+MIB = 1 << 20
+
+
+def sql(fq_name: str) -> str:
+    """``db/def/t`` as SQL names it: ``db.t``."""
+    return fq_name.replace("/def/", ".")
 
 
 def test_tables_is_view_nine() -> None:
@@ -34,15 +40,15 @@ async def test_the_view_reads_the_tables_only_while_it_shows(tui: Any) -> None:
         await t.until_shown("fills first: node")
         keys = t.row_keys("#tables")
         assert keys[0] != SKEWED
-        # The first table's detail: its nodes and its own fragments.
-        await t.until_shown(f"{keys[0]}   largest fragment")
-        await t.until_shown("fragments (node/fragment: allocated, largest first)")
+        # The first table's detail, under its SQL name: its nodes and its own fragments.
+        await t.until_shown(f"{sql(keys[0])}   largest own fragment")
+        await t.until_shown("own fragments (node/fragment: allocated, largest first)")
         await t.press("s")
         await t.until(lambda: t.row_keys("#tables")[0] == SKEWED, "sorted by skew")
-        await t.until_shown(f"{SKEWED}   largest fragment 0 on node")
+        await t.until_shown(f"{shown}   largest own fragment 0 on node")
         await t.press("down")
         second = t.row_keys("#tables")[1]
-        await t.until_shown(f"{second}   largest fragment")
+        await t.until_shown(f"{sql(second)}   largest own fragment")
         await t.view("1")
         await t.until(lambda: "tables" not in reader.wanted, "tables no longer wanted")
 
@@ -98,4 +104,33 @@ async def test_the_filter_keeps_the_tables_whose_name_matches(tui_on: Any) -> No
                       "both tables")
         await t.press("slash", *"token", "enter")
         await t.until(lambda: t.row_keys("#tables") == ["auth/def/tokens"], "the filter")
-        await t.until_shown("auth/def/tokens   largest fragment 0 on node 1")
+        await t.until_shown("auth.tokens   largest own fragment 0 on node 1")
+
+
+async def test_the_detail_says_what_the_fragments_leave_out_under_the_sql_name(
+    tui_on: Any,
+) -> None:
+    # Per node 1.3 GiB allocated in two fragments of 78.5 MiB: the table's own fragments
+    # hold 157 MiB; its indexes and BLOB part tables (objects of their own, counted with
+    # the table by parent_fq_name) the rest, in fragments not listed.
+    frag = int(78.5 * MIB)
+    per_node = int(1.3 * GIB)
+    orders = TableMemory("inventory/def/orders", tuple(
+        TableNodeMemory(node, per_node, 0, 0, 0, 0,
+                        ((f, frag), (f + 2, frag)))
+        for node, f in ((1, 0), (2, 1))))
+    snap = _snap(SourceState.CONNECTED, read=True, tables=(orders,))
+    async with tui_on(FrozenSource(snap, parse_connectstring("127.0.0.1:1186"))) as t:
+        await t.view("9")
+        await t.until_shown("inventory.orders   largest own fragment 0 on node 1: 78.5 MiB")
+        text = t.text()
+        assert "largest frag: the table's own fragments only" in text
+        assert ("own fragments 314.0 MiB of 2.6 GiB allocated; the other 2.3 GiB: its "
+                "indexes and BLOB parts (their fragments not listed)") in " ".join(
+                    line.strip() for line in text.splitlines())
+        # The internal name only as the secondary one.
+        assert "NDB name inventory/def/orders" in text
+        assert "inventory/def/orders   largest" not in text
+        assert t.row_keys("#tables") == ["inventory/def/orders"]
+        cell = t.table("#tables").get_cell("inventory/def/orders", "table")
+        assert cell.plain == "inventory.orders"

@@ -33,7 +33,8 @@ async def test_badges_and_stale_sources_both_show_at_80_columns(tmp_path: Path) 
         assert "SINGLE-USER MODE (API node 5)" in top and "READ-ONLY" in top
         assert "10.0.0.1:1186  gen 1" in top
         assert bottom.lstrip().startswith("mgm stale 60s")
-        assert tabs.split()[:4] == ["1", "Nodes", "2", "Threads"]
+        # Every tab in sight, the narrow screen's short titles.
+        assert tabs.split()[:4] == ["1", "Nodes", "2", "Thr"] and "0 Locks" in tabs
 
 
 def test_a_source_connected_that_never_answered_is_stale_without_an_age() -> None:

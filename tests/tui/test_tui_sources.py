@@ -127,3 +127,41 @@ async def test_figures_of_a_quiet_sql_node_and_host_are_marked_stale(tui_on):
         await t.view("3")
         await t.until(lambda: re.search(stale.pattern + "Host disks", t.text()), "host stale")
         assert re.search(stale.pattern + "Data nodes", t.text())
+
+
+async def test_a_stale_management_server_greys_every_state_and_figure_of_the_rows(tui_on):
+    import dataclasses
+
+    from ndbtop.demo.capture import CaptureSpec
+    from ndbtop.tui.source import FrozenSource
+
+    cap = await captured(CaptureSpec("threads", 120.0))
+    snap = cap.snapshot
+    # Only the management server went quiet: ndbinfo's figures are current, but the rows
+    # they sit in may show nodes that have stopped since, as the summary's STALE says.
+    sources = tuple(dataclasses.replace(s, last_ok=snap.taken_at - 78) if s.name == "mgm"
+                    else s for s in snap.sources)
+    snap = dataclasses.replace(snap, sources=sources)
+    async with tui_on(FrozenSource(snap, cap.connectstring)) as t:
+        summary = t.app.current_view.query_one("#summary").content.plain
+        assert re.match(r"STALE as of \d\d:\d\d:\d\d, 78 s ago: ", summary)
+        table = t.table("#nodes")
+        for column, plain in (("status", "STARTED"), ("tx", "2,000"), ("memory", "30%"),
+                              ("uptime", None), ("disk", "5%")):
+            cell = table.get_cell("2", column)
+            assert str(cell.style) == "dim", (column, cell)
+            assert plain is None or cell.plain == plain
+        # The words stay: greyed, not blanked.
+        assert table.get_cell("2", "uptime").plain
+
+
+async def test_fresh_sources_keep_the_rows_colours(tui_on):
+    from ndbtop.demo.capture import CaptureSpec
+    from ndbtop.tui.source import FrozenSource
+
+    cap = await captured(CaptureSpec("threads", 120.0))
+    async with tui_on(FrozenSource(cap.snapshot, cap.connectstring)) as t:
+        table = t.table("#nodes")
+        assert "green" in str(table.get_cell("2", "status").style)
+        assert all(str(getattr(table.get_cell("2", c), "style", "")) != "dim"
+                   for c in ("tx", "memory", "uptime", "disk"))

@@ -50,6 +50,10 @@ class MainScreen(Screen[None]):
         """The SQL node ndbinfo was last read from (with several)."""
         self.hidden: set[str] = set()
         """Views whose tab is hidden (replication, while no replica is named)."""
+        self.tab_keys: dict[str, str] = {}
+        """Each view's key, which its tab's label begins with."""
+        self._width = 0
+        self._narrow = False
 
     @property
     def ndbtop(self) -> ViewsHost:
@@ -92,6 +96,7 @@ class MainScreen(Screen[None]):
         if name not in self.hidden:
             self.hidden.add(name)
             self.tabs.hide_tab(name)
+            self.fit_tabs(self._width)
 
     def _replication_tab(self, snap: ClusterSnapshot) -> None:
         """The Replication tab shows once a replica is named (or a recording holds one)."""
@@ -100,6 +105,7 @@ class MainScreen(Screen[None]):
         if named and "replication" in self.hidden:
             self.hidden.discard("replication")
             self.tabs.show_tab("replication")
+            self.fit_tabs(self._width)
 
     def _sql_node_changed(self, snap: ClusterSnapshot) -> None:
         """With several SQL nodes: say when ndbinfo is read from another one."""
@@ -161,6 +167,35 @@ class MainScreen(Screen[None]):
         for view in self.query(NodesView):
             view.set_class(short, "-short")
 
+    def tab_label(self, name: str) -> Text:
+        """A view's tab: its key, its title (short on a narrow screen), its filter."""
+        view = self.views[name]
+        title = (view.short_title or view.title) if self._narrow else view.title
+        label = Text(f"{self.tab_keys.get(name, '')} {title}")
+        if view.filter_text:
+            label.append(f" /{view.filter_text}", style="bold reverse")
+        return label
+
+    def fit_tabs(self, width: int) -> None:
+        """Short titles (and one space between tabs) when the full ones do not fit in
+        ``width`` columns: every tab stays in sight."""
+        self._width = width
+        if width <= 0 or not self.views:
+            return
+        shown = [name for name in self.views if name not in self.hidden]
+        # A tab is its key, its full title and a filter, with a space each side.
+        full = sum(len(f"{self.tab_keys.get(name, '')} {self.views[name].title}") + 2
+                   + (len(self.views[name].filter_text) + 2 if self.views[name].filter_text
+                      else 0)
+                   for name in shown)
+        narrow = full > width
+        if narrow == self._narrow:
+            return
+        self._narrow = narrow
+        self.tabs.set_class(narrow, "-narrow")
+        for name in self.views:
+            self.tabs.get_tab(name).label = self.tab_label(name)
+
     # The keys of the visible view
 
     def action_filter(self) -> None:
@@ -177,10 +212,7 @@ class MainScreen(Screen[None]):
         view = self.current_view
         view.filter_text = event.value.strip()
         # The active filter shows in the view's tab: "2 Threads /ldm".
-        label = Text(str(self.tabs.get_tab(self.tabs.active).label).split(" /")[0])
-        if view.filter_text:
-            label.append(f" /{view.filter_text}", style="bold reverse")
-        self.tabs.get_tab(self.tabs.active).label = label
+        self.tabs.get_tab(self.tabs.active).label = self.tab_label(self.tabs.active)
         event.input.remove_class("-visible")
         view.focus()
         self._redraw(view)

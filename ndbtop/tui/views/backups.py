@@ -135,6 +135,7 @@ class BackupsView(PanelsView):
     """Backups from the event stream and ``REPORT BACKUPSTATUS``."""
 
     title = "Backup"
+    short_title = "Bkp"
 
     panels = ("running", "history")
 

@@ -16,6 +16,8 @@ class View(Vertical):
     """A tab's content, rendered from immutable snapshots only."""
 
     title = ""
+    short_title = ""
+    """The tab's label on a screen too narrow for every full title (the title if empty)."""
     sort_modes: tuple[str, ...] = ()
 
     def __init__(self, **kwargs: object) -> None:

@@ -129,6 +129,7 @@ class ConfigView(PanelsView):
     """The configuration the management server holds, per data node."""
 
     title = "Config"
+    short_title = "Conf"
 
     panels = ("config_head", "config_nodes")
 

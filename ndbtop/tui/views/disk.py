@@ -116,9 +116,10 @@ class DiskView(View):
 
     def compose(self) -> ComposeResult:
         yield Plain(classes="caption", id="host_caption")
-        yield KeyedTable(HOST_COLUMNS, id="host")
+        yield KeyedTable(HOST_COLUMNS, id="host", drop=("utrend", "wtrend", "rkb", "r_s"))
         yield Plain(classes="caption", id="node_caption")
-        yield KeyedTable(NODE_COLUMNS, id="nodes")
+        yield KeyedTable(NODE_COLUMNS, id="nodes",
+                         drop=("hit_trend", "req", "redo_used", "lcp"))
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:
         hosts = sorted(snap.hosts, key=lambda h: -(h.util_pct or 0.0))

@@ -85,6 +85,7 @@ class FindingsView(PanelsView):
     """Every finding, the most severe first."""
 
     title = "Findings"
+    short_title = "Find"
     panels = ("findings_head", "findings_list")
 
     def render_snapshot(self, snap: ClusterSnapshot, now: float) -> None:

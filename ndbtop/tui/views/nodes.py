@@ -65,6 +65,9 @@ COLUMNS = (
     ("tx", "tx/s"),
     ("disk", "disk %util"),
 )
+NARROW_DROP = ("version", "uptime", "type", "group", "tx", "disk", "memory")
+"""The columns an 80-column screen leaves out first: the node's state and start phase,
+then its DataMemory, its transactions and its disk stay in sight."""
 _TYPE_ORDER = {"NDB": 0, "MGM": 1, "API": 2}
 
 
@@ -116,7 +119,7 @@ class NodesView(View):
 
     def compose(self) -> ComposeResult:
         yield Plain(id="summary")
-        yield KeyedTable(COLUMNS, id="nodes", shrink=True)
+        yield KeyedTable(COLUMNS, id="nodes", shrink=True, drop=NARROW_DROP)
         yield Plain(id="detail")
 
     def redraw(self, now: float) -> None:
@@ -272,20 +275,22 @@ class NodesView(View):
                 live: tuple[object, ...] = ("-", "-", "-")
             else:
                 live = (figures[0], memory_cell(figures[1]) if ndb else "", figures[2])
-                if sql_stale:
-                    live = tuple(stale_text(Text(c) if isinstance(c, str) else c, True)
-                                 for c in live)
+            # A stale management server greys the whole row's state and figures, as the
+            # summary's STALE does its line: the node may have stopped since.
+            if sql_stale or stale:
+                live = tuple(stale_text(Text(c) if isinstance(c, str) else c, True)
+                             for c in live)
+            live = (*live, "" if util is None else stale_text(util, stale))
             cells = (
                 Text(str(node_id), style="bold"),
                 n.type,
                 address_cell(n, snap),
                 stale_text(status_text(n.status, n.type), stale),
-                phase_cell(n, t),
-                Text("") if timer is None else timer,
+                stale_text(phase_cell(n, t), stale),
+                Text("") if timer is None else stale_text(timer, stale),
                 group,
                 n.version_text or "",
                 *live,
-                "" if util is None else util,
             )
             drawn[node_id] = (look, cells)
             rows.append((str(node_id), cells))

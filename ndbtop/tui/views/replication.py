@@ -44,6 +44,7 @@ class ReplicationView(PanelsView):
     """The replication channels and the SQL nodes they are read from."""
 
     title = "Replication"
+    short_title = "Repl"
     panels = ("repl_head", "repl_channels", "repl_nodes")
     wants_replication = True
     """Replication is read at every refresh while this view shows."""

@@ -73,6 +73,7 @@ class RestartsView(PanelsView):
     """``restart_info`` and the start timelines ndbtop followed."""
 
     title = "Restarts"
+    short_title = "Rst"
 
     panels = ("restart_info", "timelines")
 

@@ -54,7 +54,7 @@ def skew_text(value: float | None) -> Text:
 def _cells(t: TableMemory) -> tuple[object, ...]:
     largest = t.largest_fragment
     return (
-        Text(t.fq_name.replace("/def/", ".", 1), style="bold"),
+        Text(t.sql_name, style="bold"),
         human_bytes(t.bytes),
         skew_text(t.skew),
         "-" if largest is None else human_bytes(largest[2]),
@@ -93,18 +93,28 @@ def headroom_text(snap: ClusterSnapshot) -> Text:
 
 
 def detail_panel(t: TableMemory) -> Table:
-    """The selected table on each node, and its own fragment replicas."""
+    """The selected table on each node, and its own fragment replicas: what of its
+    allocated bytes they hold, the rest being its indexes and BLOB parts."""
     grid = Table.grid(padding=(0, 1))
-    head = Text(t.fq_name, style="bold")
+    head = Text(t.sql_name, style="bold")
     mean = t.mean_fragment
     largest = t.largest_fragment
     if largest is not None and mean:
-        head.append(f"   largest fragment {largest[1]} on node {largest[0]}: "
+        head.append(f"   largest own fragment {largest[1]} on node {largest[0]}: "
                     f"{human_bytes(largest[2])}, mean {human_bytes(mean)}, skew ")
         head.append_text(skew_text(t.skew))
     grid.add_row(head)
+    parts = max(t.bytes - t.own_bytes, 0)
+    split = Text(f"own fragments {human_bytes(t.own_bytes)} of {human_bytes(t.bytes)} "
+                 "allocated", style="dim")
+    if parts:
+        split.append(f"; the other {human_bytes(parts)}: its indexes and BLOB parts (their "
+                     "fragments not listed)", style="dim")
+    if t.sql_name != t.fq_name:
+        split.append(f" · NDB name {t.fq_name}", style="dim")
+    grid.add_row(split)
     nodes = Table(box=None, padding=(0, 1), show_edge=False)
-    for name in ("node", "allocated", "in use", "fixed", "var", "hash index", "fragments"):
+    for name in ("node", "allocated", "in use", "fixed", "var", "hash index", "own frags"):
         nodes.add_column(name, justify="right", no_wrap=True)
     for n in t.nodes:
         nodes.add_row(str(n.node_id), human_bytes(n.bytes), human_bytes(n.in_use),
@@ -114,7 +124,7 @@ def detail_panel(t: TableMemory) -> Table:
     frags = sorted(((n.node_id, f, size) for n in t.nodes for f, size in n.fragments),
                    key=lambda x: (-x[2], x[0], x[1]))
     if frags:
-        line = Text("fragments (node/fragment: allocated, largest first) ", style="dim")
+        line = Text("own fragments (node/fragment: allocated, largest first) ", style="dim")
         for node_id, f, size in frags[:MAX_FRAGMENTS_SHOWN]:
             style = "bold" if mean and size >= SKEW_WARN * mean else ""
             line.append(f" {node_id}/{f}:{human_bytes(size)}", style=style)
@@ -145,7 +155,8 @@ class TablesView(View):
     def compose(self) -> ComposeResult:
         yield Plain(classes="caption", id="tables_caption")
         yield Plain(classes="caption", id="headroom")
-        yield KeyedTable(COLUMNS, id="tables")
+        yield KeyedTable(COLUMNS, id="tables",
+                         drop=("fixed", "var", "hash", "nodes", "in_use"))
         yield Plain(id="table_detail")
 
     def _sorted(self, tables: tuple[TableMemory, ...]) -> list[TableMemory]:
@@ -166,7 +177,8 @@ class TablesView(View):
                 f"  {len(tables)} largest by DataMemory allocated"
                 f"{' (the most one read brings)' if len(tables) >= TOP_TABLES else ''}"
                 f", with their indexes and BLOB parts, by {self.sort_mode}; in use = less "
-                "the free space in their pages", style="dim")
+                "the free space in their pages; largest frag: the table's own fragments "
+                "only", style="dim")
             read_at = sample.panel_read_at("tables")
             if read_at is not None:
                 age = max(sample.taken_at - read_at, 0.0)

@@ -60,6 +60,7 @@ class ThreadsView(View):
     """Per-thread CPU of every data node, from ``ndbinfo.cpustat``."""
 
     title = "Threads"
+    short_title = "Thr"
     sort_modes = ("cpu", "thread", "name")
 
     # The detail keeps its scrollbar's gutter whether the scrollbar shows or not: the
@@ -90,7 +91,7 @@ class ThreadsView(View):
         yield Plain(id="empty")
         yield KeyedTable(GRID_COLUMNS, id="grid")
         yield Plain(id="caption")
-        yield KeyedTable(DETAIL_COLUMNS, id="detail")
+        yield KeyedTable(DETAIL_COLUMNS, id="detail", drop=("blocks", "trend", "split"))
 
     def _widget(self, selector: str) -> Any:
         widget = self._widgets.get(selector)

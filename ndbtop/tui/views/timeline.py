@@ -36,7 +36,7 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
                    compact: bool = False) -> Table | Text:
     """The phases of a node's current or last start, with durations and redo progress.
 
-    ``compact`` (a short terminal, while the start runs): the phase in progress, the redo
+    ``compact`` (a short terminal, while the start runs): the redo progress, the phase in
     progress and the phase's warning come first, and the phases done that were not slow
     follow on one line (as do those no slower than last time), so what matters is not cut
     off at the panel's foot.
@@ -126,13 +126,11 @@ def timeline_panel(snap: ClusterSnapshot, node_id: int, now: float,
     for cells in rows:
         table.add_row(*(cells if notes else cells[:-1]))
     redo = redo_lines(snap, node_id, compact)
-    parts: list[Text | Table] = [title, table]
+    # On a short terminal the redo progress (its amount and rate) comes first, under the
+    # title, before the phases and any warning: the panel's foot is what gets cut.
+    parts: list[Text | Table] = [title, *redo, table] if compact else [title, table]
     if t.active and t.current_phase is not None and t.current_from != "event":
         parts.append(Text(f"in phase {t.current_phase} {since_text(t)}"))
-    # On a short terminal the redo progress (its rate and ETA) comes right after the phase
-    # in progress, before any warning.
-    if compact:
-        parts.extend(redo)
     if warning is not None:
         parts.append(warning)
     if not compact:

@@ -9,6 +9,10 @@ are joined into one segment, a changed row is repainted only up to its last chan
 column (Textual sends a line from the widget's left edge to the end of the repainted
 region) and only while in sight, and the table is sized as rows arrive. How a row becomes
 its line is :mod:`~ndbtop.tui.widgets.row_paint`.
+
+A table narrower than its columns shows fewer of them, each whole: columns with no value in
+any row go first, then those named in ``drop``, then the others from the right (never the
+first one), so that no value or header is ever shown cut at the table's edge.
 """
 
 from __future__ import annotations
@@ -41,9 +45,11 @@ class KeyedTable(DataTable):
     """A table whose rows are synchronised with a list of (key, cells) pairs."""
 
     def __init__(self, columns: Sequence[tuple[str, str]], *, shrink: bool = False,
-                 **kwargs: Any) -> None:
+                 drop: Sequence[str] = (), fit: bool = True, **kwargs: Any) -> None:
         """``shrink``: a column narrows when its widest value is gone (see ``_widths``);
-        meant for tables of a few hundred rows, as it compares a changed cell's old width."""
+        meant for tables of a few hundred rows, as it compares a changed cell's old width.
+        ``drop``: the columns left out first when the table is too narrow for all;
+        ``fit=False``: every column is shown, the table scrolls sideways instead."""
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
         self._shrink = shrink
         self._column_keys = [key for key, _ in columns]
@@ -51,6 +57,16 @@ class KeyedTable(DataTable):
         self._cells: dict[str, tuple[object, ...]] = {}
         self._order: list[str] = []
         self._widths = [len(label) for label in self._labels]
+        keys = self._column_keys
+        self._drop = [keys.index(k) for k in drop] + [
+            i for i in range(len(keys) - 1, 0, -1) if keys[i] not in drop]
+        """Column indexes in the order they are left out on a narrow table."""
+        self._fit_width = fit
+        self._held: str | None = None
+        self._visible = list(range(len(keys)))
+        """The indexes of the columns shown (the DataTable's own columns)."""
+        self._shown: dict[str, list[object]] = {}
+        """Each row's cells as shown (sanitised), every column's, shown or not."""
         """The widest cell shown per column: a column grows at once; with ``shrink`` it
         narrows only when its widest value is gone (a node's long "not connected, accepting
         connect from HOST" once it connects), not as values of similar widths come and go."""
@@ -64,8 +80,77 @@ class KeyedTable(DataTable):
 
     def on_mount(self) -> None:
         """Create the columns."""
-        for key, label in zip_strict(self._column_keys, self._labels):
-            self.add_column(label, key=key)
+        for index in self._visible:
+            self.add_column(self._labels[index], key=self._column_keys[index])
+
+    def on_resize(self) -> None:
+        """Show the columns that fit the new width."""
+        self._fit()
+
+    @property
+    def shown_columns(self) -> list[str]:
+        """The keys of the columns shown, left to right."""
+        return [self._column_keys[i] for i in self._visible]
+
+    def _fit(self) -> bool:
+        # The columns that fit whole, leaving out those of ``drop`` first; True when the
+        # columns shown changed.
+        room = self.size.width
+        if room <= 0 or not self._fit_width:
+            return False
+        need = [width + 2 * self.cell_padding for width in self._widths]
+        total = sum(need)
+        visible = set(range(len(need)))
+        dropped = []
+        # A column with nothing in it (no node starting: no phase) goes before any other.
+        empty = [i for i in range(1, len(need)) if self._shown
+                 and not any(cell_width(row[i]) for row in self._shown.values())]
+        for index in [*empty, *(i for i in self._drop if i not in empty)]:
+            if total <= room:
+                break
+            visible.discard(index)
+            dropped.append(index)
+            total -= need[index]
+        # A column left out early that fits beside those kept comes back.
+        for index in reversed(dropped):
+            if total + need[index] <= room:
+                visible.add(index)
+                total += need[index]
+        if sorted(visible) == self._visible:
+            return False
+        self._visible = sorted(visible)
+        self._rebuild()
+        return True
+
+    def _rebuild(self) -> None:
+        # Another set of columns: the rows are added again in their order, under a cursor
+        # and a scroll left where they were (DataTable.clear would move the cursor, and a
+        # view that follows it would draw into a table without rows).
+        order = self.row_keys_in_order()
+        cursor, scroll_y = self.cursor_coordinate, self.scroll_y
+        # Each row added moves the cursor within the rows added so far: what follows the
+        # cursor sees the row it was on until every row is back.
+        self._held = self.selected_key
+        self._clear_caches()
+        self._y_offsets.clear()
+        self._data.clear()
+        self.rows.clear()
+        self._row_locations = TwoWayDict({})
+        self.columns.clear()
+        self._column_locations = TwoWayDict({})
+        self._lines.clear()
+        self._drawn_cells.clear()
+        for index in self._visible:
+            self.add_column(self._labels[index], key=self._column_keys[index])
+        try:
+            for key in order:
+                shown = self._shown[key]
+                self.add_row(*(shown[i] for i in self._visible), key=key)
+        finally:
+            self._held = None
+        self._measure(grown=True)
+        self.cursor_coordinate = Coordinate(cursor.row, 0)
+        self.scroll_y = scroll_y
 
     def set_label(self, column: str, label: str) -> None:
         """Give ``column`` the header ``label`` (a sort order's arrow, say)."""
@@ -114,11 +199,13 @@ class KeyedTable(DataTable):
                 for cell, width in zip_strict(self._shown_row(key), self._widths)))
             self.remove_row(key)
             del self._cells[key]
+            del self._shown[key]
             self._lines.pop(key, None)
             for col in range(len(self._column_keys)):
                 self._drawn_cells.pop((key, col), None)
         appended = False
-        grown = False
+        grown = widened = False
+        visible = {col: place for place, col in enumerate(self._visible)}
         changed: dict[str, int] = {}  # changed rows, with the last column that changed
         for key in sequence:
             cells = wanted[key]
@@ -127,19 +214,25 @@ class KeyedTable(DataTable):
                 continue
             if old is None:
                 shown = [shown_cell(cell) for cell in cells]
-                self.add_row(*shown, key=key)
+                self._shown[key] = shown
+                self.add_row(*(shown[i] for i in self._visible), key=key)
                 for col, cell in enumerate(shown):
-                    self._widths[col] = max(self._widths[col], cell_width(cell))
+                    width = cell_width(cell)
+                    if width > self._widths[col]:
+                        self._widths[col] = width
+                        widened = True
                 appended = True
             else:
                 data = self._data[RowKey(key)]
+                shown = self._shown[key]
                 for col, (before, after) in enumerate(zip_strict(old, cells)):
                     if before is after or _same(before, after):
                         continue
-                    changed[key] = col
-                    column = ColumnKey(self._column_keys[col])
-                    shown_before = data[column]
-                    data[column] = after = shown_cell(after)
+                    shown_before = shown[col]
+                    shown[col] = after = shown_cell(after)
+                    if col in visible:
+                        changed[key] = visible[col]
+                        data[ColumnKey(self._column_keys[col])] = after
                     width = cell_width(after)
                     if width > self._widths[col]:
                         self._widths[col] = width
@@ -154,11 +247,13 @@ class KeyedTable(DataTable):
             self._update_count += 1
         if appended or grown or removed:
             self._measure(grown=grown)
+        if (grown or widened or narrowed) and self._fits_otherwise() and self._fit():
+            changed.clear()  # every row was drawn again
         wanted_order = sorted(sequence, key=order) if order is not None else sequence
         if (wanted_order != self._order or appended) and wanted_order != self.row_keys_in_order():
             moved = self._place(wanted_order)
             if not appended:
-                last = len(self._column_keys) - 1
+                last = len(self._visible) - 1
                 changed.update((key, last) for key in moved)
         self._order = wanted_order
         if appended:
@@ -175,14 +270,20 @@ class KeyedTable(DataTable):
         if widths == self._widths:
             return False
         self._widths = widths
-        for column, width in zip_strict(self.ordered_columns, widths):
-            column.content_width = width
+        for column, index in zip_strict(self.ordered_columns, self._visible):
+            column.content_width = widths[index]
         return True
 
     def _shown_row(self, key: str) -> list[object]:
-        # A row's cells as shown (sanitised), as the table holds them: not made again.
-        data = self._data[RowKey(key)]
-        return [data[ColumnKey(column)] for column in self._column_keys]
+        # A row's cells as shown (sanitised): not made again.
+        return self._shown[key]
+
+    def _fits_otherwise(self) -> bool:
+        # Whether another set of columns may fit now: a column grew past the width, or
+        # narrowed while some are left out.
+        need = sum(self._widths[i] + 2 * self.cell_padding for i in self._visible)
+        return self.size.width > 0 and (
+            need > self.size.width or len(self._visible) < len(self._widths))
 
     def _clear_rows(self) -> None:
         # Every row goes (another node's threads, a filter that matches nothing): DataTable
@@ -190,6 +291,7 @@ class KeyedTable(DataTable):
         # that removing them one by one costs the square of their number.
         self.clear()
         self._cells.clear()
+        self._shown.clear()
         self._lines.clear()
         self._drawn_cells.clear()
         self._order = []
@@ -197,8 +299,8 @@ class KeyedTable(DataTable):
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         # DataTable measures every cell of the new rows by rendering it; the widths of
         # every value shown are tracked here as cells arrive, and every row is one line.
-        for column, width in zip(self.ordered_columns, self._widths):
-            column.content_width = max(column.content_width, width)
+        for column, index in zip(self.ordered_columns, self._visible):
+            column.content_width = max(column.content_width, self._widths[index])
         header = self.header_height if self.show_header else 0
         width = sum(column.get_render_width(self) for column in self.columns.values())
         self.virtual_size = Size(width + self._row_label_column_width,
@@ -366,6 +468,8 @@ class KeyedTable(DataTable):
     @property
     def selected_key(self) -> str | None:
         """The key of the row under the cursor."""
+        if self._held is not None:
+            return self._held
         if not self.row_count:
             return None
         try:
