@@ -87,8 +87,12 @@ class RollingRestart:
         findings: Callable[[], Sequence[Finding]] | None = None,
         decide_gate: Callable[[Gate], Awaitable[Decision]] | None = None,
         gate_timeout: float | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.plan = plan
+        self.clock = clock
+        """Monotonic seconds the timeouts and the time in a phase are measured on (the
+        event loop's when None; a simulated cluster's own clock in the demo)."""
         self.findings = findings
         """The findings true now (None: no gate, node states only)."""
         self.decide_gate = decide_gate
@@ -231,10 +235,12 @@ class RollingRestart:
         with contextlib.suppress(MgmError):
             self._status = tuple(await client.get_status(["NDB"]))
 
+    def _now(self) -> float:
+        return self.clock() if self.clock is not None else asyncio.get_running_loop().time()
+
     async def _held(self, client: MgmClient, batch: tuple[int, ...], gate: Gate,
                     result: RollingResult) -> Decision | None:
-        loop = asyncio.get_running_loop()
-        since = loop.time()
+        since = self._now()
         self.report(Progress(batch, "gate", message=gate.text(), gate=gate))
         asked = (asyncio.ensure_future(self.decide_gate(gate))
                  if self.decide_gate is not None else None)
@@ -252,7 +258,7 @@ class RollingRestart:
                         return Decision.ABORT
                 if self._abort:
                     return Decision.ABORT
-                waited = loop.time() - since
+                waited = self._now() - since
                 if self.gate_timeout is not None and waited >= self.gate_timeout:
                     result.stopped_by = Problem(
                         batch, "gate", f"{gate.text()}; still held after {int(waited)} s")
@@ -267,7 +273,7 @@ class RollingRestart:
                 if now is None or not now.held:
                     self.report(Progress(batch, "gate cleared", message=(
                         f"step {gate.step}: the findings cleared after "
-                        f"{int(loop.time() - since)} s")))
+                        f"{int(self._now() - since)} s")))
                     return None
                 if now.identities != gate.identities:
                     gate = now
@@ -348,8 +354,7 @@ class RollingRestart:
         A node counts as restarted once it was seen not STARTED, or once its
         connect count went up (it reconnected between two polls).
         """
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.node_timeout
+        deadline = self._now() + self.node_timeout
         last: tuple[tuple[int, str, int], ...] = ()
         restarted: set[int] = set()
         timelines: dict[int, StartTimeline] = {}
@@ -359,13 +364,14 @@ class RollingRestart:
             try:
                 nodes = await client.get_status(["NDB"])
             except MgmError as exc:
-                if loop.time() >= deadline:
+                if self._now() >= deadline:
                     return Problem(batch, "connection", str(exc))
                 continue
             self._status = tuple(nodes)
             ahead = self._ahead(batch, ahead)
             mine = tuple(n for n in nodes if n.node_id in batch)
-            timelines = apply_status(timelines, mine, loop.time())
+            now = self._now()
+            timelines = apply_status(timelines, mine, now)
             for n in mine:
                 if n.status not in STARTED or n.connect_count > connects_before.get(n.node_id, 0):
                     restarted.add(n.node_id)
@@ -378,8 +384,8 @@ class RollingRestart:
                     await asyncio.sleep(self.settle)
                 self.report(Progress(batch, "started", mine))
                 return None
-            if loop.time() >= deadline:
-                late = [last_seen(n, timelines.get(n.node_id), loop.time(),
+            if now >= deadline:
+                late = [last_seen(n, timelines.get(n.node_id), now,
                                   restarted=n.node_id in restarted)
                         for n in mine if n.status not in STARTED or n.node_id not in restarted]
                 return Problem(batch, "timeout",

@@ -156,6 +156,7 @@ class ActionFlow:
                 app.audit,
                 node_timeout=app.rolling_node_timeout,
                 poll=app.rolling_poll,
+                clock=app.hub.clock,
             ),
             self._rolled,
         )

@@ -177,9 +177,10 @@ class NdbtopApp(GuardedApp):
         self.gc_pacing = GcPacing()
         """The garbage collector, run between refreshes while the view runs."""
         self.rolling_node_timeout = 1800.0
-        """Seconds ``W``'s rolling restart waits for a node to be STARTED again."""
+        """Seconds ``W``'s rolling restart waits for a node to be STARTED again, on the hub's
+        clock (the simulated cluster's in the demo)."""
         self.rolling_poll = 1.0
-        """Seconds between ``W``'s rolling restart status polls."""
+        """Real seconds between ``W``'s rolling restart status polls."""
 
     # Composition
 

@@ -17,7 +17,6 @@ This module keeps the plan, the layout and the drawing; the run's half is
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Optional
@@ -33,6 +32,7 @@ from ndbtop.actions.target import cluster_target, generation_of
 from ndbtop.eta.rolling import RunTimes
 from ndbtop.mgm.connectstring import ConnectString
 from ndbtop.mgm.status import NodeStatus
+from ndbtop.model.clock import Clock, RealClock
 from ndbtop.model.config import effective_node_group, pending_restarts
 from ndbtop.model.freshness import stale_blocker
 from ndbtop.model.phases import StartTimeline
@@ -115,8 +115,11 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         *,
         node_timeout: float = 1800.0,
         poll: float = 1.0,
+        clock: Clock | None = None,
     ) -> None:
         super().__init__()
+        self.clock: Clock = clock if clock is not None else RealClock()
+        """What the run's times are measured on: the cluster's (simulated in the demo)."""
         self.nodes = tuple(nodes)
         self.live = live
         self.connectstring = connectstring
@@ -215,7 +218,7 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
     # Drawing
 
     def _draw(self) -> None:
-        now = time.monotonic()
+        now = self.clock.monotonic()
         count = len(self.plan.batches)
         mode = mode_text(self.plan, self.per_group)
         initial = ", initial (-i)" if self.initial else ""
@@ -261,7 +264,7 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
         if self.error is not None:
             return Text(f"stopped: {self.error}", style="bold red")
         if self.result is not None:
-            took = int((self._ended_at or time.monotonic()) - self._started_at)
+            took = int((self._ended_at or self.clock.monotonic()) - self._started_at)
             return summary(self.result, took)
         if self.engine is None:
             self.verdict = self._preflight()
@@ -269,10 +272,10 @@ class RollingRestartScreen(RollingRun, ModalScreen[Optional[RollingResult]]):
             text = preflight_text(self.plan, self.verdict, snap)
             if self.plan.batches:
                 text.append("\n")
-                text.append_text(plan_time_text(self.plan, snap, time.time(),
+                text.append_text(plan_time_text(self.plan, snap, self.clock.wall(),
                                                 initial=self.initial))
             return text
-        eta = self._times.estimate(now, time.time()) if self._times is not None else None
+        eta = self._times.estimate(now, self.clock.wall()) if self._times is not None else None
         return running_text(
             self._step, len(self.plan.batches), int(now - self._started_at),
             aborting=self.abort_requested, paused=self.engine.paused, eta=eta,

@@ -10,7 +10,6 @@ on its own management connection, written to the app's audit log.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 
 from textual.widgets import Button
@@ -20,6 +19,7 @@ from ndbtop.actions.target import audit_fields, generation_of
 from ndbtop.errors import NdbtopError
 from ndbtop.eta.rolling import RunTimes, batch_eta
 from ndbtop.mgm.connectstring import ConnectString
+from ndbtop.model.clock import Clock
 from ndbtop.model.phases import StartTimeline, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
 from ndbtop.ops.preflight import Verdict
@@ -56,6 +56,7 @@ class RollingRun:
     audit: AuditLog
     node_timeout: float
     poll: float
+    clock: Clock
     initial: bool
     verdict: Verdict
     engine: RollingRestart | None
@@ -110,8 +111,9 @@ class RollingRun:
             confirmed=confirm_phrase(self.plan),
             findings=lambda: current_findings(self.live()),
             decide_gate=self._decide_gate,
+            clock=self.clock.monotonic,
         )
-        self._started_at = time.monotonic()
+        self._started_at = self.clock.monotonic()
         self._times = run_times(self.plan, self.live(), initial=self.initial)
         # The step in progress goes by the node estimator once its nodes are starting.
         self._times.node_eta = lambda batch: batch_eta(batch, self.live().start_eta)
@@ -125,10 +127,10 @@ class RollingRun:
             result = await engine.run()
         except NdbtopError as exc:  # the audit log could not be written
             self.error = str(exc)
-            self._ended_at = time.monotonic()
+            self._ended_at = self.clock.monotonic()
             self._finish(None)
             return
-        self._ended_at = time.monotonic()
+        self._ended_at = self.clock.monotonic()
         self._finish(result)
 
     def _finish(self, result: RollingResult | None) -> None:
@@ -140,7 +142,7 @@ class RollingRun:
         self.query_one("#close", Button).focus()
 
     def _report(self, progress: Progress) -> None:
-        now = time.monotonic()
+        now = self.clock.monotonic()
         if progress.step == "restart":
             self._step = self.plan.batches.index(progress.batch) + 1
             if self._times is not None:
