@@ -12,17 +12,19 @@ from ndbtop.sim.scenarios import ScenarioOptions, build_scenario
 from ndbtop.tui.screens.rolling import RollingRestartScreen
 from ndbtop.tui.screens.rolling_prompts import AbortPrompt
 from ndbtop.tui.views.events import EventsView
+from tests.tui.rolling_clock import STEP, RollingClock
 
-RUN_WAIT = 60.0
-"""Real seconds a whole run may take on a busy machine."""
+POLL = 0.01
+"""Real seconds between the run's status polls: each step of the manual clock waits for one
+while the run waits for its nodes."""
+NODE_TIMEOUT = 60.0
+"""``W``'s node timeout in the tests of a node that does not come back (simulated seconds:
+the node hangs in start phase 5 from 9 s after its restart on)."""
 
 
 async def open_rolling(t) -> RollingRestartScreen:
-    """Press W and wait for the plan, drawn, with Cancel focused.
-
-    The simulation runs at the test's speed once the event listener is connected:
-    the run starts after that, so that timeouts are measured against that speed.
-    """
+    """Once the event listener is connected (the gate weighs what the events tell), press W
+    and wait for the plan, drawn, with Cancel focused."""
     events = t.hub.events
     await t.until(lambda: events.listening_levels is not None, "the event listener")
     await t.press("W")
@@ -58,8 +60,9 @@ def stops(t) -> dict[int, int]:
     return {n: d.stops for n, d in t.sim.cluster.data_nodes.items()}
 
 
-async def test_the_plan_shows_every_node_and_what_it_sends_and_sends_nothing(tui):
-    async with tui("threads") as t:
+async def test_the_plan_shows_every_node_and_what_it_sends_and_sends_nothing(tui, monkeypatch):
+    async with tui("threads", manual=True) as t:
+        clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         assert screen.plan.batches == ((2,), (3,))
         assert re.match(r"1\.\s+2\s+0\s+2 RESTART\s+waiting$", row(t, 2))
@@ -90,30 +93,30 @@ async def test_the_plan_shows_every_node_and_what_it_sends_and_sends_nothing(tui
 
         await t.press("escape")
         await t.until(lambda: not isinstance(t.app.screen, RollingRestartScreen), "the close")
-        await t.collected(2)
+        await clock.play_for(2 * STEP)
         assert not t.audit.path.exists()
         assert stops(t) == {2: 0, 3: 0}
 
 
-async def test_a_confirmed_run_restarts_each_data_node_once_in_plan_order(tui):
-    async with tui("threads", speed=10) as t:
-        t.app.rolling_poll = 0.05
+async def test_a_confirmed_run_restarts_each_data_node_once_in_plan_order(tui, monkeypatch):
+    async with tui("threads", manual=True) as t:
+        t.app.rolling_poll = POLL
+        clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         await t.press("S")
-        await t.until(
+        await clock.play(
             lambda: re.search(r"restarting · STARTING phase \d+ .* · [≈≥]?\d+ s in phase",
                               row(t, 2)),
             "node 2 in a start phase",
-            timeout=RUN_WAIT,
         )
         assert row(t, 3).endswith("waiting")
         assert "step 1/2" in t.text()
         assert "rolling restart: no ETA: no step finished in this run" in t.text()
         # Once node 2 is back, the run's end and node 3's from what node 2 took.
         node_3 = re.compile(r"this step: ETA [\d:]+ \([\d:]+–[\d:]+\) in \S+ · this run \(1 step\)")
-        await t.until(lambda: node_3.search(t.text()), "node 3's ETA", timeout=RUN_WAIT)
+        await clock.play(lambda: node_3.search(t.text()), "node 3's ETA")
         assert re.search(r"rolling restart: ETA [\d:]+ \([\d:]+–[\d:]+\) in \S+", t.text())
-        await t.until(lambda: screen.finished, "the run to finish", timeout=RUN_WAIT)
+        await clock.play(lambda: screen.finished, "the run to finish")
 
         await t.until_shown("finished, restarted: 2 3")
         assert re.match(r"1\.\s+2\s+0\s+2 RESTART\s+done \(took \d+ s\)$", row(t, 2))
@@ -133,17 +136,24 @@ async def test_a_confirmed_run_restarts_each_data_node_once_in_plan_order(tui):
         )
 
 
-async def test_a_node_that_does_not_come_back_stops_the_run_and_abort_sends_nothing_more(tui):
+async def test_a_node_that_does_not_come_back_stops_the_run_and_abort_sends_nothing_more(
+    tui, monkeypatch
+):
     cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
-    async with tui(cluster) as t:
-        t.app.rolling_poll = 0.05
-        t.app.rolling_node_timeout = 1.0
+    async with tui(cluster, manual=True) as t:
+        t.app.rolling_poll = POLL
+        t.app.rolling_node_timeout = NODE_TIMEOUT
+        clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         await t.press("S")
-        await t.until(lambda: screen.problem is not None, "the problem", timeout=RUN_WAIT)
+        await clock.play(lambda: sent(t) == ["2 RESTART"], "node 2's restart sent")
+        sent_at = t.sim.clock.now()
+        await clock.play(lambda: screen.problem is not None, "the problem")
+        # The timeout is the cluster's seconds, not a busy machine's: never before they passed.
+        assert t.sim.clock.now() - sent_at > NODE_TIMEOUT
         await t.until_shown("[r]etry, [s]kip 2, [a]bort?")
         assert re.search(
-            r"timeout: not STARTED after 1 s: node 2 STARTING in phase 5 copy data, wait LCP",
+            r"timeout: not STARTED after 60 s: node 2 STARTING in phase 5 copy data, wait LCP",
             t.text(),
         )
         assert row(t, 2).endswith("problem") and row(t, 3).endswith("waiting")
@@ -151,22 +161,23 @@ async def test_a_node_that_does_not_come_back_stops_the_run_and_abort_sends_noth
 
         await t.press("a")
         await t.until(lambda: screen.finished, "the run to end")
-        await t.until_shown("rolling restart aborted at node 2 (timeout): not STARTED after 1 s")
+        await t.until_shown("rolling restart aborted at node 2 (timeout): not STARTED after 60 s")
         assert "restarted: none; ABORTED" in t.text()
         assert row(t, 2).endswith("failed") and row(t, 3).endswith("not restarted")
-        await t.collected(2)
+        await clock.play_for(NODE_TIMEOUT)
         assert sent(t) == ["2 RESTART"]
         assert stops(t)[3] == 0 and t.cluster_state(3) == "STARTED"
 
 
-async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui):
+async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui, monkeypatch):
     cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
-    async with tui(cluster) as t:
-        t.app.rolling_poll = 0.05
-        t.app.rolling_node_timeout = 1.0
+    async with tui(cluster, manual=True) as t:
+        t.app.rolling_poll = POLL
+        t.app.rolling_node_timeout = NODE_TIMEOUT
+        clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         await t.press("S")
-        await t.until(lambda: screen.problem is not None, "the timeout", timeout=RUN_WAIT)
+        await clock.play(lambda: screen.problem is not None, "the timeout")
         await t.press("s")
         # Node 3's group is down to node 3: the gate holds the step and asks.
         await t.until(lambda: screen.gate_asking, "the gate before node 3")
@@ -204,16 +215,18 @@ async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui):
         assert [f["id"] for f in skipped[0]["findings"]] == ["node_group_one_left"]
 
 
-async def test_pause_holds_the_next_node_and_escape_asks_before_aborting(tui):
-    async with tui("threads", speed=10) as t:
-        t.app.rolling_poll = 0.05
+async def test_pause_holds_the_next_node_and_escape_asks_before_aborting(tui, monkeypatch):
+    async with tui("threads", manual=True) as t:
+        t.app.rolling_poll = POLL
+        clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         await t.press("S")
         await t.until(lambda: sent(t) == ["2 RESTART"], "node 2's restart sent")
         await t.press("p")
         await t.until_shown("PAUSED before the next step (p resumes)")
-        await t.until(lambda: "done" in row(t, 2), "node 2 back", timeout=RUN_WAIT)
-        await t.collected(3)
+        await clock.play(lambda: "done" in row(t, 2), "node 2 back")
+        # As long again as node 2's restart took: node 3 would be back by now.
+        await clock.play_for(40.0)
         assert row(t, 3).endswith("waiting") and "PAUSED" in t.text()
         assert sent(t) == ["2 RESTART"] and stops(t)[3] == 0
 
@@ -224,7 +237,7 @@ async def test_pause_holds_the_next_node_and_escape_asks_before_aborting(tui):
         assert screen.running
 
         await t.press("p")
-        await t.until(lambda: screen.finished, "the run to finish", timeout=RUN_WAIT)
+        await clock.play(lambda: screen.finished, "the run to finish")
         assert sent(t) == ["2 RESTART", "3 RESTART"]
 
 
@@ -237,16 +250,23 @@ async def test_read_only_has_no_rolling_restart(tui):
         assert stops(t) == {2: 0, 3: 0}
 
 
-async def test_every_way_out_asks_while_a_rolling_restart_runs_and_audits_where_it_stopped(tui):
+async def test_every_way_out_asks_while_a_rolling_restart_runs_and_audits_where_it_stopped(
+    tui, monkeypatch
+):
     from ndbtop.tui.screens.quit import QuitPrompt
 
     # Node 2 never comes back: the run is waiting for it when the user quits.
     cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
-    async with tui(cluster) as t:
-        t.app.rolling_poll = 0.05
+    async with tui(cluster, manual=True) as t:
+        t.app.rolling_poll = POLL
+        clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         await t.press("S")
-        await t.until(lambda: sent(t) == ["2 RESTART"], "the first restart sent")
+        await clock.play(
+            lambda: [r["event"] for r in t.audit.records()] == ["sent", "reply"],
+            "the first restart sent and answered",
+        )
+        assert sent(t) == ["2 RESTART"]
         await t.press("ctrl+q")
         await t.until(lambda: isinstance(t.app.screen, QuitPrompt), "ctrl+q to ask")
         assert "A rolling restart is running (step 1 of 2): quitting stops it" in t.text()
@@ -293,12 +313,13 @@ def four_nodes():
     return cluster
 
 
-async def test_one_per_node_group_is_an_abort_restart_started_by_its_phrase(tui):
+async def test_one_per_node_group_is_an_abort_restart_started_by_its_phrase(tui, monkeypatch):
     """server-rules.md §6: several nodes in one graceful request get 5031, so one node per
     node group is ``2 4 RESTART -a``: the dialog says the transactions are aborted and wants
     its phrase typed; the run completes against the simulator's 5031 and 5063."""
-    async with tui(four_nodes(), speed=50) as t:
-        t.app.rolling_poll = 0.05
+    async with tui(four_nodes(), manual=True) as t:
+        t.app.rolling_poll = POLL
+        clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         await t.tick("#per-group")
         await t.until_shown("one node per node group at a time, together with -a: their")
@@ -312,7 +333,7 @@ async def test_one_per_node_group_is_an_abort_restart_started_by_its_phrase(tui)
         await t.press(*["space" if c == " " else c for c in "abort transactions"])
         await t.until(lambda: not start.disabled, "the phrase to enable Start")
         await t.pilot.click("#start")
-        await t.until(lambda: screen.result is not None, "the run to end", RUN_WAIT)
+        await clock.play(lambda: screen.result is not None, "the run to end")
         assert sorted(screen.result.done) == [2, 3, 4, 5] and not screen.result.problems
         assert sent(t) == ["2 4 RESTART -a", "3 5 RESTART -a"]
         records = [r for r in t.audit.records() if r["event"] == "sent"]
