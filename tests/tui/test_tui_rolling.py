@@ -17,6 +17,9 @@ from tests.tui.rolling_clock import STEP, RollingClock
 POLL = 0.01
 """Real seconds between the run's status polls: each step of the manual clock waits for one
 while the run waits for its nodes."""
+HUB_INTERVAL = 1.0
+"""Real seconds between the hub's own reads: on the manual clock each step reads the cluster
+anyway, and reads of a clock that stands still only take the test's CPU."""
 NODE_TIMEOUT = 60.0
 """``W``'s node timeout in the tests of a node that does not come back (simulated seconds:
 the node hangs in start phase 5 from 9 s after its restart on)."""
@@ -53,6 +56,12 @@ def row(t, node_id: int) -> str:
         if pattern.match(line):
             return line.strip()
     raise AssertionError(f"node {node_id} is not in the plan:\n{t.text()}")
+
+
+def status(t) -> str:
+    """The run's status lines under the plan, as one line (the screen wraps them where the
+    estimates' wording ends)."""
+    return " ".join(t.app.screen.query_one("#status", Static).content.plain.split())
 
 
 def stops(t) -> dict[int, int]:
@@ -99,7 +108,7 @@ async def test_the_plan_shows_every_node_and_what_it_sends_and_sends_nothing(tui
 
 
 async def test_a_confirmed_run_restarts_each_data_node_once_in_plan_order(tui, monkeypatch):
-    async with tui("threads", manual=True) as t:
+    async with tui("threads", manual=True, interval=HUB_INTERVAL) as t:
         t.app.rolling_poll = POLL
         clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
@@ -140,7 +149,7 @@ async def test_a_node_that_does_not_come_back_stops_the_run_and_abort_sends_noth
     tui, monkeypatch
 ):
     cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
-    async with tui(cluster, manual=True) as t:
+    async with tui(cluster, manual=True, interval=HUB_INTERVAL) as t:
         t.app.rolling_poll = POLL
         t.app.rolling_node_timeout = NODE_TIMEOUT
         clock = RollingClock(t, monkeypatch)
@@ -171,7 +180,7 @@ async def test_a_node_that_does_not_come_back_stops_the_run_and_abort_sends_noth
 
 async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui, monkeypatch):
     cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
-    async with tui(cluster, manual=True) as t:
+    async with tui(cluster, manual=True, interval=HUB_INTERVAL) as t:
         t.app.rolling_poll = POLL
         t.app.rolling_node_timeout = NODE_TIMEOUT
         clock = RollingClock(t, monkeypatch)
@@ -216,14 +225,14 @@ async def test_skip_moves_on_and_the_partner_guard_stops_the_next_node(tui, monk
 
 
 async def test_pause_holds_the_next_node_and_escape_asks_before_aborting(tui, monkeypatch):
-    async with tui("threads", manual=True) as t:
+    async with tui("threads", manual=True, interval=HUB_INTERVAL) as t:
         t.app.rolling_poll = POLL
         clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         await t.press("S")
         await t.until(lambda: sent(t) == ["2 RESTART"], "node 2's restart sent")
         await t.press("p")
-        await t.until_shown("PAUSED before the next step (p resumes)")
+        await t.until(lambda: "PAUSED before the next step (p resumes)" in status(t), "PAUSED")
         await clock.play(lambda: "done" in row(t, 2), "node 2 back")
         # As long again as node 2's restart took: node 3 would be back by now.
         await clock.play_for(40.0)
@@ -257,7 +266,7 @@ async def test_every_way_out_asks_while_a_rolling_restart_runs_and_audits_where_
 
     # Node 2 never comes back: the run is waiting for it when the user quits.
     cluster = build_scenario("threads", ScenarioOptions(seed=1, fail_node=2))
-    async with tui(cluster, manual=True) as t:
+    async with tui(cluster, manual=True, interval=HUB_INTERVAL) as t:
         t.app.rolling_poll = POLL
         clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
@@ -317,7 +326,7 @@ async def test_one_per_node_group_is_an_abort_restart_started_by_its_phrase(tui,
     """server-rules.md §6: several nodes in one graceful request get 5031, so one node per
     node group is ``2 4 RESTART -a``: the dialog says the transactions are aborted and wants
     its phrase typed; the run completes against the simulator's 5031 and 5063."""
-    async with tui(four_nodes(), manual=True) as t:
+    async with tui(four_nodes(), manual=True, interval=HUB_INTERVAL) as t:
         t.app.rolling_poll = POLL
         clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
