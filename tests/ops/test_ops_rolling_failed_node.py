@@ -25,7 +25,10 @@ StartSim = Callable[..., Awaitable[Simulator]]
 
 SPEED = 500.0
 """Simulated seconds per real second: a node restart of ``threads`` takes a few
-hundredths of a second, so a timeout of one or two real seconds is far past it."""
+hundredths of a second, so a timeout of one real second is far past it."""
+NODE_TIMEOUT = 60.0
+"""The engine's node timeout on the cluster's clock (simulated seconds): node 2 hangs in start
+phase 5 from 9 s after its restart on, and a busy machine ends the wait no earlier."""
 
 
 def ndb(node_id: int, status: str, phase: int = 0) -> NodeStatus:
@@ -72,12 +75,15 @@ async def test_the_run_stops_at_the_node_that_hangs_and_never_restarts_its_partn
         return Decision.SKIP
 
     audit = AuditLog(tmp_path / "audit.log")
-    engine = RollingRestart(plan, cs, audit, decide=skip, poll=0.05, node_timeout=2.0)
+    engine = RollingRestart(plan, cs, audit, decide=skip, poll=0.05, node_timeout=NODE_TIMEOUT,
+                            clock=sim.clock.monotonic)
+    sent_at = sim.clock.now()
     result = await engine.run()
+    assert sim.clock.now() - sent_at > NODE_TIMEOUT
 
     assert [(p.kind, p.batch) for p in problems] == [("timeout", (2,)), ("guard", (3,))]
     assert re.fullmatch(
-        r"not STARTED after 2 s: node 2 STARTING in phase 5 copy data, wait LCP"
+        r"not STARTED after 60 s: node 2 STARTING in phase 5 copy data, wait LCP"
         r"( for at least \d+ s)?",
         problems[0].message,
     ), problems[0].message
@@ -103,9 +109,8 @@ async def test_an_abort_on_the_timeout_records_the_problem_it_stopped_on(
     async def abort(problem: Problem) -> Decision:
         return Decision.ABORT
 
-    engine = RollingRestart(
-        plan, cs, AuditLog(tmp_path / "a.log"), decide=abort, poll=0.05, node_timeout=1.0
-    )
+    engine = RollingRestart(plan, cs, AuditLog(tmp_path / "a.log"), decide=abort, poll=0.05,
+                            node_timeout=NODE_TIMEOUT, clock=sim.clock.monotonic)
     result = await engine.run()
     assert result.aborted and result.done == [] and result.skipped == []
     assert result.stopped_by is not None

@@ -349,15 +349,16 @@ async def test_one_per_node_group_is_an_abort_restart_started_by_its_phrase(tui,
         assert {r["confirmed_with"] for r in records} == {"abort transactions"}
 
 
-async def test_a_finding_holds_the_run_at_the_gate_until_it_clears(tui):
+async def test_a_finding_holds_the_run_at_the_gate_until_it_clears(tui, monkeypatch):
     """redo-filling: node 2's redo log part fills (a finding from ndbinfo.logspaces). The plan
     says step 1 would wait; the run waits at the gate, asks, and once a checkpoint frees the
     log it goes on by itself. Simulated time moves only when the test lets it."""
     from ndbtop.ops.rolling_gate import current_findings
 
-    async with tui("redo-filling", manual=True) as t:
-        t.app.rolling_poll = 0.05
-        await t.advance(70.0)
+    async with tui("redo-filling", manual=True, interval=HUB_INTERVAL) as t:
+        t.app.rolling_poll = POLL
+        clock = RollingClock(t, monkeypatch)
+        await clock.step(70.0)
 
         def redo_held() -> bool:
             return any(f.id == "redo_part_filling" for f in current_findings(t.hub.snapshot()))
@@ -382,19 +383,11 @@ async def test_a_finding_holds_the_run_at_the_gate_until_it_clears(tui):
 
         # A local checkpoint completes: the tail of the filling part moves.
         del t.sim.cluster.data_nodes[2].redo_stuck[0]
-        for _ in range(200):
-            if sent(t):
-                break
-            await t.advance(2.0)
-            await t.collected(1)
+        await clock.play(lambda: bool(sent(t)), "node 2's restart once the gate cleared")
         assert sent(t) == ["2 RESTART"]
         await t.until(lambda: screen.gate is None, "the gate's lines gone")
         assert "gate: step 1" not in t.text()
-        for _ in range(60):
-            if screen.finished:
-                break
-            await t.advance(20.0)
-            await t.collected(1)
+        await clock.play(lambda: screen.finished, "the run to finish")
         await t.until_shown("finished, restarted: 2 3")
         assert not any(r["event"] == "gate skipped" for r in t.audit.records())
 
