@@ -18,10 +18,10 @@ from ndbtop.mgm.client import MgmClient
 from ndbtop.ops import rolling
 from ndbtop.tui.screens.rolling import RollingRestartScreen
 
-STEP = 5.0
+STEP = 10.0
 """Simulated seconds let pass at a time: a restart of ``threads`` takes 36.5 s (it stops in
 2.5 s, is NOT_STARTED for 1 s, then spends 33 s in its start phases), so the run sees each
-restarted node starting at several steps before it is back."""
+restarted node starting at three steps before it is back."""
 
 LIMIT = 900.0
 """Simulated seconds a test lets pass for one thing it waits for, at most."""
