@@ -70,7 +70,7 @@ def stops(t) -> dict[int, int]:
 
 
 async def test_the_plan_shows_every_node_and_what_it_sends_and_sends_nothing(tui, monkeypatch):
-    async with tui("threads", manual=True) as t:
+    async with tui("threads", manual=True, interval=HUB_INTERVAL) as t:
         clock = RollingClock(t, monkeypatch)
         screen = await open_rolling(t)
         assert screen.plan.batches == ((2,), (3,))
