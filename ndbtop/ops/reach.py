@@ -50,13 +50,15 @@ async def until_answered(
             return await asyncio.wait_for(call(), max(deadline - loop.time(), 0.001))
         except asyncio.TimeoutError:
             error = f"no answer from the management server within {timeout:g} s"
+            tried = ""
         except RETRIED as exc:
             error = str(exc)
+            tried = f" (tried for {timeout:g} s)"
         if reset is not None:
             await reset()
         left = deadline - loop.time()
         if left <= 0:
-            raise MgmConnectError(f"{error} (tried for {timeout:g} s)")
+            raise MgmConnectError(error + tried)
         pause = min(delay, left)
         if on_retry is not None:
             on_retry(error, pause)
