@@ -16,7 +16,7 @@ from ndbtop.eta.backup import data_in_use
 from ndbtop.findings import evaluate
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import running_backup
-from ndbtop.model.live import live_data_nodes, live_rows, live_sample
+from ndbtop.model.live import live_data_nodes
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -39,7 +39,8 @@ def data_memory_known(hub: Hub) -> bool:
     """Whether the snapshot's ndbinfo gives DataMemory in use (for the backup's estimate)."""
     reading = hub.mgm.reading
     nodes = reading.nodes if reading else ()
-    sample = live_sample(hub._ndbinfo, live_nodes(hub, nodes, tuple(hub._timelines.values())))
+    sample = hub._live.sample(hub._ndbinfo,
+                              live_nodes(hub, nodes, tuple(hub._timelines.values())))
     return bool(data_in_use(sample.memory if sample is not None else ()))
 
 
@@ -66,12 +67,12 @@ def build_snapshot(hub: Hub) -> ClusterSnapshot:
         events_total=hub._events_total,
         timelines=timelines,
         statistics=tuple(hub._statistics[k] for k in sorted(hub._statistics)),
-        ndbinfo=live_sample(hub._ndbinfo, live),
-        hit_ratios=live_rows(hub._rates.hit_ratios, live),
-        link_rates=live_rows(hub._rates.links.rates, live),
-        activity_rates=live_rows(hub._rates.activity.rates, live),
-        io_lag_rates=live_rows(hub._rates.io_lag.rates, live),
-        redo_fill_rates=live_rows(hub._rates.redo_fill.rates, live),
+        ndbinfo=hub._live.sample(hub._ndbinfo, live),
+        hit_ratios=hub._live.rows("hit_ratios", hub._rates.hit_ratios, live),
+        link_rates=hub._live.rows("link_rates", hub._rates.links.rates, live),
+        activity_rates=hub._live.rows("activity_rates", hub._rates.activity.rates, live),
+        io_lag_rates=hub._live.rows("io_lag_rates", hub._rates.io_lag.rates, live),
+        redo_fill_rates=hub._live.rows("redo_fill_rates", hub._rates.redo_fill.rates, live),
         host=hub.host.view if hub.host else None,
         history=hub._series.series(),
         past_starts=hub._past,
