@@ -192,7 +192,7 @@ def ndbinfo_read_cost(scenario: str, reads: int = 60, samples: int = 60) -> dict
                 times = []
                 for _ in range(reads + 2):
                     if changed:
-                        getattr(collector, "_texts_read", {}).clear()
+                        getattr(collector, "_rows_read", {}).clear()
                     t0 = time.thread_time()
                     collector._read_panel(by_panel[panel], Tally())
                     times.append((time.thread_time() - t0) * 1000)

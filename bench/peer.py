@@ -56,10 +56,10 @@ def idle_mariadb() -> Iterator[Any]:
             server.stop()
 
 
-def ndbtop_pane(sim: SimProcess, name: str) -> TmuxPane:
-    """ndbtop's live view of ``sim`` at a 1 s refresh."""
+def ndbtop_pane(sim: SimProcess, name: str, root: Path = ROOT) -> TmuxPane:
+    """ndbtop's live view of ``sim`` at a 1 s refresh, the ndbtop of the tree at ``root``."""
     env = {"TERM": "xterm-256color", "XDG_STATE_HOME": "/tmp/ndbtop-bench-state"}
-    return TmuxPane([PYTHON, "-m", "ndbtop", *sim.args, "--interval", "1"], env=env, cwd=ROOT,
+    return TmuxPane([PYTHON, "-m", "ndbtop", *sim.args, "--interval", "1"], env=env, cwd=root,
                     name=name)
 
 
@@ -73,8 +73,9 @@ def dolphie_pane(server: Any, home: Path) -> TmuxPane:
 
 
 def window(pane: TmuxPane, seconds: float, keys: tuple[str, ...] = ()) -> dict[str, float]:
-    """CPU share, terminal bytes per second and RSS of ``pane`` over ``seconds``; ``keys``
-    are typed one at a time at equal intervals inside the window (a view per key)."""
+    """CPU share, terminal bytes per second and RSS of ``pane`` over ``seconds``, and the
+    load average at its end; ``keys`` are typed one at a time at equal intervals inside
+    the window (a view per key)."""
     time.sleep(SETTLE_S)
     cpu0, out0, t0 = pane.cpu_seconds(), pane.bytes_written(), time.monotonic()
     parts = len(keys) + 1
@@ -85,24 +86,31 @@ def window(pane: TmuxPane, seconds: float, keys: tuple[str, ...] = ()) -> dict[s
     elapsed = time.monotonic() - t0
     return {"cpu_pct": 100 * (pane.cpu_seconds() - cpu0) / elapsed,
             "output_kb_s": (pane.bytes_written() - out0) / elapsed / 1024,
-            "rss_mb": pane.rss_mb()}
+            "rss_mb": pane.rss_mb(), "load_1min": os.getloadavg()[0]}
 
 
-def side_by_side(seconds: float = 30.0, repeats: int = 3) -> dict[str, Any]:
-    """ndbtop on ``large`` and ``max`` and Dolphie on an idle MariaDB, ``repeats`` turns."""
+def side_by_side(seconds: float = 30.0, repeats: int = 3,
+                 baseline: Path | None = None) -> dict[str, Any]:
+    """ndbtop on ``large`` and ``max`` and Dolphie on an idle MariaDB, ``repeats`` turns;
+    with ``baseline`` (another tree of ndbtop, such as main before a change), its live view
+    too in every turn (``before_large``, ``before_max``), under the same load."""
     peer_python()
-    runs: dict[str, list[dict[str, float]]] = {"large": [], "max": [], "dolphie": []}
+    trees = [("", ROOT)] + ([("before_", baseline)] if baseline is not None else [])
+    runs: dict[str, list[dict[str, float]]] = {
+        f"{prefix}{scenario}": [] for prefix, _ in trees for scenario in ("large", "max")}
+    runs["dolphie"] = []
     loads = [os.getloadavg()[0]]
     with idle_mariadb() as server, tempfile.TemporaryDirectory() as home:
         for _ in range(repeats):
             for scenario in ("large", "max"):
-                sim = SimProcess(scenario)
-                pane = ndbtop_pane(sim, scenario)
-                try:
-                    runs[scenario].append(window(pane, seconds))
-                finally:
-                    pane.stop()
-                    sim.stop()
+                for prefix, root in trees:
+                    sim = SimProcess(scenario)
+                    pane = ndbtop_pane(sim, f"{prefix}{scenario}", root)
+                    try:
+                        runs[f"{prefix}{scenario}"].append(window(pane, seconds))
+                    finally:
+                        pane.stop()
+                        sim.stop()
             pane = dolphie_pane(server, Path(home))
             try:
                 runs["dolphie"].append(window(pane, seconds))
@@ -111,10 +119,12 @@ def side_by_side(seconds: float = 30.0, repeats: int = 3) -> dict[str, Any]:
             loads.append(os.getloadavg()[0])
     out: dict[str, Any] = {"seconds": seconds, "repeats": repeats, "load_1min": loads}
     for name, samples in runs.items():
-        for measure in ("cpu_pct", "output_kb_s", "rss_mb"):
+        for measure in ("cpu_pct", "output_kb_s", "rss_mb", "load_1min"):
             values = [s[measure] for s in samples]
             out[f"{name}_{measure}"] = statistics.median(values)
             out[f"{name}_{measure}_all"] = values
-    out["cpu_ratio_large"] = out["dolphie_cpu_pct"] / out["large_cpu_pct"]
-    out["cpu_ratio_max"] = out["dolphie_cpu_pct"] / out["max_cpu_pct"]
+    for key in runs:
+        if key != "dolphie":
+            out[f"cpu_ratio_{key}"] = out["dolphie_cpu_pct"] / out[f"{key}_cpu_pct"]
+    out["baseline"] = str(baseline) if baseline is not None else None
     return out

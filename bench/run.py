@@ -1,8 +1,11 @@
 """ndbtop benchmarks against the simulator's ``large`` and ``max`` scenarios.
 
 Run with ``.venv/bin/python bench/run.py`` (``--quick`` shortens the long runs;
-``--peer`` runs only the comparison with Dolphie and the ``max`` budget; ``--memory``
-only the memory runs of ``large`` and of ``max`` with its hosts over SSH). The
+``--peer`` runs only the comparison with Dolphie and the ``max`` budget; ``--live`` only
+the live view's CPU on ``large`` and ``max`` beside Dolphie's, against their budgets, which
+every change to the refresh path reruns, with ``--baseline DIR`` measuring the tree at DIR
+in the same turns; ``--memory`` only the memory runs of ``large`` and of ``max`` with its
+hosts over SSH). The
 simulated cluster runs in its own process so that only ndbtop's own costs are
 measured; the live view runs in a pseudo-terminal of 120x40 (a tmux pane of that
 size for the comparison). Results are printed as a table and written as JSON
@@ -65,16 +68,28 @@ def main() -> int:
                         help="only ndbtop beside Dolphie, and the max scenario's budget")
     parser.add_argument("--repeats", type=int, default=3,
                         help="turns of the comparison with Dolphie (default 3)")
+    parser.add_argument("--live", action="store_true",
+                        help="only the live view's CPU on large and max beside Dolphie's, "
+                        "against the budgets; exits 1 when one is missed")
+    parser.add_argument("--baseline", metavar="DIR", type=Path,
+                        help="with --live or --peer: also measure the ndbtop of the tree at "
+                        "DIR (main before a change, say) in the same turns")
     parser.add_argument("--memory", action="store_true",
                         help="only the live view's memory: large, then max with its 144 data "
                         "node hosts read over SSH (--memory-seconds each)")
     parser.add_argument("--memory-seconds", type=float,
                         help="length of each --memory run (default 1800; --quick: 180)")
     args = parser.parse_args()
-    if args.memory and args.peer:
-        parser.error("--memory and --peer are separate runs: give one")
+    if sum((args.memory, args.peer, args.live)) > 1:
+        parser.error("--memory, --peer and --live are separate runs: give one")
+    if args.baseline is not None and not (args.peer or args.live):
+        parser.error("--baseline goes with --live or --peer")
+    if args.baseline is not None and not (args.baseline / "ndbtop" / "__main__.py").exists():
+        parser.error(f"--baseline {args.baseline}: no ndbtop tree there")
     if args.memory:
         return memory_only(args)
+    if args.live:
+        return live_only(args)
     cpu_seconds = 20 if args.quick else 60
     rss_seconds = 60 if args.quick else 600
     results: dict[str, Any] = {
@@ -84,7 +99,7 @@ def main() -> int:
     }
     results["load_1min_start"] = os.getloadavg()[0]
     print(f"ndbtop beside Dolphie, {args.repeats} turns of 30 s each ...", flush=True)
-    results["peer"] = side_by_side(30.0, args.repeats)
+    results["peer"] = side_by_side(30.0, args.repeats, args.baseline)
     print("key-to-screen latency, max ...", flush=True)
     results["keys_max"] = key_latency("max", 30.0)
     print("event-to-screen latency, large and max ...", flush=True)
@@ -121,6 +136,44 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
+
+
+def live_only(args: argparse.Namespace) -> int:
+    """The live view's CPU on ``large`` and ``max`` beside Dolphie's; 1 when over budget."""
+    print(f"ndbtop beside Dolphie, {args.repeats} turns of 30 s each ...", flush=True)
+    results: dict[str, Any] = {"peer": side_by_side(30.0, args.repeats, args.baseline)}
+    met = print_live_table(results["peer"])
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0 if met else 1
+
+
+def print_live_table(p: dict[str, Any]) -> bool:
+    """CPU of the live view on ``large`` and ``max`` (and of the baseline's), Dolphie's, the
+    load average at each turn; whether this tree meets both budgets."""
+    budget = {"large": MAX_TARGETS["peer_share"] * p["dolphie_cpu_pct"],
+              "max": MAX_TARGETS["cpu_pct"]}
+    names = [("dolphie", "Dolphie, idle MariaDB")]
+    for scenario in ("large", "max"):
+        if p.get("baseline"):
+            names.append((f"before_{scenario}", f"ndbtop {scenario}, baseline"))
+        names.append((scenario, f"ndbtop {scenario}"))
+    print(f"\n{'CPU at a 1 s refresh':30} {'median':>7} {'budget':>7}  ok   "
+          "x less than Dolphie  turns (load average at each)")
+    met = True
+    for key, name in names:
+        scenario = key.replace("before_", "")
+        target = budget.get(scenario) if key != "dolphie" else None
+        value = p[f"{key}_cpu_pct"]
+        ok = "" if target is None else ("yes" if value <= target else "NO")
+        if key in budget:
+            met = met and value <= budget[key]
+        ratio = "" if key == "dolphie" else f"{p['dolphie_cpu_pct'] / value:.1f}x"
+        turns = ", ".join(f"{c:.2f}% ({lo:.1f})" for c, lo in
+                          zip(p[f"{key}_cpu_pct_all"], p[f"{key}_load_1min_all"]))
+        shown = "-" if target is None else f"{target:.2f}"
+        print(f"{name:30} {value:6.2f}% {shown:>7}  {ok:3}  {ratio:>19}  {turns}")
+    return met
 
 
 def memory_only(args: argparse.Namespace) -> int:

@@ -45,6 +45,7 @@ from ndbtop.model.backups import Backup, apply_backup_event, apply_status_report
 from ndbtop.model.clock import Clock
 from ndbtop.model.config import ClusterConfig
 from ndbtop.model.history import PastStart, cluster_key, past_start
+from ndbtop.model.live import LiveFilter
 from ndbtop.model.ndbinfo import NdbinfoSample
 from ndbtop.model.phases import StartTimeline, apply_event, apply_status
 from ndbtop.model.snapshot import ClusterSnapshot
@@ -150,6 +151,8 @@ class Hub:
         self._tasks: list[asyncio.Task[None]] = []
         self._series = SeriesRecorder()
         self._rates = SampleRates(self._series)
+        self.live_filter = LiveFilter()
+        """Keeps the rows of the last refresh when the live nodes and the rows are the same."""
         self._history_dir = history_dir
         self._history_writes = history_writes
         """False: the start history is read, and the starts seen are added to it in memory

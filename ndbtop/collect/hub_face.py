@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ndbtop.model.clock import Clock
     from ndbtop.model.config import ClusterConfig
     from ndbtop.model.history import PastStart
+    from ndbtop.model.live import LiveFilter
     from ndbtop.model.ndbinfo import NdbinfoSample
     from ndbtop.model.phases import StartTimeline
     from ndbtop.model.snapshot import ClusterSnapshot
@@ -55,6 +56,7 @@ class HubFace(Protocol):
     backup_reporter: BackupReporter
     backup_memory: BackupMemory
     memory_reporter: MemoryReporter
+    live_filter: LiveFilter
 
     @property
     def started(self) -> bool:

@@ -16,7 +16,7 @@ from ndbtop.eta.backup import data_in_use
 from ndbtop.findings import evaluate
 from ndbtop.mgm.status import NodeStatus
 from ndbtop.model.backups import running_backup
-from ndbtop.model.live import live_data_nodes, live_rows, live_sample
+from ndbtop.model.live import live_data_nodes
 from ndbtop.model.phases import StartTimeline
 from ndbtop.model.snapshot import ClusterSnapshot
 
@@ -39,7 +39,8 @@ def data_memory_known(hub: HubFace) -> bool:
     """Whether the snapshot's ndbinfo gives DataMemory in use (for the backup's estimate)."""
     reading = hub.mgm.reading
     nodes = reading.nodes if reading else ()
-    sample = live_sample(hub.ndbinfo_sample, live_nodes(hub, nodes, tuple(hub.timelines.values())))
+    sample = hub.live_filter.sample(hub.ndbinfo_sample,
+                                    live_nodes(hub, nodes, tuple(hub.timelines.values())))
     return bool(data_in_use(sample.memory if sample is not None else ()))
 
 
@@ -66,12 +67,13 @@ def build_snapshot(hub: HubFace) -> ClusterSnapshot:
         events_total=hub.events_total,
         timelines=timelines,
         statistics=tuple(hub.statistics[k] for k in sorted(hub.statistics)),
-        ndbinfo=live_sample(hub.ndbinfo_sample, live),
-        hit_ratios=live_rows(hub.rates.hit_ratios, live),
-        link_rates=live_rows(hub.rates.links.rates, live),
-        activity_rates=live_rows(hub.rates.activity.rates, live),
-        io_lag_rates=live_rows(hub.rates.io_lag.rates, live),
-        redo_fill_rates=live_rows(hub.rates.redo_fill.rates, live),
+        ndbinfo=hub.live_filter.sample(hub.ndbinfo_sample, live),
+        hit_ratios=hub.live_filter.rows("hit_ratios", hub.rates.hit_ratios, live),
+        link_rates=hub.live_filter.rows("link_rates", hub.rates.links.rates, live),
+        activity_rates=hub.live_filter.rows("activity_rates", hub.rates.activity.rates, live),
+        io_lag_rates=hub.live_filter.rows("io_lag_rates", hub.rates.io_lag.rates, live),
+        redo_fill_rates=hub.live_filter.rows("redo_fill_rates", hub.rates.redo_fill.rates,
+                                             live),
         host=hub.host.view if hub.host else None,
         history=hub.series.series(),
         past_starts=hub.past_starts,

@@ -13,6 +13,7 @@ from ndbtop.model.config import (
     NO_NODE_GROUP,
     ClusterConfig,
     effective_node_group,
+    forget_differences,
     pending_restarts,
 )
 from ndbtop.model.findings import Evidence, Finding, Threshold
@@ -260,5 +261,6 @@ def memory_high(snap: ClusterSnapshot) -> Iterator[Finding]:
 
 
 def forget() -> None:
-    """Drop the result remembered by the identity of its rows."""
+    """Drop the results remembered by the identity of their rows."""
     _BEHIND.clear()
+    forget_differences()

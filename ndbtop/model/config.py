@@ -8,8 +8,9 @@ out of it, independent of the wire format it arrived in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from ndbtop.compat import SLOTS
 from ndbtop.mgm.status import NodeStatus
@@ -181,14 +182,35 @@ COMPARED: dict[int, tuple[str, str]] = {
 """Parameters compared with ``ndbinfo.config_values`` (id: name, DataNodeConfig field)."""
 
 
+_DIFFERENCES: list[tuple[ClusterConfig, tuple[tuple[int, int, str], ...],
+                         Mapping[int, tuple[str, ...]]]] = []
+"""The last answer, by the very configuration and ``config_values`` rows it came from."""
+
+
 def config_differences(config: ClusterConfig | None, sample: NdbinfoSample | None
-                       ) -> dict[int, tuple[str, ...]]:
+                       ) -> Mapping[int, tuple[str, ...]]:
     """For each data node ``ndbinfo.config_values`` reports, the parameters whose value it
-    runs with differs from the management server's configuration."""
+    runs with differs from the management server's configuration (worked out once per
+    reading of either)."""
     if config is None or sample is None or not sample.config_values:
         return {}
+    values = sample.config_values
+    if _DIFFERENCES and _DIFFERENCES[0][0] is config and _DIFFERENCES[0][1] is values:
+        return _DIFFERENCES[0][2]
+    out = MappingProxyType(_differences(config, values))
+    _DIFFERENCES[:] = [(config, values, out)]
+    return out
+
+
+def forget_differences() -> None:
+    """Drop the answer :func:`config_differences` remembers."""
+    _DIFFERENCES.clear()
+
+
+def _differences(config: ClusterConfig, config_values: tuple[tuple[int, int, str], ...]
+                 ) -> dict[int, tuple[str, ...]]:
     running: dict[int, dict[int, str]] = {}
-    for node_id, param, value in sample.config_values:
+    for node_id, param, value in config_values:
         running.setdefault(node_id, {})[param] = value
     out: dict[int, tuple[str, ...]] = {}
     for d in config.data_nodes:

@@ -54,36 +54,55 @@ def live_data_nodes(
     return frozenset(out)
 
 
+LIVE_FIGURES = ("nodes", "threads", "disk_page_buffer", "disk_write_speed", "disk_stat",
+                "log_spaces", "log_buffers", "memory", "links", "activity")
+"""The panels of a sample that hold live figures, by node (:meth:`LiveFilter.sample`)."""
+
+
 def _keep(rows: tuple, live: frozenset[int]) -> tuple:  # type: ignore[type-arg]
-    return tuple(r for r in rows if r.node_id in live)
+    kept = tuple(r for r in rows if r.node_id in live)
+    # Every node live: the very rows, which what is worked out from them knows by identity.
+    return rows if len(kept) == len(rows) and isinstance(rows, tuple) else kept
 
 
-def live_sample(sample: NdbinfoSample | None, live: frozenset[int]) -> NdbinfoSample | None:
-    """``sample`` with the live figures of the data nodes not in ``live`` left out.
+class LiveFilter:
+    """A cluster's figures without those of the data nodes that are not live, worked out
+    again only when the rows or the live nodes changed: the same rows with the same live
+    nodes give the very same objects, which the rules and views recognise by identity
+    (a steady cluster's rows are not looked at again)."""
 
-    What is not a live figure stays: the configuration each node runs with and the
-    restarts' phase times (``restart_info``).
-    """
-    if sample is None:
-        return None
-    return replace(
-        sample,
-        nodes=_keep(sample.nodes, live),
-        threads=_keep(sample.threads, live),
-        disk_page_buffer=_keep(sample.disk_page_buffer, live),
-        disk_write_speed=_keep(sample.disk_write_speed, live),
-        disk_stat=_keep(sample.disk_stat, live),
-        log_spaces=_keep(sample.log_spaces, live),
-        log_buffers=_keep(sample.log_buffers, live),
-        memory=_keep(sample.memory, live),
-        links=_keep(sample.links, live),
-        activity=_keep(sample.activity, live),
-    )
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[object, frozenset[int], object]] = {}
+        """By slot: the rows last filtered, the live nodes and the rows kept."""
 
+    def rows(self, slot: str, rows: tuple, live: frozenset[int]) -> tuple:  # type: ignore[type-arg]
+        """The rows of the live nodes (rates by node: activity, links, hit ratios);
+        ``slot`` names where they come from."""
+        last = self._last.get(slot)
+        if last is not None and last[0] is rows and last[1] == live:
+            return last[2]  # type: ignore[return-value]
+        kept = _keep(rows, live)
+        self._last[slot] = (rows, live, kept)
+        return kept
 
-def live_rows(rows: tuple, live: frozenset[int]) -> tuple:  # type: ignore[type-arg]
-    """Rates by node (activity, links, hit ratios) of the live nodes only."""
-    return _keep(rows, live)
+    def sample(self, sample: NdbinfoSample | None, live: frozenset[int]
+               ) -> NdbinfoSample | None:
+        """``sample`` with the live figures of the data nodes not in ``live`` left out.
+
+        What is not a live figure stays: the configuration each node runs with and the
+        restarts' phase times (``restart_info``). With every node live, ``sample`` itself.
+        """
+        if sample is None:
+            return None
+        last = self._last.get("sample")
+        if last is not None and last[0] is sample and last[1] == live:
+            return last[2]  # type: ignore[return-value]
+        kept = {name: self.rows(f"ndbinfo.{name}", getattr(sample, name), live)
+                for name in LIVE_FIGURES}
+        out = sample if all(v is getattr(sample, k) for k, v in kept.items()) \
+            else replace(sample, **kept)
+        self._last["sample"] = (sample, live, out)
+        return out
 
 
 def sum_of_live(values: Iterable[float | None], age: float | None,

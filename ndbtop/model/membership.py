@@ -134,8 +134,33 @@ def membership_read(snap: ClusterSnapshot) -> bool:
     return sample is not None and sample.panel_read_at("membership") is not None
 
 
+_LAST: list[tuple[tuple[object, ...], Membership]] = []
+"""The last membership worked out, with what it was worked out from."""
+
+
+def _inputs(snap: ClusterSnapshot) -> tuple[object, ...]:
+    """Everything :func:`membership` reads of a snapshot (most of it the very objects of the
+    last refresh, compared by identity before equality)."""
+    sample = snap.live_ndbinfo()
+    src = snap.source("ndbinfo")
+    return (None if sample is None else
+            (sample.membership, sample.unavailable, sample.panel_read_at("membership") is None),
+            None if src is None else (src.state, src.target, src.error),
+            snap.nodes, snap.config, snap.events)
+
+
 def membership(snap: ClusterSnapshot) -> Membership:
-    """The membership as the freshest source gives it."""
+    """The membership as the freshest source gives it (worked out again only when what it
+    is worked out from changed)."""
+    inputs = _inputs(snap)
+    if _LAST and _LAST[0][0] == inputs:
+        return _LAST[0][1]
+    found = _membership(snap)
+    _LAST[:] = [(inputs, found)]
+    return found
+
+
+def _membership(snap: ClusterSnapshot) -> Membership:
     sample = snap.live_ndbinfo()
     read = sample.membership if sample is not None else ()
     started = [n for n in snap.data_nodes() if n.status in LIVE_STATES]

@@ -146,8 +146,9 @@ class NdbinfoCollector(Statements):
         self._packing = False
         self._unpacked: set[q.Query] = set()
         self._fallen_back: dict[q.Query, str] = {}
-        self._texts_read: dict[str, tuple[list[str], tuple[Any, ...]]] = {}
-        """A text panel's row texts at its last read, and the values they gave."""
+        self._rows_read: dict[str, tuple[Any, Any, tuple[Any, ...]]] = {}
+        """A panel's rows (texts, or rows of values) and columns at its last read, and the
+        values they gave."""
 
     @property
     def version(self) -> int | None:
@@ -322,17 +323,16 @@ class NdbinfoCollector(Statements):
         if fetched is None:
             return
         rows, columns = fetched
-        if query.fields:
-            last = self._texts_read.get(query.panel)
-            if last is not None and last[0] == rows:
-                # The same text as at the last read (a counter of an idle node, say):
-                # the same values.
-                value = last[1]
-            else:
-                value = parse_texts(query, rows)
-                self._texts_read[query.panel] = (rows, value)
+        last = self._rows_read.get(query.panel)
+        if last is not None and last[0] == rows and last[1] == columns:
+            # The same rows as at the last read (a counter of an idle node, the
+            # configuration, a steady membership): the very same values, which the rules
+            # and views know by identity.
+            value = last[2]
         else:
-            value = PARSERS[query.panel](rows, columns)
+            value = (parse_texts(query, rows) if query.fields
+                     else PARSERS[query.panel](rows, columns))
+            self._rows_read[query.panel] = (rows, columns, value)
         if query.panel == "nodes":
             self._check_uptimes(value)
         self._panels[query.panel] = value

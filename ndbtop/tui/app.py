@@ -30,7 +30,6 @@ from ndbtop.record.background import BackgroundRecorder
 from ndbtop.tui.action_flow import ActionFlow
 from ndbtop.tui.alarm import plain_colours
 from ndbtop.tui.context_label import ContextLabel
-from ndbtop.tui.gc_pacing import GcPacing
 from ndbtop.tui.guarded import GuardedApp
 from ndbtop.tui.recording import Recording
 from ndbtop.tui.screens.help import HelpScreen
@@ -174,8 +173,6 @@ class NdbtopApp(GuardedApp):
         """Every action on the cluster: confirm, guard, send, audit."""
         self.recording = Recording(self)
         """The flight recorder (``R``)."""
-        self.gc_pacing = GcPacing()
-        """The garbage collector, run between refreshes while the view runs."""
         self.rolling_node_timeout = 1800.0
         """Seconds ``W``'s rolling restart waits for a node to be STARTED again, on the hub's
         clock (the simulated cluster's in the demo)."""
@@ -273,7 +270,6 @@ class NdbtopApp(GuardedApp):
         self._schedule()
         self.tick()
         self.current_view.focus_table()
-        self.gc_pacing.start()
 
     def _schedule(self) -> None:
         if self._timer is not None:
@@ -296,11 +292,9 @@ class NdbtopApp(GuardedApp):
         self.tick()
         if self.hub is not None:
             self.recording.write(self.hub.snapshot())
-        self.gc_pacing.after_refresh()
 
     async def on_unmount(self) -> None:
         """Close the recording; stop the sources (and the simulation, in the demo)."""
-        self.gc_pacing.stop()
         await self.recording.close()
         if self.hub is not None:
             await self.hub.stop()

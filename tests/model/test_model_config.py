@@ -104,6 +104,18 @@ def sample_with(generations: dict[int, int], values: tuple[tuple[int, int, str],
                          read_at=(("nodes", 1.0), ("config_values", 1.0)))
 
 
+def test_the_differences_are_worked_out_once_per_reading_of_either() -> None:
+    values = ((2, 112, str(98 * 1024 * 1024)), (4, 112, "12884901888"))
+    first = config_differences(CONFIG, sample_with({2: 7}, values))
+    again = config_differences(CONFIG, sample_with({2: 8}, values))
+    assert again is first, "the same configuration and rows: the same answer"
+    assert dict(first) == {2: (), 4: ("DataMemory",)}
+    reread = ((2, 112, "1"), (4, 112, "12884901888"))
+    assert config_differences(CONFIG, sample_with({2: 7}, reread)) == {
+        2: ("DataMemory",), 4: ("DataMemory",)}
+    assert config_differences(CONFIG, sample_with({2: 7}, values)) == first
+
+
 def test_a_node_on_an_older_generation_or_with_other_values_needs_a_restart() -> None:
     sample = sample_with({2: 7, 3: 6, 4: 7}, (
         (2, 112, str(98 * 1024 * 1024)), (2, 185, "0"),

@@ -201,3 +201,16 @@ def test_rows_naming_nodes_get_status_does_not_have_are_flagged_not_merged() -> 
     assert membership_json(snap(wrong))["flagged"] == list(m.flagged)
     assert any(line.startswith("  contradicts get status: ")
                for line in membership_lines(m))
+
+
+def test_a_snapshot_with_what_the_last_had_gives_the_same_membership_without_working_it_out(
+) -> None:
+    rows = (row(2, 1, 3), row(3, 2, 1, group=1), row(1, 3, 2))
+    first = membership(snap(rows))
+    again = membership(replace(snap(rows), taken_at=11.0, wall=1001.0))
+    assert again is first
+    fewer = membership(snap(rows[:2]))
+    assert fewer is not first and [n for n, _, _ in fewer.ring] != [n for n, _, _ in first.ring]
+    assert membership(snap(rows, sql=False)).source == FROM_EVENTS
+    stopped = replace(snap(rows), nodes=(node(1, "NO_CONTACT"), *NODES[1:]))
+    assert membership(stopped) != first, "another get status: worked out again"

@@ -101,6 +101,16 @@ async def test_the_simulated_sql_node_follows_the_president_and_the_arbitrator()
     assert rows[0].rank1_arbitrators == (SECOND_MGMD,)
 
 
+async def test_rows_read_as_at_the_last_read_give_the_very_same_values() -> None:
+    cluster = build_scenario("arbitrator-change")
+    cluster.advance(5)
+    _, first, same, moved = await samples_wanting(
+        SimNdbinfo(cluster), {"membership"}, lambda _: None,
+        lambda _: cluster.advance_to(PRESIDENT_FAILS_AT + 2))
+    assert same.membership is first.membership, "nothing changed: not parsed again"
+    assert [r.node_id for r in moved.membership] == [3, 4, 5]
+
+
 def test_the_simulated_validity_views_count_the_agreement() -> None:
     cluster = build_scenario("arbitrator-change")
     cluster.advance(5)

@@ -20,11 +20,15 @@ def _found(snap: ClusterSnapshot, node_id: int) -> tuple[str, ErrorLogEntry | No
     return host.host, entry, down
 
 
+UP = frozenset({"STARTED", "STARTING"})
+"""States of a node :func:`down_node_line` has nothing to say about."""
+
+
 def down_node_line(snap: ClusterSnapshot, node_id: int) -> Text | None:
     """One line for a node that is down: the error with its meaning and classification,
     when, the trace file, what runs on its host and whether its DataDir is full."""
     node = snap.node(node_id)
-    if node is None or node.status in ("STARTED", "STARTING"):
+    if node is None or node.status in UP:
         return None
     _, entry, down = _found(snap, node_id)
     if entry is None and down is None:

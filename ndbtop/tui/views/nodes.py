@@ -22,7 +22,7 @@ from ndbtop.tui.format import seconds, status_text
 from ndbtop.tui.safe import AnyText, Plain, Text
 from ndbtop.tui.views.api_detail import api_detail
 from ndbtop.tui.views.base import View
-from ndbtop.tui.views.down_node import down_node_line, error_log_text
+from ndbtop.tui.views.down_node import UP, down_node_line, error_log_text
 from ndbtop.tui.views.findings import findings_line
 from ndbtop.tui.views.membership_panel import membership_line, membership_panel
 from ndbtop.tui.views.node_cells import (
@@ -208,6 +208,8 @@ class NodesView(View):
             line.append("\n")
             line.append_text(found)
         for n in snap.data_nodes():
+            if n.status in UP:
+                continue
             down = down_node_line(snap, n.node_id)
             if down is not None:
                 line.append("\n")
