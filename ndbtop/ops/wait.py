@@ -33,6 +33,9 @@ NOT_SEEN_STARTING = "no start seen yet"
 """Why a node ``get status`` shows STARTING has no estimate before any timeline of it."""
 READY_WAIT_S = 5.0
 """How long past one interval the first line waits for the hub beside the wait."""
+SILENT_S = 1.0
+"""A management server silent this long (or an interval, if longer) at the wait's end has
+stopped answering (exit 3); one poll cut short by the timeout is not that."""
 
 
 class Target(Enum):
@@ -193,6 +196,7 @@ async def wait_for(
     try:
         statuses = await until_answered(lambda: client.get_status(["NDB"]), deadline,
                                         timeout, on_retry=on_retry, reset=client.close)
+        answered_at = loop.time()
         wanted = _choose(statuses, nodes)
         if ready is not None:
             with contextlib.suppress(asyncio.TimeoutError):
@@ -200,6 +204,7 @@ async def wait_for(
                 # server that stopped answering (exit 3) from a node that is late (exit 1).
                 await asyncio.wait_for(ready(), max(min((deadline - loop.time()) / 2,
                                                         interval + READY_WAIT_S), 0.001))
+        last_poll = False
         seen: dict[int, tuple[str, int, str, float | None]] = {}
         left: set[int] = set() if since is not None else set(wanted)
         timelines: dict[int, StartTimeline] = {}
@@ -233,17 +238,27 @@ async def wait_for(
             if not missing and len(current) == len(wanted):
                 return WaitResult(True)
             remaining = deadline - loop.time()
-            if remaining <= 0:
+            if remaining <= 0 or last_poll:
                 return WaitResult(False, missing, last_error)
-            await asyncio.sleep(min(interval, remaining))
+            if remaining > interval:
+                await asyncio.sleep(interval)
+            else:
+                # The last poll, half an interval before the end: a pause into the deadline
+                # would leave it no time to be answered in.
+                await asyncio.sleep(max(remaining - interval / 2, 0.0))
+                last_poll = True
             try:
                 # The timeout is a promise: the request ends with it.
                 statuses = await asyncio.wait_for(client.get_status(["NDB"]),
                                                   max(deadline - loop.time(), 0.001))
                 last_error = None
+                answered_at = loop.time()
             except asyncio.TimeoutError:
                 await client.close()
-                last_error = f"no answer from the management server within {timeout:g} s"
+                if loop.time() - answered_at >= max(interval, SILENT_S):
+                    # Not one answer for that long: a server that stopped answering (exit
+                    # 3), not one slow poll of a busy machine (the nodes are late: exit 1).
+                    last_error = f"no answer from the management server within {timeout:g} s"
             except MgmError as exc:
                 last_error = str(exc)
                 if loop.time() >= deadline:

@@ -99,6 +99,19 @@ async def test_wait_times_out_naming_the_nodes(start_sim: StartSim) -> None:
     assert [n.node_id for n in result.missing] == [2]
 
 
+async def test_a_timeout_that_ends_within_a_pause_is_late_nodes_not_a_silent_server(
+    start_sim: StartSim,
+) -> None:
+    # Polls at 0 and 0.5 s, then the pause runs into the 0.75 s timeout: no poll is left
+    # the 1 ms remaining (which no server answers in), so the wait ends with the nodes
+    # late (exit 1), not with a server that stopped answering (exit 3).
+    sim = await start_sim("threads", speed=1)
+    cs = parse_connectstring(sim.connectstring)
+    result = await wait_for(cs, Target.NOT_STARTED, [2], 0.75, clock=RealClock(), interval=0.5)
+    assert (result.reached, [n.node_id for n in result.missing], result.error) == (
+        False, [2], None)
+
+
 async def test_wait_for_not_started_after_restart_n(start_sim: StartSim) -> None:
     sim = await start_sim("threads", speed=300)
     sim.cluster.restart_nodes((2,), nostart=True)
