@@ -13,6 +13,7 @@ from dataclasses import replace
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S, LONG_TXN_S, MAX_LOCKS, MAX_TRANSACTIONS
 from ndbtop.model.table_memory import TOP_TABLES
 from ndbtop.ndbinfo.queries import Query, or_empty, tagged, text_query
+from ndbtop.ndbinfo.rows_membership import COLUMNS
 
 PROCESSES = tagged(
     "processes",
@@ -60,17 +61,12 @@ ALL_CONFIG_VALUES = tagged(
 """Every parameter each data node runs with: read once by ``ndbtop config --diff-running``,
 never by a refresh."""
 
-_MEMBERSHIP_COLUMNS = (
-    "node_id", "group_id", "left_node", "right_node", "president", "successor",
-    "succession_order", "Conf_HB_order", "arbitrator", "arb_ticket", "arb_state",
-    "arb_connected", "connected_rank1_arbs", "connected_rank2_arbs")
-
 MEMBERSHIP = text_query(
     "membership",
     "membership",
-    or_empty(_MEMBERSHIP_COLUMNS),
+    or_empty(COLUMNS),
     # The candidates are joined by ", ": without the spaces, every column is one field.
-    derived=f"""SELECT {", ".join(_MEMBERSHIP_COLUMNS[:-2])},
+    derived=f"""SELECT {", ".join(COLUMNS[:-2])},
     REPLACE(connected_rank1_arbs, ' ', '') AS connected_rank1_arbs,
     REPLACE(connected_rank2_arbs, ' ', '') AS connected_rank2_arbs
     FROM ndbinfo.membership ORDER BY node_id LIMIT 255""",
