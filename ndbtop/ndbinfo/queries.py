@@ -103,7 +103,7 @@ def tagged(panel: str, table: str, sql: str) -> Query:
     return Query(panel, table, _tidy(sql))
 
 
-def _text_query(
+def text_query(
     panel: str,
     table: str,
     columns: Sequence[str],
@@ -126,7 +126,7 @@ def _text_query(
     )
 
 
-def _or_empty(columns: Sequence[str]) -> tuple[str, ...]:
+def or_empty(columns: Sequence[str]) -> tuple[str, ...]:
     """Each column as text, ``''`` for NULL: read as NULL is, by :func:`~ndbtop.ndbinfo.rows.to_int`
     and :func:`~ndbtop.ndbinfo.rows.to_text`."""
     return tuple(f"COALESCE({c}, '')" for c in columns)
@@ -136,7 +136,7 @@ def _summed_text_query(panel: str, table: str, sums: Sequence[str]) -> Query:
     """``node_id`` and the sum of each of ``sums`` over a node's rows, as text."""
     summed = ", ".join(f"SUM({c}) AS {c}" for c in sums)
     grouped = f"SELECT node_id, {summed} FROM ndbinfo.{table} GROUP BY node_id"
-    return _text_query(panel, table, _or_empty(("node_id", *sums)), derived=grouped)
+    return text_query(panel, table, or_empty(("node_id", *sums)), derived=grouped)
 
 
 def split_text_rows(text: str | bytes | None) -> list[str]:
@@ -170,7 +170,7 @@ SET_GROUP_CONCAT_MAX_LEN = Query(
 
 # Fast tier: every refresh.
 
-CPUSTAT = _text_query(
+CPUSTAT = text_query(
     "threads",
     "cpustat",
     ("node_id", "thr_no", "OS_user", "OS_system", "thread_exec", "thread_spinning",
@@ -233,13 +233,13 @@ DISK_WRITE_SPEED = tagged(
 """Each node's write speeds, with the seconds its LDM threads were slowed down because the
 redo log's writes lag (``slowdowns_due_to_io_lag``, a counter, summed on the SQL node from
 the per-LDM table of the same release)."""
-_LOG_COLUMNS = _or_empty(("node_id", "log_id", "log_part", "total", "used", "log_type"))
+_LOG_COLUMNS = or_empty(("node_id", "log_id", "log_part", "total", "used", "log_type"))
 """A log's columns as text, its type last (the parser reads it second)."""
-LOG_SPACES = _text_query("log_spaces", "logspaces", _LOG_COLUMNS, text_field=1)
-MEMORY = _text_query(
+LOG_SPACES = text_query("log_spaces", "logspaces", _LOG_COLUMNS, text_field=1)
+MEMORY = text_query(
     "memory",
     "memoryusage",
-    _or_empty(("node_id", "used", "used_pages", "total", "total_pages", "memory_type")),
+    or_empty(("node_id", "used", "used_pages", "total", "total_pages", "memory_type")),
     text_field=1,
 )
 """Memory by node and type, as text: the type (``Data memory``) last, as it holds spaces."""
@@ -266,7 +266,7 @@ slowed down towards, and the links that ever were (``remote:overload_count:slowd
 since the link connected): a row per data node, where the table has one per pair of nodes (7,152
 for 48 data nodes and 150 slots). A link to itself, which old versions list, is left out."""
 TRANSPORTERS_BEFORE_7_5 = tagged("links", "transporters", _LINKS.format(connects="0", flags=""))
-LOG_BUFFERS = _text_query("log_buffers", "logbuffers", _LOG_COLUMNS, text_field=1)
+LOG_BUFFERS = text_query("log_buffers", "logbuffers", _LOG_COLUMNS, text_field=1)
 DISK_STAT = _summed_text_query(
     "disk_stat",
     "diskstat",

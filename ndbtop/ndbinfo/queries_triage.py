@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from ndbtop.model.locks import DEFAULT_TXN_AGE_S, LONG_TXN_S, MAX_LOCKS, MAX_TRANSACTIONS
 from ndbtop.model.table_memory import TOP_TABLES
-from ndbtop.ndbinfo.queries import Query, tagged
+from ndbtop.ndbinfo.queries import Query, or_empty, tagged, text_query
+from ndbtop.ndbinfo.rows_membership import COLUMNS
 
 PROCESSES = tagged(
     "processes",
@@ -60,14 +61,18 @@ ALL_CONFIG_VALUES = tagged(
 """Every parameter each data node runs with: read once by ``ndbtop config --diff-running``,
 never by a refresh."""
 
-MEMBERSHIP = tagged(
+MEMBERSHIP = text_query(
     "membership",
     "membership",
-    """SELECT node_id, group_id, left_node, right_node, president, successor, succession_order,
-    Conf_HB_order, arbitrator, arb_ticket, arb_state, arb_connected, connected_rank1_arbs,
-    connected_rank2_arbs FROM ndbinfo.membership ORDER BY node_id LIMIT 255""",
+    or_empty(COLUMNS),
+    # The candidates are joined by ", ": without the spaces, every column is one field.
+    derived=f"""SELECT {", ".join(COLUMNS[:-2])},
+    REPLACE(connected_rank1_arbs, ' ', '') AS connected_rank1_arbs,
+    REPLACE(connected_rank2_arbs, ' ', '') AS connected_rank2_arbs
+    FROM ndbinfo.membership ORDER BY node_id LIMIT 255""",
 )
-"""How each started data node sees the membership: a row a data node. The agreement on the
+"""How each started data node sees the membership: a row a data node, as text (one result
+row while packing is allowed, :attr:`~ndbtop.ndbinfo.queries.Query.packed`). The agreement on the
 arbitrator (``arbitrator_validity_summary``: these rows grouped by arbitrator, ticket and
 arb_connected, ndbinfo.md §2.1) is counted from the same rows, not read by a second scan."""
 

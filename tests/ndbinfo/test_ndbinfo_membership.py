@@ -11,12 +11,15 @@ the connected candidates of rank 1 and 2 joined with ``", "`` or ``-``.
 
 from __future__ import annotations
 
+import pytest
 from mariadb_fixture import NDBTOP_PASSWORD, NDBTOP_USER, MariaDbServer, insert_rows
 from sim_reads import samples_wanting
 
 from ndbtop.model.membership_rows import MembershipRow
+from ndbtop.ndbinfo import queries as q
 from ndbtop.ndbinfo.collector import NdbinfoCollector
 from ndbtop.ndbinfo.options import MysqlOptions
+from ndbtop.ndbinfo.queries import Query
 from ndbtop.ndbinfo.queries_triage import MEMBERSHIP, ON_DEMAND
 from ndbtop.ndbinfo.rows_membership import COLUMNS, parse_membership
 from ndbtop.sim.ndbinfo_rows import SimNdbinfo
@@ -139,3 +142,43 @@ def test_mariadb_with_the_real_columns(mariadb: MariaDbServer) -> None:
     assert sample.membership[0] == MembershipRow(1, 0, 3, 2, 1, 2, 1, 0, 49, TICKET,
                                                  "ARBIT_RUN", True, (49,), (50,))
     assert sample.membership[2].group_id is None
+
+
+def test_mariadb_reads_the_same_packed_and_row_by_row(
+    mariadb: MariaDbServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The candidates joined with ", " (two of rank 1), and NULLs where a real server has none.
+    rows = [*SERVER_ROWS, (4, 1, 1, 2, 1, 2, 4, 0, 49, TICKET, "ARBIT_RUN", "Yes", "49, 51", "-"),
+            (5, None, None, None, 1, None, 5, 0, None, None, None, None, None, None)]
+    options = MysqlOptions(host="127.0.0.1", port=mariadb.port, user=NDBTOP_USER,
+                           password=NDBTOP_PASSWORD)
+
+    def read(setting: Query | None) -> tuple[MembershipRow, ...]:
+        with monkeypatch.context() as patch:
+            if setting is not None:
+                patch.setattr(q, "SET_GROUP_CONCAT_MAX_LEN", setting)
+            collector = NdbinfoCollector(options)
+            collector.wanted = frozenset({"membership"})
+            collector.connect()
+            try:
+                return collector.sample().membership
+            finally:
+                collector.close()
+
+    with mariadb.admin() as cur:
+        insert_rows(cur, "membership", rows)
+        cur.execute("SELECT " + ", ".join(COLUMNS) + " FROM ndbinfo.membership")
+        typed = parse_membership(list(cur.fetchall()))
+        cur.execute(MEMBERSHIP.packed or "")
+        ((count, _),) = cur.fetchall()
+    try:
+        packed = read(None)
+        row_by_row = read(Query("packing", "", "SET SESSION no_such_variable = 1"))
+    finally:
+        with mariadb.admin() as cur:
+            cur.execute("DELETE FROM ndbinfo.membership")
+    assert count == 5, "every node's row in the one packed row"
+    assert packed == typed and row_by_row == typed
+    assert packed[3].rank1_arbitrators == (49, 51)
+    assert packed[4] == MembershipRow(5, None, None, None, 1, None, 5, 0, None, "", "UNKNOWN",
+                                      False, (), ())
