@@ -217,6 +217,13 @@ async def test_redo_filling_holds_the_partner_until_a_checkpoint_frees_the_log(
         engine = run.engine(plan)
         task = asyncio.create_task(engine.run())
         try:
+            # Step 1 goes before simulated time moves: the log fills only as time passes,
+            # so a busy machine that is slow to start the run cannot see it full first.
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + HANG
+            while not run.sent():
+                assert loop.time() < deadline, "the run did not send step 1"
+                await asyncio.sleep(0.002)
             await run.drive(lambda: bool(run.steps("gate")), "the gate before step 2")
             _, gate = run.steps("gate")[0]
             assert gate.gate is not None and gate.batch == (2,)
