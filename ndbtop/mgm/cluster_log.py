@@ -40,7 +40,7 @@ from ndbtop.mgm.events.catalogue import CATALOGUE
 from ndbtop.mgm.events.decode import TEXT_LINE_TYPE, Event
 from ndbtop.mgm.events.from_text import event_from_text
 from ndbtop.mgm.nodeids import node_id_problem
-from ndbtop.textnum import MAX_TIME
+from ndbtop.textnum import MAX_TIME, is_digits
 
 DEFAULT_MAX_FILES = 6
 DEFAULT_MAX_SIZE = 1_000_000
@@ -164,7 +164,7 @@ def log_place(mgm_node: int, host: str, data_dir: str, destination: str) -> LogP
         values = dict(p.partition("=")[::2] for p in params.split(",") if "=" in p)
         name = values.get("filename", "").strip() or default
         files = values.get("maxfiles", "").strip()
-        max_files = int(files) if files.isdigit() and int(files) >= 1 else DEFAULT_MAX_FILES
+        max_files = int(files) if is_digits(files) and int(files) >= 1 else DEFAULT_MAX_FILES
         if not name.startswith("/"):
             if not data_dir.startswith("/"):
                 return LogPlace(mgm_node, host, None, why=f"DataDir {data_dir!r} is relative: "

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ndbtop.model.replication import BinlogIncident, Channel, Endpoint, Lag, ReplicaThreads
+from ndbtop.textnum import is_digits
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 _LOG_NUMBER = re.compile(r"\.([0-9]{1,10})$")
@@ -24,7 +25,7 @@ _LOG_NUMBER = re.compile(r"\.([0-9]{1,10})$")
 
 def _host_port(target: str) -> tuple[str, int | None]:
     host, sep, port = target.rpartition(":")
-    if not sep or not port.isdigit() or (host.count(":") and not host.startswith("[")):
+    if not sep or not is_digits(port) or (host.count(":") and not host.startswith("[")):
         return target.strip("[]").lower(), None
     return host.strip("[]").lower(), int(port)
 

@@ -36,6 +36,7 @@ from ndbtop.mgm.events.text import (
 )
 from ndbtop.mgm.version import make_version
 from ndbtop.mgm.wire import ENCODING, RawEvent
+from ndbtop.textnum import is_digits
 
 WARNING_EVENT, INFO_EVENT, STOP_FORCED = 46, 49, 59
 LOOSE = frozenset({10, 11, STOP_FORCED})
@@ -69,7 +70,7 @@ def _nodes(pretty: str) -> tuple[int, ...] | None:
     text = pretty.strip()
     if text:
         for part in re.split(r", | and ", text):
-            if not part.isdigit() or not 1 <= int(part) < 32 * NODE_BITMASK_WORDS:
+            if not is_digits(part, 3) or not 1 <= int(part) < 32 * NODE_BITMASK_WORDS:
                 return None
             node = int(part)
             words[node // 32] |= 1 << (node % 32)
